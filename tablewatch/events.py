@@ -1,0 +1,380 @@
+"""The event vocabulary: the contract between perception (vision, RFID, dealer console) and the rules.
+
+Every stage passes these frozen, keyword-only dataclasses and nothing else: never tuples or dicts.
+The simulator writes the same events as ground truth, so each side is tested alone against them.
+
+Conventions shared by every event:
+- ``ts``: seconds since the start of the session (float); the same clock for every source of a table.
+- ``table``: the table id, e.g. ``"T01"``.
+- ``source``: who saw it: ``"vision"``, ``"rfid"``, ``"console"``, ``"sim"`` (ground truth) or ``"rules"``.
+- ``seat``: 1-based seat number, or ``None`` when the event belongs to no seat (board, dealer, tray).
+- Cards are two-character strings as pokerkit writes them: rank ``23456789TJQKA`` + suit ``cdhs``
+  (``"As"``, ``"Td"``); ``None`` when the card was seen face down and its identity is unknown.
+- Chips are ``Chips``: a mapping of denomination (in the table's smallest unit) to count.
+- Zones are named as in the calibration layouts: ``seat3.stack``, ``seat3.bet``, ``pot``, ``board``,
+  ``burn``, ``muck``, ``tray``, ``dealer``, ``off_table``.
+
+``to_dict``/``from_dict`` give a stable JSON form (``{"type": "BetMotion", ...}``) for the event topic,
+ground-truth files and recorded streams.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+Source = Literal["vision", "rfid", "console", "sim", "rules"]
+Street = Literal["preflop", "flop", "turn", "river", "showdown"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Chips:
+    """Chips by denomination, e.g. ``Chips.of({500: 2, 100: 3})`` is 1,300 in five chips."""
+
+    counts: tuple[tuple[int, int], ...] = ()
+
+    @classmethod
+    def of(cls, counts: Mapping[int, int]) -> Chips:
+        for denomination, count in counts.items():
+            if denomination <= 0 or count < 0:
+                raise ValueError(f"Chips need positive denominations and counts >= 0, got {denomination}: {count}.")
+        return cls(counts=tuple(sorted((d, c) for d, c in counts.items() if c)))
+
+    @property
+    def value(self) -> int:
+        return sum(d * c for d, c in self.counts)
+
+    @property
+    def count(self) -> int:
+        return sum(c for _, c in self.counts)
+
+    @property
+    def smallest(self) -> int | None:
+        return self.counts[0][0] if self.counts else None
+
+    @property
+    def largest(self) -> int | None:
+        return self.counts[-1][0] if self.counts else None
+
+    def as_dict(self) -> dict[int, int]:
+        return dict(self.counts)
+
+    def __add__(self, other: Chips) -> Chips:
+        merged = self.as_dict()
+        for d, c in other.counts:
+            merged[d] = merged.get(d, 0) + c
+        return Chips.of(merged)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self.counts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of every event. Subclasses add their own fields; ``kind`` is the class name."""
+
+    ts: float
+    table: str
+    source: Source
+    seat: int | None = None
+
+    registry: ClassVar[dict[str, type[Event]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        Event.registry[cls.__name__] = cls
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, **_plain(dataclasses.asdict(self))}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> Event:
+        payload = dict(data)
+        name = payload.pop("type", None)
+        cls = Event.registry.get(str(name))
+        if cls is None:
+            raise ValueError(f"Unknown event type {name!r}; known types: {', '.join(sorted(Event.registry))}.")
+        return cls(**_revive(cls, payload))
+
+
+def _plain(value: Any) -> Any:
+    """Make asdict() output JSON-friendly: Chips become {"denomination": count} with string keys."""
+    if isinstance(value, dict):
+        if set(value) == {"counts"} and isinstance(value["counts"], tuple | list):
+            return {str(d): c for d, c in value["counts"]}
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    return value
+
+
+def _revive(cls: type[Event], payload: dict[str, Any]) -> dict[str, Any]:
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = set(payload) - set(fields)
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no field(s) {', '.join(sorted(unknown))}.")
+    out: dict[str, Any] = {}
+    for name, value in payload.items():
+        annotation = str(fields[name].type)
+        if annotation.startswith("Chips"):
+            out[name] = Chips.of({int(d): int(c) for d, c in value.items()})
+        elif annotation.startswith("Severity"):
+            out[name] = Severity(value)
+        elif isinstance(value, list):
+            out[name] = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+        else:
+            out[name] = value
+    return out
+
+
+def dump_events(events: Iterable[Event]) -> str:
+    """Events as JSON lines, the format of recorded streams and ground-truth files."""
+    return "".join(e.to_json() + "\n" for e in events)
+
+
+def load_events(text: str) -> list[Event]:
+    return [Event.from_dict(json.loads(line)) for line in text.splitlines() if line.strip()]
+
+
+# --- The hand's frame -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class HandStarted(Event):
+    """The dealer starts a hand (first card pitched, or the console's new-hand button)."""
+
+    hand_no: int
+    button: int
+    seats: tuple[int, ...]  # occupied seats dealt in, ascending
+    stacks: tuple[int, ...] = ()  # starting stacks in the order of ``seats`` when known (RFID, vision)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HandEnded(Event):
+    hand_no: int
+
+
+# --- Cards --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardDealt(Event):
+    """A hole card pitched to ``seat``; ``face_up`` when it turned over on the way (an exposed card)."""
+
+    card: str | None = None
+    face_up: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardBurned(Event):
+    card: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardCardDealt(Event):
+    """A community card placed in board slot ``slot`` (0-4); ``face_up`` False while still face down."""
+
+    card: str | None
+    slot: int
+    face_up: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardExposed(Event):
+    """A player's hole card seen face up (dropped, flashed, shown) outside the showdown."""
+
+    card: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardsMucked(Event):
+    """``seat`` pushed its cards to the muck (a fold, or a loser's muck at showdown)."""
+
+    count: int = 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardsTabled(Event):
+    """``seat`` turned its hole cards face up on the table (showdown)."""
+
+    cards: tuple[str, ...]
+
+
+# --- Chips, declarations and gestures ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class BetMotion(Event):
+    """Chips that crossed ``seat``'s betting line and were released.
+
+    ``motions`` counts the separate forward motions of the hand that carried them (1 = one motion);
+    ``motion_times`` are the times each motion released its chips; ``prior`` are this seat's chips already
+    in front from an earlier bet this round and not pulled in (TDA-33).
+    """
+
+    chips: Chips
+    motions: int = 1
+    motion_times: tuple[float, ...] = ()
+    prior: Chips = field(default_factory=Chips)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChipsPulledBack(Event):
+    """Chips the player took back from the betting area (TDA-33B)."""
+
+    chips: Chips
+
+
+@dataclass(frozen=True, kw_only=True)
+class Declaration(Event):
+    """A verbal (or console) declaration by ``seat``.
+
+    ``word``: ``fold``, ``check``, ``call``, ``bet``, ``raise``, ``all-in``, ``pot``, ``time``, ``floor``.
+    ``amount``: the number said, when one was said; with ``raise`` it is the total (TDA-30B).
+    """
+
+    word: Literal["fold", "check", "call", "bet", "raise", "all-in", "pot", "time", "floor"]
+    amount: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tap(Event):
+    """A tap on the felt by ``seat``: a check (TDA22-3)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PotGathered(Event):
+    """The dealer pulled the bets of the round into the pot."""
+
+    value: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PotPushed(Event):
+    """The dealer pushed (part of) the pot to ``seat``."""
+
+    value: int | None = None
+    chips: Chips = field(default_factory=Chips)
+
+
+# --- Chips on the table: visibility, ledger -----------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class StackObscured(Event):
+    """``seat``'s stack can't be counted: its largest denominations are out of sight (TDA-16A)."""
+
+    hidden_value: int | None = None
+    duration: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChipsMoved(Event):
+    """A chip-ledger difference between two zones (RFID or vision): ``src`` → ``dst``."""
+
+    src: str
+    dst: str
+    chips: Chips
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChipsLeftTable(Event):
+    """Chips that were in ``zone`` and are no longer anywhere on the table (TDA-49)."""
+
+    zone: str
+    chips: Chips
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChipsAppeared(Event):
+    """Chips that showed up in ``zone`` without coming from another zone."""
+
+    zone: str
+    chips: Chips
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnknownChip(Event):
+    """A chip UID the tag registry does not know: a possible counterfeit."""
+
+    uid: str
+    zone: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RfidInventory(Event):
+    """One complete inventory of an antenna: the chip UIDs present (most significant byte first)."""
+
+    antenna: str
+    uids: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HandInZone(Event):
+    """A hand/arm entered ``zone``; ``actor`` is ``dealer`` or ``seatN``."""
+
+    actor: str
+    zone: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerPresence(Event):
+    """Whether ``seat``'s player is at the table (TDA-20, TDA-21)."""
+
+    present: bool
+
+
+# --- Devices and cameras ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeviceStatus(Event):
+    """A reader, console or camera went offline or came back."""
+
+    device: str
+    online: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CameraMoved(Event):
+    camera: str
+    shift_mm: float
+
+
+# --- What the rules layer says -----------------------------------------------------------------------
+
+
+class Severity(enum.StrEnum):
+    VIOLATION = "violation"  # a rule was broken: the floor should act
+    ADVISORY = "advisory"  # worth a look; not necessarily an infraction
+    SYSTEM = "system"  # the monitor itself: a device offline, a camera moved
+
+
+@dataclass(frozen=True, kw_only=True)
+class Violation(Event):
+    """A finding of the rules layer: the rule, what was seen and the ruling the floor would give."""
+
+    rule_id: str  # an id of shared/rules/CATALOGUE.md, e.g. "TDA-29"
+    title: str
+    observed: str
+    ruling: str
+    severity: Severity = Severity.VIOLATION
+    hand_no: int | None = None
+    street: str | None = None
+    seats: tuple[int, ...] = ()
+    confidence: float = 1.0
+    evidence_ts: tuple[float, ...] = ()  # times of the frames/events that show it

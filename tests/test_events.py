@@ -1,0 +1,49 @@
+"""The event contract: every event survives the JSON round trip, and bad input is refused clearly."""
+
+from __future__ import annotations
+
+import pytest
+
+from tablewatch.events import (
+    BetMotion,
+    CardDealt,
+    Chips,
+    Declaration,
+    Event,
+    HandStarted,
+    Severity,
+    Violation,
+    dump_events,
+    load_events,
+)
+
+
+def test_chips_value_count_and_extremes() -> None:
+    chips = Chips.of({500: 2, 100: 3, 25: 0})
+    assert (chips.value, chips.count, chips.smallest, chips.largest) == (1300, 5, 100, 500)
+    assert (chips + Chips.of({100: 1})).as_dict() == {100: 4, 500: 2}
+
+
+def test_chips_refuse_non_positive_denominations() -> None:
+    with pytest.raises(ValueError, match="positive denominations"):
+        Chips.of({0: 1})
+
+
+def test_round_trip_of_every_kind_of_field() -> None:
+    events: list[Event] = [
+        HandStarted(ts=0.0, table="T1", source="sim", hand_no=7, button=3, seats=(1, 3, 5), stacks=(100, 200, 300)),
+        CardDealt(ts=0.5, table="T1", source="vision", seat=5, card="As", face_up=True),
+        BetMotion(ts=1.0, table="T1", source="vision", seat=1, chips=Chips.of({100: 3}), motions=2,
+                  motion_times=(0.9, 1.0), prior=Chips.of({25: 2})),
+        Declaration(ts=1.1, table="T1", source="console", seat=1, word="raise", amount=600),
+        Violation(ts=1.2, table="T1", source="rules", rule_id="TDA-29", title="String raise", observed="2 motions",
+                  ruling="call", severity=Severity.ADVISORY, seats=(1,), evidence_ts=(0.9, 1.0)),
+    ]
+    assert load_events(dump_events(events)) == events
+
+
+def test_unknown_type_and_unknown_field_are_named() -> None:
+    with pytest.raises(ValueError, match="Unknown event type 'Nope'"):
+        Event.from_dict({"type": "Nope"})
+    with pytest.raises(ValueError, match="no field"):
+        Event.from_dict({"type": "Tap", "ts": 0, "table": "T", "source": "sim", "colour": "red"})
