@@ -6,7 +6,8 @@ The simulator writes the same events as ground truth, so each side is tested alo
 Conventions shared by every event:
 - ``ts``: seconds since the start of the session (float); the same clock for every source of a table.
 - ``table``: the table id, e.g. ``"T01"``.
-- ``source``: who saw it: ``"vision"``, ``"rfid"``, ``"console"``, ``"sim"`` (ground truth) or ``"rules"``.
+- ``source``: who saw it: ``"vision"``, ``"rfid"``, ``"console"``, ``"sim"`` (ground truth), ``"scene"`` (fused
+  from several sensors) or ``"rules"``.
 - ``seat``: 1-based seat number, or ``None`` when the event belongs to no seat (board, dealer, tray).
 - Cards are two-character strings as pokerkit writes them: rank ``23456789TJQKA`` + suit ``cdhs``
   (``"As"``, ``"Td"``); ``None`` when the card was seen face down and its identity is unknown.
@@ -27,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-Source = Literal["vision", "rfid", "console", "sim", "rules"]
+Source = Literal["vision", "rfid", "console", "sim", "scene", "rules"]
 Street = Literal["preflop", "flop", "turn", "river", "showdown"]
 
 

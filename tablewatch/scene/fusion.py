@@ -1,0 +1,138 @@
+"""Fusion of the sensors of one table into one event stream for the rules.
+
+The camera sees *how* chips move (how many forward motions, whose hand, when) but reads denominations
+with some doubt; RFID antennas under the stack and bet areas know *which* chips moved, exactly, but not
+how. A bet is therefore the camera's ``BetMotion`` with the chips replaced by the RFID ledger's
+``ChipsMoved`` from ``seatN.stack`` to ``seatN.bet`` when both report it within a short window. The same
+pairing turns RFID moves into pulled-back chips and pot pushes. With one sensor only, its report goes
+through alone once the window has passed, so a table without readers (or without a camera) still works.
+
+When the two disagree on the value, the RFID chips win (they are counted, not seen) and a SYSTEM
+finding says so, because a persistent disagreement means a dirty lens, a dead antenna or a foreign chip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+
+from tablewatch.events import (
+    BetMotion,
+    ChipsMoved,
+    ChipsPulledBack,
+    Event,
+    PotPushed,
+    Severity,
+    Violation,
+)
+
+_SEAT_ZONE = re.compile(r"^seat(\d+)\.(stack|bet)$")
+
+DISAGREEMENT_RULE = "SYS-SENSORS"  # not a poker rule: the monitor's own health
+
+
+def zone_seat(zone: str) -> tuple[int, str] | None:
+    """``"seat3.bet"`` → ``(3, "bet")``; any other zone → None."""
+    match = _SEAT_ZONE.match(zone)
+    return (int(match.group(1)), match.group(2)) if match else None
+
+
+def rfid_move_as_event(move: ChipsMoved) -> Event | None:
+    """The table action an RFID ledger move stands for, or None when it stands for none."""
+    src, dst = zone_seat(move.src), zone_seat(move.dst)
+    common = {"ts": move.ts, "table": move.table, "source": "rfid"}
+    if src and dst and src[0] == dst[0] and (src[1], dst[1]) == ("stack", "bet"):
+        return BetMotion(**common, seat=src[0], chips=move.chips)
+    if src and dst and src[0] == dst[0] and (src[1], dst[1]) == ("bet", "stack"):
+        return ChipsPulledBack(**common, seat=src[0], chips=move.chips)
+    if move.src == "pot" and dst and dst[1] == "stack":
+        return PotPushed(**common, seat=dst[0], value=move.chips.value, chips=move.chips)
+    return None
+
+
+@dataclass
+class _Pending:
+    first_ts: float
+    camera: Event | None = None
+    rfid: Event | None = None
+
+
+@dataclass
+class SceneFusion:
+    """Pairs camera and RFID reports of the same action; passes every other event through unchanged.
+
+    ``window`` is how long (seconds) a report waits for its twin from the other sensor. It bounds the
+    extra latency fusion adds to an alert. Set ``expect_rfid``/``expect_camera`` False when the table has
+    no such sensor, so reports are not held back waiting for a twin that will never come.
+    """
+
+    window: float = 0.4
+    expect_rfid: bool = True
+    expect_camera: bool = True
+    _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
+
+    def feed(self, event: Event) -> list[Event]:
+        """Take one event (in time order); return what is ready for the rules, in time order."""
+        out = self.flush(event.ts)
+        if isinstance(event, ChipsMoved):
+            translated = rfid_move_as_event(event)
+            if translated is None:
+                return [*out, event]
+            return [*out, *self._hold(translated, from_rfid=True)]
+        if isinstance(event, BetMotion | ChipsPulledBack | PotPushed) and event.source != "rfid":
+            return [*out, *self._hold(event, from_rfid=False)]
+        return [*out, event]
+
+    def flush(self, now: float | None = None) -> list[Event]:
+        """Release the reports whose window has passed (all of them when ``now`` is None)."""
+        ready = [key for key, p in self._pending.items() if now is None or now - p.first_ts >= self.window]
+        released = [self._merge(self._pending.pop(key)) for key in ready]
+        return sorted((e for group in released for e in group), key=lambda e: e.ts)
+
+    def _hold(self, event: Event, *, from_rfid: bool) -> list[Event]:
+        assert event.seat is not None
+        key = (event.kind, event.seat)
+        pending = self._pending.setdefault(key, _Pending(first_ts=event.ts))
+        if from_rfid:
+            pending.rfid = event
+        else:
+            pending.camera = event
+        twin_expected = self.expect_camera if from_rfid else self.expect_rfid
+        if (pending.camera and pending.rfid) or not twin_expected:
+            return self._merge(self._pending.pop(key))
+        return []
+
+    def _merge(self, pending: _Pending) -> list[Event]:
+        camera, rfid = pending.camera, pending.rfid
+        if camera is None or rfid is None:
+            only = camera or rfid
+            return [only] if only else []
+        merged = _with_rfid_chips(camera, rfid)
+        findings = _disagreement(camera, rfid)
+        return [merged, *findings]
+
+
+def _with_rfid_chips(camera: Event, rfid: Event) -> Event:
+    chips = getattr(rfid, "chips", None)
+    changes: dict[str, object] = {"source": "scene"}
+    if chips is not None and chips.count:
+        changes["chips"] = chips
+        if isinstance(camera, PotPushed):
+            changes["value"] = chips.value
+    return dataclasses.replace(camera, **changes)
+
+
+def _disagreement(camera: Event, rfid: Event) -> list[Violation]:
+    seen, counted = getattr(camera, "chips", None), getattr(rfid, "chips", None)
+    if seen is None or counted is None or not seen.count or seen.value == counted.value:
+        return []
+    return [
+        Violation(
+            ts=max(camera.ts, rfid.ts), table=camera.table, source="scene", seat=camera.seat,
+            rule_id=DISAGREEMENT_RULE, title="Camera and RFID disagree on chips",
+            observed=f"{camera.kind} of seat {camera.seat}: camera read {seen.value}, RFID counted {counted.value}",
+            ruling="RFID count used; check the seat's chips and the antenna", severity=Severity.SYSTEM,
+            seats=(camera.seat,) if camera.seat else (), confidence=0.9, evidence_ts=(camera.ts, rfid.ts),
+        )
+    ]

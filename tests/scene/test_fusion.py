@@ -1,0 +1,75 @@
+"""Fusion of camera and RFID reports: pairing within the window, single-sensor fallbacks, disagreements."""
+
+from __future__ import annotations
+
+import pytest
+
+from tablewatch.events import BetMotion, Chips, ChipsMoved, ChipsPulledBack, PotPushed, Tap, Violation
+from tablewatch.scene.fusion import SceneFusion, rfid_move_as_event, zone_seat
+
+
+def camera_bet(ts: float, value_chips: dict[int, int], motions: int = 1) -> BetMotion:
+    return BetMotion(ts=ts, table="T1", source="vision", seat=3, chips=Chips.of(value_chips), motions=motions,
+                     motion_times=tuple(ts - 0.1 * i for i in range(motions)))
+
+
+def rfid_move(ts: float, src: str, dst: str, chips: dict[int, int]) -> ChipsMoved:
+    return ChipsMoved(ts=ts, table="T1", source="rfid", src=src, dst=dst, chips=Chips.of(chips))
+
+
+@pytest.mark.parametrize(
+    ("zone", "expected"),
+    [("seat3.bet", (3, "bet")), ("seat10.stack", (10, "stack")), ("pot", None), ("seat3.line", None)],
+)
+def test_zone_seat(zone: str, expected: tuple[int, str] | None) -> None:
+    assert zone_seat(zone) == expected
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "kind"),
+    [("seat3.stack", "seat3.bet", BetMotion), ("seat3.bet", "seat3.stack", ChipsPulledBack),
+     ("pot", "seat3.stack", PotPushed), ("seat2.stack", "seat3.bet", type(None)), ("tray", "pot", type(None))],
+)
+def test_rfid_moves_translate_to_table_actions(src: str, dst: str, kind: type) -> None:
+    assert isinstance(rfid_move_as_event(rfid_move(1.0, src, dst, {100: 2})), kind)
+
+
+def test_camera_motions_and_rfid_chips_make_one_bet() -> None:
+    fusion = SceneFusion(window=0.5)
+    assert fusion.feed(camera_bet(10.0, {100: 5}, motions=2)) == []
+    out = fusion.feed(rfid_move(10.2, "seat3.stack", "seat3.bet", {100: 5}))
+    assert len(out) == 1
+    bet = out[0]
+    assert isinstance(bet, BetMotion)
+    assert (bet.source, bet.motions, bet.chips.value) == ("scene", 2, 500)
+
+
+def test_rfid_value_wins_and_disagreement_is_reported() -> None:
+    fusion = SceneFusion(window=0.5)
+    fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {500: 1, 100: 2}))
+    out = fusion.feed(camera_bet(10.1, {100: 6}))
+    bet, finding = out
+    assert isinstance(bet, BetMotion) and bet.chips.as_dict() == {100: 2, 500: 1}
+    assert isinstance(finding, Violation) and finding.rule_id == "SYS-SENSORS" and "600" in finding.observed
+
+
+def test_lone_report_is_released_after_the_window() -> None:
+    fusion = SceneFusion(window=0.5)
+    assert fusion.feed(camera_bet(10.0, {100: 3})) == []
+    assert fusion.feed(Tap(ts=10.3, table="T1", source="vision", seat=4)) == [
+        Tap(ts=10.3, table="T1", source="vision", seat=4)
+    ]
+    out = fusion.feed(Tap(ts=10.6, table="T1", source="vision", seat=5))
+    assert [e.kind for e in out] == ["BetMotion", "Tap"]
+
+
+def test_without_readers_camera_reports_pass_at_once() -> None:
+    fusion = SceneFusion(expect_rfid=False)
+    assert [e.kind for e in fusion.feed(camera_bet(1.0, {25: 4}))] == ["BetMotion"]
+
+
+def test_flush_releases_everything_in_time_order() -> None:
+    fusion = SceneFusion(window=5.0)
+    fusion.feed(rfid_move(2.0, "pot", "seat1.stack", {100: 1}))
+    fusion.feed(camera_bet(1.0, {100: 1}))
+    assert [e.ts for e in fusion.flush()] == [1.0, 2.0]
