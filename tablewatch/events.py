@@ -161,6 +161,9 @@ class HandStarted(Event):
     button: int
     seats: tuple[int, ...]  # occupied seats dealt in, ascending
     stacks: tuple[int, ...] = ()  # starting stacks in the order of ``seats`` when known (RFID, vision)
+    # (seat, amount) forced blinds of this hand when they differ from the game's (a dead small blind, a new
+    # player's post); a negative amount is a post out of position, as in PHH. Empty: the game's blinds.
+    blinds: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -191,6 +194,13 @@ class BoardCardDealt(Event):
     card: str | None
     slot: int
     face_up: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoxedCard(Event):
+    """A card found face up in the deck (stub) while dealing: a boxed card (HOUSE-002-2.7.4, TDA-22A(1))."""
+
+    card: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -230,6 +240,7 @@ class BetMotion(Event):
     motions: int = 1
     motion_times: tuple[float, ...] = ()
     prior: Chips = field(default_factory=Chips)
+    motion_values: tuple[int, ...] = ()  # value released by each motion, when the camera could split them (TDA-29)
 
 
 @dataclass(frozen=True, kw_only=True)

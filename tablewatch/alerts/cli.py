@@ -1,0 +1,185 @@
+"""``tablewatch floor``, ``tablewatch broker`` and ``tablewatch bench-mqtt``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+from rich.console import Console
+from rich.live import Live
+
+from tablewatch.alerts.broker import BrokerStartError, EmbeddedBroker, start_broker
+from tablewatch.alerts.config import BrokerConfig
+from tablewatch.alerts.connection import BrokerError
+from tablewatch.alerts.floor import FloorConsole
+from tablewatch.config import describe_validation_error
+
+
+def _broker_config(url: str, username: str | None, password_file: Path | None, ca_file: Path | None) -> BrokerConfig:
+    try:
+        return BrokerConfig(url=url, username=username, password_file=password_file, ca_file=ca_file)
+    except ValidationError as exc:
+        raise click.BadParameter(describe_validation_error(exc, "--url/--username/--ca-file")) from exc
+
+
+def broker_options(command: click.Command) -> click.Command:
+    for option in reversed([
+        click.option("--url", default="mqtt://127.0.0.1:1883", show_default=True, envvar="TABLEWATCH_MQTT_URL",
+                     help="broker: mqtt://, mqtts:// (TLS), ws:// or wss://"),
+        click.option("--username", envvar="TABLEWATCH_MQTT_USER", help="user name on the broker"),
+        click.option("--password-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="file holding the password (first line)"),
+        click.option("--ca-file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="CA certificate of the broker (TLS)"),
+    ]):
+        command = option(command)
+    return command
+
+
+@click.command()
+@broker_options
+@click.option("--site", default="+", show_default=True, help="site to watch ('+' for every site)")
+@click.option("--as", "by", default="floor", show_default=True, help="your name on acknowledgements")
+@click.option("--ack", "ack", metavar="ALERT", help="acknowledge ALERT (id or id prefix) and exit")
+@click.option("--once", is_flag=True, help="print one snapshot after --wait seconds and exit (scripts, logs)")
+@click.option("--wait", default=1.0, show_default=True, type=click.FloatRange(0, 600),
+              help="seconds to collect retained state before --once/--ack")
+def floor(url: str, username: str | None, password_file: Path | None, ca_file: Path | None, site: str, by: str,
+          ack: str | None, once: bool, wait: float) -> None:
+    """Live console for the floor: alerts, every table's status, acknowledge."""
+    console = FloorConsole(_broker_config(url, username, password_file, ca_file), site=site, by=by)
+    try:
+        console.start()
+    except BrokerError as exc:
+        raise click.ClickException(str(exc)) from exc
+    out = Console()
+    try:
+        if ack or once:
+            time.sleep(wait)
+            if ack:
+                try:
+                    click.echo(f"acknowledged {console.acknowledge(ack)} as {by}")
+                except KeyError as exc:
+                    raise click.ClickException(str(exc.args[0])) from exc
+            else:
+                out.print(console.snapshot())
+            return
+        _interactive(console, out)
+    finally:
+        console.stop()
+
+
+def _interactive(console: FloorConsole, out: Console) -> None:
+    quit_event = threading.Event()
+    message: list[str] = []
+
+    def read_keys() -> None:  # a line at a time: a row number (or id prefix) acknowledges; q quits
+        for line in sys.stdin:
+            key = line.strip()
+            if key in {"q", "quit"}:
+                break
+            if key:
+                try:
+                    message[:] = [f"acknowledged {console.acknowledge(key)}"]
+                except KeyError as exc:
+                    message[:] = [str(exc.args[0])]
+            console.changed.set()
+        quit_event.set()
+
+    if sys.stdin.isatty():
+        threading.Thread(target=read_keys, daemon=True).start()
+    with Live(console.snapshot(), console=out, refresh_per_second=4, screen=False) as live:
+        try:
+            while not quit_event.is_set():
+                console.changed.wait(0.5)
+                console.changed.clear()
+                live.update(console.snapshot())
+        except KeyboardInterrupt:
+            pass
+
+
+@click.command()
+@click.option("--config", "config", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="run mosquitto with this configuration (e.g. deploy/mosquitto/mosquitto.conf)")
+@click.option("--port", default=1883, show_default=True, type=click.IntRange(0, 65535),
+              help="MQTT port of the embedded broker (0: any free port)")
+@click.option("--web/--no-web", default=True, show_default=True,
+              help="serve the surveillance page on a websockets listener")
+@click.option("--workdir", type=click.Path(file_okay=False, path_type=Path),
+              help="folder for its config, log, persistence and the page (default: a temporary folder)")
+@click.option("--duration", type=click.FloatRange(0), help="stop after this many seconds (default: until Ctrl-C)")
+def broker(config: Path | None, port: int, web: bool, workdir: Path | None, duration: float | None) -> None:
+    """Run a mosquitto for tablewatch: the given config, or an embedded one for the demo (anonymous, loopback)."""
+    if config is not None:
+        try:
+            binary = EmbeddedBroker.find_binary()
+        except BrokerStartError as exc:
+            raise click.ClickException(str(exc)) from exc
+        try:
+            done = subprocess.run([binary, "-c", str(config)], timeout=duration, check=False)
+        except subprocess.TimeoutExpired:
+            return
+        except KeyboardInterrupt:
+            return
+        if done.returncode:
+            raise click.ClickException(f"mosquitto exited with status {done.returncode} (config {config})")
+        return
+    folder = workdir or Path(tempfile.mkdtemp(prefix="tablewatch-broker-"))
+    try:
+        running = start_broker(folder, port=port, web=web)
+    except BrokerStartError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"broker: {running.url}")
+    if running.ws_url:
+        click.echo(f"websockets: {running.ws_url}")
+    if running.web_url:
+        click.echo(f"surveillance page: {running.web_url}")
+    click.echo(f"config and log: {folder}")
+    try:
+        deadline = None if duration is None else time.monotonic() + duration
+        while deadline is None or time.monotonic() < deadline:
+            if running.process is None or running.process.poll() is not None:
+                raise click.ClickException(f"mosquitto stopped: {running.log_tail()}")
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        running.stop()
+
+
+@click.command("bench-mqtt")
+@click.option("--tables", default=100, show_default=True, type=click.IntRange(1, 2000))
+@click.option("--seconds", default=10.0, show_default=True, type=click.FloatRange(0.5, 3600))
+@click.option("--alert-rate", default=1.0, show_default=True, type=click.FloatRange(0.01, 100),
+              help="alerts per table per second")
+@click.option("--event-rate", default=10.0, show_default=True, type=click.FloatRange(0, 1000),
+              help="QoS 0 events per table per second")
+@click.option("--url", help="an existing broker (default: start an embedded mosquitto)")
+def bench_mqtt(tables: int, seconds: float, alert_rate: float, event_rate: float, url: str | None) -> None:
+    """N simulated tables publishing at once on one broker: alert latency (median, p99) and messages/s."""
+    from tablewatch.alerts.bench import run_bench
+
+    with tempfile.TemporaryDirectory(prefix="tablewatch-bench-") as tmp:
+        folder = Path(tmp)
+        try:
+            embedded = None if url else EmbeddedBroker(folder / "broker", ws_port=None).start()
+        except BrokerStartError as exc:
+            raise click.ClickException(str(exc)) from exc
+        try:
+            target = _broker_config(url or (embedded.url if embedded else ""), None, None, None)
+            click.echo(f"{tables} tables on {target.url}, {alert_rate}/s alerts and {event_rate}/s events each ...")
+            result = run_bench(target, folder, tables=tables, seconds=seconds, alert_rate=alert_rate,
+                               event_rate=event_rate)
+        except (BrokerError, RuntimeError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        finally:
+            if embedded is not None:
+                embedded.stop()
+    for line in result.lines():
+        click.echo(line)

@@ -1,0 +1,96 @@
+"""Building paho-mqtt 2.x clients from a ``BrokerConfig``: TLS, credentials, websockets, last will.
+
+Every MQTT user in tablewatch (publisher, floor console, hand archive, benchmark) builds its client here,
+so TLS and credentials are handled once.
+"""
+
+from __future__ import annotations
+
+import ssl
+import threading
+from dataclasses import dataclass
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.reasoncodes import ReasonCode
+
+from tablewatch.alerts.config import BrokerConfig
+
+
+@dataclass(frozen=True, kw_only=True)
+class Will:
+    topic: str
+    payload: str
+    qos: int = 1
+    retain: bool = True
+
+
+class BrokerError(RuntimeError):
+    """The broker can't be reached or refused us; the message says which and why."""
+
+
+def make_client(broker: BrokerConfig, client_id: str, *, will: Will | None = None) -> mqtt.Client:
+    """A paho client (MQTT 5, callback API 2) configured for ``broker``; not yet connected."""
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5,
+                         transport=broker.transport)  # type: ignore[arg-type]
+    if broker.transport == "websockets":
+        client.ws_set_options(path=broker.ws_path)
+    username, password = broker.resolved_credentials()
+    if username:
+        client.username_pw_set(username, password)
+    if broker.tls:
+        context = ssl.create_default_context(cafile=str(broker.ca_file) if broker.ca_file else None)
+        if broker.cert_file:
+            context.load_cert_chain(str(broker.cert_file), str(broker.key_file) if broker.key_file else None)
+        client.tls_set_context(context)
+    if will is not None:
+        client.will_set(will.topic, will.payload, qos=will.qos, retain=will.retain)
+    client.connect_timeout = broker.connect_timeout
+    client.suppress_exceptions = True  # a bug in a callback is logged by paho; it must not kill the loop
+    return client
+
+
+def connect(client: mqtt.Client, broker: BrokerConfig, *, clean_start: bool = True,
+            session_expiry_s: int = 0) -> None:
+    """Connect and start the network loop; wait for CONNACK. Raises BrokerError with the reason."""
+    done = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def on_connect(_c: mqtt.Client, _u: object, _f: object, reason: ReasonCode, _p: object) -> None:
+        outcome["reason"] = reason
+        done.set()
+
+    previous = client.on_connect
+    client.on_connect = on_connect
+    properties = None
+    if session_expiry_s:
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        properties = Properties(PacketTypes.CONNECT)
+        properties.SessionExpiryInterval = session_expiry_s
+    try:
+        client.connect(broker.host, broker.port, keepalive=broker.keepalive, clean_start=clean_start,
+                       properties=properties)
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        raise BrokerError(f"can't reach the broker at {broker.url}: {describe_os_error(exc)}") from exc
+    client.loop_start()
+    if not done.wait(broker.connect_timeout):
+        client.loop_stop()
+        client.disconnect()
+        raise BrokerError(f"the broker at {broker.url} did not answer CONNECT within {broker.connect_timeout} s")
+    client.on_connect = previous
+    reason = outcome["reason"]
+    if isinstance(reason, ReasonCode) and reason.is_failure:
+        client.loop_stop()
+        raise BrokerError(f"the broker at {broker.url} refused the connection: {reason}")
+
+
+def describe_os_error(exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"TLS certificate not trusted ({exc.verify_message})"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (is the broker running on that port?)"
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,236 @@
+"""Evidence for alerts: a ring buffer of the last seconds of frames per camera, clips and annotated stills.
+
+``capture()`` is called when an alert is raised: it writes the still at once (the frame nearest the alert,
+objects drawn) and books a clip from ``before_s`` before to ``after_s`` after. The clip is written by a
+worker thread once frames past ``after_s`` have arrived (or at ``flush()``), then ``on_clip`` is called so
+the publisher can send an ``update`` revision with ``clip_ready: true``.
+
+Frames are kept by reference: hand a new array per frame (``cv2.VideoCapture.read`` does) and never
+draw on it afterwards.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from pydantic import Field
+
+from tablewatch.alerts.payloads import Evidence
+from tablewatch.config import StrictModel
+
+log = logging.getLogger(__name__)
+
+
+class EvidenceConfig(StrictModel):
+    folder: Path = Field(Path("evidence"), description="where stills and clips are written")
+    before_s: float = Field(5.0, ge=0, le=120, description="seconds of video before the alert")
+    after_s: float = Field(3.0, ge=0, le=120, description="seconds of video after the alert")
+    url_base: str | None = Field(None, description="URL at which `folder` is served (the web console)")
+    codec: str = Field("VP80", min_length=4, max_length=4, description="fourcc; VP80 in .webm plays in browsers")
+    extension: str = Field(".webm", pattern=r"^\.[a-z0-9]+$")
+    jpeg_quality: int = Field(88, ge=10, le=100)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Box:
+    """An object to draw on the still, in pixels of the frame."""
+
+    x1: int
+    y1: int
+    x2: int
+    y2: int
+    label: str = ""
+    color: tuple[int, int, int] = (0, 0, 255)  # BGR
+
+
+@dataclass
+class FrameRing:
+    """The last ``seconds`` of one camera's frames, oldest first, with the boxes seen on each."""
+
+    seconds: float
+    times: deque[float] = field(default_factory=deque)
+    frames: deque[np.ndarray] = field(default_factory=deque)
+    boxes: deque[Sequence[Box]] = field(default_factory=deque)
+
+    def add(self, ts: float, frame: np.ndarray, boxes: Sequence[Box] = ()) -> None:
+        if self.times and ts < self.times[-1]:
+            raise ValueError(f"frame at {ts:.3f} s is older than the last one ({self.times[-1]:.3f} s)")
+        self.times.append(ts)
+        self.frames.append(frame)
+        self.boxes.append(tuple(boxes))
+        while self.times and self.times[0] < ts - self.seconds:
+            self.times.popleft()
+            self.frames.popleft()
+            self.boxes.popleft()
+
+    def nearest(self, ts: float) -> int | None:
+        if not self.times:
+            return None
+        times = list(self.times)
+        i = bisect.bisect_left(times, ts)
+        candidates = [j for j in (i - 1, i) if 0 <= j < len(times)]
+        return min(candidates, key=lambda j: abs(times[j] - ts))
+
+    def window(self, start: float, end: float) -> list[tuple[float, np.ndarray]]:
+        return [(t, f) for t, f in zip(self.times, self.frames, strict=True) if start <= t <= end]
+
+    def fps(self, default: float = 10.0) -> float:
+        if len(self.times) < 2:
+            return default
+        span = self.times[-1] - self.times[0]
+        return (len(self.times) - 1) / span if span > 0 else default
+
+
+@dataclass
+class _PendingClip:
+    alert: str
+    camera: str
+    start: float
+    end: float
+    path: Path
+    evidence: Evidence
+
+
+ClipCallback = Callable[[str, Evidence], None]
+
+
+class EvidenceRecorder:
+    """Ring buffers for every camera plus the writing of stills and clips."""
+
+    def __init__(self, config: EvidenceConfig, *, on_clip: ClipCallback | None = None) -> None:
+        self.config = config
+        self.on_clip = on_clip
+        self.rings: dict[str, FrameRing] = {}
+        self._pending: list[_PendingClip] = []
+        self._lock = threading.Lock()
+        # a clip to write, or an Event the worker sets when it gets there (flush waits on it)
+        self._jobs: queue.Queue[tuple[_PendingClip, list[tuple[float, np.ndarray]], float] | threading.Event] = (
+            queue.Queue())
+        self._worker = threading.Thread(target=self._work, name="evidence-clips", daemon=True)
+        self._worker.start()
+        config.folder.mkdir(parents=True, exist_ok=True)
+
+    # --- the camera loop's side ---------------------------------------------------------------------
+
+    def add_frame(self, camera: str, ts: float, frame: np.ndarray, boxes: Sequence[Box] = ()) -> None:
+        if frame.ndim != 3 or frame.shape[2] != 3:
+            raise ValueError(f"camera {camera}: expected a BGR frame (h, w, 3), got shape {frame.shape}")
+        with self._lock:
+            ring = self.rings.get(camera)
+            if ring is None:
+                ring = self.rings[camera] = FrameRing(self.config.before_s + self.config.after_s + 1.0)
+            ring.add(ts, frame, boxes)
+            due = [p for p in self._pending if p.camera == camera and ts >= p.end]
+            for clip in due:
+                self._pending.remove(clip)
+                self._jobs.put((clip, ring.window(clip.start, clip.end), ring.fps()))
+
+    # --- the alert's side ---------------------------------------------------------------------------
+
+    def capture(self, alert: str, ts: float, *, camera: str | None = None, boxes: Sequence[Box] = (),
+                label: str = "", frame_ts: Sequence[float] = ()) -> Evidence:
+        """Write the still now, book the clip; the returned Evidence has ``clip_ready`` False."""
+        with self._lock:
+            camera = camera or next(iter(self.rings), None)
+            ring = self.rings.get(camera) if camera else None
+            if ring is None or (index := ring.nearest(ts)) is None:
+                log.warning("alert %s: no frames from camera %r to show; no still or clip", alert, camera)
+                return Evidence(frame_ts=tuple(frame_ts))
+            frame, seen = ring.frames[index], list(ring.boxes[index])
+        stem = self.config.folder / f"{alert}-{camera}"
+        still = stem.with_suffix(".jpg")
+        annotated = draw(frame, [*seen, *boxes], caption=f"{label}  t={ts:.2f}s".strip())
+        cv2.imwrite(str(still), annotated, [cv2.IMWRITE_JPEG_QUALITY, self.config.jpeg_quality])
+        clip = stem.with_suffix(self.config.extension)
+        start, end = max(0.0, ts - self.config.before_s), ts + self.config.after_s
+        evidence = Evidence(still_path=str(still.resolve()), still_url=self._url(still),
+                            clip_path=str(clip.resolve()), clip_url=self._url(clip), clip_ready=False,
+                            clip_from_ts=start, clip_to_ts=end, frame_ts=tuple(frame_ts) or (ts,))
+        with self._lock:
+            self._pending.append(_PendingClip(alert=alert, camera=camera, start=start, end=end, path=clip,
+                                              evidence=evidence))
+        return evidence
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Write every booked clip with the frames there are (at shutdown) and wait for the writer."""
+        with self._lock:
+            for clip in self._pending:
+                ring = self.rings[clip.camera]
+                self._jobs.put((clip, ring.window(clip.start, clip.end), ring.fps()))
+            self._pending.clear()
+        done = threading.Event()
+        self._jobs.put(done)
+        if not done.wait(timeout):
+            log.error("evidence clips still being written after %.0f s", timeout)
+
+    def _url(self, path: Path) -> str | None:
+        if not self.config.url_base:
+            return None
+        return f"{self.config.url_base.rstrip('/')}/{path.name}"
+
+    # --- the worker ---------------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if isinstance(job, threading.Event):
+                job.set()
+                continue
+            clip, frames, fps = job
+            try:
+                written = write_clip(clip.path, frames, fps=fps, codec=self.config.codec)
+            except (cv2.error, OSError, ValueError) as exc:
+                log.error("alert %s: clip %s not written: %s", clip.alert, clip.path, exc)
+                continue
+            evidence = Evidence(**{**clip.evidence.as_dict(), "frame_ts": clip.evidence.frame_ts,
+                                   "clip_ready": True, "clip_from_ts": written[0], "clip_to_ts": written[1]})
+            if self.on_clip is not None:
+                try:
+                    self.on_clip(clip.alert, evidence)
+                except Exception:  # the publisher's problem must not stop the writer
+                    log.exception("on_clip for %s failed", clip.alert)
+
+
+def write_clip(path: Path, frames: list[tuple[float, np.ndarray]], *, fps: float,
+               codec: str = "VP80") -> tuple[float, float]:
+    """Write ``frames`` to ``path``; returns the first and last frame times actually written."""
+    if not frames:
+        raise ValueError("no frames in the clip's window (the ring buffer was empty or too short)")
+    height, width = frames[0][1].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*codec), max(1.0, fps), (width, height))
+    if not writer.isOpened():
+        raise ValueError(f"OpenCV can't write {codec} video to {path.name}")
+    try:
+        for _, frame in frames:
+            if frame.shape[:2] != (height, width):
+                frame = cv2.resize(frame, (width, height))
+            writer.write(frame)
+    finally:
+        writer.release()
+    return frames[0][0], frames[-1][0]
+
+
+def draw(frame: np.ndarray, boxes: Sequence[Box], *, caption: str = "") -> np.ndarray:
+    """A copy of ``frame`` with the boxes, their labels and a caption bar drawn on it."""
+    out = frame.copy()
+    scale = max(0.4, out.shape[1] / 1600)
+    for box in boxes:
+        cv2.rectangle(out, (box.x1, box.y1), (box.x2, box.y2), box.color, max(2, round(2 * scale)))
+        if box.label:
+            cv2.putText(out, box.label, (box.x1, max(12, box.y1 - 6)), cv2.FONT_HERSHEY_SIMPLEX, scale, box.color,
+                        max(1, round(scale * 2)), cv2.LINE_AA)
+    if caption:
+        bar = round(28 * scale * 1.6)
+        cv2.rectangle(out, (0, 0), (out.shape[1], bar), (0, 0, 0), -1)
+        cv2.putText(out, caption, (8, round(bar * 0.72)), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255),
+                    max(1, round(scale * 2)), cv2.LINE_AA)
+    return out

@@ -1,0 +1,163 @@
+"""The floor's terminal console: live alerts, every table's status, and acknowledgements.
+
+``FloorBoard`` is the plain model (fed MQTT messages, tested without a terminal); ``render`` draws it
+with rich; ``FloorConsole`` connects, subscribes, and sends acks (``tablewatch/<site>/<table>/ack``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from tablewatch.alerts import payloads as pl
+from tablewatch.alerts.config import BrokerConfig
+from tablewatch.alerts.connection import connect, make_client
+from tablewatch.alerts.dedupe import SeenIds
+from tablewatch.alerts.topics import TableTopics, all_tables, split_topic
+
+log = logging.getLogger(__name__)
+SEVERITY_STYLE = {"violation": "bold red", "advisory": "yellow", "system": "cyan"}
+
+
+@dataclass
+class TableView:
+    status: str = "unknown"
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class FloorBoard:
+    tables: dict[str, TableView] = field(default_factory=dict)
+    alerts: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> newest revision
+    seen: SeenIds = field(default_factory=SeenIds)
+    rejected: int = 0  # payloads that were not valid JSON of a known schema
+
+    def apply(self, topic: str, payload: bytes) -> None:
+        site, table, leaf = split_topic(topic)
+        view = self.tables.setdefault(f"{site}/{table}", TableView())
+        if leaf == "status":
+            view.status = payload.decode(errors="replace")
+            return
+        try:
+            body = json.loads(payload)
+        except ValueError:
+            self.rejected += 1
+            return
+        if leaf == "state" and isinstance(body, dict):
+            view.state = body
+        elif leaf == "alert":
+            self._alert(body)
+        elif leaf == "alerts" and isinstance(body, dict):
+            for alert in body.get("alerts", []):
+                self._alert(alert)
+
+    def _alert(self, body: Any) -> None:
+        if not isinstance(body, dict) or not str(body.get("schema", "")).startswith("tablewatch/alert/"):
+            self.rejected += 1
+            return
+        if not self.seen.first_time(str(body["msg_id"])):
+            return
+        known = self.alerts.get(body["id"])
+        if known is None or known["revision"] < body["revision"]:
+            self.alerts[body["id"]] = body
+
+    def ordered(self) -> list[dict[str, Any]]:
+        """Open alerts first, newest first within each group."""
+        return sorted(self.alerts.values(), key=lambda a: (a["status"] != "open", _neg(a["time"])))
+
+    def find(self, key: str) -> dict[str, Any]:
+        """An alert by its row number on screen (1-based) or by a unique prefix of its id."""
+        ordered = self.ordered()
+        if key.isdigit() and 1 <= int(key) <= len(ordered):
+            return ordered[int(key) - 1]
+        matches = [a for a in ordered if a["id"].startswith(key)]
+        if len(matches) != 1:
+            raise KeyError(f"no single alert matches {key!r} ({len(matches)} match)")
+        return matches[0]
+
+
+def _neg(text: str) -> str:
+    return "".join(chr(0x10FFFF - ord(c)) for c in text)
+
+
+def render(board: FloorBoard, *, limit: int = 30) -> Group:
+    tables = Table(title="Tables", expand=True)
+    for column in ("table", "status", "hand", "street", "open alerts", "outbox", "problem"):
+        tables.add_column(column)
+    for key, view in sorted(board.tables.items()):
+        state, monitor = view.state, view.state.get("monitor", {})
+        style = "green" if view.status == "online" else "red"
+        tables.add_row(key, Text(view.status, style=style), str(state.get("hand_no", "")), state.get("street") or "",
+                       str(len(state.get("open_alerts", []))), str(monitor.get("backlog", "")),
+                       monitor.get("problem") or "")
+    alerts = Table(title="Alerts (acknowledge: type the row number and Enter; q quits)", expand=True)
+    for column in ("#", "time", "table", "hand", "rule", "seats", "what was seen", "ruling", "status"):
+        alerts.add_column(column, overflow="fold")
+    for n, alert in enumerate(board.ordered()[:limit], start=1):
+        status = alert["status"] + (f" by {alert['acknowledged_by']}" if alert.get("acknowledged_by") else "")
+        alerts.add_row(str(n), alert["time"][11:19], f"{alert['site']}/{alert['table']}", str(alert["hand_no"] or ""),
+                       Text(alert["rule_id"], style=SEVERITY_STYLE.get(alert["severity"], "")),
+                       ",".join(map(str, alert["seats"])), alert["observed"], alert["ruling"], status)
+    return Group(tables, alerts)
+
+
+class FloorConsole:
+    """Subscribes to every table of ``site`` (``+``: all sites) and keeps a FloorBoard up to date."""
+
+    def __init__(self, broker: BrokerConfig, *, site: str = "+", by: str = "floor") -> None:
+        self.broker = broker
+        self.site = site
+        self.by = by
+        self.board = FloorBoard()
+        self.changed = threading.Event()
+        self._lock = threading.Lock()
+        self.client = make_client(broker, f"tablewatch-floor-{by}-{int(time.time() * 1000) % 100000}")
+        self.client.on_message = self._on_message
+        self.client.on_connect = self._on_connect
+
+    def start(self) -> FloorConsole:
+        connect(self.client, self.broker)
+        self._subscribe()
+        return self
+
+    def _subscribe(self) -> None:
+        for leaf in ("alert", "alerts", "status", "state"):
+            self.client.subscribe(all_tables(leaf, self.site), qos=1)
+
+    def _on_connect(self, *_: object) -> None:  # after a reconnect: subscribe again (clean session)
+        self._subscribe()
+
+    def _on_message(self, _c: mqtt.Client, _u: object, message: mqtt.MQTTMessage) -> None:
+        try:
+            with self._lock:
+                self.board.apply(message.topic, bytes(message.payload))
+        except ValueError:
+            log.warning("ignored a message on %s", message.topic)
+        self.changed.set()
+
+    def acknowledge(self, key: str, *, note: str = "") -> str:
+        """Acknowledge an alert (row number or id prefix); returns its id. KeyError when none matches."""
+        with self._lock:
+            alert = self.board.find(key)
+        topics = TableTopics(alert["site"], alert["table"])
+        ack = pl.ack_payload(site=alert["site"], table=alert["table"], alert=alert["id"], by=self.by,
+                             now=time.time(), note=note)
+        self.client.publish(topics.ack, pl.dumps(ack), qos=1).wait_for_publish(5)
+        return str(alert["id"])
+
+    def snapshot(self) -> Group:
+        with self._lock:
+            return render(self.board)
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

@@ -1,0 +1,182 @@
+"""The JSON payloads of every topic, built from ``tablewatch.events``; each names its schema and version.
+
+Schemas live beside this module in ``schemas/<name>-<version>.json`` (JSON Schema 2020-12); a consumer
+checks ``schema`` first (``"tablewatch/alert/1"``). A new optional field keeps the version; removing or
+changing a field bumps it.
+
+Message ids (``msg_id``) are derived from the content (site, table, session, what happened), never from a
+counter in memory, so a message replayed from the outbox after a restart carries the same id and a
+consumer that has seen it drops it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+from tablewatch.events import (
+    BoardCardDealt,
+    CardBurned,
+    CardDealt,
+    Event,
+    Violation,
+)
+
+SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1}
+ChangeType = Literal["new", "update", "end"]
+
+
+def schema_id(name: str) -> str:
+    return f"tablewatch/{name}/{SCHEMA_VERSIONS[name]}"
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of payload ``name`` (``alert``, ``event``, ``hand``, ``state``, ``holecards``, ``ack``)."""
+    if name not in SCHEMA_VERSIONS:
+        raise ValueError(f"no schema named {name!r}; known: {', '.join(SCHEMA_VERSIONS)}")
+    text = resources.files("tablewatch.alerts").joinpath(f"schemas/{name}-{SCHEMA_VERSIONS[name]}.json").read_text()
+    return dict(json.loads(text))
+
+
+def stable_id(prefix: str, *parts: object) -> str:
+    digest = hashlib.sha1("|".join(map(str, parts)).encode(), usedforsecurity=False).hexdigest()[:16]
+    return f"{prefix}-{digest}"
+
+
+def iso_time(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Evidence:
+    """Where the proof of an alert is. Paths are local files; URLs are set when the folder is served."""
+
+    still_path: str | None = None
+    still_url: str | None = None
+    clip_path: str | None = None
+    clip_url: str | None = None
+    clip_ready: bool = False  # the clip is written only after the "after" seconds have been recorded
+    clip_from_ts: float | None = None
+    clip_to_ts: float | None = None
+    frame_ts: tuple[float, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["frame_ts"] = list(self.frame_ts)
+        return data
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Context:
+    """What every payload of one table shares: where, and when the session's clock started."""
+
+    site: str
+    table: str
+    session: str  # an id of the monitor's session: hand numbers repeat across sessions
+    epoch: float  # wall-clock time (UNIX seconds) of ts == 0
+
+    def time(self, ts: float) -> str:
+        return iso_time(self.epoch + ts)
+
+    def head(self, name: str, msg_id: str) -> dict[str, Any]:
+        return {"schema": schema_id(name), "msg_id": msg_id, "site": self.site, "table": self.table}
+
+
+def alert_id(ctx: Context, violation: Violation) -> str:
+    return stable_id("al", ctx.site, ctx.table, ctx.session, violation.hand_no, violation.rule_id,
+                     f"{violation.ts:.3f}", violation.seats)
+
+
+def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "new", revision: int = 0,
+                  evidence: Evidence | None = None, acknowledged_by: str | None = None) -> dict[str, Any]:
+    """One alert revision. ``revision`` grows with each update; ``msg_id`` is ``<id>/<revision>``."""
+    ident = alert_id(ctx, violation)
+    evidence = evidence or Evidence(frame_ts=violation.evidence_ts)
+    status = "acknowledged" if acknowledged_by else ("closed" if change == "end" else "open")
+    return {
+        **ctx.head("alert", f"{ident}/{revision}"),
+        "type": change,
+        "id": ident,
+        "revision": revision,
+        "time": ctx.time(violation.ts),
+        "ts": violation.ts,
+        "hand_no": violation.hand_no,
+        "street": violation.street,
+        "seats": list(violation.seats),
+        "rule_id": violation.rule_id,
+        "rule_title": violation.title,
+        "observed": violation.observed,
+        "ruling": violation.ruling,
+        "severity": str(violation.severity),
+        "confidence": violation.confidence,
+        "source": violation.source,
+        "evidence": evidence.as_dict(),
+        "status": status,
+        "acknowledged_by": acknowledged_by,
+    }
+
+
+def redact(event: Event, *, hand_in_progress: bool) -> tuple[Event, bool]:
+    """The event as the floor may see it: hole, burn and face-down board cards lose their identity."""
+    if not hand_in_progress:
+        return event, False
+    if isinstance(event, CardDealt) and not event.face_up and event.card is not None:
+        return dataclasses.replace(event, card=None), True
+    if isinstance(event, CardBurned) and event.card is not None:
+        return dataclasses.replace(event, card=None), True
+    if isinstance(event, BoardCardDealt) and not event.face_up and event.card is not None:
+        return dataclasses.replace(event, card=None), True
+    return event, False
+
+
+def event_payload(ctx: Context, event: Event, *, redacted: bool) -> dict[str, Any]:
+    body = event.to_dict()
+    ident = stable_id("ev", ctx.site, ctx.table, ctx.session, json.dumps(body, sort_keys=True))
+    return {**ctx.head("event", ident), "time": ctx.time(event.ts), "redacted": redacted, "event": body}
+
+
+def holecards_payload(ctx: Context, event: CardDealt, *, hand_no: int | None) -> dict[str, Any]:
+    ident = stable_id("hc", ctx.site, ctx.table, ctx.session, hand_no, event.seat, event.card, f"{event.ts:.3f}")
+    return {**ctx.head("holecards", ident), "time": ctx.time(event.ts), "ts": event.ts, "hand_no": hand_no,
+            "seat": event.seat, "card": event.card}
+
+
+def hand_id(ctx: Context, hand_no: int) -> str:
+    return stable_id("hd", ctx.site, ctx.table, ctx.session, hand_no)
+
+
+def hand_payload(ctx: Context, *, hand_no: int, started_ts: float | None, ended_ts: float, phh: str | None,
+                 summary: Mapping[str, Any], alert_ids: Sequence[str],
+                 hole_cards: Mapping[int, Sequence[str]] | None = None) -> dict[str, Any]:
+    return {**ctx.head("hand", hand_id(ctx, hand_no)), "hand_no": hand_no, "session": ctx.session,
+            "time": ctx.time(ended_ts), "started_ts": started_ts, "ended_ts": ended_ts, "phh": phh,
+            "hole_cards": {str(seat): list(cards) for seat, cards in (hole_cards or {}).items()},
+            "summary": dict(summary), "alerts": list(alert_ids)}
+
+
+def state_payload(ctx: Context, *, seq: int, state: Mapping[str, Any], monitor: Mapping[str, Any],
+                  now: float) -> dict[str, Any]:
+    ident = stable_id("st", ctx.site, ctx.table, ctx.session, seq)
+    return {**ctx.head("state", ident), "time": iso_time(now), **state, "monitor": dict(monitor)}
+
+
+def open_alerts_payload(ctx: Context, *, seq: int, alerts: Sequence[Mapping[str, Any]],
+                        now: float) -> dict[str, Any]:
+    ident = stable_id("oa", ctx.site, ctx.table, ctx.session, seq)
+    return {**ctx.head("alerts", ident), "time": iso_time(now), "alerts": [dict(a) for a in alerts]}
+
+
+def ack_payload(*, site: str, table: str, alert: str, by: str, now: float, note: str = "") -> dict[str, Any]:
+    return {"schema": schema_id("ack"), "msg_id": stable_id("ak", site, table, alert, by), "site": site,
+            "table": table, "alert_id": alert, "by": by, "time": iso_time(now), "note": note}
+
+
+def dumps(payload: Mapping[str, Any]) -> str:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,268 @@
+"""One table's publisher: violations, events, finished hands and the live state onto the topic tree.
+
+    publisher = Publisher(PublisherConfig(site="casino", table="T01"), recorder=recorder).start()
+    publisher.publish_event(event)          # any tablewatch.events.Event, Violation included
+    publisher.publish_hand(12, phh=text)    # after HandEnded
+    publisher.stop()
+
+Calls never block on the network: QoS 1 messages go to the SQLite outbox and a link thread delivers
+them (see link.py). ``health()`` says whether the broker is reachable, what is wrong, and the backlog.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from tablewatch.alerts import payloads as pl
+from tablewatch.alerts.config import PublisherConfig
+from tablewatch.alerts.evidence import Box, EvidenceRecorder
+from tablewatch.alerts.link import Link
+from tablewatch.alerts.outbox import Outbox
+from tablewatch.alerts.state import LiveState
+from tablewatch.alerts.topics import TableTopics
+from tablewatch.events import CardDealt, Event, HandEnded, HandStarted, Violation
+
+log = logging.getLogger(__name__)
+KEEP_ALERTS = 2000  # alerts remembered for updates/acks; older ones can't be revised any more
+RETAINED_OPEN = 100  # open alerts on the retained ``alerts`` topic (newest kept)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Health:
+    connected: bool
+    problem: str | None  # None when all is well; a sentence otherwise
+    backlog: int  # QoS 1 messages waiting for the broker
+    oldest_s: float
+    dropped: int  # thrown away by the outbox cap
+    denied: int  # refused by the broker's ACL
+    events_dropped: int  # QoS 0 events not sent while disconnected (by design)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"connected": self.connected, "backlog": self.backlog, "oldest_s": round(self.oldest_s, 3),
+                "dropped": self.dropped, "denied": self.denied, "events_dropped": self.events_dropped,
+                "problem": self.problem}
+
+
+@dataclass
+class _Alert:
+    violation: Violation
+    evidence: pl.Evidence
+    revision: int = 0
+    ended: bool = False
+    acknowledged_by: str | None = None
+    payload: dict[str, Any] | None = None  # the newest revision sent
+
+
+class Publisher:
+    def __init__(self, config: PublisherConfig, *, recorder: EvidenceRecorder | None = None,
+                 session: str | None = None, epoch: float | None = None) -> None:
+        self.config = config
+        self.topics = TableTopics(config.site, config.table)
+        self.epoch = time.time() if epoch is None else epoch
+        session = session or datetime.fromtimestamp(self.epoch, UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        self.ctx = pl.Context(site=config.site, table=config.table, session=session, epoch=self.epoch)
+        self.outbox = Outbox(config.outbox.path, max_rows=config.outbox.max_rows)
+        self.link = Link(config.broker, client_id=config.client_id or f"tablewatch-{config.site}-{config.table}",
+                         outbox=self.outbox, status_topic=self.topics.status, max_inflight=config.outbox.max_inflight,
+                         reconnect_max_s=config.reconnect_max_s)
+        self.link.subscriptions[self.topics.ack] = self._on_ack
+        self.link.on_connected = lambda: self.publish_state(force=True)
+        self.state = LiveState()
+        self.recorder = recorder
+        if recorder is not None:
+            recorder.on_clip = self._on_clip
+        self.ack_callbacks: list[Callable[[str, str], None]] = []
+        self._alerts: OrderedDict[str, _Alert] = OrderedDict()
+        self._alerts_by_hand: dict[int | None, list[str]] = {}
+        self._hole_cards: dict[int | None, dict[int, list[str]]] = {}  # for the hand payload, after the hand
+        self._lock = threading.RLock()  # the camera thread (clips) and the rules thread both revise alerts
+        self._state_seq = 0
+        self._open_seq = 0
+        self._state_sent = 0.0
+        self._state_dirty = False
+
+    # --- life cycle ---------------------------------------------------------------------------------
+
+    def start(self) -> Publisher:
+        self.link.start()
+        self.publish_state(force=True)
+        return self
+
+    def stop(self, *, drain_s: float = 2.0) -> None:
+        """Flush the state, wait up to ``drain_s`` for the outbox to empty, announce ``offline``, close."""
+        if self.recorder is not None:
+            self.recorder.flush()
+        if self._state_dirty:
+            self.publish_state(force=True)
+        if drain_s > 0 and self.link.connected:
+            self.link.drain(drain_s)
+        self.link.stop()
+        self.outbox.close()
+
+    def __enter__(self) -> Publisher:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def wait_connected(self, timeout: float) -> bool:
+        """True once the broker has accepted us (events at QoS 0 are only sent while connected)."""
+        return self.link.wait_connected(timeout)
+
+    def health(self) -> Health:
+        backlog = self.outbox.backlog()
+        return Health(connected=self.link.connected, problem=self.link.problem, backlog=backlog.rows,
+                      oldest_s=backlog.oldest_s, dropped=backlog.dropped, denied=backlog.denied,
+                      events_dropped=self.link.events_dropped)
+
+    # --- publishing ---------------------------------------------------------------------------------
+
+    def publish_event(self, event: Event, *, camera: str | None = None, boxes: Sequence[Box] = ()) -> None:
+        """Route one event: a Violation becomes an alert; every event goes (redacted) to the event stream;
+        hole cards go to ``secure/holecards``; the live state follows."""
+        if isinstance(event, Violation):
+            self.publish_violation(event, camera=camera, boxes=boxes)
+        hand_no = self.state.hand_no
+        in_progress = self.state.hand_in_progress or isinstance(event, HandStarted)
+        public, redacted = pl.redact(event, hand_in_progress=in_progress)
+        self.link.publish_now(self.topics.event, pl.dumps(pl.event_payload(self.ctx, public, redacted=redacted)))
+        if isinstance(event, CardDealt) and redacted:
+            if event.seat is not None and event.card is not None:
+                self._hole_cards.setdefault(hand_no, {}).setdefault(event.seat, []).append(event.card)
+            self._enqueue(pl.holecards_payload(self.ctx, event, hand_no=hand_no), self.topics.holecards, "holecards")
+        changed = self.state.apply(event)
+        if isinstance(event, HandEnded):
+            self._end_alerts_of(event.hand_no)
+        if changed:
+            self.publish_state(force=isinstance(event, HandStarted | HandEnded))
+
+    def publish_violation(self, violation: Violation, *, camera: str | None = None,
+                          boxes: Sequence[Box] = ()) -> str:
+        """Publish a ``new`` alert (QoS 1 via the outbox) and start its evidence; returns the alert id."""
+        ident = pl.alert_id(self.ctx, violation)
+        evidence = pl.Evidence(frame_ts=violation.evidence_ts)
+        if self.recorder is not None:
+            label = f"{violation.rule_id} seats {','.join(map(str, violation.seats)) or '-'}"
+            evidence = self.recorder.capture(ident, violation.ts, camera=camera, boxes=boxes, label=label,
+                                             frame_ts=violation.evidence_ts)
+        with self._lock:
+            if ident in self._alerts:
+                return ident  # the same finding reported twice: one alert
+            self._alerts[ident] = _Alert(violation=violation, evidence=evidence)
+            self._alerts_by_hand.setdefault(violation.hand_no, []).append(ident)
+            self.state.open_alerts.append(ident)
+            self._forget_old_alerts()
+            self._send_alert(ident, "new")
+        self.publish_state()
+        return ident
+
+    def update_alert(self, alert: str, *, evidence: pl.Evidence | None = None, end: bool = False,
+                     acknowledged_by: str | None = None) -> bool:
+        """Publish a new revision (``update``, or ``end``); False when the alert is unknown here."""
+        with self._lock:
+            entry = self._alerts.get(alert)
+            if entry is None:
+                return False
+            if evidence is not None:
+                entry.evidence = evidence
+            if acknowledged_by:
+                entry.acknowledged_by = acknowledged_by
+            change = "end" if (end or acknowledged_by) and not entry.ended else "update"
+            entry.ended = entry.ended or change == "end"
+            entry.revision += 1
+            self._send_alert(alert, change)
+            if entry.ended and alert in self.state.open_alerts:
+                self.state.open_alerts.remove(alert)
+                self._state_dirty = True
+        self.publish_state()
+        return True
+
+    def publish_hand(self, hand_no: int, *, phh: str | None = None, summary: Mapping[str, Any] | None = None,
+                     ended_ts: float | None = None, started_ts: float | None = None) -> str:
+        """A finished hand on ``hand`` now and on ``broadcast/hand`` after ``broadcast_delay_s``."""
+        if self.state.hand_no == hand_no and self.state.hand_in_progress:
+            raise ValueError(f"hand {hand_no} at {self.config.table} is still in progress: its cards can't go out "
+                             "before HandEnded")
+        ended = ended_ts if ended_ts is not None else (self.state.last_ts or time.time() - self.epoch)
+        started = started_ts if started_ts is not None else (
+            self.state.started_ts if self.state.hand_no == hand_no else None)
+        payload = pl.hand_payload(self.ctx, hand_no=hand_no, started_ts=started, ended_ts=ended, phh=phh,
+                                  summary=summary or {}, alert_ids=self._alerts_by_hand.get(hand_no, []),
+                                  hole_cards=self._hole_cards.pop(hand_no, {}))
+        self._enqueue(payload, self.topics.hand, "hand")
+        later = time.time() + self.config.broadcast_delay_s if self.config.broadcast_delay_s else 0.0
+        self._enqueue({**payload, "msg_id": payload["msg_id"] + "/b"}, self.topics.broadcast_hand, "broadcast",
+                      not_before=later)
+        return str(payload["msg_id"])
+
+    def publish_state(self, *, force: bool = False) -> None:
+        """The retained live state (coalesced in the outbox: only the newest waits)."""
+        now = time.time()
+        if not force and now - self._state_sent < self.config.state_min_interval_s:
+            self._state_dirty = True
+            return
+        with self._lock:
+            self._state_seq += 1
+            payload = pl.state_payload(self.ctx, seq=self._state_seq, state=self.state.as_dict(),
+                                       monitor=self.health().as_dict(), now=now)
+        self._enqueue(payload, self.topics.state, "state", retain=True, coalesce="state")
+        self._state_sent, self._state_dirty = now, False
+
+    # --- internals ----------------------------------------------------------------------------------
+
+    def _send_alert(self, alert: str, change: pl.ChangeType) -> None:
+        entry = self._alerts[alert]
+        payload = pl.alert_payload(self.ctx, entry.violation, change=change, revision=entry.revision,
+                                   evidence=entry.evidence, acknowledged_by=entry.acknowledged_by)
+        entry.payload = payload
+        self._enqueue(payload, self.topics.alert, "alert")
+        self._open_seq += 1
+        open_now = [a.payload for a in self._alerts.values() if not a.ended and a.payload][-RETAINED_OPEN:]
+        snapshot = pl.open_alerts_payload(self.ctx, seq=self._open_seq, alerts=open_now, now=time.time())
+        self._enqueue(snapshot, self.topics.open_alerts, "state", retain=True, coalesce="alerts")
+
+    def _enqueue(self, payload: Mapping[str, Any], topic: str, kind: str, *, retain: bool = False,
+                 coalesce: str | None = None, not_before: float = 0.0) -> None:
+        self.outbox.put(msg_id=str(payload["msg_id"]), topic=topic, payload=pl.dumps(payload).encode(), kind=kind,
+                        retain=retain, coalesce=coalesce, not_before=not_before)
+        self.link.wake()
+
+    def _end_alerts_of(self, hand_no: int) -> None:
+        for ident in list(self._alerts_by_hand.get(hand_no, [])):
+            entry = self._alerts.get(ident)
+            if entry is not None and not entry.ended:
+                self.update_alert(ident, end=True)
+
+    def _forget_old_alerts(self) -> None:
+        while len(self._alerts) > KEEP_ALERTS:
+            ident, entry = self._alerts.popitem(last=False)
+            hand = self._alerts_by_hand.get(entry.violation.hand_no)
+            if hand and ident in hand:
+                hand.remove(ident)
+            if ident in self.state.open_alerts:
+                self.state.open_alerts.remove(ident)
+
+    def _on_clip(self, alert: str, evidence: pl.Evidence) -> None:
+        self.update_alert(alert, evidence=evidence)
+
+    def _on_ack(self, message: mqtt.MQTTMessage) -> None:
+        try:
+            data = json.loads(message.payload)
+            alert, by = str(data["alert_id"]), str(data["by"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignored a malformed acknowledgement on %s: %r", message.topic, message.payload[:200])
+            return
+        if self.update_alert(alert, acknowledged_by=by):
+            for callback in self.ack_callbacks:
+                callback(alert, by)
+

@@ -1,0 +1,179 @@
+// tablewatch surveillance console: alerts with evidence, tables online/offline, filters, acknowledge.
+// Fed live over MQTT-over-WebSockets by the vendored MQTT.js (mqtt.min.js). Query parameters:
+//   ws=ws://host:port/mqtt (default: this page's host, path /mqtt), site=<site> (default: every site),
+//   user=<name>&pass=<password> for a broker with a password file, by=<name> for acknowledgements.
+"use strict";
+
+const params = new URLSearchParams(location.search);
+const wsUrl = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/mqtt`;
+const site = params.get("site") || "+";
+const by = params.get("by") || params.get("user") || "surveillance";
+
+const alerts = new Map();   // alert id -> newest revision seen
+const tables = new Map();   // "site/table" -> {status, state}
+const seen = new Set();     // msg_ids already applied: QoS 1 repeats are dropped
+
+const $ = (id) => document.getElementById(id);
+
+function setLink(up, text) {
+  const el = $("link");
+  el.className = "link " + (up ? "up" : "down");
+  el.textContent = text;
+}
+
+function tableEntry(key) {
+  if (!tables.has(key)) tables.set(key, { status: "unknown", state: null });
+  return tables.get(key);
+}
+
+function onMessage(topic, payload) {
+  const [, siteId, tableId, ...leaf] = topic.split("/");
+  const key = `${siteId}/${tableId}`;
+  const text = new TextDecoder().decode(payload);
+  const kind = leaf.join("/");
+  if (kind === "status") {
+    tableEntry(key).status = text;
+  } else if (kind === "state") {
+    tableEntry(key).state = JSON.parse(text);
+  } else if (kind === "alert") {
+    applyAlert(JSON.parse(text));
+    tableEntry(key);
+  } else if (kind === "alerts") {  // retained: the open alerts, for a page opened after they were raised
+    for (const alert of JSON.parse(text).alerts) applyAlert(alert);
+    tableEntry(key);
+  }
+  render();
+}
+
+function applyAlert(alert) {
+  if (seen.has(alert.msg_id)) return;
+  seen.add(alert.msg_id);
+  const known = alerts.get(alert.id);
+  if (!known || known.revision < alert.revision) alerts.set(alert.id, alert);
+}
+
+function option(select, value) {
+  if ([...select.options].some((o) => o.value === value)) return;
+  const o = document.createElement("option");
+  o.value = value;
+  o.textContent = value;
+  select.appendChild(o);
+}
+
+function renderTables() {
+  const box = $("tables");
+  box.replaceChildren();
+  for (const [key, t] of [...tables.entries()].sort()) {
+    const div = document.createElement("div");
+    div.className = `table ${t.status}`;
+    div.dataset.testid = "table";
+    div.dataset.table = key;
+    div.dataset.status = t.status;
+    const s = t.state || {};
+    // the outbox's backlog is worth showing only when it builds up (a table cut off from the broker)
+    const backlog = s.monitor && (!s.monitor.connected || s.monitor.backlog >= 10) ? s.monitor.backlog : 0;
+    div.innerHTML = `<div class="name"></div><div class="detail"></div>`;
+    div.querySelector(".name").textContent = `${key} · ${t.status}`;
+    div.querySelector(".detail").textContent =
+      s.hand_no != null ? `hand ${s.hand_no} · ${s.street || ""}${backlog ? " · backlog " + backlog : ""}` : "";
+    box.appendChild(div);
+  }
+}
+
+function renderAlerts() {
+  const tableFilter = $("filter-table").value;
+  const ruleFilter = $("filter-rule").value;
+  const openOnly = $("filter-open").checked;
+  const list = [...alerts.values()].sort((a, b) => (a.time < b.time ? 1 : -1));
+  const main = $("alerts");
+  main.replaceChildren();
+  let shown = 0;
+  for (const a of list) {
+    const key = `${a.site}/${a.table}`;
+    option($("filter-table"), key);
+    option($("filter-rule"), a.rule_id);
+    if ((tableFilter && key !== tableFilter) || (ruleFilter && a.rule_id !== ruleFilter)) continue;
+    if (openOnly && a.status !== "open") continue;
+    main.appendChild(alertCard(a, key));
+    shown += 1;
+  }
+  $("count").textContent = `${shown} of ${alerts.size} alert(s)`;
+}
+
+function alertCard(a, key) {
+  const card = document.createElement("article");
+  card.className = `alert ${a.severity} ${a.status}`;
+  card.dataset.testid = "alert";
+  card.dataset.id = a.id;
+  card.dataset.table = key;
+  card.dataset.rule = a.rule_id;
+  const ev = a.evidence || {};
+  if (ev.still_url) {
+    const img = document.createElement("img");
+    img.src = ev.still_url;
+    img.alt = `still of ${a.rule_id}`;
+    card.appendChild(img);
+  }
+  const body = document.createElement("div");
+  body.className = "body";
+  const line = (cls, text) => {
+    const d = document.createElement("div");
+    d.className = cls;
+    d.textContent = text;
+    body.appendChild(d);
+  };
+  line("rule", `${a.rule_id} — ${a.rule_title}`);
+  line("meta", `${key} · hand ${a.hand_no ?? "-"} · ${a.street ?? ""} · seats ${a.seats.join(",") || "-"} · ` +
+               `${a.time.replace("T", " ").slice(0, 19)} · ${a.severity} · ${Math.round(a.confidence * 100)}%`);
+  line("observed", a.observed);
+  line("ruling", `Ruling: ${a.ruling}`);
+  line("meta", a.acknowledged_by ? `acknowledged by ${a.acknowledged_by}` : a.status);
+  if (ev.clip_url && ev.clip_ready) {
+    const link = document.createElement("a");
+    link.href = ev.clip_url;
+    link.textContent = "clip";
+    link.dataset.testid = "clip";
+    body.appendChild(link);
+  } else if (ev.clip_url) {
+    line("meta", "clip being written…");
+  }
+  if (a.status === "open") {
+    const button = document.createElement("button");
+    button.textContent = "Acknowledge";
+    button.onclick = () => acknowledge(a);
+    body.appendChild(button);
+  }
+  card.appendChild(body);
+  return card;
+}
+
+let client = null;
+
+function acknowledge(a) {
+  const ack = { schema: "tablewatch/ack/1", msg_id: `ak-web-${a.id}-${by}`, site: a.site, table: a.table,
+                alert_id: a.id, by, time: new Date().toISOString(), note: "" };
+  client.publish(`tablewatch/${a.site}/${a.table}/ack`, JSON.stringify(ack), { qos: 1 });
+}
+
+function render() {
+  renderTables();
+  renderAlerts();
+}
+
+function start() {
+  for (const id of ["filter-table", "filter-rule", "filter-open"]) $(id).onchange = render;
+  const options = { protocolVersion: 5, clientId: `tw-web-${Math.random().toString(16).slice(2, 10)}`,
+                    reconnectPeriod: 2000, connectTimeout: 5000 };
+  if (params.get("user")) { options.username = params.get("user"); options.password = params.get("pass") || ""; }
+  client = mqtt.connect(wsUrl, options);
+  client.on("connect", () => {
+    setLink(true, `live · ${wsUrl}`);
+    for (const leaf of ["alert", "alerts", "status", "state"]) client.subscribe(`tablewatch/${site}/+/${leaf}`, { qos: 1 });
+  });
+  client.on("reconnect", () => setLink(false, "reconnecting…"));
+  client.on("close", () => setLink(false, "broker unreachable"));
+  client.on("error", (err) => setLink(false, `error: ${err.message}`));
+  client.on("message", onMessage);
+}
+
+start();

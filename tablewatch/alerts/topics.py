@@ -1,0 +1,90 @@
+"""The topic tree, one per table, laid out so broker ACLs can tell who may read what.
+
+``tablewatch/<site>/<table>/``
+  ``alert``            QoS 1  one JSON per alert revision (change feed new/update/end)      floor, surveillance
+  ``alerts``           retained  the open alerts, newest revision of each (for late joiners)   floor, surveillance
+  ``event``            QoS 0  the event stream, hole cards of a hand in progress REDACTED      floor, surveillance
+  ``hand``             QoS 1  one finished hand (hole cards allowed: the hand is over)       floor, archive
+  ``state``            retained  the live table (no hole cards)                              floor, surveillance
+  ``status``           retained  ``online`` / ``offline`` (the last will)                     everyone
+  ``ack``              QoS 1  the floor acknowledges an alert (written by consoles)
+  ``secure/holecards`` QoS 1  hole cards as they are dealt                                   surveillance only
+  ``broadcast/hand``   QoS 1  the finished hand again, ``broadcast_delay_s`` after it ended   broadcast role
+
+Everything secret lives under ``secure/`` and everything a broadcaster may read under ``broadcast/``, so
+an ACL is a handful of wildcard lines (deploy/mosquitto/acl.example) and never depends on payloads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tablewatch.alerts.config import check_name
+
+ROOT = "tablewatch"
+LEAVES = ("alert", "alerts", "event", "hand", "state", "status", "ack", "secure/holecards", "broadcast/hand")
+
+
+@dataclass(frozen=True)
+class TableTopics:
+    site: str
+    table: str
+
+    def __post_init__(self) -> None:
+        check_name("site", self.site)
+        check_name("table", self.table)
+
+    @property
+    def base(self) -> str:
+        return f"{ROOT}/{self.site}/{self.table}"
+
+    @property
+    def alert(self) -> str:
+        return f"{self.base}/alert"
+
+    @property
+    def open_alerts(self) -> str:
+        return f"{self.base}/alerts"
+
+    @property
+    def event(self) -> str:
+        return f"{self.base}/event"
+
+    @property
+    def hand(self) -> str:
+        return f"{self.base}/hand"
+
+    @property
+    def state(self) -> str:
+        return f"{self.base}/state"
+
+    @property
+    def status(self) -> str:
+        return f"{self.base}/status"
+
+    @property
+    def ack(self) -> str:
+        return f"{self.base}/ack"
+
+    @property
+    def holecards(self) -> str:
+        return f"{self.base}/secure/holecards"
+
+    @property
+    def broadcast_hand(self) -> str:
+        return f"{self.base}/broadcast/hand"
+
+
+def all_tables(leaf: str, site: str = "+") -> str:
+    """Subscription filter for ``leaf`` on every table (of one site, or of all with ``site="+"``)."""
+    if leaf not in LEAVES:
+        raise ValueError(f"unknown topic leaf {leaf!r}; known: {', '.join(LEAVES)}")
+    return f"{ROOT}/{site}/+/{leaf}"
+
+
+def split_topic(topic: str) -> tuple[str, str, str]:
+    """``tablewatch/casino/T01/alert`` -> ``("casino", "T01", "alert")``; ValueError for a foreign topic."""
+    parts = topic.split("/", 3)
+    if len(parts) != 4 or parts[0] != ROOT:
+        raise ValueError(f"{topic!r} is not a tablewatch topic (tablewatch/<site>/<table>/<leaf>)")
+    return parts[1], parts[2], parts[3]

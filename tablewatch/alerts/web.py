@@ -1,0 +1,25 @@
+"""The surveillance room's web page: static files served by mosquitto's websockets listener (``http_dir``).
+
+The page (``static/``) talks MQTT over WebSockets with the vendored MQTT.js; evidence written under
+``<web dir>/evidence`` is served beside it, so an alert's ``still_url``/``clip_url`` are relative URLs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+
+STATIC_FILES = ("index.html", "console.js", "console.css", "mqtt.min.js", "mqtt.LICENSE.md", "VENDORED.md")
+EVIDENCE_URL = "evidence"  # relative to the page
+
+
+def stage_console(dest: Path) -> Path:
+    """Copy the page into ``dest`` (mosquitto's ``http_dir``) with an ``evidence/`` folder; returns ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / EVIDENCE_URL).mkdir(exist_ok=True)
+    static = resources.files("tablewatch.alerts").joinpath("static")
+    for name in STATIC_FILES:
+        with resources.as_file(static.joinpath(name)) as source:
+            shutil.copyfile(source, dest / name)
+    return dest

@@ -1,0 +1,87 @@
+"""Measure calibration on synthetic 1280×720 pictures from known cameras and print the figures.
+
+``python -m tablewatch.calibration.bench [--overlay docs/calibration-overlay.png]``
+
+For each camera pose (and with one marker under a hand): the fit's own residual, the error against
+the true camera over a grid of felt points (mm), and how long detection + fit and look-ups take.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+import cv2
+import numpy as np
+
+from tablewatch.calibration.drawing import draw_overlay, draw_top_down, table_to_top_down
+from tablewatch.calibration.layout import TableLayout, load_layout
+from tablewatch.calibration.markers import calibrate_image, detect_markers
+from tablewatch.calibration.synthetic import SyntheticCamera, add_noise, cover
+
+POSES = {
+    "overhead": SyntheticCamera.looking_at(),
+    "leaning": SyntheticCamera.looking_at(tilt_deg=14, roll_deg=-5, yaw_deg=4, distance_mm=2500, focal_px=1080),
+    "wide_lens": SyntheticCamera.looking_at(tilt_deg=10, dist=(-0.18, 0.05, 0.0, 0.0, 0.0), focal_px=1100),
+}
+
+
+def felt_grid(layout: TableLayout, step: float = 50.0) -> np.ndarray:
+    x0, y0, x1, y1 = layout.extent
+    grid = np.array([(x, y) for x in np.arange(x0, x1, step) for y in np.arange(y0, y1, step)])
+    return grid[[z not in ("rail", "off_table") for z in layout.zones_at(grid)]]
+
+
+def hide_marker(image: np.ndarray, camera: SyntheticCamera, layout: TableLayout, marker: int) -> np.ndarray:
+    corners = layout.marker_corners()[marker]
+    centre = corners.mean(axis=0)
+    return cover(image, camera.project((corners - centre) * 1.8 + centre))
+
+
+@click.command()
+@click.option("--layout", "layout_name", default="oval10", show_default=True)
+@click.option("--overlay", type=click.Path(dir_okay=False, path_type=Path), help="Write the leaning pose's overlay.")
+def main(layout_name: str, overlay: Path | None) -> None:
+    layout = load_layout(layout_name)
+    plan, plan_from_mm = draw_top_down(layout, 1.0, outlines=False), table_to_top_down(layout, 1.0)
+    grid = felt_grid(layout)
+    click.echo(f"layout {layout.name}, {len(grid)} felt points every 50 mm, 1280x720")
+    click.echo(f"{'pose':<24}{'markers':>8}{'fit mm':>8}{'true mean':>10}{'true max':>9}{'fit ms':>8}")
+    for name, camera in POSES.items():
+        image = add_noise(camera.render(plan, plan_from_mm))
+        lens = camera.camera_model() if name == "wide_lens" else None
+        for label, picture in ((name, image), (f"{name}, marker 4 hidden", hide_marker(image, camera, layout, 4))):
+            start = time.perf_counter()
+            cal = calibrate_image(picture, layout, camera=lens)
+            ms = (time.perf_counter() - start) * 1000
+            err = np.linalg.norm(cal.px_to_mm(camera.project(grid)) - grid, axis=1)
+            click.echo(
+                f"{label:<24}{len(cal.markers_used):>8}{cal.mean_error_mm:>8.2f}{err.mean():>10.2f}{err.max():>9.2f}"
+                f"{ms:>8.1f}"
+            )
+            if overlay is not None and label == "leaning, marker 4 hidden":
+                caption = f"{layout.name}: mean fit error {cal.mean_error_mm:.2f} mm, marker 4 hidden"
+                detected = detect_markers(picture, dictionary=layout.dictionary)
+                drawn = draw_overlay(picture, layout, cal.mm_to_px, detected=detected, caption=caption)
+                cv2.imwrite(str(overlay), drawn)
+    _lookups(layout)
+    if overlay is not None:
+        click.echo(f"wrote {overlay}")
+
+
+def _lookups(layout: TableLayout) -> None:
+    rng = np.random.default_rng(0)
+    points = rng.uniform([-1400, -750], [1400, 750], size=(20000, 2))
+    start = time.perf_counter()
+    layout.zones_at(points)
+    vectorised = (time.perf_counter() - start) / len(points) * 1e6
+    start = time.perf_counter()
+    for x, y in points[:2000]:
+        layout.zone_at(x, y)
+    single = (time.perf_counter() - start) / 2000 * 1e6
+    click.echo(f"zone look-up: zone_at {single:.1f} us/point, zones_at {vectorised:.2f} us/point (20k points)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""Chip colours of a venue's chip set, learned from one top-down photo of the dealer's tray.
+
+The tray holds one denomination per column (tube), left to right in an order the venue states
+(``--denominations 25,100,500,1000,5000``). Chips are told from the tray by their colour distance to
+the tray's own border colour; the picture is then cut along x into as many stretches as there are
+denominations, where the chip colours vary least, and each stretch must be one colour unlike its
+neighbours. Colours are kept in CIELAB (OpenCV's 8-bit scale), where distances follow what people
+see, with each denomination's spread so classification can say "none of these".
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+
+import cv2
+import numpy as np
+from pydantic import Field
+
+from tablewatch.config import StrictModel
+
+BACKGROUND_DISTANCE = 30.0  # Lab units: a pixel this far from the tray colour is chip
+MERGE_DISTANCE = 18.0  # neighbouring runs closer than this are one denomination
+MIN_PIXELS = 20  # fewer chip pixels than this in a column: no chips there
+MAX_SPREAD = 40.0  # a column whose pixels stray further than this from its median mixes colours
+LIGHTNESS_WEIGHT = 0.5  # light over a table varies more in brightness than in hue: L counts half
+MIN_SPREAD = 8.0
+
+
+class ChipColour(StrictModel):
+    value: int = Field(gt=0, description="Denomination in the table's smallest unit.")
+    lab: tuple[float, float, float] = Field(description="Median colour, CIELAB on OpenCV's 8-bit scale.")
+    bgr: tuple[int, int, int] = Field(description="The same colour as 8-bit BGR, for drawing.")
+    spread: float = Field(gt=0, description="Typical distance of this chip's pixels from ``lab``.")
+
+
+class ChipColours(StrictModel):
+    """The venue's chip set by colour; ``classify`` names a denomination from a colour or a patch."""
+
+    source: str = Field(default="", description="Where the colours came from (a photo, the simulator).")
+    chips: list[ChipColour] = Field(min_length=1)
+
+    def classify(self, bgr: Sequence[float], *, max_distance: float = 3.0) -> int | None:
+        """The denomination whose colour is nearest (in units of its spread), or None when none is close."""
+        lab = _lab_of(np.asarray([bgr], np.float32))[0]
+        best, best_d = None, np.inf
+        for chip in self.chips:
+            d = colour_distance(lab, np.asarray(chip.lab)) / chip.spread
+            if d < best_d:
+                best, best_d = chip.value, d
+        return best if best_d <= max_distance else None
+
+    def classify_patch(self, patch_bgr: np.ndarray, *, max_distance: float = 3.0) -> int | None:
+        """Classify a crop of one chip by its median colour."""
+        return self.classify(np.median(patch_bgr.reshape(-1, 3), axis=0), max_distance=max_distance)
+
+    def values(self) -> list[int]:
+        return [c.value for c in self.chips]
+
+
+class ChipColourError(ValueError):
+    """The tray photo could not be read as the stated chip set."""
+
+
+def learn_from_tray(tray_bgr: np.ndarray, denominations: Sequence[int], *, source: str = "tray photo") -> ChipColours:
+    """Chip colours from a top-down crop of the tray, columns left to right in ``denominations`` order."""
+    if tray_bgr.ndim != 3 or tray_bgr.shape[0] < 8 or tray_bgr.shape[1] < 8:
+        raise ChipColourError(f"The tray image is too small or not a colour image (shape {tray_bgr.shape}).")
+    if len(set(denominations)) != len(denominations) or not denominations:
+        raise ChipColourError(f"Give each denomination once, in tray order; got {list(denominations)}.")
+    lab = _lab_of(tray_bgr.reshape(-1, 3).astype(np.float32)).reshape(tray_bgr.shape)
+    background = np.median(_border(lab), axis=0)
+    mask = np.linalg.norm(lab - background, axis=2) > BACKGROUND_DISTANCE
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)).astype(bool)
+    segments = _segments(lab, mask, len(denominations))
+    _check_segments(segments, denominations)
+    chips = [_chip(value, pixels) for value, pixels in zip(denominations, segments, strict=True)]
+    return ChipColours(source=source, chips=chips)
+
+
+def from_palette(
+    palette: Mapping[int, Sequence[int]], *, source: str = "palette", spread: float = MIN_SPREAD
+) -> ChipColours:
+    """Chip colours from known BGR colours (e.g. the simulator's chip set)."""
+    chips = []
+    for value, bgr in sorted(palette.items()):
+        lab = _lab_of(np.asarray([bgr], np.float32))[0]
+        chips.append(ChipColour(value=value, lab=_t3(lab), bgr=_b3(bgr), spread=spread))
+    return ChipColours(source=source, chips=chips)
+
+
+def from_simulator(specs: Iterable[object] | None = None) -> ChipColours:
+    """The simulator's chip set (``tablewatch.sim.scenario.DEFAULT_CHIPS`` unless given)."""
+    from tablewatch.sim import scenario  # the simulator is optional for calibration
+
+    chosen = list(specs) if specs is not None else list(scenario.DEFAULT_CHIPS)
+    return from_palette({s.value: scenario.COLOURS[s.colour] for s in chosen}, source="simulator chip set")  # type: ignore[attr-defined]
+
+
+def _segments(lab: np.ndarray, mask: np.ndarray, k: int) -> list[np.ndarray]:
+    """Cut the image into ``k`` stretches along x whose chip colours vary least (1-D dynamic programming).
+
+    Works whether the columns stand apart or touch (a tray photographed from far away blurs the gaps).
+    Returns each stretch's chip pixels (Lab).
+    """
+    weighted = lab.astype(np.float64) * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])
+    m = mask.astype(np.float64)[..., None]
+    count = np.concatenate([[0.0], np.cumsum(m.sum(axis=0)[:, 0])])
+    total = np.vstack([np.zeros(3), np.cumsum((weighted * m).sum(axis=0), axis=0)])
+    square = np.concatenate([[0.0], np.cumsum((weighted**2 * m).sum(axis=(0, 2)))])
+
+    def cost(a: np.ndarray, b: int) -> np.ndarray:  # squared deviation of columns a..b-1 from their mean
+        n = count[b] - count[a]
+        s = total[b] - total[a]
+        return square[b] - square[a] - (s**2).sum(axis=1) / np.maximum(n, 1e-9)
+
+    width = lab.shape[1]
+    best = np.full((k + 1, width + 1), np.inf)
+    cut = np.zeros((k + 1, width + 1), int)
+    best[0, 0] = 0.0
+    for j in range(1, k + 1):
+        for b in range(j, width + 1):
+            a = np.arange(j - 1, b)
+            options = best[j - 1, a] + cost(a, b)
+            i = int(np.argmin(options))
+            best[j, b], cut[j, b] = options[i], a[i]
+    bounds, b = [], width
+    for j in range(k, 0, -1):
+        bounds.append((cut[j, b], b))
+        b = cut[j, b]
+    return [lab[:, a:b][mask[:, a:b]] for a, b in reversed(bounds)]
+
+
+def _check_segments(segments: list[np.ndarray], denominations: Sequence[int]) -> None:
+    """Each stretch must hold chips of one colour, unlike its neighbours'; else the count is wrong."""
+    medians = [np.median(p, axis=0) if len(p) else None for p in segments]
+    for value, pixels, centre in zip(denominations, segments, medians, strict=True):
+        if centre is None or len(pixels) < MIN_PIXELS:
+            raise ChipColourError(_count_error(denominations, f"no chips where the {value} column should be"))
+        if float(np.median(colour_distance(pixels, centre))) > MAX_SPREAD:
+            raise ChipColourError(_count_error(denominations, f"the {value} column holds more than one colour"))
+    for (v1, c1), (v2, c2) in itertools.pairwise(zip(denominations, medians, strict=True)):
+        if float(colour_distance(c1, c2)) < MERGE_DISTANCE:
+            raise ChipColourError(_count_error(denominations, f"the {v1} and {v2} columns look the same colour"))
+
+
+def _count_error(denominations: Sequence[int], why: str) -> str:
+    return (
+        f"The tray does not show {len(denominations)} columns of different colours "
+        f"({', '.join(map(str, denominations))}): {why}. Give one denomination per column, left to right."
+    )
+
+
+def _chip(value: int, pixels: np.ndarray) -> ChipColour:
+    pixels = _body(pixels)
+    centre = np.median(pixels, axis=0)
+    spread = max(MIN_SPREAD, float(np.median(colour_distance(pixels, centre))) * 1.5)
+    bgr = cv2.cvtColor(np.clip(centre, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
+    return ChipColour(value=value, lab=_t3(centre), bgr=_b3(bgr), spread=spread)
+
+
+def _body(pixels: np.ndarray) -> np.ndarray:
+    """The chips' body colour: the larger of two colour clusters (the other: edge spots, sides, shadow)."""
+    if len(pixels) < 2 * MIN_PIXELS:
+        return pixels
+    cv2.setRNGSeed(0)  # k-means++ seeding: the same photo gives the same profile
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, _ = cv2.kmeans(pixels.astype(np.float32), 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    labels = labels.ravel()
+    return pixels[labels == np.argmax(np.bincount(labels, minlength=2))]
+
+
+def colour_distance(lab_a: np.ndarray, lab_b: np.ndarray) -> np.ndarray:
+    """Distance in Lab with lightness down-weighted (a shadow or a bright lamp moves mostly L)."""
+    d = np.asarray(lab_a, np.float64) - np.asarray(lab_b, np.float64)
+    d[..., 0] *= LIGHTNESS_WEIGHT
+    return np.linalg.norm(d, axis=-1)
+
+
+def _lab_of(bgr: np.ndarray) -> np.ndarray:
+    """(N, 3) BGR 0..255 → (N, 3) Lab on OpenCV's 8-bit scale, as float."""
+    pix = np.clip(np.asarray(bgr, np.float32), 0, 255).astype(np.uint8).reshape(-1, 1, 3)
+    return cv2.cvtColor(pix, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+
+
+def _border(image: np.ndarray, width: int = 3) -> np.ndarray:
+    return np.concatenate(
+        [image[:width].reshape(-1, 3), image[-width:].reshape(-1, 3), image[:, :width].reshape(-1, 3),
+         image[:, -width:].reshape(-1, 3)]
+    )  # fmt: skip
+
+
+def _t3(v: Sequence[float]) -> tuple[float, float, float]:
+    return (round(float(v[0]), 2), round(float(v[1]), 2), round(float(v[2]), 2))
+
+
+def _b3(v: Sequence[float]) -> tuple[int, int, int]:
+    return (int(v[0]), int(v[1]), int(v[2]))

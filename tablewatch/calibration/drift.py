@@ -1,0 +1,127 @@
+"""Camera drift: notice when the markers are no longer where the calibration put them.
+
+Each checked frame, the visible markers' corners are mapped through the current calibration onto the
+table and compared with where they were seen when it was made. A hand over a marker hides it (it is
+simply not detected), so the shift is the median over the markers that are seen, and at least
+``min_markers`` must be seen to judge.
+When the shift stays above ``threshold_mm`` for ``confirm`` checks, the monitor emits ``CameraMoved``;
+it then waits until the markers hold still in the image for ``settle`` checks and recalibrates from
+them (a new ``TableCalibration``), ready for the next move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from tablewatch.calibration.camera import CalibrationError, TableCalibration
+from tablewatch.calibration.layout import TableLayout
+from tablewatch.calibration.markers import Detections, calibrate_table, detect_markers, marker_detector
+from tablewatch.events import CameraMoved, Event
+
+
+class DriftState(StrEnum):
+    STEADY = "steady"  # markers where the calibration expects them
+    SUSPECT = "suspect"  # shifted in the last check(s), not yet confirmed
+    MOVED = "moved"  # confirmed moved; waiting for the camera to settle
+    RECALIBRATED = "recalibrated"  # settled and refitted (reported once, then back to steady)
+
+
+@dataclass(kw_only=True)
+class DriftCheck:
+    """What one check saw."""
+
+    ts: float
+    state: DriftState
+    shift_mm: float | None  # median marker shift on the table, None when too few markers were seen
+    markers_seen: int
+
+
+@dataclass(kw_only=True)
+class DriftMonitor:
+    """Feed it frames (or detections) with their times; it returns the events to publish."""
+
+    calibration: TableCalibration
+    layout: TableLayout
+    table: str
+    camera: str = "overhead"
+    threshold_mm: float = 5.0  # as the rules profile's camera_shift_tolerance_mm
+    confirm: int = 2
+    settle: int = 3
+    settle_px: float = 1.0
+    min_markers: int = 2
+    state: DriftState = DriftState.STEADY
+    history: list[DriftCheck] = field(default_factory=list)
+    _suspect: int = field(default=0, init=False, repr=False)
+    _still: int = field(default=0, init=False, repr=False)
+    _last: Detections | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._detector = marker_detector(self.layout.dictionary)
+
+    def check_frame(self, frame: np.ndarray, ts: float) -> list[Event]:
+        return self.check(detect_markers(frame, detector=self._detector), ts)
+
+    def check(self, detections: Detections, ts: float) -> list[Event]:
+        known = self.layout.marker_corners()
+        seen = {m: c for m, c in detections.items() if m in known}
+        shift = self.shift_mm(seen)
+        events: list[Event] = []
+        if self.state in (DriftState.STEADY, DriftState.SUSPECT, DriftState.RECALIBRATED):
+            events += self._watch(shift, ts)
+        elif self.state is DriftState.MOVED:
+            self._wait_to_settle(seen)
+        self.history.append(DriftCheck(ts=ts, state=self.state, shift_mm=shift, markers_seen=len(seen)))
+        self._last = seen
+        return events
+
+    def shift_mm(self, seen: Detections) -> float | None:
+        """Median distance (mm, on the table) the markers moved since calibration.
+
+        A marker seen at calibration time is compared with where it was seen then (so the fit's own
+        residual does not count); any other with where the layout puts it.
+        """
+        if len(seen) < self.min_markers:
+            return None
+        known = self.layout.marker_corners()
+        cal = self.calibration
+        per_marker = []
+        for m, corners in seen.items():
+            then = cal.marker_pixels.get(str(m))
+            reference = cal.px_to_mm(then) if then is not None else known[m]
+            per_marker.append(float(np.linalg.norm(cal.px_to_mm(corners) - reference, axis=1).mean()))
+        return float(np.median(per_marker))
+
+    def _watch(self, shift: float | None, ts: float) -> list[Event]:
+        if self.state is DriftState.RECALIBRATED:
+            self.state = DriftState.STEADY
+        if shift is None:  # can't judge with the markers covered: keep the state
+            return []
+        if shift <= self.threshold_mm:
+            self.state, self._suspect = DriftState.STEADY, 0
+            return []
+        self._suspect += 1
+        if self._suspect < self.confirm:
+            self.state = DriftState.SUSPECT
+            return []
+        self.state, self._suspect, self._still = DriftState.MOVED, 0, 0
+        return [CameraMoved(ts=ts, table=self.table, source="vision", camera=self.camera, shift_mm=round(shift, 1))]
+
+    def _wait_to_settle(self, seen: Detections) -> None:
+        if self._last is None or len(seen) < self.min_markers:
+            self._still = 0
+            return
+        common = [m for m in seen if m in self._last]
+        moves = [float(np.abs(seen[m] - self._last[m]).max()) for m in common]
+        self._still = self._still + 1 if common and max(moves) <= self.settle_px else 0
+        if self._still >= self.settle:
+            try:
+                self.calibration = calibrate_table(
+                    seen, self.layout, image_size=self.calibration.image_size, camera=self.calibration.camera
+                )
+            except CalibrationError:
+                self._still = 0
+                return
+            self.state = DriftState.RECALIBRATED

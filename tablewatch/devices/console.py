@@ -1,0 +1,256 @@
+"""The dealer console: the dealer enters what players said, each entry time-stamped as a ``Declaration``.
+
+Two devices speak the same one-line protocol:
+- buttons on a serial line (any pyserial URL), one ASCII line per entry, answered ``OK <n>`` or
+  ``ERR <why>`` so the device can beep;
+- an MQTT client (a tablet) publishing to ``tablewatch/<site>/<table>/console``, a line or a JSON object
+  ``{"seat": 3, "word": "raise", "amount": 2500}``; answers go to ``<topic>/ack`` as JSON.
+
+Line protocol::
+
+    3 raise 2500      seat, word, amount ("2,500", "2500", "2.5k")
+    7 all-in          words: fold check call bet raise all-in pot time floor (allin, all_in, ai too)
+    5 1200            a number alone: an amount said alone counts as chips (TDA-27C), word "bet"
+    D time            D (or 0): no seat (the dealer calls time or the floor for the table)
+    PING              answered PONG (a heartbeat)
+
+Lines starting with ``#`` and empty lines are ignored. The time stamp is taken when the line arrives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from tablewatch.devices.poller import Clock, session_clock
+from tablewatch.devices.transport import Port, PortGone
+from tablewatch.events import Declaration, DeviceStatus, Event
+
+WORDS = ("fold", "check", "call", "bet", "raise", "all-in", "pot", "time", "floor")
+ALIASES = {"allin": "all-in", "all_in": "all-in", "ai": "all-in", "shove": "all-in"}
+NO_AMOUNT = {"fold", "check", "time", "floor", "pot", "call"}
+MAX_SEAT = 10
+
+
+class ConsoleError(ValueError):
+    """A console entry that can't be understood; the message is sent back to the device."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Entry:
+    seat: int | None
+    word: str
+    amount: int | None = None
+
+
+def parse_amount(text: str) -> int:
+    t = text.strip().lower().replace(",", "").replace("_", "")
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(k?)", t)
+    if not m:
+        raise ConsoleError(f"amount {text!r} is not a number")
+    value = float(m.group(1)) * (1000 if m.group(2) else 1)
+    if value <= 0 or value != int(value):
+        raise ConsoleError(f"amount {text!r} must be a positive whole number")
+    return int(value)
+
+
+def parse_seat(text: str) -> int | None:
+    t = text.strip().lower().removeprefix("seat").removeprefix("s")
+    if t in ("d", "ealer", "0"):
+        return None
+    if not t.isdigit() or not 1 <= int(t) <= MAX_SEAT:
+        raise ConsoleError(f"seat {text!r} must be 1..{MAX_SEAT}, or D for no seat")
+    return int(t)
+
+
+def parse_word(text: str) -> str:
+    word = ALIASES.get(text.strip().lower(), text.strip().lower())
+    if word not in WORDS:
+        raise ConsoleError(f"unknown word {text!r}; words: {' '.join(WORDS)}")
+    return word
+
+
+def parse_line(line: str) -> Entry:
+    """One console line as an Entry; ConsoleError says what is wrong."""
+    parts = line.lower().replace("all in", "all-in").split()
+    if len(parts) < 2 or len(parts) > 3:
+        raise ConsoleError(f"expected 'SEAT WORD [AMOUNT]' or 'SEAT AMOUNT', got {line.strip()!r}")
+    seat = parse_seat(parts[0])
+    if len(parts) == 2 and parts[1][:1].isdigit():
+        return Entry(seat=seat, word="bet", amount=parse_amount(parts[1]))
+    word = parse_word(parts[1])
+    amount = parse_amount(parts[2]) if len(parts) == 3 else None
+    if amount is not None and word in NO_AMOUNT:
+        raise ConsoleError(f"{word!r} takes no amount")
+    return Entry(seat=seat, word=word, amount=amount)
+
+
+def parse_json(payload: dict[str, Any]) -> Entry:
+    unknown = set(payload) - {"seat", "word", "amount"}
+    if unknown:
+        raise ConsoleError(f"unknown field(s) {', '.join(sorted(unknown))}; fields: seat, word, amount")
+    seat = payload.get("seat")
+    seat_text = "D" if seat is None else str(seat)
+    amount = payload.get("amount")
+    word = str(payload.get("word", "bet" if amount is not None else ""))
+    text = f"{seat_text} {word}" + (f" {amount}" if amount is not None else "")
+    return parse_line(text)
+
+
+class ConsoleSession:
+    """Turns entries into Declaration events, stamping each with the clock when it arrives."""
+
+    def __init__(self, *, table: str, clock: Clock | None = None,
+                 on_event: Callable[[Event], None] | None = None) -> None:
+        self.table = table
+        self.clock = clock or session_clock()
+        self.on_event = on_event
+        self.accepted = 0
+        self.rejected = 0
+
+    def handle(self, text: str) -> tuple[Declaration | None, str]:
+        """A line (or JSON object) from the device: the event it makes and the reply for the device."""
+        ts = self.clock()
+        text = text.strip()
+        if not text or text.startswith("#"):
+            return None, ""
+        if text.upper() == "PING":
+            return None, "PONG"
+        try:
+            entry = parse_json(_json_object(text)) if text.startswith("{") else parse_line(text)
+        except ConsoleError as exc:
+            self.rejected += 1
+            return None, f"ERR {exc}"
+        self.accepted += 1
+        event = Declaration(ts=ts, table=self.table, source="console", seat=entry.seat,
+                            word=cast(Any, entry.word), amount=entry.amount)
+        if self.on_event is not None:
+            self.on_event(event)
+        return event, f"OK {self.accepted}"
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConsoleError(f"not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ConsoleError("a JSON entry must be an object with seat, word, amount")
+    return data
+
+
+class SerialConsole:
+    """Reads the console on a serial line (reopened when it comes back) and answers each line."""
+
+    def __init__(self, url: str, *, table: str, clock: Clock | None = None,
+                 on_event: Callable[[Event], None] | None = None, baudrate: int = 9600,
+                 reconnect_interval: float = 0.5, device: str = "console") -> None:
+        self.session = ConsoleSession(table=table, clock=clock, on_event=on_event)
+        self.port = Port(url, baudrate=baudrate)
+        self.reconnect_interval = reconnect_interval
+        self.device = device
+        self.online: bool | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        buffer = bytearray()
+        while not self._stop.is_set():
+            try:
+                self.port.open()
+                self._set_online(True, f"{self.port.url} open")
+                buffer += self.port.read(0.05)
+                while b"\n" in buffer:
+                    line, _, rest = bytes(buffer).partition(b"\n")
+                    buffer = bytearray(rest)
+                    self._answer(line)
+            except PortGone as exc:
+                buffer.clear()
+                self._set_online(False, str(exc))
+                self._stop.wait(self.reconnect_interval)
+        self.port.close()
+
+    def _answer(self, line: bytes) -> None:
+        _, reply = self.session.handle(line.decode("ascii", errors="replace"))
+        if reply:
+            self.port.write(reply.encode() + b"\r\n")
+
+    def _set_online(self, online: bool, detail: str) -> None:
+        if self.online == online:
+            return
+        first = self.online is None
+        self.online = online
+        if first and online:
+            return  # connected at start: nothing to report
+        if self.session.on_event is not None:
+            self.session.on_event(DeviceStatus(ts=self.session.clock(), table=self.session.table, source="console",
+                                               device=self.device, online=online, detail=detail))
+
+    def start(self) -> SerialConsole:
+        self._thread = threading.Thread(target=self.run, name=f"console {self.port.url}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> SerialConsole:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class MqttConsole:
+    """The console as an MQTT client: entries on ``topic``, answers on ``topic + '/ack'``."""
+
+    def __init__(self, *, host: str, port: int, topic: str, table: str, clock: Clock | None = None,
+                 on_event: Callable[[Event], None] | None = None, client_id: str = "") -> None:
+        import paho.mqtt.client as mqtt
+
+        self.session = ConsoleSession(table=table, clock=clock, on_event=on_event)
+        self.topic = topic
+        self.host, self.port = host, port
+        self.ready = threading.Event()  # connected and subscribed
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                                  client_id=client_id or f"tablewatch-console-{table}")
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self.client.on_subscribe = lambda *args: self.ready.set()
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any) -> None:
+        client.subscribe(self.topic, qos=1)
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        event, reply = self.session.handle(message.payload.decode("utf-8", errors="replace"))
+        if not reply:
+            return
+        ack: dict[str, Any] = {"ok": event is not None or reply == "PONG", "reply": reply}
+        if event is not None:
+            ack["event"] = event.to_dict()
+        client.publish(self.topic + "/ack", json.dumps(ack), qos=1)
+
+    def start(self, timeout: float = 5.0) -> MqttConsole:
+        self.client.connect(self.host, self.port)
+        self.client.loop_start()
+        if not self.ready.wait(timeout):
+            self.stop()
+            raise ConnectionError(f"no MQTT connection to {self.host}:{self.port} within {timeout} s")
+        return self
+
+    def stop(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+    def __enter__(self) -> MqttConsole:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,148 @@
+"""The chip ledger: which chips are in which zone, and the differences between reads as events.
+
+Every chip has a UID, so the ledger follows chips one by one, not only totals:
+- a chip read in a new zone is ``ChipsMoved`` from where it was (grouped per source and destination:
+  "seat3.stack -> seat3.bet, 2,500 in 3 chips");
+- a chip no longer read anywhere is first held as missing (a hand carrying it between antennas) and,
+  when it has not come back after ``leave_after`` seconds, ``ChipsLeftTable`` from its last zone (TDA-49);
+- a chip never seen before is ``ChipsAppeared`` (except on a zone's first read, the baseline);
+- a UID the registry does not know is ``UnknownChip`` (once per zone it shows up in): a possible counterfeit.
+
+Zones are named as in ``tablewatch/events.py`` (``tray``, ``seat3.stack``, ``seat3.bet``, ``pot``);
+antennas map to zones (by default an antenna's name is its zone).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Mapping
+
+from tablewatch.devices.registry import TagRegistry
+from tablewatch.events import Chips, ChipsAppeared, ChipsLeftTable, ChipsMoved, Event, RfidInventory, UnknownChip
+
+_SEAT = re.compile(r"seat(\d+)\.")
+
+
+def seat_of(zone: str) -> int | None:
+    m = _SEAT.match(zone)
+    return int(m.group(1)) if m else None
+
+
+class ChipLedger:
+    def __init__(self, registry: TagRegistry, *, table: str, zones: Mapping[str, str] | None = None,
+                 leave_after: float = 2.0, announce_first_read: bool = False) -> None:
+        self.registry = registry
+        self.table = table
+        self.zones = dict(zones or {})
+        self.leave_after = leave_after
+        self.announce_first_read = announce_first_read
+        self._location: dict[str, str] = {}  # uid -> zone
+        self._missing: dict[str, tuple[str, float]] = {}  # uid -> (last zone, when it was first missed)
+        self._read_zones: set[str] = set()
+        self._reported_unknown: set[tuple[str, str]] = set()
+        self._lock = threading.RLock()  # several reader pollers may share one ledger
+
+    # --- what is where -------------------------------------------------------------------------------------
+
+    def uids(self, zone: str) -> frozenset[str]:
+        return frozenset(u for u, z in self._location.items() if z == zone)
+
+    def chips(self, zone: str) -> Chips:
+        return self.registry.chips(self.uids(zone))[0]
+
+    def value(self, zone: str) -> int:
+        return self.chips(zone).value
+
+    def snapshot(self) -> dict[str, Chips]:
+        """Chips per zone read so far (zones with no chips included)."""
+        return {zone: self.chips(zone) for zone in sorted(self._read_zones)}
+
+    def missing(self) -> dict[str, Chips]:
+        """Chips not read anywhere yet not declared gone, by the zone they were last in."""
+        by_zone: dict[str, list[str]] = {}
+        for uid, (zone, _) in self._missing.items():
+            by_zone.setdefault(zone, []).append(uid)
+        return {zone: self.registry.chips(uids)[0] for zone, uids in by_zone.items()}
+
+    # --- reads -> events ----------------------------------------------------------------------------------
+
+    def apply(self, inventories: Iterable[RfidInventory]) -> list[Event]:
+        """Take one sweep (any set of antennas read together, oldest first) and return its events."""
+        with self._lock:
+            return self._apply(list(inventories))
+
+    def _apply(self, inventories: list[RfidInventory]) -> list[Event]:
+        if not inventories:
+            return []
+        ts = max(inv.ts for inv in inventories)
+        read: dict[str, str] = {}  # uid -> zone, the latest read wins when a chip shows up twice
+        zones_read = set()
+        for inv in inventories:
+            zone = self.zones.get(inv.antenna, inv.antenna)
+            zones_read.add(zone)
+            for uid in inv.uids:
+                read[uid.upper()] = zone
+        first = zones_read - self._read_zones
+        moved: dict[tuple[str, str], list[str]] = {}
+        appeared: dict[str, list[str]] = {}
+        events: list[Event] = []
+        for uid, zone in read.items():
+            old = self._location.get(uid) or self._missing.pop(uid, (None, 0.0))[0]
+            if old is None:
+                if zone not in first or self.announce_first_read:
+                    appeared.setdefault(zone, []).append(uid)
+            elif old != zone:
+                moved.setdefault((old, zone), []).append(uid)
+            self._location[uid] = zone
+            events += self._unknown(uid, zone, ts)
+        for uid, zone in list(self._location.items()):
+            if zone in zones_read and uid not in read:
+                del self._location[uid]
+                self._missing[uid] = (zone, ts)
+        self._read_zones |= zones_read
+        events += self._moved_events(moved, ts) + self._appeared_events(appeared, ts)
+        return events + self.expire(ts)
+
+    def expire(self, ts: float) -> list[Event]:
+        """Chips missing for ``leave_after`` seconds or more have left the table."""
+        with self._lock:
+            return self._expire(ts)
+
+    def _expire(self, ts: float) -> list[Event]:
+        gone: dict[str, list[str]] = {}
+        for uid, (zone, since) in list(self._missing.items()):
+            if ts - since >= self.leave_after:
+                del self._missing[uid]
+                gone.setdefault(zone, []).append(uid)
+        events: list[Event] = []
+        for zone, uids in sorted(gone.items()):
+            chips = self.registry.chips(uids)[0]
+            if chips.count:
+                events.append(ChipsLeftTable(ts=ts, table=self.table, source="rfid", seat=seat_of(zone), zone=zone,
+                                             chips=chips))
+        return events
+
+    def _unknown(self, uid: str, zone: str, ts: float) -> list[Event]:
+        if self.registry.lookup(uid) is not None or (uid, zone) in self._reported_unknown:
+            return []
+        self._reported_unknown.add((uid, zone))
+        return [UnknownChip(ts=ts, table=self.table, source="rfid", seat=seat_of(zone), uid=uid, zone=zone)]
+
+    def _moved_events(self, moved: dict[tuple[str, str], list[str]], ts: float) -> list[Event]:
+        events: list[Event] = []
+        for (src, dst), uids in sorted(moved.items()):
+            chips = self.registry.chips(uids)[0]
+            if chips.count:
+                events.append(ChipsMoved(ts=ts, table=self.table, source="rfid", seat=seat_of(src) or seat_of(dst),
+                                         src=src, dst=dst, chips=chips))
+        return events
+
+    def _appeared_events(self, appeared: dict[str, list[str]], ts: float) -> list[Event]:
+        events: list[Event] = []
+        for zone, uids in sorted(appeared.items()):
+            chips = self.registry.chips(uids)[0]
+            if chips.count:
+                events.append(ChipsAppeared(ts=ts, table=self.table, source="rfid", seat=seat_of(zone), zone=zone,
+                                            chips=chips))
+        return events

@@ -1,0 +1,93 @@
+"""Outputs of a table pipeline that need no broker: files on disk and the terminal.
+
+With no broker configured, alerts and hands go here; with one, these still keep a local record, so a
+surveillance team can always reconstruct what the monitor said and when.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+
+from tablewatch.events import Event, Severity, Violation
+
+SEVERITY_STYLE = {Severity.VIOLATION: "bold red", Severity.ADVISORY: "yellow", Severity.SYSTEM: "cyan"}
+
+
+class FilesOutput:
+    """Appends every event and alert as JSON lines (``events.jsonl``, ``alerts.jsonl``) under ``folder``.
+
+    Lines are flushed as written: a crash loses at most the line being written.
+    """
+
+    def __init__(self, folder: Path, *, record_events: bool = True) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self._lock = threading.Lock()
+        self._events: TextIO | None = (folder / "events.jsonl").open("a", encoding="utf-8") if record_events else None
+        self._alerts = (folder / "alerts.jsonl").open("a", encoding="utf-8")
+        self.alerts: list[Violation] = []
+
+    def on_event(self, event: Event) -> None:
+        if self._events is not None:
+            self._write(self._events, event.to_json())
+
+    def on_violation(self, violation: Violation) -> None:
+        self.alerts.append(violation)
+        self._write(self._alerts, violation.to_json())
+
+    def on_hand(self, hand: Any) -> None:
+        """Hands are written by the hand-history output; nothing to do here."""
+
+    def close(self) -> None:
+        with self._lock:
+            for handle in (self._events, self._alerts):
+                if handle is not None:
+                    handle.close()
+
+    def _write(self, handle: TextIO, line: str) -> None:
+        with self._lock:
+            handle.write(line + "\n")
+            handle.flush()
+
+
+class TerminalOutput:
+    """Prints each alert the moment the rules raise it (the demo's live view)."""
+
+    def __init__(self, console: Console | None = None, *, show_hands: bool = True) -> None:
+        self.console = console or Console(highlight=False)
+        self.show_hands = show_hands
+        self.started = time.monotonic()
+
+    def on_event(self, event: Event) -> None:
+        """Events are too many to print; alerts and hands are what a person watches."""
+
+    def on_violation(self, violation: Violation) -> None:
+        style = SEVERITY_STYLE.get(violation.severity, "")
+        seats = ",".join(str(s) for s in violation.seats) or "-"
+        hand = violation.hand_no if violation.hand_no is not None else "-"
+        self.console.print(
+            f"[{style}]{violation.severity.value.upper():9}[/] t={violation.ts:7.2f}s hand {hand} "
+            f"seat {seats:5} [bold]{violation.rule_id}[/] {violation.title}: {violation.observed} "
+            f"→ [italic]{violation.ruling}[/]"
+        )
+
+    def on_hand(self, hand: Any) -> None:
+        if not self.show_hands:
+            return
+        winnings = getattr(hand, "winnings", {})
+        won = ", ".join(f"seat {s} {w:+}" for s, w in winnings.items() if w > 0) or "no winner recorded"
+        self.console.print(f"[green]hand {getattr(hand, 'hand_no', '?')} complete[/]: {won}")
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")

@@ -1,0 +1,188 @@
+"""One table's pipeline: sources → time ordering → sensor fusion → rules → outputs.
+
+``tablewatch run`` (live sources), ``tablewatch demo`` and ``tablewatch bench`` (simulated sources) all
+drive this same class. Sources push events from their own threads; one worker thread puts them in time
+order, fuses them, feeds the rules and hands what comes out to the outputs. A failing output is logged
+and counted, never allowed to stop the table.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tablewatch.events import Event, HandEnded, Violation
+from tablewatch.scene.fusion import SceneFusion
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[Event], None]
+
+
+class EventSource(Protocol):
+    """Anything that produces events from its own thread: a camera, an RFID reader, a dealer console."""
+
+    name: str
+
+    def start(self, emit: Emit) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class Rules(Protocol):
+    """The rules layer as the pipeline sees it: events in, findings and finished hands out."""
+
+    def feed(self, event: Event) -> RulesOutput: ...
+
+
+@dataclass
+class RulesOutput:
+    violations: list[Violation] = field(default_factory=list)
+    finished_hands: list[Any] = field(default_factory=list)  # the rules layer's hand records
+
+
+class Output(Protocol):
+    """Where results go: MQTT, files, the terminal, the hand store, evidence clips."""
+
+    def on_event(self, event: Event) -> None: ...
+
+    def on_violation(self, violation: Violation) -> None: ...
+
+    def on_hand(self, hand: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class PipelineStats:
+    events_in: int = 0
+    events_out: int = 0
+    violations: int = 0
+    hands: int = 0
+    output_errors: int = 0
+    started: float = field(default_factory=time.monotonic)
+    by_source: dict[str, int] = field(default_factory=dict)
+
+
+class ReorderBuffer:
+    """Releases events in time order once ``lateness`` seconds of event time have passed after them.
+
+    Sensors report with different delays (RFID inventories take a few hundred ms); the rules need the
+    table's events in the order they happened.
+    """
+
+    def __init__(self, lateness: float) -> None:
+        self.lateness = lateness
+        self._heap: list[tuple[float, int, Event]] = []
+        self._counter = itertools.count()
+        self._clock = float("-inf")
+
+    def push(self, event: Event) -> list[Event]:
+        heapq.heappush(self._heap, (event.ts, next(self._counter), event))
+        self._clock = max(self._clock, event.ts)
+        return self._release(self._clock - self.lateness)
+
+    def drain(self) -> list[Event]:
+        return self._release(float("inf"))
+
+    def _release(self, until: float) -> list[Event]:
+        out = []
+        while self._heap and self._heap[0][0] <= until:
+            out.append(heapq.heappop(self._heap)[2])
+        return out
+
+
+class TablePipeline:
+    """Runs one table. ``start()`` lists the steps, ``stop()`` undoes them in reverse."""
+
+    def __init__(self, *, rules: Rules, outputs: Iterable[Output], sources: Iterable[EventSource] = (),
+                 fusion: SceneFusion | None = None, lateness: float = 0.3) -> None:
+        self.rules = rules
+        self.outputs = list(outputs)
+        self.sources = list(sources)
+        self.fusion = fusion or SceneFusion()
+        self.order = ReorderBuffer(lateness)
+        self.stats = PipelineStats()
+        self._inbox: queue.Queue[Event | None] = queue.Queue()
+        self._worker: threading.Thread | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._worker = threading.Thread(target=self._work, name="table-pipeline", daemon=True)
+        self._worker.start()
+        for source in self.sources:
+            source.start(self.submit)
+
+    def stop(self) -> None:
+        """Stop the sources, process everything already received, close the outputs."""
+        for source in reversed(self.sources):
+            try:
+                source.stop()
+            except Exception:  # a broken source must not keep the others from stopping
+                log.exception("source %s did not stop cleanly", source.name)
+        self._inbox.put(None)
+        if self._worker:
+            self._worker.join()
+        for output in reversed(self.outputs):
+            self._safely(output.close)
+
+    def submit(self, event: Event) -> None:
+        """Thread-safe entry for sources."""
+        self._inbox.put(event)
+
+    # --- processing ------------------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while (event := self._inbox.get()) is not None:
+            self.process(event)
+        self.drain()
+
+    def process(self, event: Event) -> None:
+        """Handle one event synchronously (the worker's step; tests and replays may call it directly)."""
+        self.stats.events_in += 1
+        self.stats.by_source[event.source] = self.stats.by_source.get(event.source, 0) + 1
+        for ordered in self.order.push(event):
+            self._dispatch(self.fusion.feed(ordered))
+
+    def drain(self) -> None:
+        for ordered in self.order.drain():
+            self._dispatch(self.fusion.feed(ordered))
+        self._dispatch(self.fusion.flush())
+
+    def _dispatch(self, events: list[Event]) -> None:
+        for event in events:
+            self.stats.events_out += 1
+            if isinstance(event, Violation):  # fusion's own findings go straight out
+                self._emit_violation(event)
+                continue
+            for output in self.outputs:
+                self._safely(output.on_event, event)
+            result = self.rules.feed(event)
+            for violation in result.violations:
+                self._emit_violation(violation)
+            for hand in result.finished_hands:
+                self.stats.hands += 1
+                for output in self.outputs:
+                    self._safely(output.on_hand, hand)
+            if isinstance(event, HandEnded):
+                log.debug("hand %s ended", event.hand_no)
+
+    def _emit_violation(self, violation: Violation) -> None:
+        self.stats.violations += 1
+        for output in self.outputs:
+            self._safely(output.on_violation, violation)
+
+    def _safely(self, call: Callable[..., None], *args: Any) -> None:
+        try:
+            call(*args)
+        except Exception:
+            self.stats.output_errors += 1
+            log.exception("output %s failed; the table goes on", getattr(call, "__qualname__", call))

@@ -1,0 +1,114 @@
+"""Writing finished hands as PHH (the Poker Hand History format pokerkit reads).
+
+``to_hand_history`` builds pokerkit's ``HandHistory`` from the engine's pokerkit state
+(``HandHistory.from_game_state``), turns integer units back into money, and adds tablewatch's own facts
+in ``_``-prefixed fields that pokerkit keeps as user-defined fields: burns, violations, event times, notes.
+``dumps_phh`` writes one hand, or several as ``[n]`` sections. pokerkit loads and replays what it writes.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from typing import Any
+
+from pokerkit import HandHistory
+
+from tablewatch.rules.table import FinishedHand
+
+_CBR = re.compile(r"^(p\d+ cbr )(\d+)(.*)$")
+
+
+class PhhExportError(ValueError):
+    """A hand PHH cannot express (a variant without a PHH code)."""
+
+
+def to_hand_history(hand: FinishedHand, *, players: Sequence[str] | None = None, **meta: Any) -> HandHistory:
+    """The PHH of one finished hand; ``meta`` adds PHH fields (venue, time, …) or ``_`` fields."""
+    unit = hand.config.currency_unit
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            hh = HandHistory.from_game_state(hand.game, hand.state)
+    except KeyError as exc:
+        raise PhhExportError(f"PHH has no variant code for {hand.config.variant.value}; "
+                             "only NLHE, FLHE and PLO hands can be written as PHH.") from exc
+    money = _money(unit)
+    hh.starting_stacks = [money(v) for v in hh.starting_stacks]
+    hh.antes = [money(v) for v in hh.antes]
+    hh.blinds_or_straddles = [money(v) for v in hh.blinds_or_straddles]
+    if hh.min_bet is not None:
+        hh.min_bet = money(hh.min_bet)
+    if hh.small_bet is not None:
+        hh.small_bet = money(hh.small_bet)
+    if hh.big_bet is not None:
+        hh.big_bet = money(hh.big_bet)
+    hh.actions = [_money_action(action, money) for action in hh.actions]
+    hh.seats = list(hand.order)
+    hh.hand = hand.hand_no
+    hh.table = hand.table
+    hh.finishing_stacks = [money(hand.final_stacks[seat]) for seat in hand.order]
+    hh.winnings = [money(sum(a for s, a in _awards(hand) if s == seat)) for seat in hand.order]
+    if players is not None:
+        hh.players = list(players)
+    if hand.config.currency_symbol:
+        hh.currency_symbol = hand.config.currency_symbol
+    hh.user_defined_fields.update(_extra_fields(hand, money))
+    for key, value in meta.items():
+        if key.startswith("_"):
+            hh.user_defined_fields[key] = value
+        else:
+            setattr(hh, key, value)
+    return hh
+
+
+def dumps_phh(hands: Iterable[FinishedHand | HandHistory]) -> str:
+    """PHH text: one hand as a plain file, several as ``[1]``, ``[2]``… sections."""
+    histories = [h if isinstance(h, HandHistory) else to_hand_history(h) for h in hands]
+    if len(histories) == 1:
+        return histories[0].dumps() + "\n"
+    return HandHistory.dumps_all(histories) + "\n"
+
+
+def _money(unit: Decimal):  # type: ignore[no-untyped-def]
+    def convert(value: Any) -> Any:
+        if unit == 1:
+            return value
+        if isinstance(value, Decimal) and not value.is_finite():
+            return value
+        return (Decimal(value) * unit).quantize(unit)
+
+    return convert
+
+
+def _money_action(action: str, money: Any) -> str:
+    match = _CBR.match(action)
+    if not match:
+        return action
+    return f"{match.group(1)}{money(int(match.group(2)))}{match.group(3)}"
+
+
+def _awards(hand: FinishedHand) -> list[tuple[int, int]]:
+    return [pair for push in hand.pushes for pair in push.amounts]
+
+
+def _extra_fields(hand: FinishedHand, money: Any) -> dict[str, Any]:
+    """tablewatch's facts that PHH has no field for (pokerkit keeps ``_`` fields as user-defined)."""
+    fields: dict[str, Any] = {
+        "_tablewatch_button": hand.button,
+        "_tablewatch_burns": [f"{street}:{card or '??'}@{ts:g}" for street, card, ts in hand.burns],
+        "_tablewatch_violations": [
+            {"rule_id": v.rule_id, "title": v.title, "seat": v.seat or 0, "street": v.street or "",
+             "observed": v.observed, "ruling": v.ruling, "severity": str(v.severity), "ts": v.ts}
+            for v in hand.violations
+        ],
+        "_tablewatch_action_times": [a.ts for a in hand.actions],
+        "_tablewatch_started_ts": hand.started_ts,
+    }
+    if hand.ended_ts is not None:
+        fields["_tablewatch_ended_ts"] = hand.ended_ts
+    if hand.notes:
+        fields["_tablewatch_notes"] = list(hand.notes)
+    return fields

@@ -1,0 +1,168 @@
+"""A store of finished hands: SQLite by default (stdlib ``sqlite3``), PostgreSQL for a casino (``psycopg``).
+
+``open_store(url)`` takes a file path or ``sqlite:///path`` (``:memory:`` works), or
+``postgresql://user@host:port/db``. Each hand is kept as its PHH text and its OHH JSON, with the table,
+hand number, start time and the number of violations, so an archive can be queried without parsing PHH.
+``save`` is idempotent per (table, hand number): saving the same hand again replaces it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from tablewatch.history.ohh import to_ohh
+from tablewatch.history.phh import dumps_phh
+from tablewatch.rules.table import FinishedHand
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS {table} (
+    table_id TEXT NOT NULL,
+    hand_no BIGINT NOT NULL,
+    started_ts DOUBLE PRECISION NOT NULL,
+    violations INTEGER NOT NULL,
+    phh TEXT NOT NULL,
+    ohh TEXT NOT NULL,
+    PRIMARY KEY (table_id, hand_no)
+)
+"""
+
+
+class StoreError(RuntimeError):
+    """The store could not be opened or written; the message names the URL and the cause."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredHand:
+    table: str
+    hand_no: int
+    started_ts: float
+    violations: int
+    phh: str
+    ohh: dict[str, Any]
+
+
+class HandStore(Protocol):
+    def save(self, hand: FinishedHand) -> None: ...
+    def get(self, table: str, hand_no: int) -> StoredHand | None: ...
+    def list(self, table: str | None = None, *, limit: int = 100) -> list[StoredHand]: ...
+    def count(self) -> int: ...
+    def close(self) -> None: ...
+
+
+def open_store(url: str | Path, *, table: str = "hands") -> HandStore:
+    """A hand store for ``url``: a path / ``sqlite:///path`` (SQLite) or ``postgresql://…`` (PostgreSQL).
+
+    ``table``: the SQL table's name (letters, digits, underscores), so several archives can share a database.
+    """
+    if not table.replace("_", "").isalnum() or table[0].isdigit():
+        raise StoreError(f"Hand store table name {table!r} must be letters, digits and underscores.")
+    text = str(url)
+    if text.startswith(("postgresql://", "postgres://")):
+        return _PostgresStore(text, table=table)
+    if text.startswith("sqlite:///"):
+        text = text.removeprefix("sqlite:///")
+    elif "://" in text:
+        raise StoreError(f"Unknown hand store URL {text!r}: use a file path, sqlite:///path or postgresql://…")
+    return _SqliteStore(text, table=table)
+
+
+def _row(hand: FinishedHand) -> tuple[Any, ...]:
+    phh, ohh = dumps_phh([hand]), json.dumps(to_ohh(hand))
+    return (hand.table, hand.hand_no, hand.started_ts, len(hand.violations), phh, ohh)
+
+
+def _stored(row: tuple[Any, ...]) -> StoredHand:
+    return StoredHand(table=row[0], hand_no=int(row[1]), started_ts=float(row[2]), violations=int(row[3]),
+                      phh=row[4], ohh=json.loads(row[5]))
+
+
+_COLUMNS = "table_id, hand_no, started_ts, violations, phh, ohh"
+
+
+class _SqliteStore:
+    def __init__(self, path: str, *, table: str) -> None:
+        self.t = table
+        try:
+            if path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path)
+            self.db.execute(_SCHEMA.format(table=table))
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"Cannot open the SQLite hand store {path!r}: {exc}") from exc
+
+    def save(self, hand: FinishedHand) -> None:
+        with self.db:
+            self.db.execute(f"INSERT OR REPLACE INTO {self.t} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", _row(hand))
+
+    def get(self, table: str, hand_no: int) -> StoredHand | None:
+        row = self.db.execute(f"SELECT {_COLUMNS} FROM {self.t} WHERE table_id = ? AND hand_no = ?",
+                              (table, hand_no)).fetchone()
+        return _stored(row) if row else None
+
+    def list(self, table: str | None = None, *, limit: int = 100) -> list[StoredHand]:
+        if table is None:
+            rows = self.db.execute(f"SELECT {_COLUMNS} FROM {self.t} ORDER BY started_ts LIMIT ?", (limit,))
+        else:
+            rows = self.db.execute(f"SELECT {_COLUMNS} FROM {self.t} WHERE table_id = ? ORDER BY hand_no LIMIT ?",
+                                   (table, limit))
+        return [_stored(r) for r in rows.fetchall()]
+
+    def count(self) -> int:
+        return int(self.db.execute(f"SELECT COUNT(*) FROM {self.t}").fetchone()[0])
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class _PostgresStore:
+    def __init__(self, url: str, *, table: str) -> None:
+        self.t = table
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise StoreError("A PostgreSQL hand store needs psycopg: pip install 'psycopg[binary]'.") from exc
+        try:
+            self.db = psycopg.connect(url, connect_timeout=5, autocommit=True)
+            self.db.execute(_SCHEMA.format(table=table))
+        except psycopg.Error as exc:
+            raise StoreError(f"Cannot open the PostgreSQL hand store {_redact(url)}: {exc}".strip()) from exc
+
+    def save(self, hand: FinishedHand) -> None:
+        self.db.execute(
+            f"INSERT INTO {self.t} ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (table_id, hand_no) DO UPDATE SET started_ts = EXCLUDED.started_ts, "
+            "violations = EXCLUDED.violations, phh = EXCLUDED.phh, "
+            "ohh = EXCLUDED.ohh", _row(hand))
+
+    def get(self, table: str, hand_no: int) -> StoredHand | None:
+        row = self.db.execute(f"SELECT {_COLUMNS} FROM {self.t} WHERE table_id = %s AND hand_no = %s",
+                              (table, hand_no)).fetchone()
+        return _stored(row) if row else None
+
+    def list(self, table: str | None = None, *, limit: int = 100) -> list[StoredHand]:
+        if table is None:
+            cur = self.db.execute(f"SELECT {_COLUMNS} FROM {self.t} ORDER BY started_ts LIMIT %s", (limit,))
+        else:
+            cur = self.db.execute(f"SELECT {_COLUMNS} FROM {self.t} WHERE table_id = %s ORDER BY hand_no LIMIT %s",
+                                  (table, limit))
+        return [_stored(r) for r in cur.fetchall()]
+
+    def count(self) -> int:
+        row = self.db.execute(f"SELECT COUNT(*) FROM {self.t}").fetchone()
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _redact(url: str) -> str:
+    """The URL without a password, for error messages."""
+    if "@" in url and ":" in url.split("://", 1)[-1].split("@", 1)[0]:
+        scheme, rest = url.split("://", 1)
+        user = rest.split("@", 1)[0].split(":", 1)[0]
+        return f"{scheme}://{user}:***@{rest.split('@', 1)[1]}"
+    return url

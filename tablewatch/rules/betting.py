@@ -1,0 +1,145 @@
+"""What a seat faces on the current street, the TDA way, over pokerkit's chip ledger.
+
+pokerkit's ``State`` holds the chips (stacks, bets, pots). ``RoundTracker`` keeps what the TDA rules need
+and pokerkit does not model the same way (catalogue Appendix C):
+- a short big blind all-in still counts as the full blind for the call and the pot-limit maximum (EX-7, EX-20);
+- who may raise after short all-ins: ``cur - last level the seat acted at >= the last full increment``,
+  cumulative (ENG-13, TDA-34A), which also covers a short raise over the blinds preflop (EX-66) and an opening
+  all-in below the big blind;
+- fixed limit: an all-in of at least half a bet reopens the betting (TDA-34B, EX-100's cap per profile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pokerkit import State
+
+from tablewatch.events import Chips
+from tablewatch.rules.chipreading import BetContext
+from tablewatch.rules.game import GameConfig
+
+STREETS = ("preflop", "flop", "turn", "river")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BettingView:
+    """What ``seat`` faces now. Amounts are totals for this street ("to"), in units."""
+
+    seat: int
+    street: str
+    structure: str
+    cur: int  # highest bet to match (a short big blind counts in full preflop)
+    bet: int  # the seat's chips in this street
+    stack: int  # chips behind
+    inc: int  # minimum raise increment
+    min_raise_to: int
+    max_raise_to: int
+    can_raise: bool
+    opening: bool  # the bet faced is the street's opening bet (TDA-37)
+    heads_up: bool
+    pot_total: int  # middle + every bet in front
+    big_blind: int
+    prior: Chips = field(default_factory=Chips)  # the chips physically in front of the seat (TDA-33)
+
+    @property
+    def to_call(self) -> int:
+        return max(0, min(self.cur - self.bet, self.stack))
+
+    def context(self, *, single_chip_over_prior: str = "multiple_chip_rule",
+                declared_raise_short: str = "complete_to_minimum") -> BetContext:
+        return BetContext(
+            structure=self.structure,  # type: ignore[arg-type]
+            cur=self.cur, bet=self.bet, stack=self.stack, inc=self.inc,
+            min_raise_to=self.min_raise_to, max_raise_to=self.max_raise_to, can_raise=self.can_raise,
+            opening=self.opening, heads_up=self.heads_up, pot_total=self.pot_total, big_blind=self.big_blind,
+            single_chip_over_prior=single_chip_over_prior,  # type: ignore[arg-type]
+            declared_raise_short=declared_raise_short,  # type: ignore[arg-type]
+        )
+
+
+@dataclass
+class RoundTracker:
+    """TDA bookkeeping of one betting round, keyed by pokerkit player index."""
+
+    street_index: int
+    inc: int
+    nominal_cur: int = 0  # preflop: the full big blind (or straddle) even when posted short
+    dead_blind_gap: int = 0  # preflop: how much a short blind is counted above what was posted (PL pot)
+    acted_level: dict[int, int] = field(default_factory=dict)
+    raises: int = 0  # bets and raises this round (fixed-limit cap)
+    raised_over_opening: bool = False
+    reopen_share: float = 1.0  # 0.5 in fixed limit (TDA-34B)
+    cumulative: bool = True  # short all-ins add up to a full raise (TDA-34A); False: house rule (C13)
+    full_raises: int = 0  # full bets/raises so far this round
+    acted_after: dict[int, int] = field(default_factory=dict)  # index -> full_raises when it last acted
+
+    def record(self, index: int, *, cur_before: int, to: int) -> None:
+        """A voluntary action by ``index`` taking its bet to ``to`` (a call, bet, raise or all-in)."""
+        if to > cur_before:
+            if to - cur_before >= self.inc * self.reopen_share:
+                self.full_raises += 1
+            if self.reopen_share == 1 and to - cur_before >= self.inc:
+                self.inc = to - cur_before  # a full bet or raise sets the increment; a short all-in does not
+            if cur_before > 0:
+                self.raised_over_opening = True
+            self.raises += 1
+        self.acted_level[index] = max(to, cur_before)
+        self.acted_after[index] = self.full_raises
+
+    def reopened(self, index: int, cur: int) -> bool:
+        """May ``index`` raise again? Not acted yet, or faced a full raise since (ENG-13, TDA-34)."""
+        level = self.acted_level.get(index)
+        if level is None:
+            return True
+        if self.cumulative:
+            return cur - level >= self.inc * self.reopen_share
+        return self.full_raises > self.acted_after.get(index, 0)
+
+
+def new_round(config: GameConfig, state: State, street_index: int, *, straddle: int = 0,
+              cumulative: bool = True) -> RoundTracker:
+    """The tracker for a street that has just opened (pokerkit's blinds are already posted preflop)."""
+    inc = config.bet_size(street_index)
+    tracker = RoundTracker(street_index=street_index, inc=inc, cumulative=cumulative,
+                           reopen_share=0.5 if config.structure == "FL" else 1.0)
+    if street_index == 0:
+        posted = max(state.bets) if state.bets else 0
+        # a short big blind counts in full (EX-7, EX-20), except heads-up (HOUSE-002-2.3.2)
+        nominal = max(config.big_blind, straddle) if len(state.bets) > 2 else 0
+        tracker.nominal_cur = max(nominal, posted)
+        tracker.dead_blind_gap = max(0, tracker.nominal_cur - posted)
+        tracker.raises = 1  # the big blind is the round's bet (fixed-limit cap: bet + 3 raises)
+        if straddle and config.structure != "FL":
+            tracker.inc = config.straddle_min_raise_inc or straddle
+    return tracker
+
+
+def view_for(config: GameConfig, state: State, tracker: RoundTracker, index: int, *, seat: int,
+             cap_reached: bool = False, prior: Chips | None = None) -> BettingView:
+    """The TDA view of what player ``index`` faces on the current street."""
+    bets, stacks = state.bets, state.stacks
+    posted_cur = max(bets)
+    cur = max(posted_cur, tracker.nominal_cur) if tracker.street_index == 0 else posted_cur
+    bet, stack = bets[index], stacks[index]
+    all_in_to = bet + stack
+    pot_total = state.total_pot_amount + (tracker.dead_blind_gap if cur > posted_cur else 0)
+    to_call = max(0, min(cur - bet, stack))
+    if config.structure == "FL":
+        min_to = cur + tracker.inc
+        max_to = min_to
+    else:
+        min_to = cur + tracker.inc
+        max_to = all_in_to if config.structure == "NL" else cur + pot_total + to_call
+    others_live = any(
+        i != index and state.statuses[i] and stacks[i] + bets[i] > cur for i in range(len(bets))
+    )
+    can_raise = all_in_to > cur and others_live and tracker.reopened(index, cur) and not cap_reached
+    live = sum(1 for s in state.statuses if s)
+    return BettingView(
+        seat=seat, street=STREETS[min(tracker.street_index, 3)], structure=config.structure, cur=cur, bet=bet,
+        stack=stack, inc=tracker.inc, min_raise_to=min(min_to, all_in_to), max_raise_to=min(max(max_to, min_to),
+                                                                                               all_in_to),
+        can_raise=can_raise, opening=not tracker.raised_over_opening, heads_up=live == 2, pot_total=pot_total,
+        big_blind=config.big_blind, prior=prior if prior is not None else Chips(),
+    )

@@ -1,0 +1,70 @@
+"""Fouled deck: two cards of the same rank and suit in one hand (TDA-22E).
+
+Every card identity seen this hand is kept with where it was seen. The same card seen again in a place it
+can legitimately reach is not a duplicate: a hole card exposed and later tabled by the same seat, a board
+card laid out again, a board card or a replaced hole card moved to the burn pile (TDA-26A/26B repairs, an
+exposed deal card used as the burn), a premature board card shuffled back and dealt again (TDA-57).
+"""
+
+from __future__ import annotations
+
+from tablewatch.events import BoardCardDealt, CardBurned, CardDealt, CardExposed, CardsTabled, Event, Violation
+from tablewatch.rules.checks.base import HandCheck, is_standard_card
+from tablewatch.rules.snapshot import HandSnapshot
+
+Place = tuple[str, int | None]  # ("seat", 3), ("board", None), ("burn", None)
+
+
+class FouledDeckCheck(HandCheck):
+    rule_id = "TDA-22E"
+
+    def reset(self) -> None:
+        self.seen: dict[str, Place] = {}
+        self.first_ts: dict[str, float] = {}
+        self.fouled = False
+
+    def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        for card, place in _sightings(event):
+            if not is_standard_card(card):
+                continue  # a joker is TDA-22A(6), not a duplicate
+            before = self.seen.get(card)
+            if before is None:
+                self.seen[card], self.first_ts[card] = place, event.ts
+            elif before != place and not _may_move(before, place):
+                return self._fouled(snapshot, event, card, before, place)
+            else:
+                self.seen[card] = place
+        return []
+
+    def _fouled(self, snapshot: HandSnapshot, event: Event, card: str, before: Place, now: Place) -> list[Violation]:
+        if self.fouled:
+            return []
+        self.fouled = True
+        return [self.violation(
+            snapshot, event, title="Fouled deck (duplicate card)",
+            seats=[p[1] for p in (before, now) if p[1] is not None],
+            evidence_ts=(self.first_ts[card],),
+            observed=f"{card} seen at {_describe(before)} and again at {_describe(now)}.",
+            ruling="The deck is fouled: stop play and return all bets, whether or not substantial action has "
+            "taken place (TDA-22E).")]
+
+
+def _sightings(event: Event) -> list[tuple[str, Place]]:
+    if isinstance(event, CardDealt | CardExposed) and event.card and event.seat is not None:
+        return [(event.card, ("seat", event.seat))]
+    if isinstance(event, CardsTabled) and event.seat is not None:
+        return [(c, ("seat", event.seat)) for c in event.cards if c]
+    if isinstance(event, BoardCardDealt) and event.card:
+        return [(event.card, ("board", None))]
+    if isinstance(event, CardBurned) and event.card:
+        return [(event.card, ("burn", None))]
+    return []
+
+
+def _may_move(before: Place, now: Place) -> bool:
+    """Moves a real card makes in a hand: anything to the burn pile, or the board to the board."""
+    return now[0] == "burn" or (before[0] == "board" and now[0] == "board")
+
+
+def _describe(place: Place) -> str:
+    return f"seat {place[1]}" if place[0] == "seat" else f"the {place[0]}"

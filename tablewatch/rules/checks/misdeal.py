@@ -1,0 +1,258 @@
+"""Misdeal conditions of the initial deal (TDA-22A, HOUSE-002-2.5) and the redeal (TDA-22C), the button dealt
+too few cards (TDA-24), and a wrong number of hole cards after substantial action (TDA-25 / TDA22-ILL-38).
+
+The initial deal is modelled as the sequence of ``CardDealt`` events: one card per pass, clockwise from the
+first dealt-in seat left of the button, ``hole_cards_per_player`` passes. The deal is over at the first
+event of the game proper (an action, a burn, a board card, a pot). A condition found before the misdeal
+cut-off (conflict C9) is a misdeal; after it, play goes on (TDA-22D).
+"""
+
+from __future__ import annotations
+
+from tablewatch.events import (
+    BoardCardDealt,
+    BoxedCard,
+    CardBurned,
+    CardDealt,
+    CardExposed,
+    CardsTabled,
+    Event,
+    HandEnded,
+    HandStarted,
+    PotGathered,
+    PotPushed,
+    Severity,
+    Violation,
+)
+from tablewatch.rules.checks.base import ActionTally, HandCheck, is_action, is_standard_card, seat_list
+from tablewatch.rules.profiles import RuleProfile
+from tablewatch.rules.snapshot import HandSnapshot
+
+MISDEAL = (
+    "Misdeal. Redeal the hand exactly as before: the button does not move, no new players, the same limits; "
+    "absent or penalised players are dealt in and their cards mucked at once (TDA-22C)."
+)
+NO_MISDEAL = "No misdeal once substantial action has taken place; play goes on (TDA-22D)."
+DEAL_ENDERS = (CardBurned, BoardCardDealt, CardsTabled, PotGathered, PotPushed, HandEnded)
+
+
+class MisdealCheck(HandCheck):
+    rule_id = "TDA-22A"
+
+    def __init__(self, profile: RuleProfile) -> None:
+        self.redeal: tuple[int | None, tuple[int, ...]] | None = None  # (button, seats) of a misdealt hand
+        super().__init__(profile)
+
+    def reset(self) -> None:
+        self.seats: tuple[int, ...] = ()
+        self.button: int | None = None
+        self.n_cards = 2
+        self.dealt: list[int] = []  # seats in the order the cards were pitched
+        self.counts: dict[int, int] = {}
+        self.exposed: dict[int, int] = {}
+        self.boxed = 0
+        self.deal_over = False
+        self.reported: set[str] = set()  # conditions already reported this hand
+        self.tally = ActionTally()
+        self.wrong_count: dict[int, int] = {}  # seats with a wrong count, to rule on after substantial action
+        self.button_short = False
+
+    def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        if isinstance(event, HandStarted):
+            self.seats, self.button = tuple(sorted(event.seats)), event.button
+            return self._redeal(snapshot, event)
+        found: list[Violation] = []
+        if not self.deal_over and self.dealt and (is_action(event) or isinstance(event, DEAL_ENDERS)):
+            self.deal_over = True
+            found += self._end_of_deal(snapshot, event)
+        if isinstance(event, CardDealt):
+            found += self._card_dealt(snapshot, event) if not self.deal_over else self._late_card(event)
+        elif isinstance(event, BoxedCard):
+            found += self._boxed(snapshot, event)
+        found += self._non_standard(snapshot, event)
+        if is_action(event):
+            found += self._action(snapshot, event)
+        if isinstance(event, PotPushed):
+            self.redeal = None  # the hand was played out: the next one is not a redeal
+        return found
+
+    # --- the initial deal ----------------------------------------------------------------------------
+
+    def _card_dealt(self, snapshot: HandSnapshot, event: CardDealt) -> list[Violation]:
+        if not self.seats:
+            self.seats, self.button = snapshot.seats, snapshot.button
+        self.n_cards = snapshot.hole_cards_per_player
+        seat, index = event.seat, len(self.dealt)
+        if seat is None:
+            return []
+        self.dealt.append(seat)
+        self.counts[seat] = self.counts.get(seat, 0) + 1
+        found = self._order(snapshot, event, seat, index)
+        if event.face_up:
+            self.exposed[seat] = self.exposed.get(seat, 0) + 1
+            found += self._exposed(snapshot, event, index)
+        return found
+
+    def _order(self, snapshot: HandSnapshot, event: CardDealt, seat: int, index: int) -> list[Violation]:
+        """A card to a seat not in play, or a deal that starts at the wrong seat. A seat skipped or served twice
+        later on shows in the counts at the end of the deal (TDA-22A(4)/(5))."""
+        if seat not in self.seats:
+            return self._misdeal(snapshot, event, "22A(3)", "Cards dealt to a seat not in play",
+                                 f"Seat {seat} got a card but is not dealt in (dealt in: {seat_list(self.seats)}).")
+        order = self._deal_order()
+        if index != 0 or not order or seat == order[0]:
+            return []
+        return self._misdeal(snapshot, event, "22A(2)", "Deal started at the wrong seat",
+                             f"The first card went to seat {seat}; the deal starts at seat {order[0]}, the first "
+                             f"seat left of the button (seat {self.button}).")
+
+    def _exposed(self, snapshot: HandSnapshot, event: CardDealt, index: int) -> list[Violation]:
+        total = sum(self.exposed.values())
+        card = event.card or "a card"
+        if index < 2:
+            return self._misdeal(snapshot, event, "22A(7)", "First or second card of the deal exposed",
+                                 f"Card {index + 1} of the deal ({card}, seat {event.seat}) was dealt face up.")
+        if total == 2:
+            return self._misdeal(snapshot, event, "22A(7)", "Two cards exposed in the deal",
+                                 f"A second card ({card}, seat {event.seat}) was dealt face up during the deal.")
+        if total == 1:
+            return [self.violation(
+                snapshot, event, severity=Severity.ADVISORY, title="One card exposed in the deal",
+                observed=f"Card {index + 1} of the deal ({card}, seat {event.seat}) was dealt face up.",
+                ruling="One exposed card is not a misdeal (TDA-22A(7)): the deal goes on, the card is replaced "
+                "and used as the burn card (HOUSE-002-2.5(f)); the button may get two cards in a row (TDA-22B).")]
+        return []
+
+    def _boxed(self, snapshot: HandSnapshot, event: BoxedCard) -> list[Violation]:
+        self.boxed += 1
+        if self.boxed >= 2:
+            return self._misdeal(snapshot, event, "22A(1)", "Two boxed cards in the deck",
+                                 f"{self.boxed} cards found face up in the deck during the deal.")
+        return [self.violation(
+            snapshot, event, rule_id="HOUSE-002-2.7.4", severity=Severity.ADVISORY, title="Boxed card",
+            observed=f"A card ({event.card or 'unknown'}) was found face up in the deck.",
+            ruling="A single boxed card is ignored and replaced by the next card (HOUSE-002-2.7.4); a second one "
+            "during the deal is a misdeal (TDA-22A(1)).")]
+
+    def _end_of_deal(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        found: list[Violation] = []
+        effective = {seat: self._effective(seat) for seat in self.seats}
+        extra = sum(max(0, c - self.n_cards) for c in effective.values())
+        for seat, count in effective.items():
+            if count == 0:
+                found += self._misdeal(snapshot, event, "22A(4)", "A player was not dealt in",
+                                       f"Seat {seat} is in the hand but got no cards.", seats=(seat,),
+                                       key=f"none{seat}")
+            elif seat == self.button and count < self.n_cards:
+                self.button_short = True
+                found.append(self.violation(
+                    snapshot, event, rule_id="TDA-24", title="Button dealt too few cards", seats=(seat,),
+                    observed=f"The button (seat {seat}) has {count} card(s) of {self.n_cards}.",
+                    ruling="Not a misdeal. The missing card may be dealt to the button, even after substantial "
+                    "action, if he has not acted; once he checks or bets his hand is dead (TDA-24)."))
+            elif count != self.n_cards:
+                found += self._wrong_count(snapshot, event, seat, count, extra)
+        return found
+
+    def _wrong_count(self, snapshot: HandSnapshot, event: Event, seat: int, count: int, extra: int) -> list[Violation]:
+        if count == self.n_cards + 1 and extra == 1 and self.profile.extra_hole_card == "becomes_burn":
+            return [self.violation(
+                snapshot, event, rule_id="HOUSE-002-2.7.6", severity=Severity.ADVISORY, seats=(seat,),
+                title="Extra hole card", observed=f"Seat {seat} was dealt {count} cards of {self.n_cards}.",
+                ruling="The extra card goes back on the deck and is used as the flop burn (HOUSE-002-2.7.6).")]
+        self.wrong_count[seat] = count
+        return self._misdeal(snapshot, event, "22A(5)", "Wrong number of hole cards",
+                             f"Seat {seat} was dealt {count} card(s) of {self.n_cards}.", seats=(seat,),
+                             key=f"count{seat}")
+
+    def _effective(self, seat: int) -> int:
+        """Cards a seat holds: an exposed card that was replaced after the passes does not count."""
+        count = self.counts.get(seat, 0)
+        return count - min(self.exposed.get(seat, 0), max(0, count - self.n_cards))
+
+    def _deal_order(self) -> tuple[int, ...]:
+        seats = self.seats
+        if not seats:
+            return ()
+        button = self.button if self.button is not None else seats[-1]
+        first = next((i for i, s in enumerate(seats) if s > button), 0)
+        return seats[first:] + seats[:first]
+
+    # --- after the deal ------------------------------------------------------------------------------
+
+    def _late_card(self, event: CardDealt) -> list[Violation]:
+        if event.seat is not None:
+            self.counts[event.seat] = self.counts.get(event.seat, 0) + 1
+            if event.seat == self.button and self._effective(event.seat) >= self.n_cards:
+                self.button_short = False  # TDA-24: the missing card was added in time
+        return []
+
+    def _action(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        found: list[Violation] = []
+        if self.button_short and event.seat == self.button:
+            self.button_short = False
+            found.append(self.violation(
+                snapshot, event, rule_id="TDA-24", title="Short button acted: hand dead",
+                observed=f"The button (seat {self.button}) acted holding {self._effective(self.button)} card(s).",
+                ruling="The button acted before the missing card was dealt: his hand is dead (TDA-24)."))
+        self.tally.observe(snapshot, event)
+        if self.wrong_count and self.tally.past_misdeal_cutoff(self.profile):
+            for seat, count in sorted(self.wrong_count.items()):
+                found.append(self.violation(
+                    snapshot, event, rule_id="TDA-25", title="Wrong number of hole cards after substantial action",
+                    seats=(seat,), observed=f"Seat {seat} still holds {count} card(s) of {self.n_cards} after "
+                    "substantial action.",
+                    ruling=f"No misdeal now (TDA-22D): seat {seat}'s hand is dead and not shown; the deal goes on "
+                    "with exactly one burn per street: never burn two to restore the 'original' flop, never use "
+                    "the extra card as the burn (TDA-25, TDA22-ILL-38)."))
+            self.wrong_count.clear()
+        return found
+
+    def _non_standard(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        cards: tuple[str | None, ...] = ()
+        if isinstance(event, CardDealt | CardExposed | BoardCardDealt | BoxedCard | CardBurned):
+            cards = (event.card,)
+        elif isinstance(event, CardsTabled):
+            cards = event.cards
+        odd = [c for c in cards if c is not None and not is_standard_card(c)]
+        if not odd or "22A(6)" in self.reported:
+            return []
+        if not self.tally.past_misdeal_cutoff(self.profile):
+            return self._misdeal(snapshot, event, "22A(6)", "Non-standard card",
+                                 f"A card that is not in the deck ({', '.join(odd)}) was found.")
+        self.reported.add("22A(6)")
+        return [self.violation(
+            snapshot, event, rule_id="TDA-22D", severity=Severity.ADVISORY, title="Non-standard card ignored",
+            observed=f"A card that is not in the deck ({', '.join(odd)}) was found after substantial action.",
+            ruling="After substantial action a non-standard card is ignored like a scrap of paper and play goes "
+            "on (TDA-22D).")]
+
+    def _redeal(self, snapshot: HandSnapshot, event: HandStarted) -> list[Violation]:
+        """TDA-22C: the hand after a misdeal is a redeal: the button does not move and no new player joins."""
+        if self.redeal is None:
+            return []
+        button, seats = self.redeal
+        self.redeal = None
+        new = sorted(set(event.seats) - set(seats))
+        if event.button == button and not new:
+            return []
+        changes = ([f"the button moved from seat {button} to seat {event.button}"] if event.button != button else [])
+        changes += [f"new seat(s) {seat_list(new)} dealt in"] if new else []
+        return [self.violation(
+            snapshot, event, rule_id="TDA-22C", title="Redeal after a misdeal changed the hand",
+            observed=f"After the misdeal, {' and '.join(changes)}.", seats=new,
+            ruling="A misdeal is redealt exactly as the hand it replaces: the button does not move, no new players "
+            "are dealt in, the limits stay the same (TDA-22C).")]
+
+    def _misdeal(self, snapshot: HandSnapshot, event: Event, condition: str, title: str, observed: str, *,
+                 seats: tuple[int, ...] = (), key: str | None = None) -> list[Violation]:
+        key = key or condition
+        if key in self.reported:
+            return []
+        self.reported.add(key)
+        if self.tally.past_misdeal_cutoff(self.profile):
+            return [self.violation(snapshot, event, rule_id="TDA-22D", severity=Severity.ADVISORY, seats=seats,
+                                   title=f"{title} (after substantial action)", observed=observed, ruling=NO_MISDEAL)]
+        self.redeal = (self.button, self.seats)
+        return [self.violation(snapshot, event, rule_id=f"TDA-{condition}", title=f"Misdeal: {title.lower()}",
+                               observed=observed, ruling=MISDEAL, seats=seats)]

@@ -1,0 +1,51 @@
+"""Board cards exposed before the betting round is over (TDA-57 / TDA22-RP-5), with the redeal procedure
+of the venue's variant (conflict C2), and board cards turned after the hand is over (TDA-18)."""
+
+from __future__ import annotations
+
+from tablewatch.events import BoardCardDealt, Event, Severity, Violation
+from tablewatch.rules.checks.base import HandCheck
+from tablewatch.rules.checks.boardstate import BoardTracker
+from tablewatch.rules.snapshot import HandSnapshot
+
+RULINGS = {
+    "flop": "Leave the burn in place; finish the preflop betting; shuffle the early flop cards back into the stub "
+    "(face down, no faces shown); deal a new flop without a burn (TDA-57A / RP-5A).",
+    "turn": "Leave the burn in place; put the early turn back on the stub; finish the flop betting; reshuffle the "
+    "stub with that card and deal the turn without a burn; then the third betting round (TDA-57B / RP-5B).",
+    "turn-2017": "Set the early card aside face up; finish the flop betting; burn and deal the next card as the "
+    "turn; after the turn betting, shuffle the set-aside card into the stub and deal the river without a burn "
+    "(2017 procedure, TR-002-L164-170).",
+    "river": "Leave the burn in place; put the early river back and shuffle it with the stub; finish the turn "
+    "betting; deal the river without a burn; then the last betting round (TDA-57C / RP-5C).",
+}
+PREVIOUS = {"flop": "preflop", "turn": "flop", "river": "turn"}
+
+
+class PrematureBoardCheck(HandCheck):
+    rule_id = "TDA-57"
+
+    def reset(self) -> None:
+        self.board = BoardTracker(self.profile)
+
+    def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        if isinstance(event, BoardCardDealt) and snapshot.phase == "complete":
+            return [self.violation(
+                snapshot, event, rule_id="TDA-18", severity=Severity.ADVISORY, title="Rabbit hunting",
+                observed=f"Board card {event.card or '(face down)'} turned after the hand was over.",
+                ruling="No rabbit hunting: cards that would have come are not shown after the hand (TDA-18).")]
+        found = []
+        for step in self.board.update(snapshot, event):
+            if step.kind == "premature":
+                found.append(self._premature(snapshot, event, step.street))
+        return found
+
+    def _premature(self, snapshot: HandSnapshot, event: Event, street: str) -> Violation:
+        key = "turn-2017" if street == "turn" and self.profile.premature_turn_variant == "tda2017" else street
+        waiting = f"; seat {snapshot.to_act} still to act" if snapshot.to_act is not None else ""
+        card = event.card if isinstance(event, BoardCardDealt) else None
+        return self.violation(
+            snapshot, event, title=f"Premature {street}",
+            observed=f"The {street} ({card or 'face down'}) was dealt before the {PREVIOUS[street]} betting was "
+            f"complete{waiting}.",
+            ruling=RULINGS[key])

@@ -1,0 +1,50 @@
+"""The monitor itself: a reader, console or camera offline, or a camera that moved. Not a rule of the game,
+but the floor must hear of it: while a device is down, violations it would have seen go unnoticed.
+
+Rule ids here are tablewatch's own (``SYS-…``), not the catalogue's: no seed rule covers the monitor.
+"""
+
+from __future__ import annotations
+
+from tablewatch.events import CameraMoved, DeviceStatus, Event, Severity, Violation
+from tablewatch.rules.checks.base import HandCheck
+from tablewatch.rules.profiles import RuleProfile
+from tablewatch.rules.snapshot import HandSnapshot
+
+
+class DeviceHealthCheck(HandCheck):
+    rule_id = "SYS-DEVICE"
+
+    def __init__(self, profile: RuleProfile) -> None:
+        super().__init__(profile)
+        self.offline_since: dict[str, float] = {}  # kept across hands
+
+    def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        if isinstance(event, DeviceStatus):
+            return self._status(snapshot, event)
+        if isinstance(event, CameraMoved) and event.shift_mm > self.profile.camera_shift_tolerance_mm:
+            return [self.violation(
+                snapshot, event, rule_id="SYS-CAMERA", severity=Severity.SYSTEM, title="Camera moved",
+                observed=f"Camera {event.camera} shifted {event.shift_mm:.1f} mm against its calibration.",
+                ruling="Zones and betting lines no longer match the felt: recalibrate the camera (tablewatch "
+                "calibrate) before relying on chip and card positions.")]
+        return []
+
+    def _status(self, snapshot: HandSnapshot, event: DeviceStatus) -> list[Violation]:
+        detail = f" ({event.detail})" if event.detail else ""
+        if not event.online:
+            if event.device in self.offline_since:
+                return []
+            self.offline_since[event.device] = event.ts
+            return [self.violation(
+                snapshot, event, severity=Severity.SYSTEM, title="Device offline",
+                observed=f"{event.device} went offline{detail}.",
+                ruling="The table is monitored without this device: what it sees (chips, cards, declarations) is "
+                "not checked until it is back. Check the device; the floor watches the table meanwhile.")]
+        since = self.offline_since.pop(event.device, None)
+        if since is None:
+            return []
+        return [self.violation(
+            snapshot, event, severity=Severity.SYSTEM, title="Device back online", evidence_ts=(since,),
+            observed=f"{event.device} is back after {event.ts - since:.0f} s offline{detail}.",
+            ruling="Monitoring is complete again; events during the outage were not checked.")]

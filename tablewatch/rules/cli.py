@@ -1,0 +1,164 @@
+"""``tablewatch replay`` and ``tablewatch bench-rules``: real hand histories through the rules layer."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import click
+from tqdm import tqdm
+
+from tablewatch.rules.profiles import PRESETS, preset
+from tablewatch.rules.replay import (
+    NormalHand,
+    PhhError,
+    ReplayResult,
+    normalize,
+    oracle,
+    parse_section,
+    perform,
+    replay_hand,
+    split_sections,
+)
+from tablewatch.rules.table import TableRules
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Loaded:
+    name: str
+    hand: NormalHand | None
+    error: str | None
+
+
+def load_file(path: Path) -> list[_Loaded]:
+    """Every hand of a PHH file, normalised; a hand that cannot be read carries its error instead."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"{path}: cannot read the file ({exc}).") from exc
+    out = []
+    for section in split_sections(text):
+        try:
+            out.append(_Loaded(name=section.name, hand=normalize(parse_section(section, str(path)), section.name),
+                               error=None))
+        except PhhError as exc:
+            message = str(exc) if str(path) in str(exc) else f"{path}: {exc} (line {section.line})"
+            out.append(_Loaded(name=section.name, hand=None, error=message))
+    return out
+
+
+def _money(hand: NormalHand, units: int) -> str:
+    value = Decimal(units) * hand.config.currency_unit
+    return f"{hand.config.currency_symbol}{value}"
+
+
+def _summary(result: ReplayResult) -> dict[str, Any]:
+    hand, done = result.hand, result.finished
+    out: dict[str, Any] = {"hand": result.name, "ok": result.ok}
+    if result.error:
+        out["error"] = result.error
+    if hand is None or done is None:
+        return out
+    unit = hand.config.currency_unit
+    unknown = {hand.seats[i] for i, u in enumerate(hand.unknown_stacks) if u}
+
+    def money(units: int) -> str:
+        return str(Decimal(units) * unit)
+
+    out["final_stacks"] = {str(s): (None if s in unknown else money(v)) for s, v in done.final_stacks.items()}
+    out["winnings"] = {str(s): money(v) for s, v in done.winnings.items()}
+    out["pots"] = [{"pot": p.pot_index, "amount": money(p.amount), "winners": list(p.winners)} for p in done.pushes]
+    out["violations"] = [{"rule_id": v.rule_id, "seat": v.seat, "observed": v.observed, "ruling": v.ruling}
+                         for v in done.violations]
+    if result.mismatches:
+        out["mismatches"] = result.mismatches
+    return out
+
+
+def _print_text(result: ReplayResult) -> None:
+    info = _summary(result)
+    if "error" in info:
+        click.echo(f"hand [{result.name}]: ERROR {info['error']}")
+        return
+    assert result.hand is not None
+    stacks = " ".join(f"s{s}={v if v is not None else '?'}" for s, v in info["final_stacks"].items())
+    pots = "; ".join(f"pot {p['pot']} {p['amount']} -> seat {','.join(map(str, p['winners']))}" for p in info["pots"])
+    status = "ok" if result.ok else "MISMATCH"
+    click.echo(f"hand [{result.name}]: {status}; stacks {stacks}; {pots or 'no pot pushed (hand cut short)'}")
+    for v in info["violations"]:
+        click.echo(f"    {v['rule_id']} seat {v['seat']}: {v['observed']} -> {v['ruling']}")
+    for m in result.mismatches:
+        click.echo(f"    mismatch: {m}")
+
+
+@click.command(name="replay")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="One JSON document with every hand.")
+@click.option("--profile", type=click.Choice(sorted(PRESETS)), default="tda", show_default=True,
+              help="Rule profile (where the seeds disagree).")
+@click.option("--summary", is_flag=True, help="Print only hands with problems, and the totals.")
+@click.option("--no-roundtrip", is_flag=True, help="Skip writing each hand as PHH and replaying it in pokerkit.")
+def replay(file: Path, as_json: bool, profile: str, summary: bool, no_roundtrip: bool) -> None:
+    """Replay every hand of a PHH FILE through tablewatch's rules layer, acted out as physical events.
+
+    Per hand: final stacks, pots and winners, rule findings, and any difference from pokerkit's replay.
+    """
+    if not file.exists():
+        raise click.ClickException(f"{file}: no such file.")
+    hands = load_file(file)
+    rules_profile = preset(profile)
+    results: list[ReplayResult] = []
+    started = time.perf_counter()
+    bar = tqdm(hands, unit="hand", disable=as_json or not sys.stderr.isatty(), file=sys.stderr)
+    for k, loaded in enumerate(bar):
+        if loaded.hand is None:
+            result = ReplayResult(name=loaded.name, error=loaded.error)
+        else:
+            result = replay_hand(loaded.hand, hand_no=k + 1, profile=rules_profile, roundtrip=not no_roundtrip)
+        results.append(result)
+        if not as_json and (not summary or not result.ok):
+            _print_text(result)
+    elapsed = time.perf_counter() - started
+    ok = sum(r.ok for r in results)
+    errors = sum(r.error is not None for r in results)
+    totals = {"file": str(file), "hands": len(results), "reconstructed": ok, "mismatched": len(results) - ok - errors,
+              "errors": errors, "seconds": round(elapsed, 3)}
+    if as_json:
+        click.echo(json.dumps({"summary": totals, "hands": [_summary(r) for r in results]}, indent=1))
+    else:
+        click.echo(f"{file}: {len(results)} hands, {ok} reconstructed exactly, {totals['mismatched']} mismatched, "
+                   f"{errors} errors, {elapsed:.1f} s")
+    if ok != len(results):
+        sys.exit(1)
+
+
+@click.command(name="bench-rules")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--limit", type=int, default=None, help="Replay at most this many hands.")
+@click.option("--checks/--no-checks", default=True, show_default=True,
+              help="Run the procedure checks of tablewatch.rules.registry with the engine.")
+def bench_rules(files: tuple[Path, ...], limit: int | None, checks: bool) -> None:
+    """Hands replayed per second: pokerkit alone vs tablewatch (physical events → rules layer), same hands."""
+    hands = [h.hand for path in files for h in load_file(path) if h.hand is not None][:limit]
+    if not hands:
+        raise click.ClickException("No readable hands in the given files.")
+    started = time.perf_counter()
+    truths = [oracle(hand) for hand in hands]
+    pokerkit_s = time.perf_counter() - started
+    events = 0
+    started = time.perf_counter()
+    for k, (hand, truth) in enumerate(zip(hands, truths, strict=True)):
+        rules = TableRules(hand.config, table="B", checks=None if checks else [], strict=True)
+        events += sum(1 for _ in perform(hand, truth, rules, hand_no=k + 1, table="B"))
+    tablewatch_s = time.perf_counter() - started
+    n = len(hands)
+    click.echo(f"{n} hands from {len(files)} file(s)")
+    click.echo(f"{'':12}{'seconds':>10}{'hands/s':>12}")
+    click.echo(f"{'pokerkit':12}{pokerkit_s:>10.2f}{n / pokerkit_s:>12.0f}")
+    click.echo(f"{'tablewatch':12}{tablewatch_s:>10.2f}{n / tablewatch_s:>12.0f}   "
+               f"({events} table events, {events / tablewatch_s:.0f} events/s, checks {'on' if checks else 'off'})")

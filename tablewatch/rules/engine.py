@@ -1,0 +1,589 @@
+"""The betting engine: follows one hand from the table's events, on pokerkit's ``State``.
+
+``HandEngine.feed(event)`` applies one event and returns the ``Violation`` findings it produced. Irregular
+things (out of turn, undercall, underraise, string raise, …) never stop the hand: the engine records the
+finding with the ruling a floor would give and carries on as ruled. Cards come in any order: hole cards
+are buffered per seat and dealt to pokerkit when the deal is over; board cards that arrive while a round
+is still being bet (premature, TDA-57) wait until the round is over and are replaced if redealt.
+``TableRules`` (``tablewatch.rules.table``) wraps it for a whole session of hands.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field, replace
+
+from pokerkit import ChipsPushing, Poker, State
+
+from tablewatch.events import (
+    BetMotion,
+    BoardCardDealt,
+    CardBurned,
+    CardDealt,
+    CardsMucked,
+    CardsTabled,
+    Chips,
+    ChipsPulledBack,
+    Declaration,
+    Event,
+    HandStarted,
+    PotPushed,
+    Severity,
+    Tap,
+    Violation,
+)
+from tablewatch.rules.betting import STREETS, BettingView, RoundTracker, new_round, view_for
+from tablewatch.rules.chipreading import BetContext, Declared, Finding, PhysicalBet, Reading, read_bet, read_declaration
+from tablewatch.rules.game import GameConfig
+from tablewatch.rules.profiles import RuleProfile
+from tablewatch.rules.snapshot import HandSnapshot, Phase
+
+BOARD_SLOTS = ((0, 1, 2), (3,), (4,))  # flop, turn, river
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActionRecord:
+    """One betting action as ruled, in PHH terms: ``f``, ``cc`` (check/call) or ``cbr`` (to ``amount``)."""
+
+    seat: int
+    street: str
+    kind: str
+    amount: int | None
+    ts: float
+    basis: str = ""
+
+
+@dataclass
+class _Provisional:
+    """An out-of-turn action held until the action comes to its seat (TDA-39, ENG-17)."""
+
+    reading: Reading
+    cur_at: int
+    ts: float
+
+
+@dataclass
+class _Seat:
+    cards: list[str | None] = field(default_factory=list)
+    tabled: tuple[str, ...] | None = None
+    mucked: bool = False
+    pending: Declared | None = None
+    owed: int = 0  # chips owed for a verbal action already applied
+    pulled: Chips = field(default_factory=Chips)
+    no_raise: bool = False  # said "check" facing a bet (TDA-41)
+    no_fold: bool = False  # pulled back chips facing a bet (TDA-33B)
+
+
+class HandEngine:
+    """One hand at one table. Build it from the ``HandStarted`` event; feed every later event."""
+
+    def __init__(self, config: GameConfig, start: HandStarted, *, profile: RuleProfile | None = None) -> None:
+        if len(start.seats) < 2:
+            raise ValueError(f"Hand {start.hand_no}: a hand needs at least 2 seats, got {start.seats}.")
+        if start.button not in start.seats:
+            raise ValueError(f"Hand {start.hand_no}: the button seat {start.button} is not dealt in {start.seats}.")
+        if start.stacks and len(start.stacks) != len(start.seats):
+            raise ValueError(f"Hand {start.hand_no}: {len(start.stacks)} stacks for {len(start.seats)} seats.")
+        self.config, self.start, self.profile = config, start, profile or RuleProfile()
+        self.table, self.hand_no = start.table, start.hand_no
+        seats = sorted(start.seats)
+        after = [s for s in seats if s > start.button] + [s for s in seats if s <= start.button]
+        self.order: tuple[int, ...] = tuple(after)  # pokerkit index -> seat; the button is last
+        self.index = {seat: i for i, seat in enumerate(self.order)}
+        by_seat = dict(zip(start.seats, start.stacks, strict=True)) if start.stacks else {}
+        default_stack = 100 * config.big_blind
+        self.starting_stacks = tuple(by_seat.get(seat, default_stack) for seat in self.order)
+        self.game, self.straddle = self._game(start)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.state: State = self.game(self.starting_stacks, len(self.order))
+        self.seats = {seat: _Seat() for seat in self.order}
+        self.board: dict[int, str | None] = {}
+        self.board_fresh: set[int] = set()  # slots dealt while no betting round was open
+        self.burns: list[tuple[str, str | None, float]] = []
+        self.actions: list[ActionRecord] = []
+        self.violations: list[Violation] = []
+        self.pushes: list[tuple[int, int, float]] = []  # (seat, value, ts) pushed by the dealer
+        self.event_times: list[tuple[str, int | None, float]] = [("HandStarted", None, start.ts)]
+        self.hole_flushed = False
+        self.tracker: RoundTracker | None = None
+        self.provisional: dict[int, _Provisional] = {}
+        self.notes: list[str] = []
+        self.ended_ts: float | None = None
+        self._advance()
+
+    # --- set-up --------------------------------------------------------------------------------------------
+
+    def _game(self, start: HandStarted) -> tuple[Poker, int]:
+        cfg, n = self.config, len(self.order)
+        if start.blinds:
+            blinds = {self.index[seat]: amount for seat, amount in start.blinds if seat in self.index}
+        else:
+            blinds = {0: cfg.small_blind, 1: cfg.big_blind}
+            if cfg.straddle and n >= 3:
+                blinds[2] = cfg.straddle
+        antes = {i: cfg.ante for i in range(n)} if cfg.ante else {}
+        if cfg.big_blind_ante:
+            antes = {1: cfg.big_blind_ante}
+        straddle = blinds.get(2, 0) if n >= 3 and blinds.get(2, 0) > cfg.big_blind else 0
+        return cfg.pokerkit_game(antes=antes, blinds=blinds), straddle
+
+    # --- the public face ---------------------------------------------------------------------------------
+
+    def feed(self, event: Event) -> list[Violation]:
+        """Apply one event; return the findings it produced (also kept in ``violations``)."""
+        self.event_times.append((event.kind, event.seat, event.ts))
+        before = len(self.violations)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pokerkit warns on legal-but-odd cash-game actions
+            self._dispatch(event)
+        return self.violations[before:]
+
+    @property
+    def complete(self) -> bool:
+        return not self.state.status
+
+    def view(self, seat: int) -> BettingView:
+        """What ``seat`` faces on the current street (TDA amounts)."""
+        self._ensure_tracker()
+        assert self.tracker is not None
+        index = self.index[seat]
+        return view_for(self.config, self.state, self.tracker, index, seat=seat, cap_reached=self._cap_reached())
+
+    def to_act(self) -> int | None:
+        index = self.state.actor_index
+        return None if index is None else self.order[index]
+
+    def finish(self, ts: float | None = None) -> None:
+        """The hand is over at the table: settle anything pending (cards not shown are mucked or shown as
+        pokerkit would, the chips pushed)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self._flush_pending()
+            self._advance(force=True)
+            guard = 0
+            while self.state.status and self.state.actor_index is not None and guard < 50:
+                guard += 1
+                seat = self.order[self.state.actor_index]
+                self._note(f"hand ended with seat {seat} still to act: treated as a fold")
+                self._apply(seat, Reading(action="fold", to=self.state.bets[self.state.actor_index]), ts or 0.0)
+                self._advance(force=True)
+        self.ended_ts = ts
+
+    def expected_awards(self) -> dict[int, int]:
+        awards: dict[int, int] = {}
+        for op in self.state.operations:
+            if isinstance(op, ChipsPushing):
+                for i, amount in enumerate(op.amounts):
+                    if amount:
+                        awards[self.order[i]] = awards.get(self.order[i], 0) + amount
+        return awards
+
+    def snapshot(self) -> HandSnapshot:
+        """The hand as the procedure checks see it (``tablewatch.rules.snapshot``)."""
+        state = self.state
+        phase = self._phase()
+        active = tuple(sorted(s for s in self.order if state.statuses[self.index[s]]))
+        board = [cards[0] for cards in state.board_cards if cards]
+        return HandSnapshot(
+            table=self.table, hand_no=self.hand_no, phase=phase, button=self.start.button,
+            seats=tuple(sorted(self.order)), active=active,
+            all_in=tuple(s for s in active if state.stacks[self.index[s]] == 0 and phase != "dealing"),
+            to_act=self.to_act() if phase not in ("dealing", "complete") else None,
+            betting_complete=bool(state.status) and state.actor_index is None and phase != "dealing",
+            bets={s: state.bets[self.index[s]] for s in self.order},
+            stacks={s: state.stacks[self.index[s]] for s in self.order},
+            pot=max(0, state.total_pot_amount - sum(state.bets)),
+            hole_cards_per_player=self.config.hole_cards,
+            hole_cards_dealt={s: len(self.seats[s].cards) for s in self.order},
+            board=tuple(None if card.unknown_status else repr(card) for card in board),
+            expected_awards=self.expected_awards() if not state.status else {},
+        )
+
+    def _phase(self) -> Phase:
+        state = self.state
+        if not state.status:
+            return "complete"
+        if not self.hole_flushed:
+            return "dealing"
+        if state.showdown_index is not None:
+            return "showdown"
+        index = state.street_index
+        return STREETS[index] if index is not None else "showdown"  # type: ignore[return-value]
+
+    # --- events --------------------------------------------------------------------------------------------
+
+    def _dispatch(self, event: Event) -> None:
+        seat = event.seat
+        if isinstance(event, CardDealt):
+            if seat in self.seats and not self.hole_flushed:
+                self.seats[seat].cards.append(event.card)
+                self._advance()
+        elif isinstance(event, CardBurned):
+            self.burns.append((self._phase(), event.card, event.ts))
+        elif isinstance(event, BoardCardDealt):
+            self._board_card(event)
+        elif isinstance(event, CardsTabled | CardsMucked) and seat in self.seats and self._at_showdown():
+            self.seats[seat].tabled = event.cards if isinstance(event, CardsTabled) else None
+            self.seats[seat].mucked = isinstance(event, CardsMucked)
+            self._advance()
+        elif isinstance(event, CardsTabled) and seat in self.seats:
+            self.seats[seat].tabled = event.cards  # shown early (all-in) or at the end: kept for the showdown
+        elif isinstance(event, Tap | BetMotion | Declaration | CardsMucked | ChipsPulledBack) and seat in self.seats:
+            self._betting_event(event, seat)
+        elif isinstance(event, PotPushed):
+            self._flush_pending()
+            self._advance(force=True)
+            if seat is not None:
+                self.pushes.append((seat, event.value if event.value is not None else event.chips.value, event.ts))
+
+    def _at_showdown(self) -> bool:
+        self._advance()
+        return self.hole_flushed and self.state.status and self.state.actor_index is None and (
+            self.state.showdown_index is not None or self.state.can_deal_board() or self.state.can_burn_card())
+
+    def _board_card(self, event: BoardCardDealt) -> None:
+        if not event.face_up or not 0 <= event.slot <= 4:
+            return
+        self.board[event.slot] = event.card
+        self._flush_hole()
+        if self.state.actor_index is None:
+            self.board_fresh.add(event.slot)
+        else:
+            self.board_fresh.discard(event.slot)  # premature (TDA-57): used only if it is not redealt
+        self._advance()
+
+    def _betting_event(self, event: Event, seat: int) -> None:
+        self._flush_hole()
+        self._advance(force=True, show=False)
+        info = self.seats[seat]
+        if isinstance(event, BetMotion) and info.owed:
+            self._settle_payment(event, seat)
+            return
+        if isinstance(event, ChipsPulledBack):
+            info.pulled = info.pulled + event.chips
+            if self.state.actor_index is not None and self.view(seat).to_call > 0:
+                info.no_fold = True
+            return
+        actor = self.to_act()
+        if actor is None or not self.state.statuses[self.index[seat]]:
+            return  # no betting round open, or a seat that is out of the hand: nothing to rule
+        if seat != actor:
+            self._out_of_turn(event, seat, actor)
+            return
+        reading = self._read(event, seat)
+        if reading is not None:
+            self._apply(seat, reading, event.ts)
+
+    def _read(self, event: Event, seat: int) -> Reading | None:
+        info, view = self.seats[seat], self.view(seat)
+        ctx = view.context(single_chip_over_prior=self.profile.single_chip_over_prior_chips,
+                           declared_raise_short=self.profile.declared_raise_short)
+        if info.no_raise:
+            ctx = _no_raise(ctx)
+        if isinstance(event, Tap):
+            if view.to_call == 0:
+                return Reading(action="check", to=view.bet, rules=("TDA22-3",), basis="tap")
+            self._finding(Finding(rule_id="TDA22-3", title="Tap while facing a bet", severity=Severity.ADVISORY,
+                                  observed=f"seat {seat} tapped facing {view.to_call} to call",
+                                  ruling="ambiguous gesture: no action taken; the dealer asks"), seat, event.ts)
+            return None
+        if isinstance(event, CardsMucked):
+            return self._fold_reading(seat, view, event.ts)
+        if isinstance(event, Declaration):
+            decl = Declared(word=event.word, amount=event.amount, ts=event.ts)
+            if event.word == "fold":
+                return self._fold_reading(seat, view, event.ts)
+            reading = read_declaration(ctx, decl)
+            if reading is None:
+                info.pending = decl
+                return None
+            if reading.action == "none":
+                info.no_raise = info.no_raise or "TDA-41" in reading.rules
+                self._findings(reading, seat, event.ts)
+                return None
+            info.owed = max(0, reading.to - view.bet)
+            return reading
+        assert isinstance(event, BetMotion)
+        chips_ts = event.motion_times[0] if event.motion_times else event.ts
+        physical = PhysicalBet(chips=event.chips, prior=event.prior, pulled_back=info.pulled, motions=event.motions,
+                               motion_values=event.motion_values, chips_ts=chips_ts, declaration=info.pending)
+        info.pending, info.pulled = None, Chips()
+        return read_bet(ctx, physical)
+
+    def _fold_reading(self, seat: int, view: BettingView, ts: float) -> Reading:
+        info = self.seats[seat]
+        if info.no_fold:
+            self._finding(Finding(rule_id="TDA-33B", title="Fold after pulling back chips facing a bet",
+                                  observed=f"seat {seat} took back chips, then folded",
+                                  ruling="the player must call or raise: ruled a call"), seat, ts)
+            return Reading(action="call", to=min(view.cur, view.bet + view.stack), basis="TDA-33B")
+        if view.to_call == 0:
+            self._finding(Finding(rule_id="TDA-44", title="Fold when not facing a bet", severity=Severity.ADVISORY,
+                                  observed=f"seat {seat} folded with nothing to call",
+                                  ruling="non-standard but binding: the hand is dead"), seat, ts)
+        return Reading(action="fold", to=view.bet, basis="fold")
+
+    def _settle_payment(self, event: BetMotion, seat: int) -> None:
+        info = self.seats[seat]
+        paid = event.chips.value
+        if paid != info.owed:
+            self._finding(Finding(
+                rule_id="TDA-27A", title="Chips do not match the declaration",
+                severity=Severity.ADVISORY if paid > info.owed else Severity.VIOLATION,
+                observed=f"seat {seat} declared an action owing {info.owed} and put out {paid}",
+                ruling="the declaration governs: " + (f"{paid - info.owed} back as change" if paid > info.owed
+                                                      else f"{info.owed - paid} more is owed")), seat, event.ts)
+        info.owed = 0
+
+    def _out_of_turn(self, event: Event, seat: int, actor: int) -> None:
+        info = self.seats[seat]
+        if isinstance(event, Declaration) and event.word in ("time", "floor"):
+            return
+        what = _describe(event)
+        self._finding(Finding(rule_id="TDA-39", title="Action out of turn",
+                              observed=f"seat {seat} {what} while seat {actor} is to act",
+                              ruling=f"action goes back to seat {actor}; seat {seat}'s action is binding unless the "
+                                     "action changes before him (a bet or raise); a fold out of turn is final"),
+                      seat, event.ts)
+        view = self.view(seat)
+        if isinstance(event, CardsMucked) or (isinstance(event, Declaration) and event.word == "fold"):
+            reading: Reading | None = Reading(action="fold", to=view.bet)
+        elif isinstance(event, Tap):
+            reading = Reading(action="check", to=view.bet) if view.to_call == 0 else None
+        else:
+            reading = self._read(event, seat)
+        if reading is not None and reading.action != "none":
+            self.provisional[seat] = _Provisional(reading=reading, cur_at=view.cur, ts=event.ts)
+            info.owed = 0
+
+    # --- applying a ruling to pokerkit ----------------------------------------------------------------------
+
+    def _apply(self, seat: int, reading: Reading, ts: float) -> None:
+        self._findings(reading, seat, ts)
+        if reading.action == "none":
+            return
+        state, index = self.state, self.index[seat]
+        self._ensure_tracker()
+        assert self.tracker is not None
+        view = self.view(seat)
+        if reading.action == "fold":
+            state.fold()
+            self._record(seat, "f", None, ts, reading)
+        elif reading.to <= max(state.bets) or reading.to <= state.bets[index] or reading.action in ("check", "call"):
+            state.check_or_call()
+            self.tracker.record(index, cur_before=view.cur, to=state.bets[index])
+            self._record(seat, "cc", None, ts, reading)
+        else:
+            amount = self._raise(index, reading.to)
+            if amount is None:
+                state.check_or_call()
+                self.tracker.record(index, cur_before=view.cur, to=state.bets[index])
+                self._record(seat, "cc", None, ts, reading)
+            else:
+                self.tracker.record(index, cur_before=view.cur, to=amount)
+                self._record(seat, "cbr", amount, ts, reading)
+        self._after_action()
+
+    def _raise(self, index: int, to: int) -> int | None:
+        """Raise in pokerkit; where pokerkit's limits differ from the TDA's (Appendix C), own the ruling."""
+        state = self.state
+        if not state.can_complete_bet_or_raise_to(to) and index in state.acted_player_indices:
+            state.acted_player_indices.discard(index)  # FL 50 % reopening (TDA-34B): pokerkit says closed
+            if not state.can_complete_bet_or_raise_to(to):
+                state.acted_player_indices.add(index)
+        if state.can_complete_bet_or_raise_to(to):
+            state.complete_bet_or_raise_to(to)
+            return to
+        low = state.min_completion_betting_or_raising_to_amount
+        high = state.max_completion_betting_or_raising_to_amount
+        if low is None or high is None:
+            self._note(f"pokerkit allows no raise to {to} for seat {self.order[index]}: recorded as a call")
+            return None
+        clipped = min(max(to, low), high)
+        self._note(f"pokerkit limits the raise to {low}..{high}; ruled {to}, recorded {clipped}")
+        state.complete_bet_or_raise_to(clipped)
+        return clipped
+
+    def _after_action(self) -> None:
+        self._advance()
+        guard = 0
+        while (actor := self.to_act()) is not None and actor in self.provisional and guard < 20:
+            guard += 1
+            held = self.provisional.pop(actor)
+            view = self.view(actor)
+            if held.reading.action == "fold" or view.cur == held.cur_at:
+                reading = held.reading if held.reading.action == "fold" else _rebase(held.reading, view)
+                self._apply(actor, reading, held.ts)
+                return
+            self._finding(Finding(rule_id="TDA-39", title="Out-of-turn action released", severity=Severity.ADVISORY,
+                                  observed=f"the bet changed from {held.cur_at} to {view.cur} before seat {actor}",
+                                  ruling=f"seat {actor} may call, raise or fold; his earlier chips may come back"),
+                          actor, held.ts)
+
+    def _record(self, seat: int, kind: str, amount: int | None, ts: float, reading: Reading) -> None:
+        street = STREETS[self.tracker.street_index] if self.tracker else "preflop"
+        self.actions.append(ActionRecord(seat=seat, street=street, kind=kind, amount=amount, ts=ts,
+                                         basis=reading.basis))
+        if reading.owed and kind != "f":
+            self.seats[seat].owed = reading.owed
+
+    # --- dealing and the flow of the hand ---------------------------------------------------------------
+
+    def _flush_hole(self) -> None:
+        """The deal is over (or a later event says so): give pokerkit every hole card, unknown ones as ??."""
+        if self.hole_flushed:
+            return
+        state, need = self.state, self.config.hole_cards
+        taken = dict.fromkeys(self.order, 0)
+        while state.can_deal_hole():
+            index = state.hole_dealee_index
+            assert index is not None
+            seat = self.order[index]
+            cards = self.seats[seat].cards
+            card = cards[taken[seat]] if taken[seat] < min(len(cards), need) else None
+            taken[seat] += 1
+            state.deal_hole(card if card and not _clashes(state, card) else "??")
+        self.hole_flushed = True
+
+    def _deal_complete(self) -> bool:
+        need = self.config.hole_cards
+        return all(len(s.cards) >= need for s in self.seats.values())
+
+    def _advance(self, *, force: bool = False, show: bool | None = None) -> None:
+        """Do what pokerkit waits for when the table has supplied it: hole cards, burns, board, showdown."""
+        state = self.state
+        force_show = force if show is None else show
+        for _ in range(64):
+            if not state.status:
+                return
+            if not self.hole_flushed:
+                if not (state.can_deal_hole() and (force or self._deal_complete())):
+                    if not state.can_deal_hole():
+                        self.hole_flushed = True
+                        continue
+                    return
+                self._flush_hole()
+                continue
+            if state.can_burn_card():
+                state.burn_card("??")
+                continue
+            if state.can_deal_board():
+                if not self._deal_board(force=force):
+                    return
+                continue
+            if state.showdown_index is not None:
+                if not self._show(force=force_show):
+                    return
+                continue
+            if state.actor_index is not None:
+                self._ensure_tracker()
+            return
+
+    def _deal_board(self, *, force: bool) -> bool:
+        state = self.state
+        dealt = len(state.board_cards)
+        slots = next((s for s in BOARD_SLOTS if s[0] == dealt), None)
+        if slots is None:
+            return False
+        ready = all(slot in self.board and (slot in self.board_fresh or force) for slot in slots)
+        if not ready:
+            return False
+        cards = [self.board.get(slot) for slot in slots]
+        text = "".join(card if card and not _clashes(state, card) else "??" for card in cards)
+        state.deal_board(text)
+        return True
+
+    def _show(self, *, force: bool) -> bool:
+        state = self.state
+        index = state.showdown_index
+        assert index is not None
+        info = self.seats[self.order[index]]
+        if info.mucked:
+            state.show_or_muck_hole_cards(False)
+        elif info.tabled is not None:
+            cards = "".join(info.tabled) if info.tabled else "??" * self.config.hole_cards
+            try:
+                state.show_or_muck_hole_cards(cards)
+            except ValueError:  # tabled cards pokerkit cannot take (a misread): shown as they are
+                state.show_or_muck_hole_cards("??" * self.config.hole_cards)
+            if not info.tabled:
+                info.tabled = None  # cards shown unread: the next showdown round needs a new look
+        elif force:
+            state.show_or_muck_hole_cards()
+        else:
+            return False
+        return True
+
+    def _ensure_tracker(self) -> None:
+        index = self.state.street_index
+        if index is not None and (self.tracker is None or self.tracker.street_index != index):
+            self.tracker = new_round(self.config, self.state, index, straddle=self.straddle,
+                                     cumulative=self.profile.short_allin_reopens == "tda_cumulative")
+            self.provisional.clear()
+            for info in self.seats.values():
+                info.no_raise = info.no_fold = False
+                info.pending = None
+        elif self.tracker is None:
+            self.tracker = new_round(self.config, self.state, 0, straddle=self.straddle)
+
+    def _cap_reached(self) -> bool:
+        if self.config.structure != "FL" or self.tracker is None or self.config.raise_cap is None:
+            return False
+        if self.profile.limit_raise_cap == "house" and sum(self.state.statuses) == 2:
+            return False
+        return self.tracker.raises >= self.config.raise_cap
+
+    def _flush_pending(self) -> None:
+        """Declarations whose chips never came are binding as said (HOUSE-004-1.7)."""
+        for seat, info in self.seats.items():
+            if info.pending is not None and self.to_act() == seat:
+                decl, info.pending = info.pending, None
+                view = self.view(seat)
+                to = view.min_raise_to if view.can_raise else min(view.cur, view.bet + view.stack)
+                self._apply(seat, Reading(action="raise" if to > view.cur else "call", to=to,
+                                          basis=f'"{decl.word}" declared, no chips: a minimum'), decl.ts)
+
+    # --- findings -------------------------------------------------------------------------------------------
+
+    def _findings(self, reading: Reading, seat: int, ts: float) -> None:
+        for finding in reading.findings:
+            self._finding(finding, seat, ts)
+
+    def _finding(self, finding: Finding, seat: int, ts: float) -> None:
+        self.violations.append(Violation(
+            ts=ts, table=self.table, source="rules", seat=seat, rule_id=finding.rule_id, title=finding.title,
+            observed=finding.observed, ruling=finding.ruling, severity=finding.severity, hand_no=self.hand_no,
+            street=self._phase(), seats=(seat,), evidence_ts=(ts,)))
+
+    def _note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+def _no_raise(ctx: BetContext) -> BetContext:
+    return replace(ctx, can_raise=False)
+
+
+def _rebase(reading: Reading, view: BettingView) -> Reading:
+    """An out-of-turn action that became binding: the same total, now in turn."""
+    if reading.action == "check" and view.to_call > 0:
+        return Reading(action="call", to=min(view.cur, view.bet + view.stack), basis="binding out-of-turn action")
+    return reading
+
+
+def _clashes(state: State, card: str) -> bool:
+    """A card pokerkit has already seen (a fouled deck, a misread): dealt as unknown so the hand goes on."""
+    seen = {repr(c) for c in state.cards_in_play if not c.unknown_status}
+    return card in seen
+
+
+def _describe(event: Event) -> str:
+    if isinstance(event, BetMotion):
+        return f"put out {event.chips.value} in chips"
+    if isinstance(event, Declaration):
+        return f'said "{event.word}{" " + str(event.amount) if event.amount is not None else ""}"'
+    if isinstance(event, Tap):
+        return "tapped (check)"
+    if isinstance(event, CardsMucked):
+        return "mucked his cards"
+    return event.kind

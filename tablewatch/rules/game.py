@@ -1,0 +1,143 @@
+"""The game a table plays: variant, stakes, chip set and money unit, and the pokerkit game built from it.
+
+Every amount in tablewatch is an integer count of the table's smallest unit (``currency_unit``): a $5/$10
+game played to the cent has ``currency_unit = 0.01`` and a big blind of 1000. pokerkit is fed the same
+integers; the hand-history writer turns them back into money.
+"""
+
+from __future__ import annotations
+
+import enum
+from decimal import Decimal
+from typing import Literal
+
+import pokerkit
+from pokerkit import Automation, Mode
+from pydantic import Field, model_validator
+
+from tablewatch.config import StrictModel
+
+Structure = Literal["NL", "PL", "FL"]
+
+# The steps pokerkit does by itself; dealing, showing and burning come from the table's events.
+AUTOMATIONS: tuple[Automation, ...] = (
+    Automation.ANTE_POSTING,
+    Automation.BET_COLLECTION,
+    Automation.BLIND_OR_STRADDLE_POSTING,
+    Automation.RUNOUT_COUNT_SELECTION,
+    Automation.HAND_KILLING,
+    Automation.CHIPS_PUSHING,
+    Automation.CHIPS_PULLING,
+)
+
+
+class Variant(enum.StrEnum):
+    NLHE = "NLHE"
+    PLHE = "PLHE"
+    FLHE = "FLHE"
+    NLO = "NLO"
+    PLO = "PLO"
+
+
+class _PotLimitTexasHoldem(pokerkit.PotLimitPokerMixin, pokerkit.TexasHoldemMixin, pokerkit.UnfixedLimitHoldem):
+    """Pot-limit hold'em: pokerkit has the pieces but no preset (and PHH has no variant code for it)."""
+
+
+class _NoLimitOmahaHoldem(pokerkit.NoLimitPokerMixin, pokerkit.OmahaHoldemMixin, pokerkit.UnfixedLimitHoldem):
+    """No-limit Omaha: as above."""
+
+
+_STRUCTURE: dict[Variant, Structure] = {
+    Variant.NLHE: "NL",
+    Variant.PLHE: "PL",
+    Variant.FLHE: "FL",
+    Variant.NLO: "NL",
+    Variant.PLO: "PL",
+}
+
+
+class GameConfig(StrictModel):
+    """Stakes and structure of one table's game. Amounts are in units of ``currency_unit``."""
+
+    variant: Variant = Field(default=Variant.NLHE, description="NLHE, PLHE, FLHE, NLO or PLO (Omaha: 4 hole cards).")
+    small_blind: int = Field(default=50, ge=0, description="Small blind; 0 for a game without one.")
+    big_blind: int = Field(default=100, gt=0, description="Big blind (the minimum bet in NL and PL).")
+    ante: int = Field(default=0, ge=0, description="Ante posted by every player.")
+    big_blind_ante: int = Field(default=0, ge=0, description="Ante posted by the big blind for everyone (TDA-60).")
+    straddle: int = Field(default=0, ge=0, description="Live UTG straddle; 0 for none (house: exactly 2 x BB).")
+    straddle_min_raise_inc: int | None = Field(
+        default=None, gt=0, description="Minimum raise increment over a straddle (ENG-43); default: the straddle."
+    )
+    small_bet: int | None = Field(default=None, gt=0, description="Fixed limit: bet size preflop and on the flop.")
+    big_bet: int | None = Field(default=None, gt=0, description="Fixed limit: bet size on the turn and river.")
+    raise_cap: int | None = Field(default=4, ge=1, description="Fixed limit: bets + raises per round (bet + 3).")
+    chip_denominations: tuple[int, ...] = Field(
+        default=(1, 5, 25, 100, 500, 1000, 5000, 25000),
+        min_length=1,
+        description="Chip values in play, in units; the smallest is the odd-chip unit (TDA-12).",
+    )
+    seat_count: int = Field(default=10, ge=2, le=10, description="Seats at the table.")
+    currency_unit: Decimal = Field(default=Decimal(1), gt=0, description="Money value of one unit (0.01 = cents).")
+    currency_symbol: str = Field(default="", max_length=3, description="Printed before money amounts.")
+
+    @model_validator(mode="after")
+    def verify_stakes(self) -> GameConfig:
+        if self.small_blind > self.big_blind:
+            raise ValueError(f"small_blind {self.small_blind} is larger than big_blind {self.big_blind}.")
+        if self.ante and self.big_blind_ante:
+            raise ValueError("Use either ante or big_blind_ante, not both.")
+        if self.straddle and self.straddle <= self.big_blind:
+            raise ValueError(f"straddle {self.straddle} must be larger than big_blind {self.big_blind}.")
+        denominations = self.chip_denominations
+        if any(d <= 0 for d in denominations) or list(denominations) != sorted(set(denominations)):
+            raise ValueError(f"chip_denominations must be positive, distinct and ascending, got {denominations}.")
+        if self.variant == Variant.FLHE and self.small_bet is None:
+            raise ValueError("A fixed-limit game needs small_bet (and big_bet, default 2 x small_bet).")
+        return self
+
+    @property
+    def structure(self) -> Structure:
+        return _STRUCTURE[self.variant]
+
+    @property
+    def hole_cards(self) -> int:
+        return 4 if self.variant in (Variant.NLO, Variant.PLO) else 2
+
+    @property
+    def min_bet(self) -> int:
+        return self.small_bet if self.structure == "FL" and self.small_bet else self.big_blind
+
+    def bet_size(self, street_index: int) -> int:
+        """The fixed-limit bet of a street (small bet preflop and flop, big bet after); the BB otherwise."""
+        if self.structure != "FL":
+            return self.big_blind
+        small = self.small_bet or self.big_blind
+        return small if street_index < 2 else (self.big_bet or 2 * small)
+
+    def money(self, units: int) -> Decimal:
+        """Units → money, e.g. 194350 → Decimal('1943.50') with a cent unit."""
+        return units * self.currency_unit
+
+    def pokerkit_game(self, *, antes: dict[int, int], blinds: dict[int, int]) -> pokerkit.Poker:
+        """The pokerkit game for one hand; ``antes``/``blinds`` map pokerkit player indices to amounts
+        (a negative blind is a post out of position, as in PHH)."""
+        common = {
+            "automations": AUTOMATIONS,
+            "ante_trimming_status": False,
+            "raw_antes": antes,
+            "raw_blinds_or_straddles": blinds,
+            "mode": Mode.CASH_GAME,
+        }
+        match self.variant:
+            case Variant.NLHE:
+                return pokerkit.NoLimitTexasHoldem(**common, min_bet=self.big_blind)
+            case Variant.PLO:
+                return pokerkit.PotLimitOmahaHoldem(**common, min_bet=self.big_blind)
+            case Variant.PLHE:
+                return _PotLimitTexasHoldem(**common, min_bet=self.big_blind)
+            case Variant.NLO:
+                return _NoLimitOmahaHoldem(**common, min_bet=self.big_blind)
+            case Variant.FLHE:
+                small = self.small_bet or self.big_blind
+                return pokerkit.FixedLimitTexasHoldem(**common, small_bet=small, big_bet=self.big_bet or 2 * small)
+        raise AssertionError(self.variant)  # pragma: no cover

@@ -1,0 +1,57 @@
+"""The procedure checks a table runs: ONE explicit list, a fresh set per table (checks keep state).
+
+Nothing registers itself; to add a check, write it in ``tablewatch/rules/checks/`` and add it here.
+"""
+
+from __future__ import annotations
+
+from tablewatch.rules.checks.awards import PotAwardCheck, SidePotOrderCheck
+from tablewatch.rules.checks.burns import BurnCheck
+from tablewatch.rules.checks.chips import (
+    ChipsAppearedCheck,
+    ChipsLeftTableCheck,
+    StackVisibilityCheck,
+    UnknownChipCheck,
+)
+from tablewatch.rules.checks.conduct import ConsecutiveAllInCheck
+from tablewatch.rules.checks.exposure import ExposedCardCheck
+from tablewatch.rules.checks.fouled import FouledDeckCheck
+from tablewatch.rules.checks.misdeal import MisdealCheck
+from tablewatch.rules.checks.premature import PrematureBoardCheck
+from tablewatch.rules.checks.presence import AbsentAtDealCheck, LeftWithLiveHandCheck, LongAbsenceCheck
+from tablewatch.rules.checks.showdown import AllInShowdownCheck, TabledToWinCheck
+from tablewatch.rules.checks.system import DeviceHealthCheck
+from tablewatch.rules.profiles import RuleProfile
+from tablewatch.rules.snapshot import Check
+
+CHECK_CLASSES = (
+    # dealing, burns and the board (catalogue §1.3, §1.4)
+    MisdealCheck,  # TDA-22A, TDA-22C, TDA-22D, TDA-24, TDA-25 (wrong count after substantial action)
+    FouledDeckCheck,  # TDA-22E
+    BurnCheck,  # TDA-25, TDA-26A, TDA-26B, TDA-57 (burn on a redeal)
+    PrematureBoardCheck,  # TDA-57, TDA-18
+    # cards and presence (§1.2, §1.5)
+    ExposedCardCheck,  # TDA-53 (HOUSE-002-2.7.11 in cash profiles)
+    AbsentAtDealCheck,  # TDA-20
+    LeftWithLiveHandCheck,  # TDA-21
+    LongAbsenceCheck,  # TDA-63 (club; off unless the profile sets long_absence_s)
+    ConsecutiveAllInCheck,  # TDA-64 (club; off unless the profile sets consecutive_all_ins_warning)
+    # showdown and the pot (§1.6)
+    AllInShowdownCheck,  # TDA-9
+    TabledToWinCheck,  # TDA-6A
+    PotAwardCheck,  # TDA-5
+    SidePotOrderCheck,  # TDA22-21
+    # chips on the table (§1.7)
+    StackVisibilityCheck,  # TDA-16A
+    ChipsLeftTableCheck,  # TDA-49
+    ChipsAppearedCheck,  # HOUSE-002-2.4 / ENG-41
+    UnknownChipCheck,  # TDA-16B
+    # the monitor itself
+    DeviceHealthCheck,  # SYS-DEVICE, SYS-CAMERA
+)
+
+
+def default_checks(profile: RuleProfile | None = None) -> list[Check]:
+    """A fresh set of every procedure check for one table, under ``profile`` (TDA when None)."""
+    profile = profile if profile is not None else RuleProfile()
+    return [cls(profile) for cls in CHECK_CLASSES]

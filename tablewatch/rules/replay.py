@@ -1,0 +1,341 @@
+"""Replaying PHH hands through tablewatch's rules layer, acted out as physical table events.
+
+For each hand: pokerkit replays the original (the oracle); the same hand is then performed at a virtual
+table — hole cards pitched round the table, burns, board cards, each betting action as chips over the line
+(``physical.py``), cards tabled or mucked, pots pushed — and fed to ``TableRules``. The hand tablewatch
+reconstructs (and the PHH it writes, loaded back by pokerkit) must have the oracle's actions, amounts,
+pots and final stacks.
+
+PHH money (``1943.50``) becomes integer units (cents); unknown (``inf``) stacks become a large finite stack
+and are compared as winnings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from pokerkit import (
+    BoardDealing,
+    CardBurning,
+    CheckingOrCalling,
+    ChipsPushing,
+    CompletionBettingOrRaisingTo,
+    Folding,
+    HandHistory,
+    HoleCardsShowingOrMucking,
+    HoleDealing,
+    State,
+)
+
+from tablewatch.events import (
+    BoardCardDealt,
+    CardBurned,
+    CardDealt,
+    Event,
+    HandEnded,
+    HandStarted,
+    PotPushed,
+    Violation,
+)
+from tablewatch.rules.game import GameConfig, Variant
+from tablewatch.rules.physical import physical_events
+from tablewatch.rules.profiles import RuleProfile
+from tablewatch.rules.table import FinishedHand, TableRules, finished_hand
+
+VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO}
+CHIPS_IN_CENTS = (1, 5, 25, 100, 500, 2500, 10000, 50000, 100000)  # $0.01 … $1,000
+UNKNOWN_STACK_BB = 100_000  # an "inf" stack: 100,000 big blinds
+_HEADER = re.compile(r"^\[([^\]]+)\]\s*$")
+_AT_LINE = re.compile(r"\s*\(at line (\d+), column \d+\)")
+
+
+class PhhError(ValueError):
+    """A hand that cannot be read; the message names the file, hand and line."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhhSection:
+    name: str  # the [n] label, or "1" for a single-hand file
+    line: int  # 1-based line of the section's first line in the file
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class NormalHand:
+    """A PHH hand in integer units, with physical seats and the game's config."""
+
+    name: str
+    history: HandHistory  # integer units, finite stacks: what the oracle replays
+    config: GameConfig
+    seats: tuple[int, ...]  # physical seat of each PHH player p1..pn (button last)
+    stacks: tuple[int, ...]
+    unknown_stacks: tuple[bool, ...]
+    blinds: tuple[tuple[int, int], ...]
+
+
+@dataclass(kw_only=True)
+class ReplayResult:
+    name: str
+    ok: bool = False
+    error: str | None = None
+    mismatches: list[str] = field(default_factory=list)
+    finished: FinishedHand | None = None
+    oracle: State | None = None
+    violations: list[Violation] = field(default_factory=list)
+    hand: NormalHand | None = None
+
+
+# --- reading files ----------------------------------------------------------------------------------------
+
+
+def split_sections(text: str) -> list[PhhSection]:
+    """The ``[n]`` sections of a multi-hand file (or the whole text as one hand)."""
+    lines = text.splitlines()
+    starts = [(i, m.group(1)) for i, line in enumerate(lines) if (m := _HEADER.match(line))]
+    if not starts:
+        return [PhhSection(name="1", line=1, text=text)]
+    out = []
+    for k, (i, name) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
+        out.append(PhhSection(name=name, line=i + 2, text="\n".join(lines[i + 1:end])))
+    return out
+
+
+def parse_section(section: PhhSection, source: str) -> HandHistory:
+    try:
+        tomllib.loads(section.text)
+    except tomllib.TOMLDecodeError as exc:
+        found = _AT_LINE.search(str(exc))  # Python 3.11 puts the position in the message only
+        line = section.line + int(found.group(1)) - 1 if found else section.line
+        message = _AT_LINE.sub("", str(exc)).strip()
+        raise PhhError(f"{source}: hand [{section.name}] line {line}: not valid PHH/TOML: {message}") from exc
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return HandHistory.loads(section.text)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise PhhError(f"{source}: hand [{section.name}] (line {section.line}): {exc}") from exc
+
+
+# --- normalising money and seats ----------------------------------------------------------------------------
+
+
+def _decimals(value: Any) -> int:
+    if isinstance(value, Decimal) and value.is_finite():
+        exponent = value.normalize().as_tuple().exponent
+        return max(0, -int(exponent))
+    return 0
+
+
+def normalize(hh: HandHistory, name: str) -> NormalHand:
+    """The hand in integer units; PHH seats mapped to physical seats (button last)."""
+    if hh.variant not in VARIANTS:
+        raise PhhError(f"hand [{name}]: variant {hh.variant!r} is not replayed (only {', '.join(VARIANTS)}).")
+    raw = [*hh.starting_stacks, *hh.antes, *hh.blinds_or_straddles, hh.min_bet or 0,
+           *[_cbr_amount(action) or 0 for action in hh.actions]]
+    places = max((_decimals(v) for v in raw), default=0)
+    unit = Decimal(1).scaleb(-places)
+    scale = 10**places
+
+    def units(value: Any) -> int:
+        scaled = Decimal(str(value)) * scale
+        if scaled != scaled.to_integral_value():
+            raise PhhError(f"hand [{name}]: amount {value} is not a whole number of {unit}.")
+        return int(scaled)
+
+    blinds_raw = [units(b) for b in hh.blinds_or_straddles]
+    big_blind = units(hh.min_bet) if hh.min_bet else max(abs(b) for b in blinds_raw)
+    unknown = tuple(not Decimal(str(s)).is_finite() for s in hh.starting_stacks)
+    stacks = tuple(UNKNOWN_STACK_BB * big_blind if u else units(s)
+                   for s, u in zip(hh.starting_stacks, unknown, strict=True))
+    antes = [units(a) for a in hh.antes]
+    if len(set(antes)) > 1:
+        raise PhhError(f"hand [{name}]: antes that differ by seat ({antes}) are not replayed.")
+    n = len(stacks)
+    seats = _physical_seats(hh, n)
+    positive = [b for b in blinds_raw if b > 0]
+    config = GameConfig(
+        variant=VARIANTS[hh.variant], big_blind=big_blind, small_blind=min(min(positive), big_blind),
+        ante=antes[0] if antes else 0, chip_denominations=CHIPS_IN_CENTS, seat_count=10, currency_unit=unit,
+        currency_symbol=str(getattr(hh, "currency_symbol", None) or ""),
+        small_bet=units(hh.small_bet) if getattr(hh, "small_bet", None) else None,
+        big_bet=units(hh.big_bet) if getattr(hh, "big_bet", None) else None,
+    )
+    actions = [_scale_action(action, units) for action in hh.actions]
+    history = dataclasses.replace(
+        hh, starting_stacks=list(stacks), antes=antes, blinds_or_straddles=blinds_raw,
+        min_bet=big_blind if hh.min_bet is not None else None, actions=actions,
+        **({"small_bet": config.small_bet, "big_bet": config.big_bet} if hh.variant == "FT" else {}),
+    )
+    return NormalHand(name=name, history=history, config=config, seats=seats, stacks=stacks, unknown_stacks=unknown,
+                      blinds=tuple((seats[i], b) for i, b in enumerate(blinds_raw) if b))
+
+
+def _physical_seats(hh: HandHistory, n: int) -> tuple[int, ...]:
+    """PHH ``seats`` when they are clockwise from the button's left (button last); else 1..n."""
+    seats = tuple(hh.seats) if getattr(hh, "seats", None) else ()
+    if len(seats) == n and len(set(seats)) == n and all(1 <= s <= 10 for s in seats):
+        button = seats[-1]
+        ordered = sorted(seats)
+        clockwise = tuple([s for s in ordered if s > button] + [s for s in ordered if s <= button])
+        if clockwise == seats:
+            return seats
+    return tuple(range(1, n + 1))
+
+
+def _cbr_amount(action: str) -> Any:
+    words = action.split("#")[0].split()
+    if len(words) == 3 and words[1] == "cbr":
+        text = words[2]
+        return int(text) if text.isdigit() else Decimal(text)
+    return None
+
+
+def _scale_action(action: str, units: Any) -> str:
+    words = action.split("#")[0].split()
+    if len(words) == 3 and words[1] == "cbr":
+        return f"{words[0]} cbr {units(_cbr_amount(action))}"
+    return " ".join(words)
+
+
+# --- the oracle and the performance ------------------------------------------------------------------------
+
+
+def oracle(hand: NormalHand) -> State:
+    """pokerkit's own replay of the hand."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        states = iter(hand.history)
+        state = next(states)
+        for state in states:  # noqa: B007 - the last state is the result
+            pass
+    return state
+
+
+def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, table: str) -> Iterator[Event]:
+    """Act out the oracle's hand at the table, feeding ``rules``; yields each event after feeding it."""
+    seats, cfg = hand.seats, hand.config
+    clock = _Clock()
+    start = HandStarted(ts=clock(), table=table, source="sim", hand_no=hand_no, button=seats[-1],
+                        seats=tuple(sorted(seats)), stacks=tuple(hand.stacks[seats.index(s)] for s in sorted(seats)),
+                        blinds=hand.blinds)
+    yield from _feed(rules, [start])
+    ops = truth.operations
+    holes = [op for op in ops if isinstance(op, HoleDealing)]
+    yield from _feed(rules, _deal_round_robin(holes, seats, table, clock))
+    slot = 0
+    for op in ops:
+        if isinstance(op, CardBurning):
+            yield from _feed(rules, [CardBurned(ts=clock(), table=table, source="sim", card=None)])
+        elif isinstance(op, BoardDealing):
+            cards = [None if c.unknown_status else repr(c) for c in op.cards]
+            events = []
+            for card in cards:
+                events.append(BoardCardDealt(ts=clock(), table=table, source="sim", card=card, slot=slot))
+                slot += 1
+            yield from _feed(rules, events)
+        elif isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo):
+            yield from _feed(rules, _betting(op, rules, seats, cfg, table, clock, hand_no))
+        elif isinstance(op, HoleCardsShowingOrMucking):
+            text = "".join(repr(c) for c in op.hole_cards)
+            action = f"sm {text}" if op.hole_cards else "sm"
+            yield from _feed(rules, physical_events(action, view=None, table=table, seat=seats[op.player_index],
+                                                    ts=clock(), denominations=cfg.chip_denominations,
+                                                    hole_cards=cfg.hole_cards))
+        elif isinstance(op, ChipsPushing):
+            events = [PotPushed(ts=clock(), table=table, source="sim", seat=seats[i], value=a)
+                      for i, a in enumerate(op.amounts) if a]
+            yield from _feed(rules, events)
+    if not truth.status:  # a hand history cut short in the source stays open, as it was recorded
+        yield from _feed(rules, [HandEnded(ts=clock(), table=table, source="sim", hand_no=hand_no)])
+
+
+def _betting(op: Any, rules: TableRules, seats: tuple[int, ...], cfg: GameConfig, table: str, clock: _Clock,
+             hand_no: int) -> list[Event]:
+    seat = seats[op.player_index]
+    engine = rules.current
+    if engine is None:
+        raise PhhError(f"hand {hand_no}: the engine has no hand open at seat {seat}'s action.")
+    if isinstance(op, Folding):
+        action = "f"
+    elif isinstance(op, CheckingOrCalling):
+        action = "cc"
+    else:
+        action = f"cbr {op.amount}"
+    # every 7th chip action goes in two motions, with the declaration a careful player makes first
+    motions = 2 if (hand_no + len(engine.actions)) % 7 == 0 else 1
+    return physical_events(action, view=engine.view(seat), table=table, seat=seat, ts=clock(),
+                           denominations=cfg.chip_denominations, hole_cards=cfg.hole_cards, motions=motions)
+
+
+def _deal_round_robin(holes: list[HoleDealing], seats: tuple[int, ...], table: str, clock: _Clock) -> list[Event]:
+    per_seat: dict[int, list[str | None]] = {}
+    for op in holes:
+        per_seat.setdefault(op.player_index, []).extend(None if c.unknown_status else repr(c) for c in op.cards)
+    events: list[Event] = []
+    rounds = max((len(v) for v in per_seat.values()), default=0)
+    for r in range(rounds):
+        for index in range(len(seats)):
+            cards = per_seat.get(index, [])
+            if r < len(cards):
+                events.append(CardDealt(ts=clock(), table=table, source="sim", seat=seats[index], card=cards[r]))
+    return events
+
+
+def _feed(rules: TableRules, events: list[Event]) -> Iterator[Event]:
+    for event in sorted(events, key=lambda e: e.ts):
+        rules.feed(event)
+        yield event
+
+
+class _Clock:
+    """Event times: one second per step."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+# --- one hand, end to end --------------------------------------------------------------------------------
+
+
+def replay_hand(hand: NormalHand, *, hand_no: int = 1, table: str = "T01", profile: RuleProfile | None = None,
+                strict: bool = True, roundtrip: bool = True) -> ReplayResult:
+    """Replay one normalised hand; compare with pokerkit (and, with ``roundtrip``, the PHH written back)."""
+    from tablewatch.rules.compare import compare_hand
+
+    result = ReplayResult(name=hand.name, hand=hand)
+    try:
+        truth = oracle(hand)
+    except Exception as exc:
+        result.error = f"hand [{hand.name}]: pokerkit cannot replay it: {exc}"
+        return result
+    result.oracle = truth
+    rules = TableRules(hand.config, table=table, profile=profile, strict=strict)
+    try:
+        for _ in perform(hand, truth, rules, hand_no=hand_no, table=table):
+            pass
+    except Exception as exc:
+        result.error = f"hand [{hand.name}]: rules layer error: {type(exc).__name__}: {exc}"
+        return result
+    finished = rules.pop_finished()
+    if truth.status and rules.current is not None:
+        finished = [finished_hand(rules.current)]  # incomplete in the source: compare it as it stands
+    if len(finished) != 1:
+        result.error = f"hand [{hand.name}]: expected one finished hand, got {len(finished)}"
+        return result
+    result.finished = finished[0]
+    result.violations = list(finished[0].violations)
+    result.mismatches = compare_hand(hand, truth, finished[0], roundtrip=roundtrip)
+    result.ok = not result.mismatches
+    return result

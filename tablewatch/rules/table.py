@@ -1,0 +1,159 @@
+"""One table's rules layer for a whole session: hands one after another, the procedure checks, findings.
+
+The e2e pipeline feeds every event of the table, in time order, to ``TableRules.feed`` and gets back the
+``Violation`` findings (the engine's and the procedure checks'). Each hand that ends (``HandEnded``, or a
+new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the hand-history writers take.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pokerkit import ChipsPushing, Poker, State
+
+from tablewatch.events import Event, HandEnded, HandStarted, Severity, Violation
+from tablewatch.rules.engine import ActionRecord, HandEngine
+from tablewatch.rules.game import GameConfig
+from tablewatch.rules.profiles import RuleProfile
+from tablewatch.rules.snapshot import Check, HandSnapshot
+
+
+@dataclass(frozen=True, kw_only=True)
+class Push:
+    """One pot (or share of one) as pokerkit awards it."""
+
+    pot_index: int
+    amount: int
+    winners: tuple[int, ...]  # seats
+    amounts: tuple[tuple[int, int], ...]  # (seat, amount)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FinishedHand:
+    table: str
+    hand_no: int
+    config: GameConfig
+    button: int
+    order: tuple[int, ...]  # seats in pokerkit/PHH order: first left of the button, button last
+    starting_stacks: dict[int, int]
+    final_stacks: dict[int, int]
+    actions: tuple[ActionRecord, ...]
+    hole_cards: dict[int, tuple[str | None, ...]]
+    board: tuple[str | None, ...]
+    pushes: tuple[Push, ...]
+    violations: tuple[Violation, ...]
+    burns: tuple[tuple[str, str | None, float], ...]
+    event_times: tuple[tuple[str, int | None, float], ...]
+    notes: tuple[str, ...]
+    started_ts: float
+    ended_ts: float | None
+    blinds: tuple[tuple[int, int], ...] = ()
+    state: State = field(repr=False, compare=False)
+    game: Poker = field(repr=False, compare=False)
+
+    @property
+    def winnings(self) -> dict[int, int]:
+        return {seat: self.final_stacks[seat] - self.starting_stacks[seat] for seat in self.order}
+
+
+def finished_hand(engine: HandEngine) -> FinishedHand:
+    state, order = engine.state, engine.order
+    pushes = tuple(
+        Push(pot_index=op.pot_index, amount=op.total_amount,
+             winners=tuple(order[i] for i, a in enumerate(op.amounts) if a),
+             amounts=tuple((order[i], a) for i, a in enumerate(op.amounts) if a))
+        for op in state.operations if isinstance(op, ChipsPushing)
+    )
+    return FinishedHand(
+        table=engine.table, hand_no=engine.hand_no, config=engine.config, button=engine.start.button, order=order,
+        starting_stacks=dict(zip(order, engine.starting_stacks, strict=True)),
+        final_stacks={seat: state.stacks[i] for i, seat in enumerate(order)},
+        actions=tuple(engine.actions),
+        hole_cards={seat: tuple(None if c.unknown_status else repr(c) for c in state.hole_cards[i])
+                    for i, seat in enumerate(order)},
+        board=tuple(None if cards[0].unknown_status else repr(cards[0]) for cards in state.board_cards if cards),
+        pushes=pushes, violations=tuple(engine.violations), burns=tuple(engine.burns),
+        event_times=tuple(engine.event_times), notes=tuple(engine.notes), started_ts=engine.start.ts,
+        ended_ts=engine.ended_ts, blinds=engine.start.blinds, state=state, game=engine.game,
+    )
+
+
+def load_default_checks(profile: RuleProfile) -> list[Check]:
+    """The procedure checks of ``tablewatch.rules.registry`` when that module is installed; none otherwise."""
+    try:
+        registry = importlib.import_module("tablewatch.rules.registry")
+    except ImportError:
+        return []
+    return list(registry.default_checks(profile))
+
+
+class TableRules:
+    """The rules layer of one table: feed events, get violations; finished hands pile up in ``finished``.
+
+    ``strict=True`` re-raises an internal error (tests, replay); by default it becomes a SYSTEM finding and
+    the table carries on with the next hand.
+    """
+
+    def __init__(self, config: GameConfig, *, table: str = "T01", profile: RuleProfile | None = None,
+                 checks: Sequence[Check] | None = None, strict: bool = False) -> None:
+        self.config, self.table = config, table
+        self.profile = profile or RuleProfile()
+        self.checks: list[Check] = list(checks) if checks is not None else load_default_checks(self.profile)
+        self.strict = strict
+        self.current: HandEngine | None = None
+        self.last: HandEngine | None = None
+        self.finished: list[FinishedHand] = []
+
+    def feed(self, event: Event) -> list[Violation]:
+        snapshot = self.snapshot()
+        found: list[Violation] = []
+        for check in self.checks:
+            found += self._guard(lambda c=check: c.observe(snapshot, event), f"check {check.rule_id}", event)
+        found += self._guard(lambda: self._apply(event), "betting engine", event)
+        return found
+
+    def snapshot(self) -> HandSnapshot:
+        engine = self.current or self.last
+        if engine is None:
+            return HandSnapshot(table=self.table, hand_no=0, phase="idle", button=0, seats=(), active=())
+        return engine.snapshot()
+
+    def pop_finished(self) -> list[FinishedHand]:
+        out, self.finished = self.finished, []
+        return out
+
+    def _apply(self, event: Event) -> list[Violation]:
+        if isinstance(event, HandStarted):
+            found = self._close(event.ts, why="a new hand started before it ended") if self.current else []
+            self.current = HandEngine(self.config, event, profile=self.profile)
+            return found
+        if self.current is None:
+            return []
+        if isinstance(event, HandEnded):
+            return self._close(event.ts)
+        return self.current.feed(event)
+
+    def _close(self, ts: float, *, why: str = "") -> list[Violation]:
+        engine = self.current
+        assert engine is not None
+        before = len(engine.violations)
+        if why:
+            engine.notes.append(why)
+        engine.finish(ts)
+        self.finished.append(finished_hand(engine))
+        self.last, self.current = engine, None
+        return engine.violations[before:]
+
+    def _guard(self, work, what: str, event: Event) -> list[Violation]:  # type: ignore[no-untyped-def]
+        try:
+            return list(work())
+        except Exception as exc:
+            if self.strict:
+                raise
+            return [Violation(ts=event.ts, table=self.table, source="rules", rule_id="SYSTEM",
+                              title=f"Rules layer error in the {what}", severity=Severity.SYSTEM,
+                              observed=f"{event.kind}: {type(exc).__name__}: {exc}",
+                              ruling="the event was skipped; check the hand by hand",
+                              hand_no=self.current.hand_no if self.current else None)]

@@ -1,0 +1,724 @@
+"""One hand on the table: pokerkit's operations turned into physical steps, events and injected violations."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pokerkit import (
+    AntePosting,
+    BetCollection,
+    BlindOrStraddlePosting,
+    ChipsPushing,
+    CompletionBettingOrRaisingTo,
+    HoleCardsShowingOrMucking,
+    State,
+)
+
+from tablewatch.events import (
+    BetMotion,
+    BoardCardDealt,
+    CardBurned,
+    CardDealt,
+    CardExposed,
+    CardsMucked,
+    CardsTabled,
+    Chips,
+    ChipsLeftTable,
+    ChipsMoved,
+    Declaration,
+    Event,
+    HandInZone,
+    PotGathered,
+    PotPushed,
+    StackObscured,
+    Tap,
+    UnknownChip,
+)
+from tablewatch.rules.betting import BettingView
+from tablewatch.rules.chipreading import PhysicalBet, read_bet
+from tablewatch.sim.chips import Pile, count_chips, make_change
+from tablewatch.sim.motions import Stage, seat_angle
+from tablewatch.sim.plan import Act, HandPlan
+from tablewatch.sim.scenario import ScenarioError, Timing
+from tablewatch.sim.world import CHIP_HEIGHT, Card, Chip
+
+STREETS = ("preflop", "flop", "turn", "river")
+RULE_IDS = {
+    "string_raise": "TDA-29",
+    "missing_burn": "TDA-25",
+    "double_burn": "TDA-25",
+    "four_card_flop": "TDA-26A",
+    "card_exposed_in_deal": "TDA-22A",
+    "board_card_exposed_early": "TDA-57",
+    "out_of_turn": "TDA-39",
+    "chips_pocketed": "TDA-49",
+    "chips_hidden": "TDA-16A",
+    "unknown_chip": "HOUSE-002-2.4",
+    "undercall": "TDA-37",
+    "wrong_pot_push": "HOUSE-002-2.10.2",
+}
+
+
+@dataclass
+class InjectedViolation:
+    """A violation the simulator put in on purpose, with the seconds it spans (the truth to score against)."""
+
+    type: str
+    rule_id: str
+    hand_no: int
+    ts: float
+    end_ts: float
+    seats: tuple[int, ...] = ()
+    street: str | None = None
+    detail: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def frames(self, fps: float) -> tuple[int, int]:
+        return (int(self.ts * fps), int(self.end_ts * fps))
+
+    def to_dict(self, fps: float = 30.0) -> dict[str, Any]:
+        first, last = self.frames(fps)
+        return {**asdict(self), "seats": list(self.seats), "frame_first": first, "frame_last": last, "fps": fps}
+
+
+@dataclass
+class HandDriver:
+    plan: HandPlan
+    state: State
+    stage: Stage
+    piles: dict[str, Pile]
+    table_id: str
+    rng: random.Random
+    timing: Timing
+    t: float
+    events: list[Event] = field(default_factory=list)
+    violations: list[InjectedViolation] = field(default_factory=list)
+    holes: list[list[Card]] = field(default_factory=list)
+    board: list[Card] = field(default_factory=list)
+    burns: list[Card] = field(default_factory=list)
+    mucked: list[Card] = field(default_factory=list)
+    deck: list[str] = field(default_factory=list)
+    _op: int = 0
+    _early: dict[int, str] = field(default_factory=dict)
+    _street_op: int = 0  # first operation of the current street
+    _burned_early: set[str] = field(default_factory=set)
+
+    # --- the hand -------------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self._build_deck()
+        self._check_violations()
+        self._inject_at(-1)
+        self._consume_ops()  # blinds and antes, posted when the state was made
+        self._deal_holes()
+        for act in self.plan.acts:
+            self._advance(act)
+            self._before(act)
+            self._apply(act)
+            self._inject_at(act.index)
+        self._finish()
+
+    def _finish(self) -> None:
+        while self.state.status:
+            if self.state.can_burn_card():
+                self._deal_street()
+            elif self.state.can_show_or_muck_hole_cards():
+                self._call(self.state.show_or_muck_hole_cards)
+            else:
+                seat = self._seat(self.state.actor_index) if self.state.actor_index is not None else "?"
+                raise ScenarioError(f"hand {self.plan.hand_no}: the actions end while seat {seat} is still to act")
+        self._clear_cards()
+
+    def _advance(self, act: Act) -> None:
+        """Deal streets and showdowns until the state waits for ``act``."""
+        while True:
+            if self.state.can_burn_card():
+                self._deal_street()
+            elif self.state.can_show_or_muck_hole_cards() and not (
+                act.verb == "sm" and self.state.showdown_index == act.player
+            ):
+                self._call(self.state.show_or_muck_hole_cards)
+            else:
+                return
+
+    def _apply(self, act: Act) -> None:
+        seat = self._seat(act.player)
+        if act.verb != "sm" and self.state.actor_index != act.player:
+            who = f"seat {self._seat(self.state.actor_index)}'s" if self.state.actor_index is not None else "nobody's"
+            raise ScenarioError(f"hand {self.plan.hand_no}, action {act.index} ({act.spec.do!r}): it is {who} "
+                                f"turn, not seat {seat}'s")
+        self.t += self.timing.think
+        # The physical step comes first: pokerkit's operation may close the round and gather the bets.
+        if act.verb == "f":
+            self._verify(self.state.verify_folding)
+            self._declare(seat, act, "fold")
+            self._fold(seat)
+            self._call(self.state.fold)
+        elif act.verb == "cc":
+            self._verify(self.state.verify_checking_or_calling)
+            amount = self.state.checking_or_calling_amount
+            if amount:
+                self._bet(seat, amount, act, word="call")
+            else:
+                self._declare(seat, act, "check")
+                self._tap(seat)
+            self._call(self.state.check_or_call)
+        elif act.verb == "cbr":
+            assert act.amount is not None
+            self._verify(self.state.verify_completion_betting_or_raising_to, act.amount)
+            added = act.amount - self.state.bets[act.player]
+            self._bet(seat, added, act, word="raise")
+            self._call(self.state.complete_bet_or_raise_to, act.amount)
+        else:
+            self._call(self.state.show_or_muck_hole_cards, act.shown is not None)
+
+    def _verify(self, method: Any, *args: Any) -> None:
+        try:
+            method(*args)
+        except ValueError as exc:
+            raise ScenarioError(f"hand {self.plan.hand_no}: pokerkit refused {method.__name__}{args}: {exc}") from exc
+
+    def _call(self, method: Any, *args: Any) -> None:
+        try:
+            method(*args)
+        except ValueError as exc:
+            raise ScenarioError(f"hand {self.plan.hand_no}: pokerkit refused {method.__name__}{args}: {exc}") from exc
+        self._consume_ops()
+
+    def _consume_ops(self) -> None:
+        ops = self.state.operations
+        while self._op < len(ops):
+            op = ops[self._op]
+            self._op += 1
+            if isinstance(op, AntePosting | BlindOrStraddlePosting) and op.amount:
+                self._push_chips(self._seat(op.player_index), op.amount, motions=1, forced=True)
+            elif isinstance(op, BetCollection):
+                self._gather(op.bets)
+                self._street_op = self._op
+            elif isinstance(op, HoleCardsShowingOrMucking):
+                self._showdown(self._seat(op.player_index), shown=bool(op.hole_cards))
+            elif isinstance(op, ChipsPushing):
+                self._push_pot(op.amounts)
+
+    def _seat(self, player: int | None) -> int:
+        assert player is not None
+        return self.plan.seats[player]
+
+    # --- cards ----------------------------------------------------------------------------------------
+
+    def _build_deck(self) -> None:
+        known = {c for h in self.plan.holes for c in h if c} | set(self.plan.board)
+        rest = [r + s for r in "23456789TJQKA" for s in "cdhs" if r + s not in known]
+        self.rng.shuffle(rest)
+        self.deck = rest
+        self.plan.holes = [[c or self.deck.pop() for c in h] for h in self.plan.holes]
+
+    def _deal_holes(self) -> None:
+        exposed = {(v.seat, v.card) for v in self.plan.violations if v.type == "card_exposed_in_deal"}
+        self.holes = [[] for _ in self.plan.seats]
+        for i in range(2):
+            for p, seat in enumerate(self.plan.seats):
+                code = self.plan.holes[p][i]
+                assert code is not None
+                self._call(self.state.deal_hole, code)
+                face_up = (seat, i + 1) in exposed
+                card = self.stage.new_card(code, t=self.t)
+                spot = self.stage.table.hole_card(seat, i)
+                end = self.stage.pitch(card, spot, t=self.t, angle=seat_angle(self.stage.table, seat, self.rng),
+                                       zone=f"seat{seat}.stack", face_up=face_up)
+                self.holes[p].append(card)
+                self._emit(CardDealt, end, seat=seat, card=code, face_up=face_up)
+                if face_up:
+                    self._emit(CardExposed, end, seat=seat, card=code)
+                    flip = self.stage.flip([card], t=end + 1.2, face_up=False)
+                    self._violation("card_exposed_in_deal", end - 0.1, flip, seats=(seat,), street="preflop",
+                                    detail=f"{code} dealt face up to seat {seat}", params={"card": i + 1})
+                self.t = end + 0.05
+
+    def _deal_street(self) -> None:
+        street = STREETS[self.state.street_index or 0]
+        n = 3 if street == "flop" else 1
+        burns = 1 + sum(v.street == street for v in self.plan.violations if v.type == "double_burn")
+        if any(v.type == "missing_burn" and v.street == street for v in self.plan.violations):
+            burns = 0
+        expected = 1
+        if street in self._burned_early:  # TDA-57: the burn before the early card stays; no new burn
+            burns, expected = burns - 1, 0
+        self._call(self.state.burn_card, "??")
+        self.t += 0.4
+        start = self.t
+        for _ in range(burns):
+            self._burn(self.deck.pop())
+        if burns != expected:
+            kind = "missing_burn" if burns < expected else "double_burn"
+            self._violation(kind, start, self.t + 0.6, street=street,
+                            detail=f"{burns} burn card(s) before the {street}")
+        planned = self.plan.board[len(self.board) : len(self.board) + n]
+        codes = planned + [self.deck.pop() for _ in range(n - len(planned))]
+        self._call(self.state.deal_board, "".join(codes))
+        slots = [len(self.board) + k for k in range(n)]
+        cards = self._lay_board(codes, slots)
+        if street == "flop" and any(v.type == "four_card_flop" for v in self.plan.violations):
+            self._four_card_flop(cards)
+
+    def _burn(self, code: str) -> None:
+        card = self.stage.new_card(code, t=self.t)
+        spot = self.stage.table.burn_spot(len(self.burns))
+        self.t = self.stage.pitch(card, spot, t=self.t, angle=self.rng.uniform(-10, 10), zone="burn")
+        self.burns.append(card)
+        self._emit(CardBurned, self.t, card=code)
+        self.t += 0.1
+
+    def _lay_board(self, codes: list[str], slots: list[int]) -> list[Card]:
+        cards = []
+        for code, slot in zip(codes, slots, strict=True):
+            card = self.stage.new_card(code, t=self.t)
+            self.t = self.stage.pitch(card, self._slot_spot(slot), t=self.t, angle=self.rng.uniform(-3, 3),
+                                      zone=f"board.{min(slot, 4)}")
+            cards.append(card)
+        self.t = self.stage.flip(cards, t=self.t + 0.2)
+        for code, slot, card in zip(codes, slots, cards, strict=True):
+            self.board.append(card)
+            self._emit(BoardCardDealt, self.t, card=code, slot=slot, face_up=True)
+        self.t += 0.3
+        return cards
+
+    def _slot_spot(self, slot: int) -> tuple[float, float]:
+        if slot <= 4:
+            return self.stage.table.board_slot(slot)
+        x, y = self.stage.table.board_slot(4)
+        return (x + 90.0 * (slot - 4), y)
+
+    def _four_card_flop(self, flop: list[Card]) -> None:
+        code = self.deck.pop()
+        start = self.t
+        card = self.stage.new_card(code, t=self.t)
+        self.t = self.stage.pitch(card, self._slot_spot(3), t=self.t, angle=self.rng.uniform(-3, 3), zone="board.3")
+        self.t = self.stage.flip([card], t=self.t)
+        self._emit(BoardCardDealt, self.t, card=code, slot=3, face_up=True)
+        # The floor's fix (TDA-26A, simplified): the extra card goes to the burn pile.
+        self.t = self.stage.slide("dealer", [card], [self.stage.table.burn_spot(len(self.burns))], t=self.t + 1.5,
+                                  zone="burn", face_up=False)
+        self.burns.append(card)
+        self._emit(CardBurned, self.t, card=code)
+        self._violation("four_card_flop", start, self.t, street="flop", detail=f"a fourth flop card {code}")
+
+    def _expose_early(self, street: str) -> None:
+        """The dealer turns the next street's first card up before the betting round is over (TDA-57)."""
+        start = self.t
+        self._burn(self.deck.pop())
+        self._burned_early.add(street)
+        code = self.deck.pop()
+        slot = {"flop": 0, "turn": 3, "river": 4}[street]
+        card = self.stage.new_card(code, t=self.t)
+        self.t = self.stage.pitch(card, self._slot_spot(slot), t=self.t, angle=0.0, zone=f"board.{slot}", face_up=True)
+        self._emit(BoardCardDealt, self.t, card=code, slot=slot, face_up=True)
+        self.t = self.stage.slide("dealer", [card], [self.stage.table.deck_spot()], t=self.t + 1.0, zone="dealer",
+                                  face_up=False)
+        self.stage.vanish_card(card, t=self.t)
+        self._violation("board_card_exposed_early", start, self.t, street=street,
+                        detail=f"{code} shown on the {street} before the betting round ended")
+
+    def _fold(self, seat: int) -> None:
+        cards = self.holes[self.plan.seats.index(seat)]
+        f = self.stage.table.seats[seat]
+        forward = [f.offset(f.bet, 0.0, 30.0 * i) for i in range(len(cards))]
+        self.t = self.stage.slide(f"seat{seat}", cards, forward, t=self.t, zone=f"seat{seat}.bet")
+        self._emit(CardsMucked, self.t, seat=seat, count=len(cards))
+        self._to_muck(cards)
+
+    def _to_muck(self, cards: list[Card]) -> None:
+        spots = [self.stage.table.muck_spot(len(self.mucked) + i) for i in range(len(cards))]
+        self.stage.slide("dealer", cards, spots, t=self.t + 0.2, zone="muck", face_up=False, angle=0.0)
+        self.mucked += cards
+
+    def _showdown(self, seat: int, *, shown: bool) -> None:
+        cards = self.holes[self.plan.seats.index(seat)]
+        self.t += 0.5
+        if shown:
+            f = self.stage.table.seats[seat]
+            fan = [f.offset(f.bet, 10.0, -35.0 + 70.0 * i) for i in range(len(cards))]
+            self.t = self.stage.slide(f"seat{seat}", cards, fan, t=self.t, zone=f"seat{seat}.bet", face_up=True)
+            self._emit(CardsTabled, self.t, seat=seat, cards=tuple(c.code for c in cards))
+        else:
+            self._fold(seat)
+
+    def _clear_cards(self) -> None:
+        """After the pot is pushed, the dealer takes every card away."""
+        self.t = max(self.t, self.stage.arm_free("dealer")) + 0.3
+        cards = [c for h in self.holes for c in h] + self.board + self.burns + self.mucked
+        spots = [self.stage.table.muck_spot(i) for i in range(len(cards))]
+        self.t = self.stage.slide("dealer", cards, spots, t=self.t, zone="muck", face_up=False, angle=0.0)
+        for card in cards:
+            self.stage.vanish_card(card, t=self.t + 0.2)
+        self.t += 0.3
+
+    # --- chips ----------------------------------------------------------------------------------------
+
+    def _bet(self, seat: int, amount: int, act: Act, *, word: str) -> None:
+        spec = act.spec
+        motions, declare = spec.motions, spec.declare
+        string = [v for v in self.plan.violations if v.type == "string_raise" and v.action == act.index]
+        under = [v for v in self.plan.violations if v.type == "undercall" and v.action == act.index]
+        paid = self._undercall_paid(amount, under[0].short_by) if under else amount
+        counts = spec.chips or self._counts(self.piles[f"seat{seat}.stack"], paid, seat)
+        if string:
+            motions, declare = string[0].motions, None
+        elif declare is None and not under:
+            declare = self._needed_declaration(act, seat, counts, motions, word)
+        if declare and spec.declare_at == "before":
+            self._say(seat, declare, self.t)
+        start = self.t
+        self._push_chips(seat, paid, motions=motions, chips=counts,
+                         say=declare if spec.declare_at != "before" else None, say_at=spec.declare_at)
+        if string:
+            self._violation("string_raise", start, self.t, seats=(seat,),
+                            detail=f"seat {seat} raised in {motions} motions without a declaration",
+                            params={"action": act.index})
+        if under:
+            self._violation("undercall", start, self.t + 1.2, seats=(seat,),
+                            detail=f"seat {seat} put {paid} out facing a call of {amount}",
+                            params={"action": act.index})
+            self.t += 1.2  # the dealer asks for the rest; the call is completed
+            self._push_chips(seat, amount - paid, motions=1)
+
+    def _needed_declaration(self, act: Act, seat: int, counts: dict[int, int], motions: int, word: str) -> str | None:
+        """What a careful player says so the chips read as meant (TDA chip reading, as in rules.physical)."""
+        p = act.player
+        total = self.state.bets[p] + sum(d * n for d, n in counts.items())
+        all_in = total >= self.state.bets[p] + self.state.stacks[p]
+        if word == "raise":
+            word = "all-in" if all_in else ("raise" if max(self.state.bets) > 0 else "bet")
+        spoken = word if word in ("call", "all-in") else f"{word} {total}"
+        if motions > 1:
+            return spoken
+        view = self._view(p, seat)
+        reading = read_bet(view.context(), PhysicalBet(chips=Chips.of(counts), prior=view.prior, chips_ts=self.t))
+        fine = not reading.owed and reading.to == min(total, view.bet + view.stack) and (
+            reading.action in ("call", "check") if word == "call" else reading.action in ("bet", "raise", "all-in"))
+        return None if fine else spoken
+
+    def _view(self, p: int, seat: int) -> BettingView:
+        st = self.state
+        cur = max(st.bets)
+        min_to = st.min_completion_betting_or_raising_to_amount
+        max_to = st.max_completion_betting_or_raising_to_amount
+        big = max(self.plan.blinds)
+        street = st.street_index or 0
+        raises = sum(isinstance(op, CompletionBettingOrRaisingTo) for op in st.operations[self._street_op:])
+        return BettingView(
+            seat=seat, street=STREETS[street], structure="NL", cur=cur, bet=st.bets[p], stack=st.stacks[p],
+            inc=(min_to - cur) if min_to is not None else big, min_raise_to=min_to or cur + big,
+            max_raise_to=max_to or st.bets[p] + st.stacks[p], can_raise=min_to is not None,
+            opening=raises <= (0 if street == 0 else 1), heads_up=sum(map(bool, st.statuses)) == 2,
+            pot_total=st.total_pot_amount, big_blind=big, prior=self.piles[f"seat{seat}.bet"].as_chips())
+
+    def _undercall_paid(self, amount: int, short_by: int | None) -> int:
+        smallest = min(self.stage.mint.registry.values(), default=1)
+        paid = amount - short_by if short_by else max(smallest, (amount // 2) // smallest * smallest)
+        if not 0 < paid < amount:
+            raise ScenarioError(f"hand {self.plan.hand_no}: an undercall of a call of {amount} short by {short_by} "
+                                "leaves nothing or everything to put in")
+        return paid
+
+    def _push_chips(self, seat: int, value: int, *, motions: int, chips: dict[int, int] | None = None,
+                    say: str | None = None, say_at: str = "before", forced: bool = False) -> None:
+        """``seat`` moves ``value`` from its stack over the betting line in ``motions`` motions: one BetMotion.
+
+        A ``forced`` bet (blind, ante) is no action: it is a ``ChipsMoved`` from stack to bet (the rules
+        layer posts blinds from the game's configuration).
+        """
+        stack, bet = self.piles[f"seat{seat}.stack"], self.piles[f"seat{seat}.bet"]
+        counts = chips or self._counts(stack, value, seat)
+        if sum(d * n for d, n in counts.items()) != value:
+            raise ScenarioError(f"hand {self.plan.hand_no}: seat {seat}'s chips {counts} are not worth {value}")
+        try:
+            taken = stack.take(counts)
+        except ValueError as exc:
+            raise ScenarioError(f"hand {self.plan.hand_no}: seat {seat} can't push {counts}: {exc}") from exc
+        prior = bet.as_chips()
+        taken.sort(key=lambda c: -c.value)
+        groups = [taken[i::motions] for i in range(motions)] if len(taken) >= motions else [[c] for c in taken]
+        times = []
+        actor = f"seat{seat}"
+        self.t = max(self.t, self.stage.arm_free(actor) - 0.2)
+        for k, group in enumerate(groups):
+            release = self.stage.carry_chips(actor, group, stack, bet, t=self.t)
+            if k == 0:
+                self._emit(HandInZone, release - 0.1, seat=seat, actor=actor, zone=f"seat{seat}.bet")
+            if say and say_at == "during" and k == 0:
+                self._say(seat, say, release - 0.2)
+            times.append(release)
+            self.t = release + (0.45 if k + 1 < len(groups) else 0.1)
+        values = tuple(sum(c.value for c in g) for g in groups) if len(groups) > 1 else ()
+        if forced:
+            self._emit(ChipsMoved, times[-1], seat=seat, src=stack.zone, dst=bet.zone, chips=count_chips(taken))
+            self.t += 0.3
+            return
+        self._emit(BetMotion, times[-1], seat=seat, chips=count_chips(taken), motions=len(groups),
+                   motion_times=tuple(times), prior=prior, motion_values=values)
+        if say and say_at == "after":
+            self._say(seat, say, self.t + 0.2)
+        self.t += 0.3
+
+    def _counts(self, pile: Pile, value: int, seat: int | None) -> dict[int, int]:
+        counts = make_change(value, pile.available())
+        if counts is None:
+            if pile.value() < value:
+                raise ScenarioError(f"hand {self.plan.hand_no}: {pile.zone} holds {pile.value()}, less than {value}")
+            self._change(pile, value)
+            counts = make_change(value, pile.available())
+            assert counts is not None
+        return counts
+
+    def _change(self, pile: Pile, value: int) -> None:
+        """The dealer changes chips: everything in ``pile`` to the tray, back in denominations that pay ``value``."""
+        old = pile.chips
+        tray = self.piles["tray"]
+        self.t = max(self.t, self.stage.arm_free("dealer"))
+        self.t = self.stage.carry_chips("dealer", old, pile, tray, t=self.t, duration=0.8)
+        self.stage.vanish(old, t=self.t + 0.05)
+        tray.remove(old)
+        denoms = sorted({c.value for c in self.stage.mint.world.chips if not c.counterfeit}, reverse=True)
+        need = _greedy(value, denoms) or {}
+        rest = _greedy(sum(c.value for c in old) - value, denoms) or {}
+        merged = {d: need.get(d, 0) + rest.get(d, 0) for d in denoms}
+        new = self.stage.mint_pile(tray, merged, t=self.t + 0.1)
+        self.t = self.stage.carry_chips("dealer", new, tray, pile, t=self.t + 0.2, duration=0.8)
+        self._emit(ChipsMoved, self.t, src=pile.zone, dst="tray", chips=count_chips(old))
+        self._emit(ChipsMoved, self.t, src="tray", dst=pile.zone, chips=count_chips(new))
+
+    def _gather(self, bets: tuple[int, ...]) -> None:
+        if not any(bets) and not any(self.piles[f"seat{s}.bet"].chips for s in self.plan.seats):
+            return
+        self.t = max(self.t, self.stage.arm_free("dealer")) + 0.3
+        pot = self.piles["pot"]
+        total = 0
+        for player, seat in enumerate(self.plan.seats):
+            bet = self.piles[f"seat{seat}.bet"]
+            excess = bet.value() - bets[player]
+            if excess > 0:  # an uncalled bet goes back to its owner
+                back = bet.take(self._counts(bet, excess, None))
+                self.t = self.stage.carry_chips("dealer", back, bet, self.piles[f"seat{seat}.stack"], t=self.t,
+                                                duration=0.6)
+                self._emit(ChipsMoved, self.t, seat=seat, src=bet.zone, dst=f"seat{seat}.stack",
+                           chips=count_chips(back))
+            if bet.chips:
+                total += bet.value()
+                self.t = self.stage.carry_chips("dealer", bet.chips, bet, pot, t=self.t,
+                                                duration=self.timing.gather / 2)
+        self._emit(PotGathered, self.t, value=total)
+        self.t += 0.3
+
+    def _push_pot(self, amounts: tuple[int, ...]) -> None:
+        pot = self.piles["pot"]
+        wrong = [v for v in self.plan.violations if v.type == "wrong_pot_push"]
+        self.t = max(self.t, self.stage.arm_free("dealer")) + 0.5
+        for player, amount in enumerate(amounts):
+            if not amount:
+                continue
+            seat = self._seat(player)
+            chips = pot.take(self._counts(pot, amount, None))
+            to = wrong[0].to_seat if wrong and wrong[0].to_seat != seat else seat
+            if to not in self.stage.table.seats:
+                raise ScenarioError(f"hand {self.plan.hand_no}: wrong_pot_push to seat {to}, which the table lacks")
+            dst = self.piles[f"seat{to}.stack"]
+            start = self.t
+            self.t = self.stage.carry_chips("dealer", chips, pot, dst, t=self.t, duration=self.timing.push)
+            self._emit(PotPushed, self.t, seat=to, value=amount, chips=count_chips(chips))
+            if to != seat:
+                self.t = self.stage.carry_chips("dealer", chips, dst, self.piles[f"seat{seat}.stack"], t=self.t + 1.5,
+                                                duration=self.timing.push)
+                self._emit(PotPushed, self.t, seat=seat, value=amount, chips=count_chips(chips))  # the correction
+                self._violation("wrong_pot_push", start, self.t, seats=(to, seat), street="showdown",
+                                detail=f"pot of {amount} pushed to seat {to}, won by seat {seat}")
+                wrong = []
+            self.t += 0.2
+
+    # --- injected violations that are not part of a betting step -------------------------------------
+
+    def _check_violations(self) -> None:
+        acts = {a.index: a for a in self.plan.acts}
+        for v in self.plan.violations:
+            where = f"hand {self.plan.hand_no}, violation {v.type}"
+            index = getattr(v, "action", None)
+            if index is not None and index not in acts:
+                raise ScenarioError(f"{where}: there is no action {index} (the hand has {len(acts)})")
+            if v.type == "string_raise" and acts[v.action].verb != "cbr":
+                raise ScenarioError(f"{where}: action {v.action} ({acts[v.action].spec.do!r}) is not a bet or raise")
+            if v.type == "undercall" and acts[v.action].verb != "cc":
+                raise ScenarioError(f"{where}: action {v.action} ({acts[v.action].spec.do!r}) is not a call")
+            for seat in [getattr(v, "seat", None)]:
+                if seat is not None and seat not in self.plan.seats:
+                    raise ScenarioError(f"{where}: seat {seat} is not in the hand (seats {sorted(self.plan.seats)})")
+        self._early = self._early_exposures()
+
+    def _early_exposures(self) -> dict[int, str]:
+        """Action index → street whose card is exposed just before that action (the last of the round before)."""
+        wanted = [v.street for v in self.plan.violations if v.type == "board_card_exposed_early"]
+        if not wanted:
+            return {}
+        streets = _streets_of(self.plan)
+        out = {}
+        for street in wanted:
+            before = STREETS.index(street) - 1
+            idx = [a.index for a, s in zip(self.plan.acts, streets, strict=True) if s == before and a.verb != "sm"]
+            if not idx:
+                raise ScenarioError(f"hand {self.plan.hand_no}: board_card_exposed_early on the {street}, "
+                                    "but the hand never gets there")
+            out[idx[-1]] = street
+        return out
+
+    def _before(self, act: Act) -> None:
+        for v in self.plan.violations:
+            if v.type == "out_of_turn" and v.action == act.index:
+                actor = self._seat(act.player)
+                if v.seat == actor:
+                    raise ScenarioError(f"hand {self.plan.hand_no}: out_of_turn seat {v.seat} is the seat to act")
+                start = self.t + 0.3
+                self._emit(Declaration, start, seat=v.seat, word=v.word)
+                if v.word == "check":
+                    self.t = start
+                    self._tap(v.seat)
+                self._violation("out_of_turn", start, start + 0.8, seats=(v.seat,),
+                                street=STREETS[self.state.street_index or 0],
+                                detail=f"seat {v.seat} said {v.word!r} before seat {actor} acted")
+                self.t = start + 0.8
+        if act.index in self._early:
+            self._expose_early(self._early[act.index])
+
+    def _inject_at(self, after: int) -> None:
+        for v in self.plan.violations:
+            if getattr(v, "after_action", None) == after:
+                {"chips_pocketed": self._pocket, "chips_hidden": self._hide}[v.type](v)
+            if v.type == "unknown_chip" and after == -1:
+                self._counterfeit(v)
+
+    def _pocket(self, v: Any) -> None:
+        stack = self.piles[f"seat{v.seat}.stack"]
+        try:
+            chips = stack.take(v.chips)
+        except ValueError as exc:
+            raise ScenarioError(f"hand {self.plan.hand_no}: seat {v.seat} can't pocket {v.chips}: {exc}") from exc
+        start = self.t + 0.3
+        player = self.stage.table.seats[v.seat].player
+        off = Pile("off_table", lambda k: (player[0] + 40 * k, player[1]), self.rng)
+        self.t = self.stage.carry_chips(f"seat{v.seat}", chips, stack, off, t=start, duration=1.0)
+        self.stage.vanish(chips, t=self.t + 0.1)
+        self._emit(ChipsLeftTable, self.t, seat=v.seat, zone=stack.zone, chips=count_chips(chips))
+        self._violation("chips_pocketed", start, self.t, seats=(v.seat,), detail=f"seat {v.seat} pocketed {v.chips}")
+
+    def _hide(self, v: Any) -> None:
+        stack = self.piles[f"seat{v.seat}.stack"]
+        cols = [c for c in stack.columns if c]
+        if len(cols) < 2:
+            raise ScenarioError(f"hand {self.plan.hand_no}: seat {v.seat} has too few chips to hide any")
+        big = max(cols, key=lambda c: c[0].value)
+        small = min(cols, key=lambda c: c[0].value)
+        start = self.t + 0.3
+        end = start + v.duration
+        actor = f"seat{v.seat}"
+        if v.mode == "under_hand":
+            top = big[-1].track.at(start) or big[-1].track.last
+            self.stage.reach(actor, [(start, top.x, top.y), (end, top.x, top.y)], z=top.z + 15.0)
+        else:  # the big chips go under a column of small ones: from above only small chips show
+            base = small[0].track.at(start) or small[0].track.last
+            for chip_list, z0 in ((big, 0.0), (small, len(big) * CHIP_HEIGHT)):
+                for i, chip in enumerate(chip_list):
+                    now = chip.track.at(start) or chip.track.last
+                    chip.track.add(_at(now, start))
+                    chip.track.add(_at(now, start + 0.5, x=base.x, y=base.y, z=z0 + i * CHIP_HEIGHT))
+                    chip.track.add(_at(now, end, x=base.x, y=base.y, z=z0 + i * CHIP_HEIGHT))
+                    chip.track.add(_at(now, end + 0.5))
+            self.stage.reach(actor, [(start, base.x, base.y), (start + 0.5, base.x, base.y)])
+        hidden = sum(c.value for c in big)
+        # Reported as it goes, every second, with the time hidden so far (as the scene layer reports it).
+        seen, step = start + 0.5, 1.0
+        while seen < end - 1e-6:
+            nxt = min(seen + step, end)
+            self._emit(StackObscured, nxt, seat=v.seat, hidden_value=hidden, duration=round(nxt - start - 0.5, 3))
+            seen = nxt
+        self._violation("chips_hidden", start, end, seats=(v.seat,), detail=f"{hidden} in big chips hidden ({v.mode})",
+                        params={"mode": v.mode})
+        self.t = end + 0.6
+
+    def _counterfeit(self, v: Any) -> None:
+        stack = self.piles[f"seat{v.seat}.stack"]
+        uid = v.uid or "E0FF" + "".join(self.rng.choice("0123456789ABCDEF") for _ in range(12))
+        chip = self.stage.mint_pile(stack, {v.denomination: 1}, t=self.t, counterfeit_uid=uid)[0]
+        self._emit(UnknownChip, self.t + self.timing.rfid_period, seat=v.seat, uid=chip.uid, zone=stack.zone)
+        self._violation("unknown_chip", self.t, self.t + self.timing.rfid_period, seats=(v.seat,),
+                        detail=f"counterfeit {v.denomination} chip {uid} in seat {v.seat}'s stack", params={"uid": uid})
+
+    # --- small helpers --------------------------------------------------------------------------------
+
+    def _tap(self, seat: int) -> None:
+        f = self.stage.table.seats[seat]
+        x, y = f.offset(f.stack, 60.0, 60.0)
+        self.stage.reach(f"seat{seat}", [(self.t, x, y), (self.t + 0.3, x, y)], z=5.0)
+        self._emit(Tap, self.t + 0.3, seat=seat)
+        self.t += 0.6
+
+    def _declare(self, seat: int, act: Act, default: str) -> None:
+        if act.spec.declare:
+            self._say(seat, act.spec.declare, self.t)
+
+    def _say(self, seat: int, text: str, ts: float) -> None:
+        parts = text.split()
+        self._emit(Declaration, ts, seat=seat, word=parts[0], amount=int(parts[1]) if len(parts) > 1 else None)
+
+    def _emit(self, cls: type[Event], ts: float, **fields: Any) -> None:
+        self.events.append(cls(ts=round(ts, 4), table=self.table_id, source="sim", **fields))
+
+    def _violation(self, kind: str, ts: float, end: float, *, seats: tuple[int, ...] = (), street: str | None = None,
+                   detail: str = "", params: dict[str, Any] | None = None) -> None:
+        self.violations.append(InjectedViolation(
+            type=kind, rule_id=RULE_IDS[kind], hand_no=self.plan.hand_no, ts=round(ts, 4), end_ts=round(end, 4),
+            seats=seats, street=street or (STREETS[self.state.street_index or 0] if self.state.status else "showdown"),
+            detail=detail, params=params or {}))
+
+
+def _at(pose: Any, t: float, **changes: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(pose, t=t, **changes)
+
+
+def _greedy(value: int, denoms: list[int]) -> dict[int, int] | None:
+    out: dict[int, int] = {}
+    for d in denoms:
+        out[d], value = divmod(value, d)
+    return out if value == 0 else None
+
+
+def _streets_of(plan: HandPlan) -> list[int]:
+    """The street (0-3) each action happens on, from a dry run in pokerkit."""
+    from tablewatch.sim.script import _new_state
+
+    state = _new_state(plan)
+    deck = iter([r + s for r in "23456789TJQKA" for s in "cdhs"])
+    used = {c for h in plan.holes for c in h if c} | set(plan.board)
+    spare = (c for c in deck if c not in used)
+    for i in range(2):
+        for p in range(len(plan.seats)):
+            state.deal_hole(plan.holes[p][i] or next(spare))
+    out = []
+    for act in plan.acts:
+        while state.can_burn_card() or (state.can_show_or_muck_hole_cards() and act.verb != "sm"):
+            if state.can_burn_card():
+                state.burn_card("??")
+                state.deal_board("".join(next(spare) for _ in range(state.street.board_dealing_count)))
+            else:
+                state.show_or_muck_hole_cards()
+        out.append(state.street_index or 0)
+        {"f": state.fold, "cc": state.check_or_call}.get(act.verb, lambda: None)()
+        if act.verb == "cbr":
+            state.complete_bet_or_raise_to(act.amount)
+        elif act.verb == "sm":
+            state.show_or_muck_hole_cards(act.shown is not None)
+    return out
+
+
+__all__ = ["RULE_IDS", "Chip", "Chips", "HandDriver", "InjectedViolation"]

@@ -1,0 +1,191 @@
+"""One hand, resolved: who sits where in pokerkit's order, the cards to deal, the actions to perform.
+
+Both sources end up here: a scenario's scripted hand (actions in PHH notation with ``sN`` seats or
+``pN`` players) and a hand taken from a PHH file (amounts scaled to integer chip units).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+from pokerkit import HandHistory
+
+from tablewatch.sim.scenario import ACTION_RE, ActionSpec, HandSpec, ScenarioError, ViolationSpec, split_cards
+
+
+@dataclass
+class Act:
+    """A betting or showdown action of player ``player`` (0-based pokerkit index)."""
+
+    index: int  # position in the hand's action list (violations refer to it)
+    player: int
+    verb: str  # f, cc, cbr, sm
+    amount: int | None = None
+    shown: list[str] | None = None  # for sm: the cards, None = muck
+    spec: ActionSpec = field(default_factory=lambda: ActionSpec(do="p1 f"))
+
+
+@dataclass
+class HandPlan:
+    hand_no: int
+    seats: list[int]  # table seat of each player, pokerkit order (p1 = first after the button)
+    stacks: list[int]
+    blinds: list[int]  # per player, pokerkit's blinds_or_straddles
+    antes: list[int]
+    min_bet: int
+    holes: list[list[str | None]]  # per player, two cards (None: pick at random)
+    board: list[str]
+    acts: list[Act]
+    violations: list[ViolationSpec]
+    unit: int = 1
+    source: str = "scenario"
+
+    @property
+    def button(self) -> int:
+        return self.seats[-1]
+
+    def player_of_seat(self, seat: int) -> int:
+        if seat not in self.seats:
+            raise ScenarioError(f"hand {self.hand_no}: seat {seat} is not in the hand (seats {sorted(self.seats)})")
+        return self.seats.index(seat)
+
+
+def order_from_button(seats: list[int], button: int) -> list[int]:
+    """Seats in pokerkit's order: clockwise from the seat after the button, the button last."""
+    ordered = sorted(seats)
+    if button not in ordered:
+        raise ScenarioError(f"the button seat {button} has no player (seats {ordered})")
+    i = ordered.index(button)
+    return ordered[i + 1 :] + ordered[: i + 1]
+
+
+def parse_act(index: int, spec: ActionSpec, seats: list[int], hand_no: int) -> Act:
+    m = ACTION_RE.match(spec.do)
+    assert m is not None  # the scenario model checked the form
+    n = int(m["n"])
+    if m["who"] == "s":
+        if n not in seats:
+            raise ScenarioError(f"hand {hand_no}, action {index} ({spec.do!r}): seat {n} is not in the hand")
+        player = seats.index(n)
+    else:
+        if not 1 <= n <= len(seats):
+            raise ScenarioError(f"hand {hand_no}, action {index} ({spec.do!r}): there is no player p{n}")
+        player = n - 1
+    verb, arg = m["verb"], m["arg"]
+    if verb == "cbr" and (arg is None or not arg.isdigit()):
+        raise ScenarioError(f"hand {hand_no}, action {index} ({spec.do!r}): 'cbr' needs a whole amount")
+    shown = None
+    if verb == "sm" and arg and "?" not in arg and arg != "-":
+        shown = split_cards(arg)
+    return Act(index=index, player=player, verb=verb, amount=int(arg) if verb == "cbr" else None, shown=shown,
+               spec=spec)
+
+
+def plan_scripted(hand: HandSpec, *, hand_no: int, stacks: dict[int, int], button: int, blinds: tuple[int, int],
+                  ante: int) -> HandPlan:
+    seats = order_from_button(list(stacks), button)
+    n = len(seats)
+    hb = list(blinds) + [0] * (n - 2) if n > 2 else [blinds[0], blinds[1]]
+    holes: list[list[str | None]] = [[None, None] for _ in seats]
+    for seat, cards in hand.hole_cards.items():
+        if seat not in seats:
+            raise ScenarioError(f"hand {hand_no}: hole_cards for seat {seat}, who is not in the hand")
+        holes[seats.index(seat)] = list(split_cards(cards))
+    acts = [parse_act(i, spec, seats, hand_no) for i, spec in enumerate(hand.action_specs())]
+    for act in acts:
+        if act.verb == "sm" and act.shown:
+            holes[act.player] = list(act.shown)
+    return HandPlan(hand_no=hand_no, seats=seats, stacks=[stacks[s] for s in seats], blinds=hb, antes=[ante] * n,
+                    min_bet=blinds[1], holes=holes, board=split_cards(hand.board or ""), acts=acts,
+                    violations=list(hand.violations))
+
+
+def load_phh_hand(path: Path, index: int) -> HandHistory:
+    """Hand ``index`` (1-based) of a PHH file (single or multi-hand), amounts as Decimals."""
+    if not path.is_file():
+        raise ScenarioError(f"{path}: no such PHH file")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # venue files carry non-standard fields
+        try:
+            with path.open("rb") as fp:
+                for i, hh in enumerate(HandHistory.load_all(fp, parse_value=Decimal), start=1):
+                    if i == index:
+                        return hh
+        except Exception as exc:  # pokerkit raises many types for a malformed file
+            raise ScenarioError(f"{path}: not a readable PHH file ({exc})") from exc
+    raise ScenarioError(f"{path}: has no hand {index} (it has {i if 'i' in locals() else 0})")
+
+
+def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
+    assert hand.phh is not None
+    hh = load_phh_hand(hand.phh.file, hand.phh.hand)
+    where = f"{hand.phh.file} hand {hand.phh.hand}"
+    if hh.variant != "NT":
+        raise ScenarioError(f"{where}: variant {hh.variant!r}; the simulator plays no-limit hold'em (NT) only")
+    amounts = [*hh.starting_stacks, *hh.blinds_or_straddles, *hh.antes, hh.min_bet]
+    for a in hh.actions:
+        parts = a.split()
+        if len(parts) >= 3 and parts[1] == "cbr":
+            amounts.append(Decimal(parts[2]))
+    unit = hand.phh.unit or _unit_for(amounts)
+    scale = _scaler(unit, where)
+    n = len(hh.starting_stacks)
+    seats = _phh_seats(hh, n, seat_count)
+    holes: list[list[str | None]] = [[None, None] for _ in range(n)]
+    board: list[str] = []
+    acts: list[Act] = []
+    for raw in hh.actions:
+        raw = raw.split("#")[0].strip()
+        parts = raw.split()
+        if parts[:2] == ["d", "dh"]:
+            cards = parts[3] if len(parts) > 3 else "????"
+            if "?" not in cards:
+                holes[int(parts[2][1:]) - 1] = list(split_cards(cards))
+        elif parts[:2] == ["d", "db"]:
+            board += split_cards(parts[2])
+        else:
+            if len(parts) >= 3 and parts[1] == "cbr":
+                parts[2] = str(scale(Decimal(parts[2])))
+            spec = ActionSpec(do=" ".join(parts[:3]))
+            act = parse_act(len(acts), spec, seats, hand_no)
+            if act.shown:
+                holes[act.player] = list(act.shown)
+            acts.append(act)
+    return HandPlan(hand_no=hand_no, seats=seats, stacks=[scale(s) for s in hh.starting_stacks],
+                    blinds=[scale(b) for b in hh.blinds_or_straddles], antes=[scale(a) for a in hh.antes],
+                    min_bet=scale(hh.min_bet), holes=holes, board=board, acts=acts,
+                    violations=list(hand.violations), unit=unit, source=where)
+
+
+def _unit_for(amounts: list[Decimal | int]) -> int:
+    """The smallest power of ten that makes every amount whole (cents for $623.75)."""
+    unit = 1
+    for a in amounts:
+        while Fraction(str(a)) * unit != int(Fraction(str(a)) * unit):
+            unit *= 10
+    return unit
+
+
+def _scaler(unit: int, where: str):
+    def scale(value: Decimal | int) -> int:
+        v = Fraction(str(value)) * unit
+        if v.denominator != 1:
+            raise ScenarioError(f"{where}: amount {value} is not a whole number of units at unit {unit}")
+        return int(v)
+
+    return scale
+
+
+def _phh_seats(hh: HandHistory, n: int, seat_count: int) -> list[int]:
+    """Table seats for the PHH players: the file's ``seats`` when they fit the layout, else 1..n spread."""
+    if hh.seats and len(hh.seats) == n and max(hh.seats) <= seat_count and len(set(hh.seats)) == n:
+        return list(hh.seats)
+    if n > seat_count:
+        raise ScenarioError(f"the PHH hand has {n} players but the layout has {seat_count} seats")
+    step = seat_count / n
+    return [1 + math.floor(i * step) for i in range(n)]

@@ -1,0 +1,178 @@
+"""Scenario → timeline: pokerkit plays the hand, each of its operations becomes physical steps and events.
+
+``simulate(scenario)`` returns a ``SimRun``: the world (every object's keyframes), the ground-truth
+events (``source="sim"``), the injected violations with their times, one ground-truth PHH per hand
+(from pokerkit's own state, so pokerkit loads and replays it) and the RFID tag registry.
+Everything random comes from ``random.Random(scenario.seed)``: the same scenario gives the same run.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from pokerkit import (
+    AntePosting,
+    Automation,
+    BetCollection,
+    BlindOrStraddlePosting,
+    CheckingOrCalling,
+    ChipsPushing,
+    CompletionBettingOrRaisingTo,
+    Folding,
+    HandHistory,
+    HoleCardsShowingOrMucking,
+    Mode,
+    NoLimitTexasHoldem,
+    State,
+)
+
+from tablewatch.calibration.layout import TableLayout, load_layout
+from tablewatch.events import Event, HandEnded, HandStarted
+from tablewatch.sim.chips import Mint, Pile, compose_stack
+from tablewatch.sim.hand import HandDriver, InjectedViolation
+from tablewatch.sim.motions import Stage
+from tablewatch.sim.plan import HandPlan, plan_phh, plan_scripted
+from tablewatch.sim.scenario import LAYOUT_SEATS, Scenario, ScenarioError
+from tablewatch.sim.table import SimTable
+from tablewatch.sim.world import World
+
+AUTOMATIONS = (
+    Automation.ANTE_POSTING,
+    Automation.BET_COLLECTION,
+    Automation.BLIND_OR_STRADDLE_POSTING,
+    Automation.HAND_KILLING,
+    Automation.CHIPS_PUSHING,
+    Automation.CHIPS_PULLING,
+)
+OPERATION_TYPES = (AntePosting, BlindOrStraddlePosting, BetCollection, CheckingOrCalling, ChipsPushing,
+                   CompletionBettingOrRaisingTo, Folding, HoleCardsShowingOrMucking)
+
+
+@dataclass
+class SimRun:
+    """Everything a scenario produces before rendering."""
+
+    scenario: Scenario
+    layout: TableLayout
+    table: SimTable
+    world: World
+    events: list[Event]
+    violations: list[InjectedViolation]
+    hands: list[HandHistory]
+    registry: dict[str, int]  # chip UID → value (counterfeits are absent)
+    duration: float
+    antennas: list[str] = field(default_factory=list)
+
+
+def simulate(scenario: Scenario) -> SimRun:
+    layout = load_layout(scenario.layout_name if scenario.players or scenario.layout else "oval10")
+    table = SimTable(layout)
+    rng = random.Random(scenario.seed)
+    world = World()
+    mint = Mint(world, random.Random(rng.getrandbits(64)))
+    stage = Stage(world, table, mint, rng, scenario.timing)
+    piles = _piles(table, rng)
+    events: list[Event] = []
+    violations: list[InjectedViolation] = []
+    hands: list[HandHistory] = []
+    stacks = {p.seat: p.stack for p in scenario.players}
+    button = None
+    t = 0.5
+    seat_count = LAYOUT_SEATS.get(layout.name, len(layout.seats))
+    for no, hand in enumerate(scenario.hands, start=1):
+        if hand.phh is not None:
+            plan = plan_phh(hand, hand_no=no, seat_count=seat_count)
+        else:
+            button = hand.button or _next_button(list(stacks), button)
+            plan = plan_scripted(hand, hand_no=no, stacks=stacks, button=button, blinds=scenario.blinds,
+                                 ante=scenario.ante)
+        _check_seats(plan, table)
+        _prepare_stacks(plan, piles, stage, scenario, t=t)
+        state = _new_state(plan)
+        events.append(HandStarted(ts=t, table=scenario.table, source="sim", hand_no=no, button=plan.button,
+                                  seats=tuple(sorted(plan.seats)),
+                                  stacks=tuple(plan.stacks[plan.seats.index(s)] for s in sorted(plan.seats))))
+        driver = HandDriver(plan=plan, state=state, stage=stage, piles=piles, table_id=scenario.table, rng=rng,
+                            timing=scenario.timing, t=t + 0.3)
+        driver.run()
+        events += driver.events
+        violations += driver.violations
+        t = driver.t + 0.5
+        events.append(HandEnded(ts=t, table=scenario.table, source="sim", hand_no=no))
+        hands.append(_history(plan, state))
+        if hand.phh is None:
+            stacks = {s: piles[f"seat{s}.stack"].value() for s in stacks}
+            stacks = {s: v for s, v in stacks.items() if v > 0}
+        t += 1.0
+    events.sort(key=lambda e: e.ts)
+    antennas = sorted(piles, key=_antenna_order)
+    return SimRun(scenario=scenario, layout=layout, table=table, world=world, events=events, violations=violations,
+                  hands=hands, registry=dict(mint.registry), duration=max(t, world.end_time()) + 0.5,
+                  antennas=antennas)
+
+
+def _piles(table: SimTable, rng: random.Random) -> dict[str, Pile]:
+    piles = {}
+    for n in table.seats:
+        piles[f"seat{n}.stack"] = Pile(f"seat{n}.stack", lambda k, n=n: table.stack_column(n, k), rng)
+        piles[f"seat{n}.bet"] = Pile(f"seat{n}.bet", lambda k, n=n: table.bet_column(n, k), rng)
+    piles["pot"] = Pile("pot", table.pot_column, rng, jitter=3.0)
+    piles["tray"] = Pile("tray", table.tray_column, rng, jitter=0.5)
+    return piles
+
+
+def _antenna_order(name: str) -> tuple[int, str]:
+    head = name.split(".")[0]
+    return (int(head[4:]) if head.startswith("seat") else 99, name)
+
+
+def _next_button(seats: list[int], button: int | None) -> int:
+    ordered = sorted(seats)
+    if button is None:
+        return ordered[0]
+    later = [s for s in ordered if s > button]
+    return later[0] if later else ordered[0]
+
+
+def _check_seats(plan: HandPlan, table: SimTable) -> None:
+    missing = [s for s in plan.seats if s not in table.seats]
+    if missing:
+        raise ScenarioError(f"hand {plan.hand_no}: seat(s) {missing} do not exist on layout {table.layout.name}")
+
+
+def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenario: Scenario, *, t: float) -> None:
+    """Give each seat its starting chips (a PHH hand, or the first hand of a scenario)."""
+    denoms = sorted(c.value for c in scenario.chips)
+    for seat, stack in zip(plan.seats, plan.stacks, strict=True):
+        pile = piles[f"seat{seat}.stack"]
+        if pile.value() == stack:
+            continue
+        stage.vanish(pile.chips, t=t - 0.2)
+        pile.columns.clear()
+        try:
+            counts = compose_stack(stack, denoms, stage.rng)
+        except ValueError as exc:
+            raise ScenarioError(f"hand {plan.hand_no}, seat {seat}: {exc} Add a smaller chip to 'chips'.") from exc
+        stage.mint_pile(pile, counts, t=t - 0.2)
+    tray = piles["tray"]
+    if not tray.chips:
+        stage.mint_pile(tray, {d: 20 for d in denoms[:4]}, t=0.0)
+
+
+def _new_state(plan: HandPlan) -> State:
+    return NoLimitTexasHoldem.create_state(
+        AUTOMATIONS, True, tuple(plan.antes), tuple(plan.blinds), plan.min_bet, tuple(plan.stacks), len(plan.seats),
+        mode=Mode.CASH_GAME,
+    )
+
+
+def _history(plan: HandPlan, state: State) -> HandHistory:
+    game = NoLimitTexasHoldem(AUTOMATIONS, True, tuple(plan.antes), tuple(plan.blinds), plan.min_bet,
+                              mode=Mode.CASH_GAME)
+    hh = HandHistory.from_game_state(game, state)
+    hh.seats = list(plan.seats)
+    hh.seat_count = None
+    hh.hand = plan.hand_no
+    hh.user_defined_fields = {"_unit": plan.unit, "_source": plan.source}
+    return hh

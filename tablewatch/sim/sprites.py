@@ -1,0 +1,126 @@
+"""Sprites at a canvas scale: cards from the shipped atlases, chips drawn by denomination, the felt and rail."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import cache
+
+import cv2
+import numpy as np
+
+from tablewatch.calibration.layout import TableLayout
+from tablewatch.sim.assets import load_deck
+from tablewatch.sim.scenario import COLOURS, ChipSpec
+from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER
+
+ROTATIONS = 8  # pre-rotated chip tops (their spots make rotation visible)
+
+
+@cache
+def card_sprites(deck: str, scale: float) -> dict[str, np.ndarray]:
+    """Card code → BGRA sprite sized for ``scale`` px/mm."""
+    size = (max(4, round(CARD_W * scale)), max(6, round(CARD_H * scale)))
+    return {code: cv2.resize(img, size, interpolation=cv2.INTER_AREA) for code, img in load_deck(deck).items()}
+
+
+def chip_sprites(spec: ChipSpec, scale: float) -> tuple[list[np.ndarray], np.ndarray]:
+    """(tops at ROTATIONS angles, one side disc) for a chip, BGRA, ``CHIP_DIAMETER * scale`` across."""
+    return _chip_sprites(spec.value, spec.colour, spec.spots, round(scale, 4))
+
+
+@cache
+def _chip_sprites(value: int, colour: str, spots: str, scale: float) -> tuple[list[np.ndarray], np.ndarray]:
+    d = max(5, round(CHIP_DIAMETER * scale))
+    big = d * 4
+    base, spot = np.array(COLOURS[colour], float), np.array(COLOURS[spots], float)
+    tops = []
+    for k in range(ROTATIONS):
+        img = np.zeros((big, big, 4), np.uint8)
+        c, r = big // 2, big // 2 - 2
+        cv2.circle(img, (c, c), r, (*base.tolist(), 255), -1, cv2.LINE_AA)
+        for i in range(6):  # edge spots
+            a = math.radians(k * 360 / 6 / ROTATIONS + i * 60)
+            pts = [(c + math.cos(a + da) * rr, c + math.sin(a + da) * rr) for da, rr in
+                   ((-0.16, r), (0.16, r), (0.16, r * 0.78), (-0.16, r * 0.78))]
+            cv2.fillConvexPoly(img, np.int32(pts), (*spot.tolist(), 255), cv2.LINE_AA)
+        cv2.circle(img, (c, c), int(r * 0.70), (*spot.tolist(), 255), max(1, big // 60), cv2.LINE_AA)
+        inlay = base * 0.55 + np.array([235.0, 235.0, 235.0]) * 0.45
+        cv2.circle(img, (c, c), int(r * 0.58), (*inlay.tolist(), 255), -1, cv2.LINE_AA)
+        text = f"{value:g}" if value < 1000 else f"{value // 1000}K"
+        fs = big / 120 * (1.0 if len(text) <= 2 else 0.75)
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, fs, max(1, big // 50))
+        ink = (20, 20, 20) if inlay.mean() > 120 else (240, 240, 240)
+        cv2.putText(img, text, (c - tw // 2, c + th // 2), cv2.FONT_HERSHEY_DUPLEX, fs, (*ink, 255), max(1, big // 50),
+                    cv2.LINE_AA)
+        tops.append(cv2.resize(img, (d, d), interpolation=cv2.INTER_AREA))
+    side = np.zeros((big, big, 4), np.uint8)
+    dark = base * 0.6
+    cv2.circle(side, (big // 2, big // 2), big // 2 - 2, (*dark.tolist(), 255), -1, cv2.LINE_AA)
+    for i in range(6):
+        a = math.radians(i * 60 + 15)
+        p = (int(big / 2 + math.cos(a) * (big / 2 - 4)), int(big / 2 + math.sin(a) * (big / 2 - 4)))
+        cv2.circle(side, p, big // 10, (*(spot * 0.8).tolist(), 255), -1, cv2.LINE_AA)
+    return tops, cv2.resize(side, (d, d), interpolation=cv2.INTER_AREA)
+
+
+def table_background(layout: TableLayout, *, felt: tuple[int, int, int], origin: tuple[float, float], scale: float,
+                     size: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """The static table on the canvas: floor, rail, felt with a weave, printed betting lines, ArUco markers."""
+    w, h = size
+    ox, oy = origin
+
+    def px(points: np.ndarray) -> np.ndarray:
+        return np.round((np.asarray(points, float) - (ox, oy)) * scale * 16).astype(np.int32)
+
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = (38, 42, 48)  # carpet
+    noise = rng.integers(0, 12, size=(h // 4 + 1, w // 4 + 1), dtype=np.uint8)
+    carpet = cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR)
+    img = cv2.add(img, cv2.merge([carpet, carpet, carpet]))
+    cv2.fillPoly(img, [px(layout.rail)], (40, 38, 36), cv2.LINE_AA, shift=4)  # padded leather rail
+    felt_mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(felt_mask, [px(layout.felt)], 255, cv2.LINE_AA, shift=4)
+    weave = rng.normal(0, 5, size=(h, w)).astype(np.float32)
+    weave = cv2.GaussianBlur(weave, (0, 0), max(0.6, scale * 0.8))
+    felt_img = np.clip(np.array(felt, np.float32)[None, None, :] + weave[..., None] * 1.5, 0, 255).astype(np.uint8)
+    a = (felt_mask.astype(np.float32) / 255.0)[..., None]
+    img = (img * (1 - a) + felt_img * a).astype(np.uint8)
+    cv2.polylines(img, [px(layout.felt)], True, (25, 25, 25), max(1, round(6 * scale)), cv2.LINE_AA, shift=4)
+    line_colour = tuple(int(min(255, c * 1.6 + 40)) for c in felt)
+    for seat in layout.seats:
+        cv2.polylines(img, [px(seat.line)], False, line_colour, max(1, round(4 * scale)), cv2.LINE_AA, shift=4)
+    for name in ("board", "pot"):
+        cv2.polylines(img, [px(layout.polygon(name))], True, line_colour, max(1, round(2 * scale)), cv2.LINE_AA,
+                      shift=4)
+    _markers(img, layout, px, origin, scale)
+    return img
+
+
+def _markers(img: np.ndarray, layout: TableLayout, px: Callable[[np.ndarray], np.ndarray],
+             origin: tuple[float, float], scale: float) -> None:
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.dictionary))
+    q = layout.marker_quiet_zone_mm
+    for m in layout.markers:
+        corners = np.asarray(m.corners, float)
+        centre = corners.mean(axis=0)
+        quiet = centre + (corners - centre) * (1 + 2 * q / m.size_mm)
+        cv2.fillConvexPoly(img, px(quiet), (250, 250, 250), cv2.LINE_AA, shift=4)
+        n = max(24, round(m.size_mm * scale * 2))
+        marker = cv2.aruco.generateImageMarker(dictionary, m.id, n)
+        src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
+        dst = np.float32((corners - np.asarray(origin)) * scale)
+        M = cv2.getPerspectiveTransform(src, dst)
+        x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, img.shape[1]), min(y1, img.shape[0])
+        if x1 <= x0 or y1 <= y0:
+            continue
+        T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float) @ M
+        warped = cv2.warpPerspective(marker, T, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA, borderValue=255)
+        mask = cv2.warpPerspective(np.full_like(marker, 255), T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+        roi = img[y0:y1, x0:x1]
+        a = (mask.astype(np.float32) / 255)[..., None]
+        roi[:] = (roi * (1 - a) + cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR) * a).astype(np.uint8)
+

@@ -1,0 +1,139 @@
+"""Card identity from corner-index boxes: two boxes of one card -> one card, identified when they agree.
+
+The detector boxes the rank-and-suit index in a card's corners (a face-up card shows two, rotated 180°
+apart; an overlapped one may show one). Here the boxes of one frame become ``Card`` records:
+
+1. boxes of *different* classes on the same spot (IoU above ``overlap_iou``) are one index read two ways:
+   the stronger reading stays, the other is kept as an ``alternative`` (the card is then not ``agreed``);
+2. boxes of the *same* class close enough to be the two corners of one card (centre distance at most
+   ``pair_factor`` times the index size) pair up, closest first: such a card is ``agreed``;
+3. every box left over is a card seen by one index only.
+
+With one deck an identity occurs once, so a third box of a class becomes a second card: the caller can
+flag a duplicate. ``BACK`` boxes (whole card backs) are counted apart, never as face-up cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablewatch.vision.boxes import box_iou
+from tablewatch.vision.detections import Detections
+
+BACK_LABEL = "BACK"
+RANKS = {"10": "T", "A": "A", "K": "K", "Q": "Q", "J": "J"} | {str(n): str(n) for n in range(2, 10)}
+SUITS = {"C": "c", "D": "d", "H": "h", "S": "s"}
+
+
+@dataclass(frozen=True)
+class Card:
+    """One face-up card. ``card`` is pokerkit's notation (``"Th"``), None for a joker.
+
+    ``box`` is the union of its index boxes (not the card outline); ``confidence`` combines the boxes
+    (1 - product of misses when two agree); ``agreed`` when two index boxes read the same identity.
+    """
+
+    label: str
+    card: str | None
+    confidence: float
+    box: tuple[float, float, float, float]
+    index_boxes: tuple[tuple[float, float, float, float], ...]
+    agreed: bool
+    alternatives: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "card": self.card, "label": self.label, "confidence": round(self.confidence, 4),
+            "box": [round(v, 1) for v in self.box], "index_boxes": [[round(v, 1) for v in b] for b in self.index_boxes],
+            "agreed": self.agreed, "alternatives": list(self.alternatives),
+        }
+
+
+def pokerkit_card(label: str) -> str | None:
+    """``"10H"`` -> ``"Th"``, ``"AS"`` -> ``"As"``; None for jokers, backs and unknown labels."""
+    rank, suit = label[:-1], label[-1:]
+    if rank in RANKS and suit in SUITS:
+        return RANKS[rank] + SUITS[suit]
+    return None
+
+
+def is_face_up_label(label: str) -> bool:
+    return label != BACK_LABEL
+
+
+def group_cards(detections: Detections, names: dict[int, str], *, pair_factor: float = 10.0,
+                overlap_iou: float = 0.6) -> list[Card]:
+    """The face-up cards of one frame's index boxes, strongest first."""
+    labels = np.array([names[int(c)] for c in detections.class_id], dtype=object)
+    face_up = np.array([is_face_up_label(str(label)) for label in labels], dtype=bool)
+    face = detections[face_up] if len(labels) else detections
+    if not len(face):
+        return []
+    keep, alternatives = _resolve_conflicts(face, names, overlap_iou)
+    face = face[keep]
+    cards: list[Card] = []
+    for cls in np.unique(face.class_id):
+        members = np.flatnonzero(face.class_id == cls)
+        label = names[int(cls)]
+        for group in _pair_boxes(face.xyxy[members], pair_factor):
+            idx = members[group]
+            alts = tuple(sorted({alt for i in idx for alt in alternatives.get(int(keep[i]), ())}))
+            cards.append(_card(label, face.xyxy[idx], face.confidence[idx], alts))
+    return sorted(cards, key=lambda card: -card.confidence)
+
+
+def count_backs(detections: Detections, names: dict[int, str]) -> int:
+    return int(sum(names[int(c)] == BACK_LABEL for c in detections.class_id))
+
+
+def _resolve_conflicts(
+    face: Detections, names: dict[int, str], overlap_iou: float
+) -> tuple[np.ndarray, dict[int, tuple[str, ...]]]:
+    """Keep the strongest of boxes that overlap across classes; remember the losing readings."""
+    order = np.argsort(-face.confidence, kind="stable")
+    iou = box_iou(face.xyxy, face.xyxy)
+    suppressed = np.zeros(len(face), dtype=bool)
+    keep: list[int] = []
+    alternatives: dict[int, tuple[str, ...]] = {}
+    for i in order:
+        if suppressed[i]:
+            continue
+        keep.append(int(i))
+        rivals = np.flatnonzero((iou[i] > overlap_iou) & ~suppressed & (face.class_id != face.class_id[i]))
+        rivals = rivals[rivals != i]
+        suppressed[rivals] = True
+        if len(rivals):
+            alternatives[int(i)] = tuple(names[int(face.class_id[r])] for r in rivals)
+    return np.asarray(keep, dtype=np.int64), alternatives
+
+
+def _pair_boxes(xyxy: np.ndarray, pair_factor: float) -> list[list[int]]:
+    """Groups of one or two indices (into ``xyxy``): the closest plausible pairs first."""
+    n = len(xyxy)
+    centers = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    sizes = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
+    candidates = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            distance = float(np.linalg.norm(centers[i] - centers[j]))
+            if distance <= pair_factor * float(max(sizes[i], sizes[j])):
+                candidates.append((distance, i, j))
+    used: set[int] = set()
+    groups = []
+    for _distance, i, j in sorted(candidates):
+        if i not in used and j not in used:
+            used |= {i, j}
+            groups.append([i, j])
+    groups += [[i] for i in range(n) if i not in used]
+    return groups
+
+
+def _card(label: str, xyxy: np.ndarray, confidence: np.ndarray, alternatives: tuple[str, ...]) -> Card:
+    union = (float(xyxy[:, 0].min()), float(xyxy[:, 1].min()), float(xyxy[:, 2].max()), float(xyxy[:, 3].max()))
+    combined = 1.0 - float(np.prod(1.0 - confidence.astype(np.float64)))
+    agreed = len(xyxy) == 2 and not alternatives
+    return Card(label=label, card=pokerkit_card(label), confidence=combined, box=union,
+                index_boxes=tuple(tuple(float(v) for v in box) for box in xyxy), agreed=agreed,
+                alternatives=alternatives)

@@ -1,0 +1,92 @@
+"""``tablewatch cards IMAGE`` and ``tablewatch bench-vision``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from tablewatch.vision.detector import DetectorError
+from tablewatch.vision.sources import SourceError
+
+TEST_PHOTOS = Path("out/cards-real/test/images")
+SHARED_TEST_PHOTOS = Path("/work/shared/data/cards-real/test/images")
+
+
+@click.command()
+@click.argument("image", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the cards as JSON.")
+@click.option("--annotate", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write a copy of the image with the cards drawn (e.g. OUT.png).")
+@click.option("--model", type=click.Path(path_type=Path), default=None, help="ONNX model (default: the shipped one).")
+@click.option("--conf", type=click.FloatRange(0.0, 1.0), default=0.25, show_default=True, help="Confidence threshold.")
+@click.option("--tiles", type=click.Choice(["auto", "none"]), default="auto", show_default=True,
+              help="auto: also look at overlapping tiles, so small cards in a big photo are read.")
+@click.option("--min-tile", type=click.IntRange(64, 100000), default=None,
+              help="Smallest tile side in pixels (default: twice the model input).")
+def cards(image: Path, as_json: bool, annotate: Path | None, model: Path | None, conf: float, tiles: str,
+          min_tile: int | None) -> None:
+    """List the face-up cards recognised in IMAGE, with boxes and confidences."""
+    from tablewatch.vision.annotate import draw_cards, write_image
+    from tablewatch.vision.reader import CardReader
+    from tablewatch.vision.sources import read_image
+
+    try:
+        picture = read_image(image)
+        reader = CardReader(model_path=model, conf=conf, tiles=tiles, min_tile=min_tile)
+        reading = reader.read(picture)
+        if annotate is not None:
+            write_image(str(annotate), draw_cards(picture, reading.cards))
+    except (SourceError, DetectorError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        payload = {"image": str(image), "width": picture.shape[1], "height": picture.shape[0],
+                   "model": str(reader.detector.path), "windows": reading.windows, "backs": reading.backs,
+                   "cards": [card.to_dict() for card in reading.cards]}
+        click.echo(json.dumps(payload, indent=1))
+        return
+    click.echo(f"{image}: {picture.shape[1]}x{picture.shape[0]}, {len(reading.cards)} face-up cards "
+               f"({reading.windows} windows, {reading.backs} backs)")
+    for card in reading.cards:
+        x0, y0, x1, y1 = card.box
+        how = "2 indices agree" if card.agreed else f"{len(card.index_boxes)} index"
+        extra = f", also read as {'/'.join(card.alternatives)}" if card.alternatives else ""
+        box = f"({x0:.0f}, {y0:.0f}, {x1:.0f}, {y1:.0f})"
+        click.echo(f"  {card.card or card.label:<12} {card.confidence:.2f}  box {box}  {how}{extra}")
+
+
+@click.command(name="bench-vision")
+@click.option("--video", type=click.Path(path_type=Path), multiple=True,
+              help="Video file(s) to read (e.g. simulator renders); default: frames composed from real photos.")
+@click.option("--photos", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of card photos to compose frames from (default: the held-out test photos).")
+@click.option("--frames", type=click.IntRange(1, 10000), default=10, show_default=True, help="Frames per case.")
+@click.option("--model", type=click.Path(path_type=Path), default=None, help="ONNX model (default: the shipped one).")
+@click.option("--threads", type=click.IntRange(0, 64), default=0, help="ONNX Runtime threads (0: all cores).")
+@click.option("--mode", "modes", type=click.Choice(["whole", "tiled"]), multiple=True, default=("whole", "tiled"),
+              show_default=True)
+def bench_vision(
+    video: tuple[Path, ...], photos: Path | None, frames: int, model: Path | None, threads: int, modes: tuple[str, ...]
+) -> None:
+    """Per-stage ms and fps of the card path at 1280x720 and 3840x2160."""
+    from tablewatch.vision.bench import bench_composed, bench_video
+    from tablewatch.vision.detector import OnnxDetector, default_model_path
+    from tablewatch.vision.reader import CardReader
+
+    try:
+        reader = CardReader(OnnxDetector(model or default_model_path(), threads=threads or None))
+        if video:
+            results = [bench_video(reader, path, label=path.name, mode=mode, max_frames=frames)
+                       for path in video for mode in modes]
+        else:
+            folder = photos or (TEST_PHOTOS if TEST_PHOTOS.is_dir() else SHARED_TEST_PHOTOS)
+            pictures = sorted(folder.glob("*.jpg"))
+            if not pictures:
+                raise SourceError(f"no .jpg photos in {folder} to compose frames from (see --photos).")
+            results = bench_composed(reader, pictures, sizes=[(1280, 720), (3840, 2160)], frames=frames, modes=modes)
+    except (SourceError, DetectorError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"model {reader.detector.path} (input {reader.detector.imgsz} px), {frames} frames per case")
+    for result in results:
+        click.echo(result.line())

@@ -1,0 +1,70 @@
+"""``CardReader``: the face-up cards in a photo or frame (detector + tiling + card identity), timed per stage."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tablewatch.vision.cards import Card, count_backs, group_cards
+from tablewatch.vision.detections import Detections
+from tablewatch.vision.detector import OnnxDetector, default_model_path
+from tablewatch.vision.tiling import StageTimes, Window, detect_windows, pyramid_windows
+
+
+@dataclass(frozen=True)
+class CardReading:
+    cards: list[Card]
+    backs: int
+    detections: Detections
+    windows: int
+
+
+class CardReader:
+    """Reads the cards of any image. ``tiles`` chooses the windows the detector sees:
+
+    - ``"auto"``: the whole image plus a pyramid of tiles down to ``min_tile`` px (default: twice the
+      model input, the scale the model was trained at), so any resolution works;
+    - ``"none"``: the whole image once (fastest; fine when the cards fill the picture).
+    """
+
+    def __init__(self, detector: OnnxDetector | None = None, *, model_path: str | Path | None = None,
+                 conf: float = 0.25, tiles: str = "auto", min_tile: int | None = None, overlap: float = 0.25):
+        if tiles not in {"auto", "none"}:
+            raise ValueError(f"tiles must be 'auto' or 'none', not {tiles!r}.")
+        self.detector = detector or OnnxDetector(model_path or default_model_path(), conf=conf)
+        self.tiles, self.overlap = tiles, overlap
+        self.min_tile = min_tile or 2 * self.detector.imgsz
+        self.times = StageTimes()
+
+    def windows(self, height: int, width: int) -> list[Window]:
+        if self.tiles == "none":
+            return [(0, 0, width, height)]
+        return pyramid_windows(height, width, min_tile=self.min_tile, overlap=self.overlap)
+
+    def detect(self, image: np.ndarray) -> Detections:
+        """One window through the detector, each stage timed into ``self.times``."""
+        t0 = time.perf_counter()
+        blob, box = self.detector.preprocess(image)
+        t1 = time.perf_counter()
+        output = self.detector.infer(blob)
+        t2 = time.perf_counter()
+        found = self.detector.postprocess(output, box, image.shape[:2])
+        t3 = time.perf_counter()
+        for stage, seconds in (("preprocess", t1 - t0), ("infer", t2 - t1), ("decode+nms", t3 - t2)):
+            self.times.add(stage, seconds)
+        self.times.windows += 1
+        return found
+
+    def read(self, image: np.ndarray) -> CardReading:
+        height, width = image.shape[:2]
+        windows = self.windows(height, width)
+        detections = detect_windows(self.detect, image, windows, times=self.times)
+        start = time.perf_counter()
+        cards = group_cards(detections, self.detector.names)
+        backs = count_backs(detections, self.detector.names)
+        self.times.add("cards", time.perf_counter() - start)
+        self.times.calls += 1
+        return CardReading(cards=cards, backs=backs, detections=detections, windows=len(windows))

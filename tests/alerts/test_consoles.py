@@ -1,0 +1,105 @@
+"""The floor console (model and command), the broker command and the MQTT benchmark command."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tablewatch.alerts import payloads as pl
+from tablewatch.alerts.floor import FloorBoard
+from tablewatch.cli import cli
+from tests.alerts.helpers import violation
+from tests.alerts.test_publisher import make_publisher
+from tests.support.mosquitto import Mosquitto, free_port
+
+CTX = pl.Context(site="casino", table="T09", session="s", epoch=1_800_000_000.0)
+
+
+def alert_message(n: int, **kwargs: object) -> bytes:
+    return json.dumps(pl.alert_payload(CTX, violation(n, table="T09"), **kwargs)).encode()  # type: ignore[arg-type]
+
+
+def test_board_keeps_the_newest_revision_and_drops_repeats() -> None:
+    board = FloorBoard()
+    board.apply("tablewatch/casino/T09/status", b"online")
+    board.apply("tablewatch/casino/T09/alert", alert_message(1))
+    board.apply("tablewatch/casino/T09/alert", alert_message(2))
+    board.apply("tablewatch/casino/T09/alert", alert_message(1, change="end", revision=1, acknowledged_by="bo"))
+    board.apply("tablewatch/casino/T09/alert", alert_message(1))  # an old revision, replayed: ignored
+    board.apply("tablewatch/casino/T09/alert", b"{not json")
+    assert board.rejected == 1 and board.seen.repeats == 1
+    ordered = board.ordered()
+    assert [(a["observed"][-3:], a["status"]) for a in ordered] == [("#2)", "open"), ("#1)", "acknowledged")]
+    assert board.find("1") is ordered[0] and board.find(ordered[1]["id"][:8]) is ordered[1]
+    with pytest.raises(KeyError, match="no single alert matches 'zz'"):
+        board.find("zz")
+    assert board.tables["casino/T09"].status == "online"
+    with pytest.raises(ValueError, match="not a tablewatch topic"):
+        board.apply("other/topic", b"x")
+
+
+def test_floor_once_shows_tables_and_open_alerts(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
+    publisher = make_publisher(tmp_path, mqtt_broker.url, table="T07").start()
+    ident = publisher.publish_violation(violation(4, table="T07"))
+    assert publisher.link.drain(5)
+    result = CliRunner().invoke(cli, ["floor", "--url", mqtt_broker.url, "--once", "--wait", "0.5"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert re.search(r"casino/T07\s*│\s*online", result.output)
+    assert "TDA-29" in result.output and "seat 3 put chips out in 2 motions (#4)" in result.output
+
+    acks: list[tuple[str, str]] = []
+    publisher.ack_callbacks.append(lambda alert, by: acks.append((alert, by)))
+    result = CliRunner().invoke(cli, ["floor", "--url", mqtt_broker.url, "--ack", ident[:10], "--as", "bo",
+                                      "--wait", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert f"acknowledged {ident} as bo" in result.output
+    assert publisher.link.drain(5)
+    publisher.stop()
+    assert acks == [(ident, "bo")]
+
+
+def test_floor_errors_are_sentences_with_exit_codes(mqtt_broker: Mosquitto) -> None:
+    runner = CliRunner()
+    bad_url = runner.invoke(cli, ["floor", "--url", "nonsense"])
+    assert bad_url.exit_code == 2 and "must look like mqtt://host:1883" in bad_url.output
+    down = runner.invoke(cli, ["floor", "--url", f"mqtt://127.0.0.1:{free_port()}", "--once"])
+    assert down.exit_code == 1 and "connection refused" in down.output
+    unknown = runner.invoke(cli, ["floor", "--url", mqtt_broker.url, "--ack", "al-nothing", "--wait", "0.2"])
+    assert unknown.exit_code == 1 and "no single alert matches 'al-nothing'" in unknown.output
+
+
+def test_broker_command_starts_an_embedded_mosquitto_with_the_page(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["broker", "--port", "0", "--duration", "0.5", "--workdir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"broker: mqtt://127\.0\.0\.1:\d+", result.output)
+    assert "surveillance page: http://127.0.0.1:" in result.output
+    assert (tmp_path / "web" / "index.html").exists() and (tmp_path / "web" / "mqtt.min.js").exists()
+    conf = (tmp_path / "mosquitto.conf").read_text()
+    assert "protocol websockets" in conf and "log_type subscribe" in conf
+
+
+def test_broker_command_reports_a_port_in_use(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
+    result = CliRunner().invoke(cli, ["broker", "--port", str(mqtt_broker.port), "--no-web", "--duration", "0.5",
+                                      "--workdir", str(tmp_path)])
+    assert result.exit_code == 1 and "mosquitto did not start" in result.output
+
+
+def test_bench_mqtt_prints_latency_and_rate() -> None:
+    result = CliRunner().invoke(cli, ["bench-mqtt", "--tables", "4", "--seconds", "1", "--alert-rate", "4"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"alerts: (\d+) sent, \1 received \(0 missing\)", result.output)
+    assert re.search(r"alert latency: median [\d.]+ ms, p99 [\d.]+ ms", result.output)
+    assert re.search(r"messages received: \d+ \(\d+ messages/s\)", result.output)
+
+
+def test_broker_command_with_a_bad_config_says_so(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.conf"
+    bad.write_text("listener not-a-port\n")
+    result = CliRunner().invoke(cli, ["broker", "--config", str(bad), "--duration", "5"])
+    assert result.exit_code == 1
+    assert re.search(rf"mosquitto exited with status \d+ \(config {re.escape(str(bad))}\)", result.output)

@@ -1,0 +1,98 @@
+"""The surveillance page in headless Chromium, fed live over MQTT-over-WebSockets by an embedded mosquitto.
+
+Set TABLEWATCH_SCREENSHOT=docs/surveillance.png to refresh the README's screenshot from this test.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tablewatch.alerts.broker import start_broker
+from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
+from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder
+from tablewatch.alerts.publisher import Publisher
+from tablewatch.alerts.web import EVIDENCE_URL
+from tablewatch.events import HandStarted
+from tests.alerts.scenes import felt_frame, hidden_chips, string_raise
+from tests.alerts.webdriver import Browser, chromium_missing
+
+FPS = 10
+
+
+def table_publisher(tmp_path: Path, url: str, table: str, web_dir: Path) -> Publisher:
+    recorder = EvidenceRecorder(EvidenceConfig(folder=web_dir / EVIDENCE_URL / table, before_s=1.0, after_s=0.3,
+                                               url_base=f"{EVIDENCE_URL}/{table}"))
+    config = PublisherConfig(site="casino", table=table, broker=BrokerConfig(url=url),
+                             outbox=OutboxConfig(path=tmp_path / f"{table}.sqlite"))
+    return Publisher(config, recorder=recorder).start()
+
+
+@pytest.mark.skipif(chromium_missing() is not None, reason=chromium_missing() or "")
+def test_surveillance_page_shows_live_alerts_evidence_and_tables(tmp_path: Path) -> None:
+    broker = start_broker(tmp_path / "broker")
+    web_dir = broker.setup.http_dir
+    assert web_dir is not None and broker.web_url is not None
+    publishers = {t: table_publisher(tmp_path, broker.url, t, web_dir) for t in ("T01", "T02", "T03")}
+    browser = None
+    try:
+        for publisher in publishers.values():
+            assert publisher.wait_connected(5)
+        publishers["T03"].stop()  # a table whose monitor went away: offline
+        raised = [(publishers["T01"], string_raise(1.5, table="T01", hand_no=12)),
+                  (publishers["T02"], hidden_chips(1.6, table="T02", hand_no=7)),
+                  (publishers["T01"], string_raise(1.7, table="T01", hand_no=12, seat=8))]
+        for table, publisher in list(publishers.items())[:2]:
+            publisher.publish_event(HandStarted(ts=0.0, table=table, source="sim", hand_no=12 if table == "T01" else 7,
+                                                button=1, seats=(1, 3, 6, 8)))
+        for i in range(25):
+            for table, publisher in list(publishers.items())[:2]:
+                frame, box = felt_frame(i / FPS + (0.7 if table == "T02" else 0))
+                assert publisher.recorder is not None
+                publisher.recorder.add_frame("overhead", i / FPS, frame, [box])
+            for publisher, violation in [r for r in raised if abs(r[1].ts - i / FPS) < 1e-6]:
+                publisher.publish_violation(violation)
+        for publisher in list(publishers.values())[:2]:
+            assert publisher.link.drain(10)
+
+        browser = Browser(tmp_path)
+        browser.get(broker.web_url)
+        browser.wait_js("return document.querySelectorAll('[data-testid=alert]').length === 3")
+        browser.wait_js("return [...document.querySelectorAll('[data-testid=clip]')].length === 3")
+        statuses = browser.js("return Object.fromEntries([...document.querySelectorAll('[data-testid=table]')]"
+                              ".map(e => [e.dataset.table, e.dataset.status]))")
+        assert statuses == {"casino/T01": "online", "casino/T02": "online", "casino/T03": "offline"}
+        assert browser.wait_js("return [...document.querySelectorAll('[data-testid=alert] img')]"
+                               ".every(i => i.complete && i.naturalWidth === 640)")
+        assert "live" in browser.js("return document.getElementById('link').textContent")
+        if shot := os.environ.get("TABLEWATCH_SCREENSHOT"):
+            browser.screenshot(Path(shot))
+        browser.screenshot(tmp_path / "surveillance.png")
+        assert (tmp_path / "surveillance.png").stat().st_size > 10_000
+
+        browser.js("const s = document.getElementById('filter-table'); s.value = 'casino/T02';"
+                   "s.dispatchEvent(new Event('change'))")
+        assert browser.js("return [...document.querySelectorAll('[data-testid=alert]')].map(e => e.dataset.rule)") == [
+            "TDA-49"]
+        browser.js("const s = document.getElementById('filter-table'); s.value = '';"
+                   "const r = document.getElementById('filter-rule'); r.value = 'TDA-29';"
+                   "r.dispatchEvent(new Event('change'))")
+        assert browser.js("return document.querySelectorAll('[data-testid=alert]').length") == 2
+
+        acknowledged: list[tuple[str, str]] = []
+        publishers["T02"].ack_callbacks.append(lambda alert, by: acknowledged.append((alert, by)))
+        browser.js("const r = document.getElementById('filter-rule'); r.value = '';"
+                   "r.dispatchEvent(new Event('change'));"
+                   "document.querySelector('[data-table=\"casino/T02\"] button').click()")
+        browser.wait_js("return document.querySelector('[data-testid=alert][data-table=\"casino/T02\"]')"
+                        ".textContent.includes('acknowledged by surveillance')")
+        assert [by for _, by in acknowledged] == ["surveillance"]
+    finally:
+        if browser is not None:
+            browser.close()
+        for table, publisher in publishers.items():
+            if table != "T03":
+                publisher.stop()
+        broker.stop()

@@ -1,0 +1,82 @@
+"""Chip colours: learned from a picture of the tray, stored in the profile, used to name a chip's value."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablewatch.calibration.chips import ChipColourError, from_palette, from_simulator, learn_from_tray
+from tablewatch.calibration.drawing import draw_top_down, table_to_top_down
+from tablewatch.calibration.layout import TableLayout
+from tablewatch.calibration.markers import calibrate_image
+from tablewatch.calibration.synthetic import add_noise
+from tablewatch.sim.scenario import COLOURS, DEFAULT_CHIPS
+from tests.calibration.conftest import POSES, draw_tray
+
+VALUES = [s.value for s in DEFAULT_CHIPS]  # 25, 100, 500, 1000, 5000
+BGR = [COLOURS[s.colour] for s in DEFAULT_CHIPS]
+
+
+def _tray_photo(colours: list[tuple[int, int, int]], *, seed: int = 0) -> np.ndarray:
+    """A top-down photo of the tray alone (1 px/mm), the columns in the given colours."""
+    from tests.calibration.conftest import layout
+
+    lay = layout()
+    tray = lay.polygon("tray")
+    (x0, y0), (x1, y1) = tray.min(axis=0), tray.max(axis=0)
+    plan_from_mm = np.array([[1.0, 0, -x0], [0, 1.0, -y0], [0, 0, 1]])
+    photo = np.zeros((round(y1 - y0) + 1, round(x1 - x0) + 1, 3), np.uint8)
+    draw_tray(photo, plan_from_mm, lay, colours)
+    return add_noise(photo, sigma=4.0, seed=seed)
+
+
+def _patch(bgr: tuple[int, int, int], *, gain: float = 1.0, seed: int = 0) -> np.ndarray:
+    patch = np.full((12, 12, 3), bgr, np.float32) * gain
+    return add_noise(np.clip(patch, 0, 255).astype(np.uint8), sigma=4.0, seed=seed)
+
+
+def test_colours_learned_from_a_tray_photo_name_each_chip() -> None:
+    chips = learn_from_tray(_tray_photo(BGR), VALUES)
+    assert chips.values() == VALUES
+    for value, bgr in zip(VALUES, BGR, strict=True):
+        for gain in (0.85, 1.0, 1.1):  # a little darker or brighter than in the tray
+            assert chips.classify_patch(_patch(bgr, gain=gain)) == value
+    assert chips.classify((200, 40, 40)) is None  # a blue chip the venue does not use
+
+
+def test_neighbouring_columns_of_one_colour_are_one_denomination() -> None:
+    photo = _tray_photo([BGR[0], BGR[0], BGR[1], BGR[2]])
+    chips = learn_from_tray(photo, VALUES[:3])
+    assert chips.values() == VALUES[:3]
+
+
+def test_a_tray_that_does_not_match_the_denominations_says_so() -> None:
+    with pytest.raises(ChipColourError, match=r"The tray does not show 4 columns of different colours \(25, 100"):
+        learn_from_tray(_tray_photo(BGR), VALUES[:4])  # five columns
+    with pytest.raises(ChipColourError, match="The tray does not show 5 columns of different colours"):
+        learn_from_tray(_tray_photo(BGR[:4]), VALUES)  # four columns
+    with pytest.raises(ChipColourError, match="each denomination once"):
+        learn_from_tray(_tray_photo(BGR), [25, 25, 100, 500, 1000])
+
+
+def test_tray_zone_of_a_calibrated_camera_frame(oval10: TableLayout) -> None:
+    """The tray as the overhead camera sees it (about 0.45 px/mm), cut out through the calibration."""
+    camera = POSES["leaning"]
+    plan = draw_top_down(oval10, 1.0, outlines=False)
+    plan_from_mm = table_to_top_down(oval10, 1.0)
+    draw_tray(plan, plan_from_mm, oval10, BGR)
+    frame = add_noise(camera.render(plan, plan_from_mm), seed=3)
+    calibration = calibrate_image(frame, oval10)
+    tray = oval10.polygon("tray")
+    crop = calibration.rectify(frame, x_range=(tray[:, 0].min(), tray[:, 0].max()),
+                               y_range=(tray[:, 1].min(), tray[:, 1].max()), px_per_mm=1.0)  # fmt: skip
+    chips = learn_from_tray(crop, VALUES)
+    for value, bgr in zip(VALUES, BGR, strict=True):
+        assert chips.classify_patch(_patch(bgr)) == value
+
+
+def test_the_simulators_chip_set() -> None:
+    chips = from_simulator()
+    assert chips.values() == VALUES
+    assert [chips.classify(bgr) for bgr in BGR] == VALUES
+    assert from_palette({5: (0, 0, 255)}).classify((10, 10, 240)) == 5

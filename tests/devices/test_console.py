@@ -1,0 +1,133 @@
+"""The dealer console: a serial button box over a real pty pair, and a tablet over a real mosquitto."""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from tablewatch.devices.console import ConsoleError, ConsoleSession, Entry, MqttConsole, SerialConsole, parse_line
+from tablewatch.devices.transport import Port
+from tablewatch.events import Declaration, DeviceStatus, Event
+from tests.devices.socat import SocatPair
+from tests.support.mosquitto import Mosquitto
+
+
+@pytest.mark.parametrize(("line", "entry"), [
+    ("3 raise 2500", Entry(seat=3, word="raise", amount=2500)),
+    ("S7 ALL-IN", Entry(seat=7, word="all-in", amount=None)),
+    ("seat7 all in", Entry(seat=7, word="all-in", amount=None)),
+    ("2 allin", Entry(seat=2, word="all-in", amount=None)),
+    ("5 1,200", Entry(seat=5, word="bet", amount=1200)),  # an amount alone counts as chips (TDA-27C)
+    ("4 bet 2.5k", Entry(seat=4, word="bet", amount=2500)),
+    ("D time", Entry(seat=None, word="time", amount=None)),
+    ("0 floor", Entry(seat=None, word="floor", amount=None)),
+    ("10 fold", Entry(seat=10, word="fold", amount=None)),
+])
+def test_console_lines(line: str, entry: Entry) -> None:
+    assert parse_line(line) == entry
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("raise", "expected 'SEAT WORD"),
+    ("11 call", "seat '11' must be 1..10"),
+    ("3 shout", "unknown word 'shout'"),
+    ("3 fold 200", "'fold' takes no amount"),
+    ("3 raise lots", "amount 'lots' is not a number"),
+    ("3 raise 0", "positive whole number"),
+])
+def test_bad_lines_say_why(line: str, message: str) -> None:
+    with pytest.raises(ConsoleError, match=message):
+        parse_line(line)
+
+
+def test_session_stamps_each_entry_with_the_clock_on_arrival() -> None:
+    now = [12.5]
+    session = ConsoleSession(table="T01", clock=lambda: now[0])
+    event, reply = session.handle("3 raise 2500\r")
+    assert event == Declaration(ts=12.5, table="T01", source="console", seat=3, word="raise", amount=2500)
+    assert reply == "OK 1"
+    now[0] = 13.0
+    assert session.handle('{"seat": 4, "word": "call"}')[0].ts == 13.0  # type: ignore[union-attr]
+    assert session.handle("PING") == (None, "PONG")
+    assert session.handle("# a comment") == (None, "")
+    assert session.handle('{"seat": 4, "wrod": "call"}')[1] == "ERR unknown field(s) wrod; fields: seat, word, amount"
+
+
+class Lines:
+    """Answers from the console, line by line, read with real time-outs."""
+
+    def __init__(self, port: Port) -> None:
+        self.port, self.buffer = port, b""
+
+    def next(self, timeout: float = 2.0) -> str:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer and time.monotonic() < deadline:
+            self.buffer += self.port.read(deadline - time.monotonic())
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode().strip()
+
+
+def test_serial_button_box_over_a_pty_pair(tmp_path: Path) -> None:
+    events: queue.Queue[Event] = queue.Queue()
+    pair = SocatPair(tmp_path, "console").start()
+    console = SerialConsole(pair.a, table="T01", clock=time.monotonic, on_event=events.put,
+                            reconnect_interval=0.02).start()
+    box = Port(pair.b, baudrate=9600)
+    try:
+        box.open()
+        answers = Lines(box)
+        before = time.monotonic()
+        box.write(b"3 raise 2500\r\n")
+        assert answers.next() == "OK 1"
+        box.write(b"7 al")  # a line split over two writes
+        box.write(b"l-in\n9 dance\n")
+        assert answers.next() == "OK 2"
+        assert answers.next() == "ERR unknown word 'dance'; words: fold check call bet raise all-in pot time floor"
+        first, second = events.get(timeout=1), events.get(timeout=1)
+        assert isinstance(first, Declaration) and (first.seat, first.word, first.amount) == (3, "raise", 2500)
+        assert isinstance(second, Declaration) and (second.seat, second.word) == (7, "all-in")
+        assert before <= first.ts <= second.ts <= time.monotonic()
+        box.close()
+        pair.stop()  # the console's cable is pulled
+        offline = events.get(timeout=2)
+        assert isinstance(offline, DeviceStatus) and not offline.online and offline.device == "console"
+        pair.start()
+        back = events.get(timeout=2)
+        assert isinstance(back, DeviceStatus) and back.online
+        box.open()
+        box.write(b"D time\n")
+        assert answers.next() == "OK 3"
+        assert events.get(timeout=1).word == "time"  # type: ignore[attr-defined]
+    finally:
+        console.stop()
+        box.close()
+        pair.stop()
+
+
+def test_tablet_over_mqtt(mqtt_broker: Mosquitto) -> None:
+    events: queue.Queue[Event] = queue.Queue()
+    acks: queue.Queue[dict[str, object]] = queue.Queue()
+    topic = "tablewatch/test/T01/console"
+    tablet = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tablet")
+    tablet.on_message = lambda c, u, m: acks.put(json.loads(m.payload))
+    tablet.connect("127.0.0.1", mqtt_broker.port)
+    tablet.subscribe(topic + "/ack", qos=1)
+    tablet.loop_start()
+    with MqttConsole(host="127.0.0.1", port=mqtt_broker.port, topic=topic, table="T01", on_event=events.put):
+        tablet.publish(topic, json.dumps({"seat": 5, "word": "raise", "amount": 4000}), qos=1).wait_for_publish(2)
+        tablet.publish(topic, "2 fold", qos=1).wait_for_publish(2)
+        tablet.publish(topic, "2 fold 100", qos=1).wait_for_publish(2)
+        got = [acks.get(timeout=3) for _ in range(3)]
+    tablet.loop_stop()
+    tablet.disconnect()
+    assert [a["ok"] for a in got] == [True, True, False]
+    assert got[2]["reply"] == "ERR 'fold' takes no amount"
+    first = events.get(timeout=1)
+    assert isinstance(first, Declaration) and (first.seat, first.word, first.amount) == (5, "raise", 4000)
+    assert got[0]["event"] == first.to_dict()
+    assert events.get(timeout=1).word == "fold"  # type: ignore[attr-defined]

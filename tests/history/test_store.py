@@ -1,0 +1,75 @@
+"""The hand store: SQLite (default) and the real PostgreSQL at 127.0.0.1:5432, database ``test``."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tablewatch.history.store import HandStore, StoreError, open_store
+from tests.history.test_phh_ohh import played_hand
+
+PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def _postgres_reason() -> str | None:
+    try:
+        import psycopg
+    except ImportError:
+        return "psycopg is not installed"
+    try:
+        psycopg.connect(PG_URL, connect_timeout=3).close()
+    except psycopg.Error as exc:
+        return f"no PostgreSQL reachable at {PG_URL}: {str(exc).strip()[:120]}"
+    return None
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[HandStore]:
+    if request.param == "sqlite":
+        hands = open_store(tmp_path / "hands.sqlite")
+        yield hands
+        hands.close()
+        return
+    reason = _postgres_reason()
+    if reason:
+        pytest.skip(reason)
+    table = f"tw_test_{uuid.uuid4().hex[:10]}"
+    hands = open_store(PG_URL, table=table)
+    try:
+        yield hands
+    finally:
+        hands.db.execute(f"DROP TABLE IF EXISTS {table}")  # type: ignore[attr-defined]
+        hands.close()
+
+
+def test_save_get_list_and_replace(store: HandStore) -> None:
+    done = played_hand()
+    store.save(done)
+    store.save(done)  # idempotent per (table, hand number)
+    assert store.count() == 1
+    got = store.get("T", 1)
+    assert got is not None and got.violations == len(done.violations)
+    assert got.phh.startswith("variant = 'NT'") and got.ohh["ohh"]["table_name"] == "T"
+    assert [h.hand_no for h in store.list("T")] == [1] and store.get("T", 2) is None
+
+
+def test_stored_phh_replays_in_pokerkit(store: HandStore) -> None:
+    from tests.history.test_phh_ohh import replay_in_pokerkit
+
+    store.save(played_hand())
+    [(_, state)] = replay_in_pokerkit(store.get("T", 1).phh)  # type: ignore[union-attr]
+    assert not state.status
+
+
+def test_bad_store_urls_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="Unknown hand store URL"):
+        open_store("mysql://x/y")
+    with pytest.raises(StoreError, match="table name"):
+        open_store(tmp_path / "x.sqlite", table="hands; drop")
+    with pytest.raises(StoreError, match="Cannot open the SQLite hand store"):
+        open_store(tmp_path / "file.txt" / "sub" / "x.sqlite") if (tmp_path / "file.txt").write_text("x") else None
+    with pytest.raises(StoreError, match="Cannot open the PostgreSQL hand store"):
+        open_store("postgresql://nobody:secret@127.0.0.1:1/none")

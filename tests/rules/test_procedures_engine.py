@@ -1,0 +1,263 @@
+"""The procedure checks inside the real rules layer: hands driven through ``TableRules`` (the betting engine on
+pokerkit, which builds the snapshots) with the registry's checks, as the e2e pipeline runs them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+
+from tablewatch.events import (
+    BetMotion,
+    BoardCardDealt,
+    CardBurned,
+    CardDealt,
+    CardExposed,
+    CardsMucked,
+    CardsTabled,
+    Chips,
+    Declaration,
+    DeviceStatus,
+    Event,
+    HandEnded,
+    HandStarted,
+    PotPushed,
+    Severity,
+    Tap,
+    Violation,
+)
+from tablewatch.rules.game import GameConfig
+from tablewatch.rules.profiles import RuleProfile, preset
+from tablewatch.rules.registry import CHECK_CLASSES
+from tablewatch.rules.table import TableRules
+
+
+class Table:
+    """A 3-seat NLHE 50/100 table (button seat 1: seat 2 small blind, seat 3 big blind, seat 1 first preflop)."""
+
+    def __init__(self, profile: RuleProfile | None = None, *, stacks: tuple[int, ...] = (10000, 10000, 10000)) -> None:
+        self.rules = TableRules(GameConfig(), table="T1", profile=profile, strict=True)
+        self.stacks = stacks
+        self.ts = 0.0
+        self.found: list[Violation] = []
+
+    def ev(self, cls: type[Event], **fields: Any) -> list[Violation]:
+        self.ts += 1.0
+        out = self.rules.feed(cls(ts=self.ts, table="T1", source="sim", **fields))
+        self.found += out
+        return out
+
+    def start(self, *, face_up: Iterable[int] = ()) -> None:
+        self.ev(HandStarted, hand_no=1, button=1, seats=(1, 2, 3), stacks=self.stacks)
+        face_up = set(face_up)
+        for i, seat in enumerate((2, 3, 1, 2, 3, 1)):
+            self.ev(CardDealt, seat=seat, face_up=i in face_up)
+
+    def chips(self, seat: int, amount: int, prior: int = 0) -> None:
+        self.ev(BetMotion, seat=seat, chips=_chips(amount), prior=_chips(prior) if prior else Chips())
+
+    def limp_around(self) -> None:
+        self.chips(1, 100)
+        self.chips(2, 50, prior=50)
+        self.ev(Tap, seat=3)
+
+    def checks(self, *seats: int) -> None:
+        for seat in seats:
+            self.ev(Tap, seat=seat)
+
+    def burn(self) -> None:
+        self.ev(CardBurned)
+
+    def board(self, *cards_by_slot: tuple[int, str]) -> None:
+        for slot, card in cards_by_slot:
+            self.ev(BoardCardDealt, slot=slot, card=card)
+
+    def ids(self) -> list[str]:
+        return [v.rule_id for v in self.found]
+
+
+def _chips(amount: int) -> Chips:
+    counts: dict[int, int] = {}
+    for denomination in (5000, 1000, 500, 100, 25):
+        counts[denomination], amount = divmod(amount, denomination)
+    return Chips.of(counts)
+
+
+FLOP = ((0, "Ah"), (1, "Kd"), (2, "7c"))
+
+
+def play_to_showdown(t: Table, *, turn_burns: int = 1) -> None:
+    t.limp_around()
+    t.burn()
+    t.board(*FLOP)
+    t.checks(2, 3, 1)
+    for _ in range(turn_burns):
+        t.burn()
+    t.board((3, "2s"))
+    t.checks(2, 3, 1)
+    t.burn()
+    t.board((4, "9d"))
+    t.checks(2, 3, 1)
+
+
+def test_registry_is_what_the_rules_layer_runs() -> None:
+    rules = TableRules(GameConfig(), profile=preset("house-cash"))
+    assert [type(c) for c in rules.checks] == list(CHECK_CLASSES)
+    assert {c.profile.name for c in rules.checks} == {"house-cash"}  # type: ignore[attr-defined]
+    other = TableRules(GameConfig())
+    assert all(a is not b for a, b in zip(rules.checks, other.checks, strict=True))
+
+
+def test_a_clean_hand_has_no_findings() -> None:
+    t = Table()
+    t.start()
+    play_to_showdown(t)
+    t.ev(CardsTabled, seat=2, cards=("As", "Ad"))
+    t.ev(CardsTabled, seat=3, cards=("3c", "4c"))
+    t.ev(CardsMucked, seat=1)
+    t.ev(PotPushed, seat=2, value=300)
+    t.ev(HandEnded, hand_no=1)
+    assert t.found == []
+    (hand,) = t.rules.pop_finished()
+    assert hand.final_stacks == {1: 9900, 2: 10200, 3: 9900}
+
+
+@pytest.mark.parametrize(("turn_burns", "expected"), [(0, ["TDA-25"]), (2, ["TDA-25"])])
+def test_tda_25_burns_through_the_engine(turn_burns: int, expected: list[str]) -> None:
+    t = Table()
+    t.start()
+    play_to_showdown(t, turn_burns=turn_burns)
+    assert t.ids() == expected
+
+
+def test_ex_114_first_card_exposed_through_the_engine() -> None:
+    t = Table()
+    t.start(face_up=(0,))
+    assert t.ids() == ["TDA-22A(7)"]
+
+
+def test_ex_105_premature_flop_through_the_engine() -> None:
+    t = Table()
+    t.start()
+    t.chips(1, 100)
+    t.chips(2, 50, prior=50)  # the big blind (seat 3) has not acted yet
+    t.burn()
+    t.board(*FLOP)
+    assert t.ids() == ["TDA-57"] and t.found[0].street == "preflop"
+    t.ev(Tap, seat=3)  # the preflop betting is finished
+    t.board((0, "Qs"), (1, "Jd"), (2, "3h"))  # the new flop, without a burn
+    t.checks(2, 3, 1)
+    t.burn()
+    t.board((3, "2s"))
+    assert t.ids() == ["TDA-57"]
+    assert t.rules.snapshot().board[:3] == ("Qs", "Jd", "3h")  # the engine plays the redealt flop
+
+
+def test_tda_53_exposed_while_facing_a_bet_through_the_engine() -> None:
+    t = Table()
+    t.start()
+    t.limp_around()
+    t.burn()
+    t.board(*FLOP)
+    t.chips(2, 300)
+    out = t.ev(CardExposed, seat=3, card="Kh")
+    assert [(v.rule_id, v.severity) for v in out] == [("TDA-53", Severity.VIOLATION)] and "300" in out[0].observed
+
+
+def test_tda_9_all_in_run_out_with_a_hand_face_down_through_the_engine() -> None:
+    t = Table(stacks=(10000, 10000, 1000))
+    t.start()
+    t.chips(1, 100)  # seat 1 limps
+    t.ev(CardsMucked, seat=2)
+    t.ev(Declaration, seat=3, word="all-in")
+    t.chips(3, 900, prior=100)  # the big blind is all-in for 1000
+    t.ev(Declaration, seat=1, word="call")
+    t.chips(1, 900, prior=100)  # called: no more betting is possible
+    assert t.found == []
+    t.ev(CardsTabled, seat=3, cards=("Qh", "Qd"))
+    out = t.ev(CardBurned)
+    assert [v.rule_id for v in out] == ["TDA-9"] and out[0].seats == (1,)
+    t.ev(CardsTabled, seat=1, cards=("2c", "2d"))  # the floor has the hand turned up; the run-out goes on
+    t.board(*FLOP)
+    t.burn()
+    t.board((3, "2s"))
+    t.burn()
+    t.board((4, "9d"))
+    t.ev(PotPushed, seat=1, value=2050)  # trip deuces win 1000 + 1000 + the small blind's 50
+    t.ev(HandEnded, hand_no=1)
+    assert t.ids() == ["TDA-9"]
+    (hand,) = t.rules.pop_finished()
+    assert hand.final_stacks == {1: 11050, 2: 9950, 3: 0}
+
+
+def test_tda_5_misaward_through_the_engine() -> None:
+    t = Table()
+    t.start()
+    play_to_showdown(t)
+    t.ev(CardsTabled, seat=2, cards=("As", "Ad"))
+    t.ev(CardsTabled, seat=3, cards=("3c", "4c"))
+    t.ev(CardsMucked, seat=1)
+    out = t.ev(PotPushed, seat=3, value=300)  # seat 2's aces win; the dealer pushes to seat 3
+    assert [v.rule_id for v in out] == ["TDA-5"] and "seat 2: 300" in out[0].ruling
+
+
+def test_ex_107_premature_turn_2017_through_the_engine() -> None:
+    t = Table(preset("tda-2017"))
+    t.start()
+    t.limp_around()
+    t.burn()
+    t.board(*FLOP)
+    t.checks(2, 3)  # seat 1 has not acted on the flop
+    t.burn()
+    t.board((3, "9s"))  # premature turn: set aside
+    t.checks(1)
+    t.burn()
+    t.board((3, "5h"))  # burn, and the next card is the turn
+    t.checks(2, 3, 1)
+    t.board((4, "9d"))  # the river without a burn
+    t.checks(2, 3, 1)
+    assert t.ids() == ["TDA-57"]
+    assert t.rules.snapshot().board == ("Ah", "Kd", "7c", "5h", "9d")
+
+
+def test_ex_110_four_card_flop_through_the_engine() -> None:
+    t = Table()
+    t.start()
+    t.limp_around()
+    t.burn()
+    t.board(*FLOP, (3, "Qs"))
+    t.burn()  # the floor's pick
+    t.checks(2, 3, 1)
+    t.burn()
+    t.board((3, "2s"))
+    assert t.ids() == ["TDA-26A"]
+
+
+def test_ex_38_short_card_then_substantial_action_through_the_engine() -> None:
+    t = Table()
+    t.ev(HandStarted, hand_no=1, button=1, seats=(1, 2, 3), stacks=t.stacks)
+    for seat in (2, 3, 1, 2, 1):  # seat 3 gets one card
+        t.ev(CardDealt, seat=seat)
+    t.chips(1, 100)  # the engine opens the round on this first action
+    assert t.ids() == ["TDA-22A(5)"]
+    t.chips(2, 50, prior=50)  # two actions with chips: substantial action
+    assert t.ids() == ["TDA-22A(5)", "TDA-25"] and t.found[1].seats == (3,)
+
+
+def test_state_does_not_leak_between_hands_and_devices_are_heard_between_hands() -> None:
+    t = Table()
+    offline = t.ev(DeviceStatus, device="rfid-1", online=False)  # before any hand: the snapshot is idle
+    assert [(v.rule_id, v.severity) for v in offline] == [("SYS-DEVICE", Severity.SYSTEM)]
+    t.found.clear()
+    for hand_no in (1, 2):
+        t.ev(HandStarted, hand_no=hand_no, button=1, seats=(1, 2, 3), stacks=t.stacks)
+        for seat in (2, 3, 1, 2, 3, 1):
+            t.ev(CardDealt, seat=seat)
+        play_to_showdown(t, turn_burns=1 if hand_no == 1 else 2)  # hand 2 double-burns the turn
+        t.ev(CardsTabled, seat=2, cards=("As", "Ad"))
+        t.ev(CardsTabled, seat=3, cards=("3c", "4c"))
+        t.ev(CardsMucked, seat=1)
+        t.ev(PotPushed, seat=2, value=300)
+        t.ev(HandEnded, hand_no=hand_no)
+    assert [(v.rule_id, v.hand_no) for v in t.found] == [("TDA-25", 2)]

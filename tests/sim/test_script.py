@@ -1,0 +1,142 @@
+"""The timeline: ground truth that pokerkit accepts, every violation injected and listed, determinism."""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from pokerkit import HandHistory
+
+from tablewatch.events import (
+    BetMotion,
+    BoardCardDealt,
+    CardBurned,
+    CardExposed,
+    ChipsLeftTable,
+    Declaration,
+    HandEnded,
+    HandStarted,
+    PotPushed,
+    StackObscured,
+    UnknownChip,
+    dump_events,
+    load_events,
+)
+from tablewatch.sim.scenario import VIOLATION_TYPES
+from tablewatch.sim.scenarios import example
+from tablewatch.sim.session import Simulation
+
+PHH = Path("/work/shared/data/hands/high_stakes/ps_1000nl_.phh")
+
+
+def replay(text: str) -> list[HandHistory]:
+    hands = list(HandHistory.load_all(io.BytesIO(text.encode())))
+    for hh in hands:
+        for _ in hh:  # iterating a hand history replays every action in pokerkit
+            pass
+    return hands
+
+
+def test_ground_truth_phh_loads_and_replays_in_pokerkit(all_violations: Simulation) -> None:
+    hands = replay(all_violations.phh_text())
+    assert len(hands) == 2
+    assert hands[0].seats == [3, 6, 8, 1]
+    final = list(hands[0])[-1]
+    assert sum(final.stacks) == sum(hands[0].starting_stacks)  # no chips created or lost in the hand
+
+
+def test_same_seed_same_timeline() -> None:
+    a = Simulation.from_file(example("demo"))
+    b = Simulation.from_file(example("demo"))
+    assert dump_events(a.events) == dump_events(b.events)
+    assert a.phh_text() == b.phh_text()
+    assert dump_events(a.rfid_reads()) == dump_events(b.rfid_reads())
+
+
+def test_events_round_trip_and_are_in_time_order(demo: Simulation) -> None:
+    text = dump_events(demo.events)
+    assert dump_events(load_events(text)) == text
+    times = [e.ts for e in demo.events]
+    assert times == sorted(times)
+    assert all(e.source == "sim" for e in demo.events)
+    assert isinstance(demo.events[0], HandStarted) and isinstance(demo.events[-1], HandEnded)
+
+
+def test_every_violation_type_is_injected_and_listed(all_violations: Simulation) -> None:
+    listed = Counter(v.type for v in all_violations.violations)
+    assert set(listed) == set(VIOLATION_TYPES)
+    for v in all_violations.violations:
+        assert 0 < v.ts <= v.end_ts < all_violations.duration
+        first, last = v.frames(30)
+        assert first <= last
+        assert v.rule_id
+
+
+def _events_between(sim: Simulation, kind: type, t0: float, t1: float) -> list:
+    return [e for e in sim.events if isinstance(e, kind) and t0 - 1e-6 <= e.ts <= t1 + 1e-6]
+
+
+def test_injected_violations_show_in_the_events(all_violations: Simulation) -> None:
+    sim = all_violations
+    by_type = {v.type: v for v in sim.violations}
+    raise_ = by_type["string_raise"]
+    bets = _events_between(sim, BetMotion, raise_.ts, raise_.end_ts)
+    assert bets and bets[0].motions >= 2
+    assert not _events_between(sim, Declaration, raise_.ts - 1.0, raise_.end_ts)
+    under = by_type["undercall"]
+    first_bet = _events_between(sim, BetMotion, under.ts, under.end_ts)[0]
+    assert first_bet.chips.value < 600
+    exposed = by_type["card_exposed_in_deal"]
+    assert _events_between(sim, CardExposed, exposed.ts, exposed.end_ts)
+    four = by_type["four_card_flop"]
+    assert len(_events_between(sim, BoardCardDealt, four.ts - 1.5, four.end_ts)) == 4
+    missing = by_type["missing_burn"]
+    assert not _events_between(sim, CardBurned, missing.ts - 0.5, missing.end_ts)
+    double = by_type["double_burn"]
+    assert len(_events_between(sim, CardBurned, double.ts, double.end_ts)) == 2
+    push = by_type["wrong_pot_push"]
+    assert _events_between(sim, PotPushed, push.ts, push.end_ts)[0].seat == 3
+    assert _events_between(sim, ChipsLeftTable, by_type["chips_pocketed"].ts, by_type["chips_pocketed"].end_ts)
+    hidden = [v for v in sim.violations if v.type == "chips_hidden"]
+    assert all(_events_between(sim, StackObscured, v.ts, v.end_ts) for v in hidden)
+    unknown = by_type["unknown_chip"]
+    found = _events_between(sim, UnknownChip, unknown.ts, unknown.end_ts)
+    assert found and found[0].uid == "E0FF00000000BEEF" and found[0].uid not in sim.registry
+
+
+def test_rfid_antennas_hold_the_stacks(all_violations: Simulation) -> None:
+    sim = all_violations
+    start = sim.events[0]
+    assert isinstance(start, HandStarted)
+    contents = sim.antenna_contents(start.ts + 0.01)
+    for seat, stack in zip(start.seats, start.stacks, strict=True):
+        assert sum(sim.registry[u] for u in contents[f"seat{seat}.stack"]) == stack
+    second = [e for e in sim.events if isinstance(e, HandStarted)][1]
+    later = sim.antenna_contents(second.ts + 1.0)
+    assert "E0FF00000000BEEF" in later["seat8.stack"]  # the counterfeit sits in seat 8's stack
+    reads = sim.rfid_reads(changes_only=True)
+    assert {r.antenna for r in reads} >= {"pot", "tray", "seat1.stack", "seat1.bet"}
+
+
+@pytest.mark.skipif(not PHH.exists(), reason="needs shared/data/hands (the PHH dataset)")
+def test_a_real_phh_hand_replays_with_cents_as_units() -> None:
+    sim = Simulation.from_phh(PHH, 1, violations=[{"type": "missing_burn", "street": "flop"}])
+    hh = replay(sim.phh_text())[0]
+    assert hh.starting_stacks[1] == 62375  # $623.75 in cents
+    assert hh.seats == [5, 6, 1, 2, 3, 4]
+    assert [v.type for v in sim.violations] == ["missing_burn"]
+    assert any(isinstance(e, BetMotion) for e in sim.events)
+
+
+def test_rfid_contents_drive_the_reader_emulator(all_violations: Simulation) -> None:
+    from tablewatch.devices import iso15693
+    from tablewatch.devices.emulator import ReaderEmulator
+    from tablewatch.sim.rfid import antenna_nodes, feed_emulator
+
+    emulator = ReaderEmulator(antenna_nodes(all_violations.run))
+    for t in (1.0, 30.0, 62.5):
+        feed_emulator(emulator, all_violations.run, t)
+        for antenna, uids in all_violations.antenna_contents(t).items():
+            assert emulator.tags(antenna) == {iso15693.parse_uid(u) for u in uids}

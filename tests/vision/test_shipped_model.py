@@ -1,0 +1,129 @@
+"""The shipped ONNX card model: loads with no network, reads the cards of a real held-out photo, CLI errors.
+
+``data/held_out_cards.jpg`` is a photo from a source held out of training (see ``models/MODEL_CARD.md``;
+Roboflow Universe ``cadyzedevelopmenthub/card-detection-zk7wu`` v12, CC BY 4.0) with its label file.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tablewatch.cli import cli
+from tablewatch.vision.cards import BACK_LABEL
+from tablewatch.vision.detector import DetectorError, OnnxDetector, default_model_path
+from tablewatch.vision.reader import CardReader
+from tablewatch.vision.sources import read_image
+
+DATA = Path(__file__).parent / "data"
+PHOTO = DATA / "held_out_cards.jpg"
+# Each held-out test photo is one of this many distinct labelled cards; the model reads most but not all
+# (model card: per-card identity accuracy and recall on held-out sources). One miss and one extra card
+# are tolerated so the test guards the run-time path (letterbox, colour order, decode, NMS, grouping:
+# any of them wrong reads almost nothing) without failing on the model's known error rate.
+ALLOWED_MISSES, ALLOWED_EXTRA = 1, 1
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any attempt to open a network connection or resolve a name fails the test."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"network access attempted: {args!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+
+
+def labelled_cards(detector: OnnxDetector) -> set[str]:
+    names = detector.names
+    rows = (DATA / "held_out_cards.txt").read_text().split("\n")
+    return {names[int(row.split()[0])] for row in rows if row.strip()} - {BACK_LABEL}
+
+
+def test_the_shipped_model_reads_a_held_out_photo_without_network(no_network: None):
+    detector = OnnxDetector(default_model_path())
+    assert len(detector.names) == 55 and detector.names[39] == "AS"
+    reading = CardReader(detector).read(read_image(PHOTO))
+    expected = labelled_cards(detector)
+    read = {card.label for card in reading.cards}
+    assert len(expected) >= 3
+    assert len(expected - read) <= ALLOWED_MISSES, f"missed {expected - read}; read {read}"
+    assert len(read - expected) <= ALLOWED_EXTRA, f"read cards that are not there: {read - expected}"
+    assert all(0 < card.confidence <= 1 for card in reading.cards)
+
+
+def test_the_card_is_found_where_it_is():
+    detector = OnnxDetector(default_model_path())
+    image = read_image(PHOTO)
+    reading = CardReader(detector, tiles="none").read(image)
+    height, width = image.shape[:2]
+    rows = [row.split() for row in (DATA / "held_out_cards.txt").read_text().splitlines() if row.strip()]
+    centres = {(detector.names[int(r[0])], float(r[1]) * width, float(r[2]) * height) for r in rows}
+    hits = 0
+    for card in reading.cards:
+        for x0, y0, x1, y1 in card.index_boxes:
+            hits += any(label == card.label and x0 <= cx <= x1 and y0 <= cy <= y1 for label, cx, cy in centres)
+    assert hits >= len(centres) - 2 * ALLOWED_MISSES
+
+
+def test_cards_command_json_and_annotation(tmp_path: Path):
+    out = tmp_path / "annotated.png"
+    result = CliRunner().invoke(cli, ["cards", str(PHOTO), "--json", "--annotate", str(out)])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["width"] == 640 and payload["cards"]
+    first = payload["cards"][0]
+    assert set(first) >= {"card", "label", "confidence", "box", "agreed"}
+    annotated = cv2.imread(str(out))
+    assert annotated.shape == (640, 640, 3) and not np.array_equal(annotated, read_image(PHOTO))
+
+
+def test_cards_command_on_a_large_photo_uses_tiles(tmp_path: Path):
+    big = cv2.resize(read_image(PHOTO), (2400, 2400))
+    path = tmp_path / "big.jpg"
+    cv2.imwrite(str(path), big)
+    result = CliRunner().invoke(cli, ["cards", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["windows"] > 1 and payload["cards"]
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "image not found"),
+    (b"\xff\xd8\xff\xe0 truncated jpeg", "not a readable image"),
+])
+def test_cards_command_bad_image_is_a_clear_error(tmp_path: Path, content: bytes | None, message: str):
+    path = tmp_path / "photo.jpg"
+    if content is not None:
+        path.write_bytes(content)
+    result = CliRunner().invoke(cli, ["cards", str(path)])
+    assert result.exit_code == 1
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_a_broken_model_file_is_a_clear_error(tmp_path: Path):
+    model = tmp_path / "cards.onnx"
+    model.write_bytes(b"not an onnx graph")
+    with pytest.raises(DetectorError, match="cannot load the ONNX model"):
+        OnnxDetector(model)
+    result = CliRunner().invoke(cli, ["cards", str(PHOTO), "--model", str(model)])
+    assert result.exit_code == 1 and "cannot load the ONNX model" in result.output
+    result = CliRunner().invoke(cli, ["cards", str(PHOTO), "--model", str(tmp_path / "missing.onnx")])
+    assert result.exit_code == 1 and "model file not found" in result.output
+
+
+def test_bench_vision_prints_fps_per_stage():
+    result = CliRunner().invoke(cli, ["bench-vision", "--frames", "1", "--mode", "whole", "--photos", str(DATA)])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "fps" in line]
+    assert [line.split()[0] for line in lines] == ["1280x720", "3840x2160"]
+    assert all("infer" in line and "capture" in line for line in lines)

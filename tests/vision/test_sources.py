@@ -1,0 +1,95 @@
+"""Images, video files and live sources: frames from real files, clear errors for missing or broken ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tablewatch.vision.sources import LiveSource, SourceError, VideoFileSource, open_source, read_image
+
+
+def write_video(path: Path, frames: int = 5, size: tuple[int, int] = (64, 48)) -> Path:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, size)
+    assert writer.isOpened()
+    for i in range(frames):
+        writer.write(np.full((size[1], size[0], 3), i * 40, dtype=np.uint8))
+    writer.release()
+    return path
+
+
+def test_read_image_round_trip(tmp_path: Path):
+    path = tmp_path / "photo.png"
+    cv2.imwrite(str(path), np.full((20, 30, 3), 7, np.uint8))
+    assert read_image(path).shape == (20, 30, 3)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "image not found"),
+    (b"", "not a readable image"),
+    (b"this is not a picture", "not a readable image"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a readable image"),  # a truncated PNG
+])
+def test_read_image_errors_name_the_file(tmp_path: Path, content: bytes | None, message: str):
+    path = tmp_path / "photo.png"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(SourceError, match=message) as info:
+        read_image(path)
+    assert str(path) in str(info.value)
+
+
+def test_read_image_rejects_a_folder(tmp_path: Path):
+    with pytest.raises(SourceError, match="not a file"):
+        read_image(tmp_path)
+
+
+def test_video_file_frames_with_times(tmp_path: Path):
+    source = open_source(write_video(tmp_path / "clip.avi"))
+    assert isinstance(source, VideoFileSource) and source.size == (64, 48)
+    frames = list(source.frames())
+    source.close()
+    assert [f.index for f in frames] == [0, 1, 2, 3, 4]
+    assert frames[1].ts == pytest.approx(0.1)
+    assert frames[4].image.shape == (48, 64, 3)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "video file not found"),
+    (b"", "cannot open|no frame"),
+    (b"garbage, not a video" * 100, "cannot open|no frame"),
+])
+def test_missing_or_broken_video_is_a_clear_error(tmp_path: Path, content: bytes | None, message: str):
+    path = tmp_path / "clip.mp4"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(SourceError, match=message) as info:
+        open_source(path)
+    assert str(path) in str(info.value)
+
+
+def test_a_live_source_reconnects_when_the_stream_drops(tmp_path: Path):
+    # A real stream stands in for a camera: a video file opened by OpenCV ends, which reads like a drop;
+    # the source reopens it and goes on, then gives up after max_reconnects failed attempts.
+    video = write_video(tmp_path / "stream.avi", frames=3)
+    opened: list[str] = []
+
+    def opener(spec: str | int) -> cv2.VideoCapture:
+        opened.append(str(spec))
+        return cv2.VideoCapture(str(spec)) if len(opened) <= 2 else cv2.VideoCapture(str(tmp_path / "gone.avi"))
+
+    source = LiveSource(str(video), max_reconnects=2, retry_delay=0.001, opener=opener)
+    frames = []
+    with pytest.raises(SourceError, match="stream lost; 2 reconnect attempts failed"):
+        frames.extend(source.frames())
+    assert len(frames) == 6 and [f.index for f in frames] == list(range(6))
+    assert source.reconnects == 3
+    assert all(b >= a for a, b in zip([f.ts for f in frames], [f.ts for f in frames[1:]], strict=False))
+
+
+@pytest.mark.parametrize("spec", ["rtsp://127.0.0.1:9/none", "/dev/video97"])
+def test_an_unreachable_camera_is_a_clear_error(spec: str):
+    with pytest.raises(SourceError, match="cannot open camera or stream"):
+        open_source(spec, max_reconnects=0)
