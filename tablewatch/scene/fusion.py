@@ -3,9 +3,11 @@
 The camera sees *how* chips move (how many forward motions, whose hand, when) but reads denominations
 with some doubt; RFID antennas under the stack and bet areas know *which* chips moved, exactly, but not
 how. A bet is therefore the camera's ``BetMotion`` with the chips replaced by the RFID ledger's
-``ChipsMoved`` from ``seatN.stack`` to ``seatN.bet`` when both report it within a short window. The same
-pairing turns RFID moves into pulled-back chips and pot pushes. With one sensor only, its report goes
-through alone once the window has passed, so a table without readers (or without a camera) still works.
+``ChipsMoved`` from ``seatN.stack`` to ``seatN.bet`` when both report it within a short window; the same
+pairing corrects pulled-back chips and pot pushes. The ledger move itself always goes on to the rules
+as well (the hidden-chip and ledger checks read it). A camera report with no RFID twin goes through
+alone once the window has passed; an RFID move with no camera twin stays a plain ``ChipsMoved`` (a blind
+posted, chips tidied) unless the table has no camera, in which case it stands for the action itself.
 
 When the two disagree on the value, the RFID chips win (they are counted, not seen) and a SYSTEM
 finding says so, because a persistent disagreement means a dirty lens, a dead antenna or a foreign chip.
@@ -55,7 +57,7 @@ def rfid_move_as_event(move: ChipsMoved) -> Event | None:
 class _Pending:
     first_ts: float
     camera: Event | None = None
-    rfid: Event | None = None
+    rfid: Event | None = None  # the RFID move translated into the action it stands for
 
 
 @dataclass
@@ -77,9 +79,9 @@ class SceneFusion:
         out = self.flush(event.ts)
         if isinstance(event, ChipsMoved):
             translated = rfid_move_as_event(event)
-            if translated is None:
+            if translated is None or not self.expect_rfid:
                 return [*out, event]
-            return [*out, *self._hold(translated, from_rfid=True)]
+            return [*out, event, *self._hold(translated, from_rfid=True)]
         if isinstance(event, BetMotion | ChipsPulledBack | PotPushed) and event.source != "rfid":
             return [*out, *self._hold(event, from_rfid=False)]
         return [*out, event]
@@ -105,12 +107,12 @@ class SceneFusion:
 
     def _merge(self, pending: _Pending) -> list[Event]:
         camera, rfid = pending.camera, pending.rfid
-        if camera is None or rfid is None:
-            only = camera or rfid
-            return [only] if only else []
-        merged = _with_rfid_chips(camera, rfid)
-        findings = _disagreement(camera, rfid)
-        return [merged, *findings]
+        if camera is None:
+            # RFID alone: the raw ChipsMoved already went out; it stands for the action only without a camera.
+            return [rfid] if rfid is not None and not self.expect_camera else []
+        if rfid is None:
+            return [camera]
+        return [_with_rfid_chips(camera, rfid), *_disagreement(camera, rfid)]
 
 
 def _with_rfid_chips(camera: Event, rfid: Event) -> Event:

@@ -38,8 +38,8 @@ def test_camera_motions_and_rfid_chips_make_one_bet() -> None:
     fusion = SceneFusion(window=0.5)
     assert fusion.feed(camera_bet(10.0, {100: 5}, motions=2)) == []
     out = fusion.feed(rfid_move(10.2, "seat3.stack", "seat3.bet", {100: 5}))
-    assert len(out) == 1
-    bet = out[0]
+    assert [e.kind for e in out] == ["ChipsMoved", "BetMotion"]
+    bet = out[1]
     assert isinstance(bet, BetMotion)
     assert (bet.source, bet.motions, bet.chips.value) == ("scene", 2, 500)
 
@@ -68,8 +68,21 @@ def test_without_readers_camera_reports_pass_at_once() -> None:
     assert [e.kind for e in fusion.feed(camera_bet(1.0, {25: 4}))] == ["BetMotion"]
 
 
+def test_lone_rfid_move_stays_a_ledger_move_when_a_camera_watches() -> None:
+    fusion = SceneFusion(window=0.5)
+    assert [e.kind for e in fusion.feed(rfid_move(1.0, "seat3.stack", "seat3.bet", {25: 2}))] == ["ChipsMoved"]
+    assert fusion.flush() == []  # a blind posted: no bet invented
+
+
+def test_without_camera_rfid_moves_stand_for_the_action() -> None:
+    fusion = SceneFusion(expect_camera=False)
+    out = fusion.feed(rfid_move(1.0, "pot", "seat2.stack", {100: 4}))
+    assert [e.kind for e in out] == ["ChipsMoved", "PotPushed"]
+    assert out[1].seat == 2 and out[1].value == 400
+
+
 def test_flush_releases_everything_in_time_order() -> None:
     fusion = SceneFusion(window=5.0)
-    fusion.feed(rfid_move(2.0, "pot", "seat1.stack", {100: 1}))
-    fusion.feed(camera_bet(1.0, {100: 1}))
+    fusion.feed(camera_bet(2.0, {100: 1}))
+    fusion.feed(PotPushed(ts=1.0, table="T1", source="vision", seat=1, value=100))
     assert [e.ts for e in fusion.flush()] == [1.0, 2.0]
