@@ -65,9 +65,45 @@ def main(layout_name: str, overlay: Path | None) -> None:
                 detected = detect_markers(picture, dictionary=layout.dictionary)
                 drawn = draw_overlay(picture, layout, cal.mm_to_px, detected=detected, caption=caption)
                 cv2.imwrite(str(overlay), drawn)
+    if layout.name == "oval10":
+        _sim_rows(layout)
     _lookups(layout)
     if overlay is not None:
         click.echo(f"wrote {overlay}")
+
+
+def _sim_rows(layout: TableLayout) -> None:
+    """One frame of the simulator's renderer (its own camera, with barrel distortion) for each lens option."""
+    import random
+
+    from tablewatch.calibration.camera import CameraModel
+    from tablewatch.sim.camera import overhead_camera
+    from tablewatch.sim.render import Renderer
+    from tablewatch.sim.scenario import Scenario
+    from tablewatch.sim.script import simulate
+
+    scenario = Scenario.model_validate({
+        "layout": "oval10", "seed": 3, "hands": [{"button": 1, "actions": ["s1 cbr 300", "s4 f", "s8 f"]}],
+        "players": [{"seat": s, "name": f"P{s}", "stack": 5000} for s in (1, 4, 8)],
+    })  # fmt: skip
+    run = simulate(scenario)
+    grid = felt_grid(layout)
+    for seed in (5, 6):
+        cam = overhead_camera(run.table.extent(), rng=random.Random(seed))
+        image = Renderer(run, cam).render(run.duration * 0.4, labels=False).image
+        true_lens = CameraModel(image_size=(cam.width, cam.height), camera_matrix=cam.K.tolist(),
+                                dist_coeffs=cam.dist.tolist())  # fmt: skip
+        options = (("true lens", true_lens, True), ("k1 from markers", None, True), ("no lens", None, False))
+        for label, lens, radial in options:
+            start = time.perf_counter()
+            cal = calibrate_image(image, layout, camera=lens, fit_radial=radial)
+            ms = (time.perf_counter() - start) * 1000
+            err = np.linalg.norm(cal.px_to_mm(cam.project(grid)) - grid, axis=1)
+            name = f"sim{seed} {label}"
+            click.echo(
+                f"{name:<24}{len(cal.markers_used):>8}{cal.mean_error_mm:>8.2f}{err.mean():>10.2f}{err.max():>9.2f}"
+                f"{ms:>8.1f}"
+            )
 
 
 def _lookups(layout: TableLayout) -> None:

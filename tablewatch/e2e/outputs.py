@@ -91,3 +91,56 @@ class TerminalOutput:
 def write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+
+
+class HandHistoryOutput:
+    """Writes each finished hand as a PHH file (``hands/<table>-<n>.phh``) and into the hand store."""
+
+    def __init__(self, folder: Path, *, store_url: str | Path | None = None) -> None:
+        from tablewatch.history.store import open_store  # the store pulls in sqlite/psycopg: only when used
+
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.store = open_store(store_url or folder / "hands.sqlite")
+        self.paths: list[Path] = []
+
+    def on_event(self, event: Event) -> None:
+        """Hands are built by the rules layer; events need nothing here."""
+
+    def on_violation(self, violation: Violation) -> None:
+        """Violations travel inside the finished hand (``_violations``)."""
+
+    def on_hand(self, hand: Any) -> None:
+        from tablewatch.history.phh import dumps_phh
+
+        path = self.folder / f"{hand.table}-{hand.hand_no:05d}.phh"
+        path.write_text(dumps_phh([hand]), encoding="utf-8")
+        self.paths.append(path)
+        self.store.save(hand)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+class MqttOutput:
+    """Alerts, events, finished hands and the live state to the broker, through the durable outbox."""
+
+    def __init__(self, publisher: Any) -> None:
+        self.publisher = publisher  # tablewatch.alerts.publisher.Publisher, started by the caller
+
+    def on_event(self, event: Event) -> None:
+        self.publisher.publish_event(event)
+
+    def on_violation(self, violation: Violation) -> None:
+        self.publisher.publish_violation(violation)
+
+    def on_hand(self, hand: Any) -> None:
+        from tablewatch.history.phh import dumps_phh
+
+        summary = {"winnings": {str(s): w for s, w in hand.winnings.items()},
+                   "violations": [v.rule_id for v in hand.violations]}
+        self.publisher.publish_hand(hand.hand_no, phh=dumps_phh([hand]), summary=summary,
+                                    started_ts=hand.started_ts, ended_ts=hand.ended_ts)
+
+    def close(self) -> None:
+        """The publisher is stopped by whoever started it (it drains the outbox first)."""

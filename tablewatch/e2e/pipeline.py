@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tablewatch.events import Event, HandEnded, Violation
+from tablewatch.events import Event, Violation
 from tablewatch.scene.fusion import SceneFusion
 
 log = logging.getLogger(__name__)
@@ -37,15 +37,11 @@ class EventSource(Protocol):
 
 
 class Rules(Protocol):
-    """The rules layer as the pipeline sees it: events in, findings and finished hands out."""
+    """The rules layer as the pipeline sees it (``tablewatch.rules.table.TableRules``)."""
 
-    def feed(self, event: Event) -> RulesOutput: ...
+    def feed(self, event: Event) -> list[Violation]: ...
 
-
-@dataclass
-class RulesOutput:
-    violations: list[Violation] = field(default_factory=list)
-    finished_hands: list[Any] = field(default_factory=list)  # the rules layer's hand records
+    def pop_finished(self) -> list[Any]: ...
 
 
 class Output(Protocol):
@@ -165,15 +161,12 @@ class TablePipeline:
                 continue
             for output in self.outputs:
                 self._safely(output.on_event, event)
-            result = self.rules.feed(event)
-            for violation in result.violations:
+            for violation in self.rules.feed(event):
                 self._emit_violation(violation)
-            for hand in result.finished_hands:
+            for hand in self.rules.pop_finished():
                 self.stats.hands += 1
                 for output in self.outputs:
                     self._safely(output.on_hand, hand)
-            if isinstance(event, HandEnded):
-                log.debug("hand %s ended", event.hand_no)
 
     def _emit_violation(self, violation: Violation) -> None:
         self.stats.violations += 1

@@ -55,9 +55,9 @@ RULE_IDS = {
     "out_of_turn": "TDA-39",
     "chips_pocketed": "TDA-49",
     "chips_hidden": "TDA-16A",
-    "unknown_chip": "HOUSE-002-2.4",
+    "unknown_chip": "TDA-16B",
     "undercall": "TDA-37",
-    "wrong_pot_push": "HOUSE-002-2.10.2",
+    "wrong_pot_push": "TDA-5",
 }
 
 

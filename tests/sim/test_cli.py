@@ -41,7 +41,7 @@ def test_render_writes_video_labels_and_truth(tmp_path: Path) -> None:
     assert len(labels) == 4 and labels[0].read_text().strip()
     assert load_events((out / "events.jsonl").read_text())
     assert [v["type"] for v in json.loads((out / "violations.json").read_text())] == [
-        "string_raise", "missing_burn", "wrong_pot_push"]
+        "missing_burn", "string_raise", "wrong_pot_push"]
     cams = json.loads((out / "cameras.json").read_text())
     assert cams["layout"] == "oval10" and len(cams["overhead_720p"]["dist"]) == 5
 
