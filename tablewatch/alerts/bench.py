@@ -1,6 +1,7 @@
 """Load test: N simulated tables publishing at once on one broker; alert latency and message rate.
 
-Each table is a real ``Publisher`` (its own client, link thread and SQLite outbox) raising alerts and a
+Each table is a real ``Publisher`` (its own client, link thread and SQLite outbox) raising alerts (each
+closed by the end of its hand, so every alert is two QoS 1 revisions plus the retained state) and a
 stream of QoS 0 events; one subscriber receives everything and times each alert from the moment it was
 raised (``epoch + ts`` of the payload) to its arrival.
 """
@@ -19,7 +20,7 @@ import paho.mqtt.client as mqtt
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.connection import connect, make_client
 from tablewatch.alerts.publisher import Publisher
-from tablewatch.events import Tap, Violation
+from tablewatch.events import HandEnded, Tap, Violation
 
 SITE = "bench"
 
@@ -139,6 +140,9 @@ def _drive(publishers: list[Publisher], epoch: float, stop_at: float, alert_rate
                     ts=time.time() - epoch, table=publisher.config.table, source="rules", seat=3, rule_id="TDA-29",
                     title="A raise must go in with one motion", observed=f"bench alert {count}",
                     ruling="the bet stands as a call", hand_no=count, street="flop", seats=(3,)))
+                # each alert's hand ends at once: its `end` revision goes out and the open set stays small
+                publisher.publish_event(HandEnded(ts=time.time() - epoch, table=publisher.config.table,
+                                                  source="sim", hand_no=count))
                 next_alert[key] += 1 / alert_rate
         time.sleep(0.002)
     sent[slot] = count

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,7 @@ def _interactive(console: FloorConsole, out: Console) -> None:
 
     if sys.stdin.isatty():
         threading.Thread(target=read_keys, daemon=True).start()
+    signal.signal(signal.SIGTERM, lambda *_: quit_event.set())  # systemd / kill: leave cleanly
     with Live(console.snapshot(), console=out, refresh_per_second=4, screen=False) as live:
         try:
             while not quit_event.is_set():

@@ -113,7 +113,7 @@ class Link:
         while not self._stopping.is_set():
             try:
                 client = self._open()
-            except BrokerError as exc:
+            except (BrokerError, ValueError, OSError) as exc:  # never let the link thread die: say why, retry
                 self._set_problem(str(exc))
                 self._stopping.wait(backoff)
                 backoff = min(backoff * 2, self.reconnect_max_s)

@@ -123,10 +123,12 @@ def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "n
     }
 
 
-def redact(event: Event, *, hand_in_progress: bool) -> tuple[Event, bool]:
-    """The event as the floor may see it: hole, burn and face-down board cards lose their identity."""
-    if not hand_in_progress:
-        return event, False
+def redact(event: Event) -> tuple[Event, bool]:
+    """The event as the floor may see it: hole, burn and face-down board cards lose their identity.
+
+    Always, not only between HandStarted and HandEnded: a card is dealt only while a hand is on, and a
+    monitor started in the middle of a hand must not leak the cards of that hand either.
+    """
     if isinstance(event, CardDealt) and not event.face_up and event.card is not None:
         return dataclasses.replace(event, card=None), True
     if isinstance(event, CardBurned) and event.card is not None:

@@ -67,6 +67,7 @@ class Publisher:
     def __init__(self, config: PublisherConfig, *, recorder: EvidenceRecorder | None = None,
                  session: str | None = None, epoch: float | None = None) -> None:
         self.config = config
+        config.broker.resolved_credentials()  # a missing password file fails here, not in the link thread
         self.topics = TableTopics(config.site, config.table)
         self.epoch = time.time() if epoch is None else epoch
         session = session or datetime.fromtimestamp(self.epoch, UTC).strftime("%Y%m%dT%H%M%S.%fZ")
@@ -88,8 +89,11 @@ class Publisher:
         self._lock = threading.RLock()  # the camera thread (clips) and the rules thread both revise alerts
         self._state_seq = 0
         self._open_seq = 0
+        self._alerts_dirty = False
         self._state_sent = 0.0
         self._state_dirty = False
+        self._state_timer: threading.Timer | None = None
+        self._stopped = False
 
     # --- life cycle ---------------------------------------------------------------------------------
 
@@ -102,10 +106,13 @@ class Publisher:
         """Flush the state, wait up to ``drain_s`` for the outbox to empty, announce ``offline``, close."""
         if self.recorder is not None:
             self.recorder.flush()
+        if self._state_timer is not None:
+            self._state_timer.cancel()
         if self._state_dirty:
             self.publish_state(force=True)
         if drain_s > 0 and self.link.connected:
             self.link.drain(drain_s)
+        self._stopped = True
         self.link.stop()
         self.outbox.close()
 
@@ -133,14 +140,14 @@ class Publisher:
         if isinstance(event, Violation):
             self.publish_violation(event, camera=camera, boxes=boxes)
         hand_no = self.state.hand_no
-        in_progress = self.state.hand_in_progress or isinstance(event, HandStarted)
-        public, redacted = pl.redact(event, hand_in_progress=in_progress)
+        public, redacted = pl.redact(event)
         self.link.publish_now(self.topics.event, pl.dumps(pl.event_payload(self.ctx, public, redacted=redacted)))
         if isinstance(event, CardDealt) and redacted:
             if event.seat is not None and event.card is not None:
                 self._hole_cards.setdefault(hand_no, {}).setdefault(event.seat, []).append(event.card)
             self._enqueue(pl.holecards_payload(self.ctx, event, hand_no=hand_no), self.topics.holecards, "holecards")
-        changed = self.state.apply(event)
+        with self._lock:
+            changed = self.state.apply(event)
         if isinstance(event, HandEnded):
             self._end_alerts_of(event.hand_no)
         if changed:
@@ -208,17 +215,28 @@ class Publisher:
     def publish_state(self, *, force: bool = False) -> None:
         """The retained live state (coalesced in the outbox: only the newest waits)."""
         now = time.time()
-        if not force and now - self._state_sent < self.config.state_min_interval_s:
+        wait = self._state_sent + self.config.state_min_interval_s - now
+        if not force and wait > 0:
             self._state_dirty = True
+            if self._state_timer is None or not self._state_timer.is_alive():
+                self._state_timer = threading.Timer(wait, self._flush_state)  # the last change goes out too
+                self._state_timer.daemon = True
+                self._state_timer.start()
             return
         with self._lock:
             self._state_seq += 1
             payload = pl.state_payload(self.ctx, seq=self._state_seq, state=self.state.as_dict(),
                                        monitor=self.health().as_dict(), now=now)
+            if self._alerts_dirty:
+                self._publish_open_alerts(now)
         self._enqueue(payload, self.topics.state, "state", retain=True, coalesce="state")
         self._state_sent, self._state_dirty = now, False
 
     # --- internals ----------------------------------------------------------------------------------
+
+    def _flush_state(self) -> None:
+        if self._state_dirty and not self._stopped:
+            self.publish_state(force=True)
 
     def _send_alert(self, alert: str, change: pl.ChangeType) -> None:
         entry = self._alerts[alert]
@@ -226,10 +244,14 @@ class Publisher:
                                    evidence=entry.evidence, acknowledged_by=entry.acknowledged_by)
         entry.payload = payload
         self._enqueue(payload, self.topics.alert, "alert")
+        self._alerts_dirty = True  # the retained snapshot follows with the next state (throttled)
+
+    def _publish_open_alerts(self, now: float) -> None:
         self._open_seq += 1
         open_now = [a.payload for a in self._alerts.values() if not a.ended and a.payload][-RETAINED_OPEN:]
-        snapshot = pl.open_alerts_payload(self.ctx, seq=self._open_seq, alerts=open_now, now=time.time())
+        snapshot = pl.open_alerts_payload(self.ctx, seq=self._open_seq, alerts=open_now, now=now)
         self._enqueue(snapshot, self.topics.open_alerts, "state", retain=True, coalesce="alerts")
+        self._alerts_dirty = False
 
     def _enqueue(self, payload: Mapping[str, Any], topic: str, kind: str, *, retain: bool = False,
                  coalesce: str | None = None, not_before: float = 0.0) -> None:

@@ -103,6 +103,7 @@ class HandHistoryOutput:
         folder.mkdir(parents=True, exist_ok=True)
         self.store = open_store(store_url or folder / "hands.sqlite")
         self.paths: list[Path] = []
+        self.hands: list[Any] = []
 
     def on_event(self, event: Event) -> None:
         """Hands are built by the rules layer; events need nothing here."""
@@ -116,6 +117,7 @@ class HandHistoryOutput:
         path = self.folder / f"{hand.table}-{hand.hand_no:05d}.phh"
         path.write_text(dumps_phh([hand]), encoding="utf-8")
         self.paths.append(path)
+        self.hands.append(hand)
         self.store.save(hand)
 
     def close(self) -> None:

@@ -33,12 +33,11 @@ from tablewatch.events import (
     Violation,
 )
 from tablewatch.rules.betting import STREETS, BettingView, RoundTracker, new_round, view_for
+from tablewatch.rules.cards import CardFlow
 from tablewatch.rules.chipreading import BetContext, Declared, Finding, PhysicalBet, Reading, read_bet, read_declaration
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot, Phase
-
-BOARD_SLOTS = ((0, 1, 2), (3,), (4,))  # flop, turn, river
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +73,7 @@ class _Seat:
     no_fold: bool = False  # pulled back chips facing a bet (TDA-33B)
 
 
-class HandEngine:
+class HandEngine(CardFlow):
     """One hand at one table. Build it from the ``HandStarted`` event; feed every later event."""
 
     def __init__(self, config: GameConfig, start: HandStarted, *, profile: RuleProfile | None = None) -> None:
@@ -106,6 +105,7 @@ class HandEngine:
         self.pushes: list[tuple[int, int, float]] = []  # (seat, value, ts) pushed by the dealer
         self.event_times: list[tuple[str, int | None, float]] = [("HandStarted", None, start.ts)]
         self.hole_flushed = False
+        self.stuck = False  # pokerkit refused the showdown: the hand is recorded as the dealer pushes it
         self.tracker: RoundTracker | None = None
         self.provisional: dict[int, _Provisional] = {}
         self.notes: list[str] = []
@@ -157,18 +157,31 @@ class HandEngine:
     def finish(self, ts: float | None = None) -> None:
         """The hand is over at the table: settle anything pending (cards not shown are mucked or shown as
         pokerkit would, the chips pushed)."""
+        self.ended_ts = ts
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self._flush_pending()
+            try:
+                self._settle(ts or 0.0)
+            except (AssertionError, KeyError, ValueError) as exc:  # pokerkit cannot settle what was seen
+                self._note(f"the hand could not be settled by the engine ({type(exc).__name__}: {exc}); "
+                           "the dealer's pushes are the record")
+        if self.state.status:
+            self._note("the hand ended at the table before the engine saw it through (cards or actions missing)")
+
+    def _settle(self, ts: float) -> None:
+        """Seats still to act when the hand ends check if they can, otherwise fold."""
+        self._flush_pending()
+        self._advance(force=True)
+        for _ in range(50):
+            index = self.state.actor_index
+            if not self.state.status or index is None:
+                break
+            seat = self.order[index]
+            view = self.view(seat)
+            kind = "check" if view.to_call == 0 else "fold"
+            self._note(f"hand ended with seat {seat} still to act: treated as a {kind}")
+            self._apply(seat, Reading(action=kind, to=view.bet), ts)  # type: ignore[arg-type]
             self._advance(force=True)
-            guard = 0
-            while self.state.status and self.state.actor_index is not None and guard < 50:
-                guard += 1
-                seat = self.order[self.state.actor_index]
-                self._note(f"hand ended with seat {seat} still to act: treated as a fold")
-                self._apply(seat, Reading(action="fold", to=self.state.bets[self.state.actor_index]), ts or 0.0)
-                self._advance(force=True)
-        self.ended_ts = ts
 
     def expected_awards(self) -> dict[int, int]:
         awards: dict[int, int] = {}
@@ -236,22 +249,6 @@ class HandEngine:
             self._advance(force=True)
             if seat is not None:
                 self.pushes.append((seat, event.value if event.value is not None else event.chips.value, event.ts))
-
-    def _at_showdown(self) -> bool:
-        self._advance()
-        return self.hole_flushed and self.state.status and self.state.actor_index is None and (
-            self.state.showdown_index is not None or self.state.can_deal_board() or self.state.can_burn_card())
-
-    def _board_card(self, event: BoardCardDealt) -> None:
-        if not event.face_up or not 0 <= event.slot <= 4:
-            return
-        self.board[event.slot] = event.card
-        self._flush_hole()
-        if self.state.actor_index is None:
-            self.board_fresh.add(event.slot)
-        else:
-            self.board_fresh.discard(event.slot)  # premature (TDA-57): used only if it is not redealt
-        self._advance()
 
     def _betting_event(self, event: Event, seat: int) -> None:
         self._flush_hole()
@@ -430,91 +427,6 @@ class HandEngine:
 
     # --- dealing and the flow of the hand ---------------------------------------------------------------
 
-    def _flush_hole(self) -> None:
-        """The deal is over (or a later event says so): give pokerkit every hole card, unknown ones as ??."""
-        if self.hole_flushed:
-            return
-        state, need = self.state, self.config.hole_cards
-        taken = dict.fromkeys(self.order, 0)
-        while state.can_deal_hole():
-            index = state.hole_dealee_index
-            assert index is not None
-            seat = self.order[index]
-            cards = self.seats[seat].cards
-            card = cards[taken[seat]] if taken[seat] < min(len(cards), need) else None
-            taken[seat] += 1
-            state.deal_hole(card if card and not _clashes(state, card) else "??")
-        self.hole_flushed = True
-
-    def _deal_complete(self) -> bool:
-        need = self.config.hole_cards
-        return all(len(s.cards) >= need for s in self.seats.values())
-
-    def _advance(self, *, force: bool = False, show: bool | None = None) -> None:
-        """Do what pokerkit waits for when the table has supplied it: hole cards, burns, board, showdown."""
-        state = self.state
-        force_show = force if show is None else show
-        for _ in range(64):
-            if not state.status:
-                return
-            if not self.hole_flushed:
-                if not (state.can_deal_hole() and (force or self._deal_complete())):
-                    if not state.can_deal_hole():
-                        self.hole_flushed = True
-                        continue
-                    return
-                self._flush_hole()
-                continue
-            if state.can_burn_card():
-                state.burn_card("??")
-                continue
-            if state.can_deal_board():
-                if not self._deal_board(force=force):
-                    return
-                continue
-            if state.showdown_index is not None:
-                if not self._show(force=force_show):
-                    return
-                continue
-            if state.actor_index is not None:
-                self._ensure_tracker()
-            return
-
-    def _deal_board(self, *, force: bool) -> bool:
-        state = self.state
-        dealt = len(state.board_cards)
-        slots = next((s for s in BOARD_SLOTS if s[0] == dealt), None)
-        if slots is None:
-            return False
-        ready = all(slot in self.board and (slot in self.board_fresh or force) for slot in slots)
-        if not ready:
-            return False
-        cards = [self.board.get(slot) for slot in slots]
-        text = "".join(card if card and not _clashes(state, card) else "??" for card in cards)
-        state.deal_board(text)
-        return True
-
-    def _show(self, *, force: bool) -> bool:
-        state = self.state
-        index = state.showdown_index
-        assert index is not None
-        info = self.seats[self.order[index]]
-        if info.mucked:
-            state.show_or_muck_hole_cards(False)
-        elif info.tabled is not None:
-            cards = "".join(info.tabled) if info.tabled else "??" * self.config.hole_cards
-            try:
-                state.show_or_muck_hole_cards(cards)
-            except ValueError:  # tabled cards pokerkit cannot take (a misread): shown as they are
-                state.show_or_muck_hole_cards("??" * self.config.hole_cards)
-            if not info.tabled:
-                info.tabled = None  # cards shown unread: the next showdown round needs a new look
-        elif force:
-            state.show_or_muck_hole_cards()
-        else:
-            return False
-        return True
-
     def _ensure_tracker(self) -> None:
         index = self.state.street_index
         if index is not None and (self.tracker is None or self.tracker.street_index != index):
@@ -569,12 +481,6 @@ def _rebase(reading: Reading, view: BettingView) -> Reading:
     if reading.action == "check" and view.to_call > 0:
         return Reading(action="call", to=min(view.cur, view.bet + view.stack), basis="binding out-of-turn action")
     return reading
-
-
-def _clashes(state: State, card: str) -> bool:
-    """A card pokerkit has already seen (a fouled deck, a misread): dealt as unknown so the hand goes on."""
-    seen = {repr(c) for c in state.cards_in_play if not c.unknown_status}
-    return card in seen
 
 
 def _describe(event: Event) -> str:

@@ -50,6 +50,7 @@ class FinishedHand:
     started_ts: float
     ended_ts: float | None
     blinds: tuple[tuple[int, int], ...] = ()
+    unawarded: int = 0  # chips pokerkit could not award (every contender's cards unread) nor the dealer's pushes
     state: State = field(repr=False, compare=False)
     game: Poker = field(repr=False, compare=False)
 
@@ -60,6 +61,18 @@ class FinishedHand:
 
 def finished_hand(engine: HandEngine) -> FinishedHand:
     state, order = engine.state, engine.order
+    final = {seat: state.stacks[i] for i, seat in enumerate(order)}
+    in_play = state.total_pot_amount if state.status else 0
+    missing = sum(engine.starting_stacks) - sum(final.values()) - in_play
+    notes = list(engine.notes)
+    pushed = sum(value for _, value, _ in engine.pushes)
+    if missing > 0 and pushed == missing:  # pokerkit could not judge unread hands: the dealer's pushes stand
+        for seat, value, _ in engine.pushes:
+            final[seat] += value
+        notes.append(f"{missing} awarded as the dealer pushed it (the hands were not read)")
+        missing = 0
+    elif missing > 0:
+        notes.append(f"{missing} not awarded: the hands were not read and the dealer's pushes do not account for it")
     pushes = tuple(
         Push(pot_index=op.pot_index, amount=op.total_amount,
              winners=tuple(order[i] for i, a in enumerate(op.amounts) if a),
@@ -69,14 +82,14 @@ def finished_hand(engine: HandEngine) -> FinishedHand:
     return FinishedHand(
         table=engine.table, hand_no=engine.hand_no, config=engine.config, button=engine.start.button, order=order,
         starting_stacks=dict(zip(order, engine.starting_stacks, strict=True)),
-        final_stacks={seat: state.stacks[i] for i, seat in enumerate(order)},
+        final_stacks=final,
         actions=tuple(engine.actions),
         hole_cards={seat: tuple(None if c.unknown_status else repr(c) for c in state.hole_cards[i])
                     for i, seat in enumerate(order)},
         board=tuple(None if cards[0].unknown_status else repr(cards[0]) for cards in state.board_cards if cards),
         pushes=pushes, violations=tuple(engine.violations), burns=tuple(engine.burns),
-        event_times=tuple(engine.event_times), notes=tuple(engine.notes), started_ts=engine.start.ts,
-        ended_ts=engine.ended_ts, blinds=engine.start.blinds, state=state, game=engine.game,
+        event_times=tuple(engine.event_times), notes=tuple(notes), started_ts=engine.start.ts,
+        ended_ts=engine.ended_ts, blinds=engine.start.blinds, unawarded=max(0, missing), state=state, game=engine.game,
     )
 
 

@@ -4,7 +4,8 @@ The camera sees *how* chips move (how many forward motions, whose hand, when) bu
 with some doubt; RFID antennas under the stack and bet areas know *which* chips moved, exactly, but not
 how. A bet is therefore the camera's ``BetMotion`` with the chips replaced by the RFID ledger's
 ``ChipsMoved`` from ``seatN.stack`` to ``seatN.bet`` when both report it within a short window; the same
-pairing corrects pulled-back chips and pot pushes. The ledger move itself always goes on to the rules
+pairing corrects pulled-back chips and pot pushes. A motion read by two RFID sweeps arrives as two moves:
+they add up, and the pair is released as soon as the values agree, or when the window ends. The ledger move itself always goes on to the rules
 as well (the hidden-chip and ledger checks read it). A camera report with no RFID twin goes through
 alone once the window has passed; an RFID move with no camera twin stays a plain ``ChipsMoved`` (a blind
 posted, chips tidied) unless the table has no camera, in which case it stands for the action itself.
@@ -97,11 +98,12 @@ class SceneFusion:
         key = (event.kind, event.seat)
         pending = self._pending.setdefault(key, _Pending(first_ts=event.ts))
         if from_rfid:
-            pending.rfid = event
+            # One motion can straddle two RFID sweeps: the moves add up.
+            pending.rfid = event if pending.rfid is None else _add_chips(pending.rfid, event)
         else:
             pending.camera = event
         twin_expected = self.expect_camera if from_rfid else self.expect_rfid
-        if (pending.camera and pending.rfid) or not twin_expected:
+        if not twin_expected or (pending.camera and pending.rfid and _values_agree(pending.camera, pending.rfid)):
             return self._merge(self._pending.pop(key))
         return []
 
@@ -113,6 +115,22 @@ class SceneFusion:
         if rfid is None:
             return [camera]
         return [_with_rfid_chips(camera, rfid), *_disagreement(camera, rfid)]
+
+
+def _values_agree(camera: Event, rfid: Event) -> bool:
+    seen, counted = getattr(camera, "chips", None), getattr(rfid, "chips", None)
+    return seen is None or counted is None or seen.value == counted.value
+
+
+def _add_chips(first: Event, second: Event) -> Event:
+    chips = getattr(first, "chips", None)
+    more = getattr(second, "chips", None)
+    if chips is None or more is None:
+        return second
+    changes: dict[str, object] = {"chips": chips + more, "ts": second.ts}
+    if isinstance(first, PotPushed):
+        changes["value"] = (chips + more).value
+    return dataclasses.replace(first, **changes)
 
 
 def _with_rfid_chips(camera: Event, rfid: Event) -> Event:

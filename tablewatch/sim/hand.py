@@ -171,8 +171,9 @@ class HandDriver:
             added = act.amount - self.state.bets[act.player]
             self._bet(seat, added, act, word="raise")
             self._call(self.state.complete_bet_or_raise_to, act.amount)
-        else:
-            self._call(self.state.show_or_muck_hole_cards, act.shown is not None)
+        elif self.state.can_show_or_muck_hole_cards(act.shown is not None, act.player):
+            self._call(self.state.show_or_muck_hole_cards, act.shown is not None, act.player)
+        # else: a show the hand no longer asks for (PHH files list some after the pot is decided)
 
     def _verify(self, method: Any, *args: Any) -> None:
         try:
@@ -716,8 +717,8 @@ def _streets_of(plan: HandPlan) -> list[int]:
         {"f": state.fold, "cc": state.check_or_call}.get(act.verb, lambda: None)()
         if act.verb == "cbr":
             state.complete_bet_or_raise_to(act.amount)
-        elif act.verb == "sm":
-            state.show_or_muck_hole_cards(act.shown is not None)
+        elif act.verb == "sm" and state.can_show_or_muck_hole_cards(act.shown is not None, act.player):
+            state.show_or_muck_hole_cards(act.shown is not None, act.player)
     return out
 
 

@@ -127,11 +127,13 @@ def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
     where = f"{hand.phh.file} hand {hand.phh.hand}"
     if hh.variant != "NT":
         raise ScenarioError(f"{where}: variant {hh.variant!r}; the simulator plays no-limit hold'em (NT) only")
-    amounts = [*hh.starting_stacks, *hh.blinds_or_straddles, *hh.antes, hh.min_bet]
-    for a in hh.actions:
-        parts = a.split()
-        if len(parts) >= 3 and parts[1] == "cbr":
-            amounts.append(Decimal(parts[2]))
+    bets = [Decimal(p[2]) for p in (a.split() for a in hh.actions) if len(p) >= 3 and p[1] == "cbr"]
+    stacks = list(hh.starting_stacks)
+    if not all(Decimal(str(s)).is_finite() for s in stacks):
+        # Some venues (iPoker) publish no stacks: give everyone a deep stack that covers every bet.
+        deep = max([200 * Decimal(str(max(hh.blinds_or_straddles))), 2 * sum(bets, Decimal(0))])
+        stacks = [s if Decimal(str(s)).is_finite() else deep for s in stacks]
+    amounts = [*stacks, *hh.blinds_or_straddles, *hh.antes, hh.min_bet, *bets]
     unit = hand.phh.unit or _unit_for(amounts)
     scale = _scaler(unit, where)
     n = len(hh.starting_stacks)
@@ -156,7 +158,7 @@ def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
             if act.shown:
                 holes[act.player] = list(act.shown)
             acts.append(act)
-    return HandPlan(hand_no=hand_no, seats=seats, stacks=[scale(s) for s in hh.starting_stacks],
+    return HandPlan(hand_no=hand_no, seats=seats, stacks=[scale(s) for s in stacks],
                     blinds=[scale(b) for b in hh.blinds_or_straddles], antes=[scale(a) for a in hh.antes],
                     min_bet=scale(hh.min_bet), holes=holes, board=board, acts=acts,
                     violations=list(hand.violations), unit=unit, source=where)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tablewatch.alerts.config import BrokerConfig
-from tablewatch.alerts.outbox import Outbox
+import pytest
+from pydantic import ValidationError
+
+from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
+from tablewatch.alerts.outbox import Outbox, OutboxError
+from tablewatch.alerts.publisher import Publisher
 from tests.alerts.helpers import Collector, violation
 from tests.alerts.test_publisher import make_publisher
 from tests.support.mosquitto import Mosquitto, free_port
@@ -121,3 +126,18 @@ def test_last_will_says_offline_when_the_monitor_is_killed(tmp_path: Path, mqtt_
     with Collector(BrokerConfig(url=mqtt_broker.url), ["tablewatch/casino/TK/status"]) as late:
         retained = late.wait_count("/status", 1)[0]
     assert retained.retain and retained.payload == b"offline"
+
+
+def test_bad_configuration_fails_at_once_with_a_sentence(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="'casino/1' can't be an MQTT topic level"):
+        PublisherConfig(site="casino/1", table="T01")
+    with pytest.raises(ValidationError, match="must look like mqtt://host:1883"):
+        BrokerConfig(url="http://broker")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(OutboxError, match=re.escape(f"can't open the outbox {blocker}/o.sqlite")):
+        Publisher(PublisherConfig(site="casino", table="T01", outbox=OutboxConfig(path=blocker / "o.sqlite")))
+    broker = BrokerConfig(url="mqtt://127.0.0.1:1883", username="t", password_file=tmp_path / "missing")
+    with pytest.raises(ValueError, match=r"password_file .*missing: can.t read a password"):
+        Publisher(PublisherConfig(site="casino", table="T01", broker=broker,
+                                  outbox=OutboxConfig(path=tmp_path / "o.sqlite")))

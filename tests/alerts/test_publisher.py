@@ -165,3 +165,28 @@ def test_hand_end_closes_open_alerts_of_that_hand(tmp_path: Path, mqtt_broker: M
         publisher.stop()
     assert [(b["type"], b["status"]) for b in bodies] == [("new", "open"), ("end", "closed")]
     assert bodies[0]["id"] == bodies[1]["id"] and bodies[1]["msg_id"].endswith("/1")
+
+
+@pytest.mark.parametrize(("event", "hidden"), [
+    (CardDealt(ts=1.0, table="T01", source="vision", seat=4, card="Ah"), True),
+    (CardDealt(ts=1.0, table="T01", source="vision", seat=4, card="Ah", face_up=True), False),  # exposed: public
+    (CardBurned(ts=1.0, table="T01", source="vision", card="2d"), True),
+    (BoardCardDealt(ts=1.0, table="T01", source="vision", card="9s", slot=0, face_up=False), True),
+    (BoardCardDealt(ts=1.0, table="T01", source="vision", card="9s", slot=0), False),
+    (CardDealt(ts=1.0, table="T01", source="vision", seat=4), False),  # identity unknown: nothing to hide
+])
+def test_redaction_needs_no_hand_started(event: CardDealt | CardBurned | BoardCardDealt, hidden: bool) -> None:
+    """A monitor started in the middle of a hand has seen no HandStarted: the cards stay hidden all the same."""
+    public, redacted = pl.redact(event)
+    assert redacted is hidden
+    assert (getattr(public, "card", None) is None) is (hidden or event.card is None)
+
+
+def test_a_throttled_state_change_still_goes_out(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
+    with Collector(BrokerConfig(url=mqtt_broker.url), ["tablewatch/casino/T08/state"]) as sub:
+        publisher = make_publisher(tmp_path, mqtt_broker.url, table="T08", state_min_interval_s=0.5).start()
+        assert publisher.wait_connected(5)
+        publisher.publish_event(HandStarted(ts=1.0, table="T08", source="sim", hand_no=2, button=1, seats=(1, 2)))
+        publisher.publish_event(PotGathered(ts=1.1, table="T08", source="sim", value=750))  # within 0.5 s: held
+        sub.wait(lambda: any(m.json()["pot"] == 750 for m in sub.on("/state")), 5, "the held state")
+        publisher.stop()

@@ -377,3 +377,36 @@ def test_ex_85_main_pot_and_side_pot() -> None:
     done = hand.end()
     pots = sorted((p.amount, p.winners) for p in done.pushes)
     assert pots == [(3600, (1,)), (4000, (2,))]  # main 3 x 1200, side 2 x 2000
+
+
+def test_appendix_c_opening_all_in_below_the_big_blind_does_not_reopen() -> None:
+    hand = Hand(NL_100_200, {1: 10_000, 2: 10_000, 3: 10_000, 4: 350}, button=4)
+    for seat in (3, 4, 1, 2):
+        hand.act(seat, "cc")
+    hand.board("2c", "7d", "9h")
+    for seat in (1, 2, 3):
+        hand.act(seat, "cc")
+    hand.act(4, "cbr 150")  # all-in for 150 in a 100-200 game: less than a full bet
+    view = hand.view(1)
+    assert (view.to_call, view.can_raise) == (150, False)  # seat 1 checked; no reopening (TDA-34)
+    assert hand.engine.state.can_complete_bet_or_raise_to(350)  # pokerkit would allow it (Appendix C)
+
+
+def test_tda_33b_pulling_back_chips_facing_a_bet_then_folding_is_a_call() -> None:
+    from tablewatch.events import Chips, ChipsPulledBack
+
+    hand = Hand(NL_100_200, dict.fromkeys(range(1, 5), 10_000))
+    hand.act(3, "cbr 600")
+    hand.act(4, "f")
+    hand.act(1, "f")
+    hand.feed(ChipsPulledBack, seat=2, chips=Chips.of({100: 2}))
+    found = hand.act(2, "f")
+    assert found[0].rule_id == "TDA-33B" and hand.engine.actions[-1].kind == "cc"
+
+
+def test_tda_44_fold_when_not_facing_a_bet_is_binding() -> None:
+    hand = limped_flop(NL_100_200, 3)
+    first = hand.engine.to_act()
+    found = hand.act(first, "f")
+    assert found[0].rule_id == "TDA-44" and found[0].severity == Severity.ADVISORY
+    assert hand.engine.actions[-1].kind == "f"

@@ -56,7 +56,8 @@ def test_replay_acts_out_every_action_at_the_table(shared_dir: Path) -> None:
     betting = [e for e in events if isinstance(e, BetMotion | Tap | Declaration)]
     assert betting and all(isinstance(e.chips.value, int) for e in events if isinstance(e, BetMotion))
     boards = [e for e in events if e.kind == "BoardCardDealt"]
-    assert len([e for e in events if isinstance(e, CardBurned)]) == (1 if boards else 0) + (len(boards) > 3) + (len(boards) > 4)
+    burns = [e for e in events if isinstance(e, CardBurned)]
+    assert len(burns) == (1 if boards else 0) + (len(boards) > 3) + (len(boards) > 4)  # one burn per street
 
 
 def test_malformed_hand_names_the_hand_and_line() -> None:
@@ -67,6 +68,7 @@ def test_malformed_hand_names_the_hand_and_line() -> None:
 
 
 def test_unknown_variant_is_a_clear_error() -> None:
-    text = "variant = 'F7S'\nantes = [1, 1]\nbring_in = 2\nsmall_bet = 5\nbig_bet = 10\nstarting_stacks = [50, 50]\nactions = []\n"
+    text = ("variant = 'F7S'\nantes = [1, 1]\nbring_in = 2\nsmall_bet = 5\nbig_bet = 10\n"
+            "starting_stacks = [50, 50]\nactions = []\n")
     with pytest.raises(PhhError, match="variant 'F7S' is not replayed"):
         normalize(parse_section(split_sections(text)[0], "x.phh"), "1")

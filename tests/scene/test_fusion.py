@@ -47,8 +47,8 @@ def test_camera_motions_and_rfid_chips_make_one_bet() -> None:
 def test_rfid_value_wins_and_disagreement_is_reported() -> None:
     fusion = SceneFusion(window=0.5)
     fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {500: 1, 100: 2}))
-    out = fusion.feed(camera_bet(10.1, {100: 6}))
-    bet, finding = out
+    assert fusion.feed(camera_bet(10.1, {100: 6})) == []  # values differ: wait for more RFID moves
+    bet, finding = fusion.flush(10.6)
     assert isinstance(bet, BetMotion) and bet.chips.as_dict() == {100: 2, 500: 1}
     assert isinstance(finding, Violation) and finding.rule_id == "SYS-SENSORS" and "600" in finding.observed
 
@@ -86,3 +86,12 @@ def test_flush_releases_everything_in_time_order() -> None:
     fusion.feed(camera_bet(2.0, {100: 1}))
     fusion.feed(PotPushed(ts=1.0, table="T1", source="vision", seat=1, value=100))
     assert [e.ts for e in fusion.flush()] == [1.0, 2.0]
+
+
+def test_a_motion_read_over_two_sweeps_adds_up_before_pairing() -> None:
+    fusion = SceneFusion(window=0.5)
+    assert [e.kind for e in fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {500: 2}))] == ["ChipsMoved"]
+    assert fusion.feed(camera_bet(10.2, {500: 4}, motions=2)) == []  # 1,000 counted, 2,000 seen: wait
+    out = fusion.feed(rfid_move(10.3, "seat3.stack", "seat3.bet", {500: 2}))
+    assert [e.kind for e in out] == ["ChipsMoved", "BetMotion"]
+    assert out[1].chips.value == 2000 and out[1].motions == 2

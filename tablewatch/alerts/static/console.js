@@ -1,7 +1,8 @@
 // tablewatch surveillance console: alerts with evidence, tables online/offline, filters, acknowledge.
 // Fed live over MQTT-over-WebSockets by the vendored MQTT.js (mqtt.min.js). Query parameters:
 //   ws=ws://host:port/mqtt (default: this page's host, path /mqtt), site=<site> (default: every site),
-//   user=<name>&pass=<password> for a broker with a password file, by=<name> for acknowledgements.
+//   user=<name> (the password is asked for; pass=<password> for a kiosk) for a broker with a password file,
+//   by=<name> for acknowledgements.
 "use strict";
 
 const params = new URLSearchParams(location.search);
@@ -164,7 +165,10 @@ function start() {
   for (const id of ["filter-table", "filter-rule", "filter-open"]) $(id).onchange = render;
   const options = { protocolVersion: 5, clientId: `tw-web-${Math.random().toString(16).slice(2, 10)}`,
                     reconnectPeriod: 2000, connectTimeout: 5000 };
-  if (params.get("user")) { options.username = params.get("user"); options.password = params.get("pass") || ""; }
+  if (params.get("user")) {  // a password in the URL is for kiosks; otherwise it is asked for
+    options.username = params.get("user");
+    options.password = params.get("pass") ?? (window.prompt(`Password for ${options.username}`) || "");
+  }
   client = mqtt.connect(wsUrl, options);
   client.on("connect", () => {
     setLink(true, `live · ${wsUrl}`);

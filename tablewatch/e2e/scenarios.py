@@ -1,0 +1,168 @@
+"""Sessions of real hands with violations injected: what the demo and the benchmark play.
+
+Each hand of a PHH file gets one violation from a fixed rotation, skipping those the hand can't carry
+(a missing turn burn needs a hand that reaches the turn; a string raise needs a raise). The result is a
+simulator ``Scenario``, so the truth of every injected violation comes from the simulator itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pokerkit import HandHistory
+
+from tablewatch.sim.scenario import ScenarioError
+from tablewatch.sim.session import Simulation, phh_scenario
+
+DEMO_HANDS = Path(__file__).parent / "data" / "demo_hands.phh"
+
+
+@dataclass(frozen=True)
+class HandShape:
+    """What a hand offers for injecting violations: streets reached, raises, calls facing a bet."""
+
+    streets: int  # board deals: 0 preflop only, 1 flop, 2 turn, 3 river
+    raises: tuple[int, ...]  # player-action indices of bets/raises
+    calls: tuple[int, ...]  # player-action indices of calls facing a bet
+    actors: tuple[tuple[int, int], ...]  # (action index, table seat) of every betting action
+    folders: tuple[int, ...]  # table seats that fold
+    seats: tuple[int, ...]  # table seat of each PHH player
+
+
+def hand_shape(hh: HandHistory) -> HandShape:
+    seats = tuple(hh.seats) if hh.seats else tuple(range(1, len(hh.starting_stacks) + 1))
+    streets, raises, calls, actors, folders = 0, [], [], [], []
+    facing_bet = True  # preflop the blinds are a bet
+    index = 0
+    for raw in hh.actions:
+        parts = raw.split("#")[0].split()
+        if parts[:2] == ["d", "db"]:
+            streets += 1
+            facing_bet = False
+            continue
+        if parts[0] == "d":
+            continue
+        seat = seats[int(parts[0][1:]) - 1]
+        if parts[1] == "cbr":
+            raises.append(index)
+            facing_bet = True
+        elif parts[1] == "cc" and facing_bet:
+            calls.append(index)
+        elif parts[1] == "f":
+            folders.append(seat)
+        if parts[1] in {"cbr", "cc", "f"}:
+            actors.append((index, seat))
+        index += 1
+    return HandShape(streets=streets, raises=tuple(raises), calls=tuple(calls), actors=tuple(actors),
+                     folders=tuple(folders), seats=seats)
+
+
+Injector = Callable[[HandShape], dict[str, Any] | None]
+
+
+def _string_raise(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "string_raise", "action": s.raises[-1]} if s.raises else None
+
+
+def _burn(kind: str, street: str, needed: int) -> Injector:
+    return lambda s: {"type": kind, "street": street} if s.streets >= needed else None
+
+
+def _four_card_flop(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "four_card_flop"} if s.streets >= 1 else None
+
+
+def _undercall(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "undercall", "action": s.calls[0]} if s.calls else None
+
+
+def _exposed_early(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "board_card_exposed_early", "street": "turn"} if s.streets >= 2 else None
+
+
+def _exposed_in_deal(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "card_exposed_in_deal", "seat": s.seats[0], "card": 1}
+
+
+def _out_of_turn(s: HandShape) -> dict[str, Any] | None:
+    """The second player to act calls before the first has acted."""
+    return {"type": "out_of_turn", "action": 0, "seat": s.actors[1][1], "word": "call"} if len(s.actors) > 1 else None
+
+
+def _pocketed(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "chips_pocketed", "seat": s.seats[0], "chips": {500: 1}, "after_action": 0}
+
+
+def _unknown_chip(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "unknown_chip", "seat": s.seats[-1], "denomination": 500}
+
+
+def _wrong_push(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "wrong_pot_push", "to_seat": s.folders[0]} if s.folders else None
+
+
+# The rotation: the demo's first hands show the most common and most costly violations first.
+ROTATION: tuple[Injector, ...] = (
+    _string_raise,
+    _burn("missing_burn", "flop", 1),
+    _pocketed,
+    _undercall,
+    _wrong_push,
+    _four_card_flop,
+    _unknown_chip,
+    _exposed_early,
+    _out_of_turn,
+    _burn("double_burn", "river", 3),
+    _exposed_in_deal,
+)
+
+
+def candidate_violations(shape: HandShape, turn: int) -> list[dict[str, Any]]:
+    """The violations the hand can carry, in rotation order starting at position ``turn``."""
+    found = (ROTATION[(turn + k) % len(ROTATION)](shape) for k in range(len(ROTATION)))
+    return [v for v in found if v is not None]
+
+
+@dataclass
+class HandSet:
+    """Simulated hands ready to play, and the hands the simulator could not play (with why)."""
+
+    sims: list[Simulation]
+    skipped: list[str]
+
+
+def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T01", first: int = 1,
+                     inject: bool = True) -> HandSet:
+    """One simulation per hand: ``hands`` hands of ``hands_file`` from hand ``first``, one violation in each.
+
+    Each real hand has its own players and stacks, so each is simulated alone and the session plays them
+    one after another at the same table (see ``tablewatch.e2e.session``). A violation the simulator can't
+    stage in a hand (no chip of that size in the stack) gives way to the next one in the rotation.
+    """
+    with hands_file.open("rb") as handle:
+        histories = list(HandHistory.load_all(handle))
+    if first < 1 or first - 1 + hands > len(histories):
+        raise ValueError(f"{hands_file} has {len(histories)} hands; can't take {hands} from hand {first}.")
+    result = HandSet(sims=[], skipped=[])
+    for k in range(first, first + hands):
+        options = candidate_violations(hand_shape(histories[k - 1]), k - first) if inject else []
+        sim, why = _first_playable(hands_file, k, options, seed=seed + k, table=table)
+        if sim is None:
+            result.skipped.append(f"hand {k}: {why}")
+        else:
+            result.sims.append(sim)
+    return result
+
+
+def _first_playable(hands_file: Path, k: int, options: list[dict[str, Any]], *, seed: int,
+                    table: str) -> tuple[Simulation | None, str]:
+    why = ""
+    for violations in [*([v] for v in options), []]:
+        try:
+            return Simulation(phh_scenario(hands_file, k, violations=violations, seed=seed, table=table)), ""
+        except ScenarioError as exc:
+            why = str(exc)
+    return None, why

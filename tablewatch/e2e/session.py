@@ -1,0 +1,154 @@
+"""Run a simulated session through the table pipeline and keep what is needed to score it.
+
+The demo and the benchmark both call ``run_simulated_session``; the demo shows it as it goes, the
+benchmark compares the result with the simulator's ground truth.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput
+from tablewatch.e2e.pipeline import Output, TablePipeline
+from tablewatch.e2e.simulated import CameraMode, SimulatedRfid, on_session_clock, session_steps
+from tablewatch.events import Event, Violation
+from tablewatch.rules.game import GameConfig
+from tablewatch.rules.table import TableRules
+from tablewatch.scene.fusion import SceneFusion
+from tablewatch.sim.session import Simulation
+
+
+@dataclass
+class TimedAlert:
+    """An alert and when it came out: on the session's clock and the wall clock spent to get there."""
+
+    violation: Violation
+    session_t: float  # the newest sensor time the pipeline had seen when the alert was raised
+    processing_s: float  # wall-clock time of the step that raised it
+
+
+class AlertClock:
+    """An output that stamps every alert with the session time at which it left the rules."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.step_started = time.perf_counter()
+        self.alerts: list[TimedAlert] = []
+
+    def on_event(self, event: Event) -> None:
+        """Only alerts are timed."""
+
+    def on_violation(self, violation: Violation) -> None:
+        self.alerts.append(TimedAlert(violation, self.now, time.perf_counter() - self.step_started))
+
+    def on_hand(self, hand: Any) -> None:
+        """Hands are not timed."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+@dataclass(frozen=True)
+class InjectedTruth:
+    """One injected violation on the session's clock."""
+
+    type: str
+    rule_id: str
+    hand_no: int
+    ts: float
+    end_ts: float
+    seats: tuple[int, ...]
+
+
+@dataclass
+class SessionResult:
+    sims: list[Simulation]
+    camera: CameraMode
+    alerts: list[TimedAlert]
+    hands: list[Any]  # FinishedHand records, in order
+    hand_paths: list[Path]
+    injected: list[InjectedTruth]
+    out: Path
+    wall_s: float
+    session_s: float
+    frames: int
+    stats: Any = None
+    rfid: dict[str, int] = field(default_factory=dict)
+
+
+def game_for(sim: Simulation) -> GameConfig:
+    """The betting structure the simulated hands are played at (from the first ground-truth hand)."""
+    blinds = sorted(int(b) for b in sim.hands[0].blinds_or_straddles if b)
+    small, big = (blinds[0], blinds[1]) if len(blinds) >= 2 else (0, blinds[0] if blinds else 100)
+    denominations = tuple(sorted(c.value for c in sim.scenario.chips))
+    return GameConfig(small_blind=small, big_blind=big, chip_denominations=denominations, seat_count=10)
+
+
+class SimulatedTable:
+    """Plays simulated hands one after another at one table, through one pipeline, on one clock."""
+
+    def __init__(self, out: Path, *, game: GameConfig, table: str = "T01", camera: CameraMode = "truth",
+                 rfid: bool = True, fps: float = 15.0, extra_outputs: Sequence[Output] = (),
+                 store_url: str | None = None, gap_s: float = 2.0) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        self.out, self.camera, self.use_rfid, self.fps, self.gap_s = out, camera, rfid, fps, gap_s
+        self.clock = AlertClock()
+        self.history = HandHistoryOutput(out / "hands", store_url=store_url)
+        self.outputs: list[Output] = [self.clock, FilesOutput(out), self.history, *extra_outputs]
+        self.rules = TableRules(game, table=table)
+        self.pipeline = TablePipeline(rules=self.rules, outputs=self.outputs, fusion=SceneFusion(expect_rfid=rfid))
+        self.offset, self.frames, self.hand_no = 0.0, 0, 0
+        self.injected: list[InjectedTruth] = []
+        self.rfid_totals: dict[str, int] = {"sweeps": 0, "bytes_out": 0, "bytes_in": 0}
+        self.sims: list[Simulation] = []
+
+    def play(self, sim: Simulation) -> None:
+        """One simulated hand, its events moved onto the table's clock after the hands before it."""
+        self.hand_no += 1
+        self.sims.append(sim)
+        self.injected += [InjectedTruth(v.type, v.rule_id, self.hand_no, v.ts + self.offset, v.end_ts + self.offset,
+                                        tuple(v.seats)) for v in sim.violations]
+        reader = SimulatedRfid.start(sim) if self.use_rfid else None
+        try:
+            for step in session_steps(sim, reader, camera=self.camera, fps=self.fps):
+                self.clock.now, self.clock.step_started = step.t + self.offset, time.perf_counter()
+                self.frames += step.frame is not None
+                for event in step.events:
+                    self.pipeline.process(on_session_clock(event, offset=self.offset, hand_no=self.hand_no))
+        finally:
+            if reader is not None:
+                stats = reader.poller.stats
+                for key in self.rfid_totals:
+                    self.rfid_totals[key] += getattr(stats, key)
+                reader.stop()
+        self.offset = round(self.offset + sim.duration + self.gap_s, 6)
+
+    def close(self) -> None:
+        self.clock.now = self.offset
+        self.pipeline.drain()
+        for output in self.outputs:
+            output.close()
+
+
+def run_simulated_session(sims: Sequence[Simulation], out: Path, *, camera: CameraMode = "truth",
+                          extra_outputs: Sequence[Output] = (), fps: float = 15.0, rfid: bool = True,
+                          store_url: str | None = None) -> SessionResult:
+    """Play the hands of ``sims`` through the real pipeline; events, alerts and hands are written under ``out``."""
+    if not sims:
+        raise ValueError("A session needs at least one simulated hand.")
+    started = time.perf_counter()
+    table = SimulatedTable(out, game=game_for(sims[0]), table=sims[0].scenario.table, camera=camera, rfid=rfid,
+                           fps=fps, extra_outputs=extra_outputs, store_url=store_url)
+    try:
+        for sim in sims:
+            table.play(sim)
+    finally:
+        table.close()
+    return SessionResult(sims=list(sims), camera=camera, alerts=table.clock.alerts, hands=table.history.hands,
+                         hand_paths=table.history.paths, injected=table.injected, out=out,
+                         wall_s=time.perf_counter() - started, session_s=table.offset, frames=table.frames,
+                         stats=table.pipeline.stats, rfid=table.rfid_totals)

@@ -1,0 +1,133 @@
+"""A simulated table driven through the real pipeline: the simulator stands in for the felt.
+
+What each sensor sees comes from the simulator, and then takes the real path:
+- RFID: the chips resting on each antenna at time t are loaded into the reader emulator, which answers
+  the real S6350 driver over a real pty pair; the driver's inventories go through the chip ledger.
+- camera: either the vision pipeline on the rendered frames (``camera="vision"``), or — while vision
+  cannot yet turn pixels into every event — the simulator's ground truth for what a camera would report
+  (``camera="truth"``: cards, chips crossing lines with their motion count, taps, pushes). The mode is
+  printed wherever results are shown, so no figure is mistaken for a vision figure.
+- dealer console: declarations from the scenario, as the console would send them.
+
+Time is the simulation's: the run goes as fast as the machine allows, and latencies are measured as the
+simulated delay plus the wall-clock time spent processing (see ``bench``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tablewatch.devices.emulator import ReaderEmulator
+from tablewatch.devices.ledger import ChipLedger
+from tablewatch.devices.poller import ReaderConfig, ReaderPoller
+from tablewatch.devices.registry import ChipTag, TagRegistry
+from tablewatch.events import (
+    ChipsAppeared,
+    ChipsLeftTable,
+    ChipsMoved,
+    Event,
+    RfidInventory,
+    UnknownChip,
+)
+from tablewatch.sim.rfid import antenna_nodes, feed_emulator
+from tablewatch.sim.session import Simulation
+
+CameraMode = Literal["truth", "vision"]
+
+# Facts only the RFID path may report in a simulated run: the camera stand-in leaves them out, so they
+# reach the rules through the real driver, emulator and ledger or not at all.
+RFID_KINDS = (ChipsMoved, ChipsLeftTable, ChipsAppeared, UnknownChip, RfidInventory)
+
+
+@dataclass
+class SimulatedRfid:
+    """The reader emulator on one end of a pty pair, the real driver on the other, both fed from the sim."""
+
+    sim: Simulation
+    emulator: ReaderEmulator
+    poller: ReaderPoller
+    period: float
+    clock_value: list[float] = field(default_factory=lambda: [0.0])
+
+    @classmethod
+    def start(cls, sim: Simulation, *, leave_after: float = 1.0) -> SimulatedRfid:
+        nodes = antenna_nodes(sim.run)
+        emulator = ReaderEmulator(nodes, seed=sim.scenario.seed)
+        url = emulator.serve_pty()
+        registry = TagRegistry(ChipTag(uid=uid, denomination=value, chip_set="sim")
+                               for uid, value in sim.registry.items())
+        ledger = ChipLedger(registry, table=sim.scenario.table, leave_after=leave_after)
+        clock_value = [0.0]
+        config = ReaderConfig(url=url, name="rfid-sim", antennas=nodes, response_timeout=0.5, offline_after=30.0)
+        poller = ReaderPoller(config, table=sim.scenario.table, clock=lambda: clock_value[0], ledger=ledger)
+        return cls(sim=sim, emulator=emulator, poller=poller, period=sim.scenario.timing.rfid_period,
+                   clock_value=clock_value)
+
+    def read_at(self, t: float) -> list[Event]:
+        """Put the chips where the simulation has them at ``t`` and read every antenna once."""
+        feed_emulator(self.emulator, self.sim.run, t)
+        self.clock_value[0] = t
+        return self.poller.sweep()
+
+    def stop(self) -> None:
+        self.poller.stop()
+        self.emulator.stop()
+
+
+def camera_truth(sim: Simulation) -> list[Event]:
+    """What a camera would report, from the simulator's ground truth (the stand-in for vision)."""
+    return [e for e in sim.events if not isinstance(e, RFID_KINDS)]
+
+
+@dataclass
+class Step:
+    """One moment of the simulated session: the events the sensors report at ``t`` (the hand's own clock)."""
+
+    t: float
+    events: list[Event]
+    frame: object | None = None  # the rendered overhead frame (numpy BGR) when vision runs
+
+
+def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: CameraMode = "truth",
+                  perceive: Callable[[object, float], list[Event]] | None = None,
+                  fps: float = 15.0) -> Iterator[Step]:
+    """One simulated hand in time order: RFID sweeps and camera reports (truth, or vision on frames).
+
+    RFID reading starts when the hand does, so the chips already on the table are the ledger's first
+    read (a baseline), not chips that appeared.
+    """
+    truth = camera_truth(sim) if camera == "truth" else []
+    frames = iter(sim.frames(resolution="720p", fps=fps)) if camera == "vision" else None
+    period = rfid.period if rfid else float("inf")
+    step = 1.0 / fps
+    t, i = 0.0, 0
+    next_read = sim.events[0].ts if sim.events else 0.0
+    while t <= sim.duration + 2 * step:
+        events: list[Event] = []
+        while rfid is not None and next_read <= t:
+            events += rfid.read_at(next_read)
+            next_read = round(next_read + period, 6)
+        while i < len(truth) and truth[i].ts <= t:
+            events.append(truth[i])
+            i += 1
+        frame = None
+        if frames is not None and perceive is not None:
+            rendered = next(frames, None)
+            if rendered is not None:
+                frame = rendered.image
+                events += perceive(frame, t)
+        yield Step(t=t, events=sorted(events, key=lambda e: e.ts), frame=frame)
+        t = round(t + step, 6)
+
+
+def on_session_clock(event: Event, *, offset: float, hand_no: int) -> Event:
+    """An event of one simulated hand moved onto the session's clock and hand numbering."""
+    changes: dict[str, object] = {"ts": round(event.ts + offset, 6)}
+    if hasattr(event, "motion_times"):
+        changes["motion_times"] = tuple(round(t + offset, 6) for t in event.motion_times)  # type: ignore[attr-defined]
+    if hasattr(event, "hand_no") and event.hand_no is not None:  # type: ignore[attr-defined]
+        changes["hand_no"] = hand_no
+    return dataclasses.replace(event, **changes)

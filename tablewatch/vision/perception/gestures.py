@@ -1,0 +1,265 @@
+"""Arms and settles over time → events: the dealer's and the players' gestures, in table terms.
+
+- A seat's *episode* is its arm on the table from arrival to leaving (gaps under ``GAP_S`` joined). Each
+  run of its hand beyond the seat's betting line is one forward motion, released at the run's deepest
+  point. When the episode ends and the table settles: new chips in the bet zone → ``BetMotion``; cards
+  slid there → ``CardsMucked`` (seen on arrival); no line crossed and no chips moved → ``Tap``; a hand
+  resting on its own stack → ``StackObscured`` every second.
+- Cards coming to rest are dealt, burned, laid on the board (identity read when face up) or mucked,
+  by the zone they settle in. Chips leaving the bet zones or reaching the pot close to each other are
+  one ``PotGathered``; the dealer's hand at a seat's stack after the pot (or another stack) is a
+  ``PotPushed`` to that seat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tablewatch.calibration.layout import TableLayout
+from tablewatch.events import (
+    BetMotion,
+    BoardCardDealt,
+    CardBurned,
+    CardDealt,
+    CardExposed,
+    CardsMucked,
+    Chips,
+    ChipsMoved,
+    Event,
+    HandInZone,
+    PotGathered,
+    PotPushed,
+    StackObscured,
+    Tap,
+)
+from tablewatch.vision.perception.scene import Arm, Settle
+
+GAP_S = 0.5  # an arm unseen this long has left (a bet's motions come back within it)
+DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle
+TAP_MAX_S = 1.6
+LINE_DEPTH_MM = 15.0  # a hand this far beyond the line is over it
+OBSCURE_AFTER_S = 1.5
+GATHER_GAP_S = 1.2
+HISTORY_S = 3.0
+
+
+@dataclass
+class Sample:
+    t: float
+    tip: tuple[float, float]
+    zone: str
+    depth: float  # mm beyond the seat's betting line (negative: behind it); 0 for the dealer
+
+
+@dataclass
+class Episode:
+    actor: str
+    samples: list[Sample] = field(default_factory=list)
+    zones_entered: set[str] = field(default_factory=set)
+    obscured_since: float | None = None
+    obscured_reported: float = 0.0
+
+    @property
+    def start(self) -> float:
+        return self.samples[0].t
+
+    @property
+    def last(self) -> float:
+        return self.samples[-1].t
+
+    def motions(self) -> list[float]:
+        """Release times of the forward motions: the deepest sample of each run beyond the line."""
+        times, run = [], []
+        for s in [*self.samples, None]:
+            if s is not None and s.depth > LINE_DEPTH_MM:
+                if run and s.t - run[-1].t > GAP_S * 0.5:  # a gap in sight: the hand went back behind the line
+                    times.append(max(run, key=lambda r: r.depth).t)
+                    run = []
+                run.append(s)
+            elif run:
+                times.append(max(run, key=lambda r: r.depth).t)
+                run = []
+        return times
+
+
+@dataclass
+class Found:
+    """A settle classified: what came to rest (or left) where, and when it happened."""
+
+    t: float
+    zone: str
+    what: str  # card_in, card_out, chips_in, chips_out, other
+    face_up: bool = False
+    card: str | None = None
+    chips: dict[int, int] = field(default_factory=dict)
+    centre: tuple[float, float] = (0.0, 0.0)
+
+
+class Gestures:
+    """Turns arms and classified settles into events (``source="vision"``)."""
+
+    def __init__(self, layout: TableLayout, *, table: str) -> None:
+        self.layout, self.table = layout, table
+        self.open: dict[str, Episode] = {}
+        self.closed: list[Episode] = []
+        self.found: list[Found] = []
+        self.dealer_path: list[Sample] = []
+        self.hand_open = False  # between the first card dealt and the pot pushed
+        self.dealt: dict[int, int] = {}
+        self.board: set[int] = set()
+        self.mucked: set[int] = set()
+        self.last_burn = -1e9
+        self.gather: list[float] = []
+        self.pushed: dict[int, float] = {}
+
+    def _event(self, cls: type[Event], ts: float, **fields: Any) -> Event:
+        return cls(ts=round(ts, 3), table=self.table, source="vision", **fields)
+
+    # --- arms -----------------------------------------------------------------------------------------
+
+    def arms(self, t: float, arms: list[Arm]) -> list[Event]:
+        out: list[Event] = []
+        for arm in arms:
+            zone = self.layout.zone_at(*arm.tip_mm)
+            depth = self._depth(arm.actor, arm.tip_mm)
+            sample = Sample(t=t, tip=arm.tip_mm, zone=zone, depth=depth)
+            if arm.actor == "dealer":
+                self.dealer_path.append(sample)
+                out += self._dealer_at(sample)
+                continue
+            ep = self.open.setdefault(arm.actor, Episode(actor=arm.actor))
+            ep.samples.append(sample)
+            out += self._seat_sample(ep, sample)
+        self.dealer_path = [s for s in self.dealer_path if s.t > t - HISTORY_S]
+        for actor, ep in list(self.open.items()):
+            if t - ep.last > GAP_S:
+                self.closed.append(self.open.pop(actor))
+        return out
+
+    def _depth(self, actor: str, tip: tuple[float, float]) -> float:
+        if actor == "dealer":
+            return 0.0
+        seat = int(actor[4:])
+        line = np.asarray(self.layout.seat(seat).line, float)
+        d = np.min(np.hypot(*(line - np.asarray(tip)).T))
+        return float(d if self.layout.beyond_line(seat, *tip) else -d)
+
+    def _seat_sample(self, ep: Episode, s: Sample) -> list[Event]:
+        out: list[Event] = []
+        seat = int(ep.actor[4:])
+        interesting = s.zone == f"seat{seat}.bet" or s.zone == "pot" or (
+            s.zone.startswith("seat") and not s.zone.startswith(f"seat{seat}."))
+        if interesting and s.zone not in ep.zones_entered:
+            ep.zones_entered.add(s.zone)
+            out.append(self._event(HandInZone, s.t, seat=seat, actor=ep.actor, zone=s.zone))
+        if s.zone == f"seat{seat}.stack" and s.depth < 0:
+            ep.obscured_since = ep.obscured_since if ep.obscured_since is not None else s.t
+            held = s.t - ep.obscured_since
+            if held >= OBSCURE_AFTER_S and s.t - ep.obscured_reported >= 1.0:
+                ep.obscured_reported = s.t
+                out.append(self._event(StackObscured, s.t, seat=seat, duration=round(held, 2)))
+        else:
+            ep.obscured_since = None
+        return out
+
+    def _dealer_at(self, s: Sample) -> list[Event]:
+        """The dealer's hand reaching a seat's stack after the pot or another stack: a pot pushed there."""
+        if not (s.zone.startswith("seat") and s.zone.endswith(".stack")):
+            return []
+        seat = int(s.zone[4:].split(".")[0])
+        if s.t - self.pushed.get(seat, -1e9) < 2.0:
+            return []
+        before = [p.zone for p in self.dealer_path if s.t - 2.0 <= p.t < s.t]
+        came_from = [z for z in before if z == "pot" or (z.endswith(".stack") and z != s.zone)]
+        if not came_from or f"seat{seat}.bet" in before[-3:]:
+            return []
+        self.pushed[seat] = s.t
+        self.hand_open = False
+        return [self._event(PotPushed, s.t, seat=seat)]
+
+    # --- settles ----------------------------------------------------------------------------------------
+
+    def settled(self, f: Found) -> list[Event]:
+        self.found.append(f)
+        self.found = [x for x in self.found if x.t > f.t - 10.0]
+        zone, seat = f.zone, _seat_of(f.zone)
+        if f.what == "card_in":
+            if seat is not None and zone.endswith(".stack"):
+                return self._dealt(f, seat)
+            if zone == "burn" and f.t - self.last_burn > 0.35:
+                self.last_burn = f.t
+                return [self._event(CardBurned, f.t)]
+            if zone.startswith("board.") and f.face_up:
+                slot = int(zone.split(".")[1])
+                if slot not in self.board:
+                    self.board.add(slot)
+                    return [self._event(BoardCardDealt, f.t, card=f.card, slot=slot, face_up=True)]
+            if seat is not None and zone.endswith(".bet") and not f.face_up and seat not in self.mucked:
+                self.mucked.add(seat)
+                return [self._event(CardsMucked, f.t, seat=seat, count=2)]
+        if f.what in ("chips_in", "chips_out") and (zone == "pot" or (zone.endswith(".bet") and f.what == "chips_out")):
+            self.gather.append(f.t)
+        return []
+
+    def _dealt(self, f: Found, seat: int) -> list[Event]:
+        if not self.hand_open:
+            self.hand_open = True
+            self.dealt, self.board, self.mucked = {}, set(), set()
+        if self.dealt.get(seat, 0) >= 2:
+            return []
+        self.dealt[seat] = self.dealt.get(seat, 0) + 1
+        out = [self._event(CardDealt, f.t, seat=seat, card=f.card, face_up=f.face_up)]
+        if f.face_up:
+            out.append(self._event(CardExposed, f.t, seat=seat, card=f.card))
+        return out
+
+    # --- decisions once things settle ----------------------------------------------------------------------
+
+    def decide(self, t: float) -> list[Event]:
+        out: list[Event] = []
+        for ep in [e for e in self.closed if t - e.last >= DECIDE_S]:
+            self.closed.remove(ep)
+            out += self._episode(ep)
+        if self.gather and t - self.gather[-1] > GATHER_GAP_S:
+            out.append(self._event(PotGathered, self.gather[-1]))
+            self.gather = []
+        return out
+
+    def _episode(self, ep: Episode) -> list[Event]:
+        seat = int(ep.actor[4:])
+        window = [f for f in self.found if ep.start - 0.2 <= f.t <= ep.last + DECIDE_S]
+        bet_zone = f"seat{seat}.bet"
+        times = ep.motions()
+        if times:
+            if any(f.zone == bet_zone and f.what == "card_in" for f in window):
+                return []  # a fold (reported when the cards arrived) or cards shown
+            chips: Chips = Chips()
+            for f in window:
+                if f.zone == bet_zone and f.what == "chips_in":
+                    chips = chips + Chips.of(f.chips)
+            if not self.hand_open:  # a blind or an ante before the cards: no action
+                return [self._event(ChipsMoved, times[-1], seat=seat, src=f"seat{seat}.stack", dst=bet_zone,
+                                    chips=chips)]
+            return [self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
+                                motion_times=tuple(round(x, 3) for x in times))]
+        moved = any(f.zone.startswith(f"seat{seat}.") and f.what.startswith("chips") for f in window)
+        if not moved and ep.last - ep.start <= TAP_MAX_S:
+            deepest = max(ep.samples, key=lambda s: np.hypot(*np.subtract(s.tip, self._origin(seat))))
+            near = [s.t for s in ep.samples if np.hypot(*np.subtract(s.tip, deepest.tip)) < 30.0]
+            return [self._event(Tap, max(near), seat=seat)]
+        return []
+
+    def _origin(self, seat: int) -> tuple[float, float]:
+        return self.layout.seat(seat).player
+
+
+def _seat_of(zone: str) -> int | None:
+    if zone.startswith("seat") and "." in zone:
+        return int(zone[4:].split(".")[0])
+    return None
+
+
+__all__ = ["Episode", "Found", "Gestures", "Settle"]

@@ -1,0 +1,184 @@
+"""``Perception``: frames of a calibrated overhead camera in, events of ``tablewatch.events`` out.
+
+    perception = Perception(layout=load_layout("oval10"), table="T01", chips=chip_colours, deck="anglo_poker")
+    for frame, ts in frames:
+        for event in perception.process(frame, ts):
+            ...
+    perception.flush(ts_end)   # decisions still waiting for the table to settle
+
+Calibration comes from the table's ArUco markers in the first ``calibration_frames`` frames (merged, via
+``tablewatch.calibration.markers.calibrate_frames``) unless a ``TableCalibration`` is given (a table
+profile's). Motion is analysed on the rectified plane at ``px_per_mm``; card identity on a crop of the
+original frame at its own resolution.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+import cv2
+import numpy as np
+
+from tablewatch.calibration.camera import CalibrationError, TableCalibration
+from tablewatch.calibration.chips import ChipColours
+from tablewatch.calibration.layout import TableLayout
+from tablewatch.calibration.markers import calibrate_frames
+from tablewatch.events import Event
+from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
+from tablewatch.vision.perception.gestures import Found, Gestures
+from tablewatch.vision.perception.plane import TablePlane
+from tablewatch.vision.perception.scene import SceneTracker, Settle
+
+CARD_AREA = CARD_W * CARD_H
+
+
+class PerceptionError(ValueError):
+    """Frames that can't be used: not a colour image, a different size, or no calibration."""
+
+
+class Perception:
+    """Stateful: feed frames in time order with ``process``; events come out when they are certain."""
+
+    def __init__(self, *, layout: TableLayout, table: str, chips: ChipColours, deck: str | dict | None = None,
+                 calibration: TableCalibration | None = None, calibration_frames: int = 3, px_per_mm: float = 0.3,
+                 still_s: float = 0.35) -> None:
+        self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
+        self.chips = chips
+        self.deck = _load_deck(deck)
+        self.calibration = calibration
+        self.calibration_frames = calibration_frames
+        self._pending: list[np.ndarray] = []
+        self.plane: TablePlane | None = None
+        self.scene: SceneTracker | None = None
+        self.look: Appearance | None = None
+        self.gestures = Gestures(layout, table=table)
+        self._frame: np.ndarray | None = None
+        self._dt = 1 / 30
+        self._last_ts: float | None = None
+        self.timing = {"rectify": 0.0, "scene": 0.0, "events": 0.0, "frames": 0}
+        if calibration is not None:
+            self._start(calibration)
+
+    # --- set-up -----------------------------------------------------------------------------------------
+
+    def _start(self, calibration: TableCalibration) -> None:
+        self.calibration = calibration
+        self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
+        self.scene = SceneTracker(self.plane, still_s=self.still_s)
+
+    def _calibrate(self, frame: np.ndarray) -> bool:
+        self._pending.append(frame)
+        if len(self._pending) < self.calibration_frames:
+            return False
+        try:
+            calibration, _ = calibrate_frames(self._pending, self.layout)
+        except CalibrationError as exc:
+            self._pending = self._pending[1:]  # keep trying on the next frames
+            if len(self._pending) >= 4 * self.calibration_frames:
+                raise PerceptionError(f"no table calibration from the first frames: {exc}") from exc
+            return False
+        self._pending = []
+        self._start(calibration)
+        return True
+
+    # --- frames -----------------------------------------------------------------------------------------
+
+    def process(self, frame: np.ndarray, ts: float) -> list[Event]:
+        """One BGR frame taken at ``ts`` seconds; the events it completes (often none)."""
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            shape = getattr(frame, "shape", None)
+            raise PerceptionError(f"a frame must be a BGR uint8 image (H, W, 3); got {type(frame).__name__} {shape}")
+        if self._last_ts is not None and ts <= self._last_ts:
+            raise PerceptionError(f"frames must come in time order: {ts} after {self._last_ts}")
+        if self._last_ts is not None:
+            self._dt = 0.8 * self._dt + 0.2 * (ts - self._last_ts)
+        self._last_ts = ts
+        if self.plane is None and not self._calibrate(frame):
+            return []
+        assert self.plane is not None and self.scene is not None
+        t0 = time.perf_counter()
+        try:
+            flat = self.plane.rectify(frame)
+        except ValueError as exc:
+            raise PerceptionError(str(exc)) from exc
+        t1 = time.perf_counter()
+        arms, settles = self.scene.update(flat, ts)
+        t2 = time.perf_counter()
+        if self.look is None:
+            felt = np.median(flat[self.plane.felt & (self.plane.lines == 0)], axis=0)
+            self.look = Appearance(felt_bgr=felt, chips=self.chips, deck=self.deck, px_per_mm=self.px_per_mm)
+        self._frame = frame
+        events = self.gestures.arms(ts, arms)
+        for settle in settles:
+            events += self.gestures.settled(self._classify(settle))
+        events += self.gestures.decide(ts)
+        t3 = time.perf_counter()
+        for key, dt in (("rectify", t1 - t0), ("scene", t2 - t1), ("events", t3 - t2)):
+            self.timing[key] += dt
+        self.timing["frames"] += 1
+        return sorted(events, key=lambda e: e.ts)
+
+    def run(self, frames: Iterable[tuple[np.ndarray, float]]) -> list[Event]:
+        """Every event of a whole stream of (frame, ts), flushed at the end."""
+        out: list[Event] = []
+        ts = 0.0
+        for frame, ts in frames:
+            out += self.process(frame, ts)
+        out += self.flush(ts + 5.0)
+        return sorted(out, key=lambda e: e.ts)
+
+    def flush(self, ts: float) -> list[Event]:
+        """Decide what still waits (call at the end of a stream, with a time past its last frame)."""
+        return sorted(self.gestures.decide(ts), key=lambda e: e.ts)
+
+    # --- what came to rest ------------------------------------------------------------------------------------
+
+    def _classify(self, s: Settle) -> Found:
+        assert self.look is not None and self.plane is not None
+        t = s.t - self.still_s - 0.5 * self._dt
+        after, before = s.after[s.mask], s.before[s.mask]
+        back, face = self.look.card_like(after)
+        cardish = float((back | face).mean())
+        if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
+            up = float(face.mean()) > float(back.mean())
+            card = self._identify(s) if up else None
+            return Found(t=t, zone=s.zone, what="card_in", face_up=up, card=card, centre=s.centre_mm)
+        if float(self.look.felt_like(after).mean()) >= 0.6:
+            b_back, b_face = self.look.card_like(before)
+            if float((b_back | b_face).mean()) >= 0.5:
+                return Found(t=t, zone=s.zone, what="card_out", centre=s.centre_mm)
+            return Found(t=t, zone=s.zone, what="chips_out", chips=self.look.chip_counts(before), centre=s.centre_mm)
+        chips = self.look.chip_counts(after)
+        return Found(t=t, zone=s.zone, what="chips_in" if chips else "other", chips=chips, centre=s.centre_mm)
+
+    def _identify(self, s: Settle) -> str | None:
+        """The card's identity from a crop of the original frame, upright along the card's long side."""
+        assert self.look is not None and self.plane is not None and self._frame is not None
+        ys, xs = np.nonzero(s.mask)
+        pts = np.stack([xs + s.box[0], ys + s.box[1]], axis=1).astype(np.float32)
+        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
+        if w > h:
+            angle += 90.0
+        centre = self.plane.to_mm(np.array([cx, cy]))
+        native = 1.0 / max(self.calibration.mm_per_px if self.calibration else 1.0, 1e-3)
+        scale = min(2.4, 1.5 * native)
+        crop = self.plane.crop(self._frame, (float(centre[0]), float(centre[1])), size_mm=(CARD_W, CARD_H),
+                               px_per_mm=scale, angle_deg=angle)
+        card, score = self.look.identify(crop)
+        return card if score > 0.3 else None
+
+    def report_timing(self) -> dict[str, float]:
+        n = max(1, int(self.timing["frames"]))
+        return {k: 1000.0 * v / n for k, v in self.timing.items() if k != "frames"} | {"frames": n}
+
+
+def _load_deck(deck: str | dict | None) -> dict | None:
+    if deck is None or isinstance(deck, dict):
+        return deck
+    from tablewatch.sim.assets import load_deck  # the shipped deck faces double as a venue's card templates
+
+    try:
+        return load_deck(deck)
+    except FileNotFoundError as exc:
+        raise PerceptionError(str(exc)) from exc

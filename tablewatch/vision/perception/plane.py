@@ -1,0 +1,82 @@
+"""The table plane: a calibrated camera frame resampled top-down in millimetres, with the layout's zones.
+
+Everything in perception works on this rectified picture (``px_per_mm`` pixels per mm, x right, y towards
+the dealer, as the layout draws it), so zones are fixed masks and sizes are in millimetres whatever the
+camera. ``crop`` resamples a small part of the original frame at a high scale for card identity.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from tablewatch.calibration.camera import TableCalibration
+from tablewatch.calibration.layout import TableLayout
+
+MARGIN_MM = 220.0  # beyond the rail: where arms come from
+MAP_STEP = 8  # the pixel → mm mapping is smooth: compute it every this many plane pixels and interpolate
+
+
+class TablePlane:
+    """Rectification maps from one calibration, and the zone masks on the rectified plane."""
+
+    def __init__(self, calibration: TableCalibration, layout: TableLayout, *, px_per_mm: float = 0.3) -> None:
+        self.calibration, self.layout, self.scale = calibration, layout, px_per_mm
+        x0, y0, x1, y1 = layout.extent
+        self.origin = (x0 - MARGIN_MM, y0 - MARGIN_MM)
+        self.size = (round((x1 - x0 + 2 * MARGIN_MM) * px_per_mm), round((y1 - y0 + 2 * MARGIN_MM) * px_per_mm))
+        self.map1, self.map2 = self._maps()
+        self.felt = self.mask(layout.polygon("felt"))
+        self.zone_masks = {name: self.mask(layout.polygon(name)) for name in layout.zone_names()}
+        self.lines = self._static_marks()
+
+    def _maps(self) -> tuple[np.ndarray, np.ndarray]:
+        w, h = self.size
+        gw, gh = w // MAP_STEP + 2, h // MAP_STEP + 2
+        gx, gy = np.meshgrid(np.arange(gw) * MAP_STEP, np.arange(gh) * MAP_STEP)
+        mm = np.stack([gx.ravel(), gy.ravel()], axis=1) / self.scale + self.origin
+        px = self.calibration.mm_to_px(mm).astype(np.float32)
+        big = [cv2.resize(px[:, k].reshape(gh, gw), ((gw - 1) * MAP_STEP + 1, (gh - 1) * MAP_STEP + 1),
+                          interpolation=cv2.INTER_LINEAR)[:h, :w] for k in (0, 1)]
+        return cv2.convertMaps(big[0], big[1], cv2.CV_16SC2)
+
+    def _static_marks(self) -> np.ndarray:
+        """Printed betting lines and zone outlines: never objects, whatever their colour."""
+        out = np.zeros(self.size[::-1], np.uint8)
+        for seat in self.layout.seats:
+            cv2.polylines(out, [self.to_px(np.asarray(seat.line))], False, 255, 3)
+        for name in ("board", "pot"):
+            cv2.polylines(out, [self.to_px(self.layout.polygon(name))], True, 255, 3)
+        return out
+
+    # --- coordinates ------------------------------------------------------------------------------------
+
+    def to_px(self, points_mm: np.ndarray) -> np.ndarray:
+        return np.round((np.asarray(points_mm, float) - self.origin) * self.scale).astype(np.int32)
+
+    def to_mm(self, points_px: np.ndarray) -> np.ndarray:
+        return np.asarray(points_px, float) / self.scale + self.origin
+
+    def mask(self, polygon_mm: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.size[::-1], np.uint8)
+        cv2.fillPoly(out, [self.to_px(polygon_mm)], 255)
+        return out > 0
+
+    # --- pictures ---------------------------------------------------------------------------------------
+
+    def rectify(self, frame: np.ndarray) -> np.ndarray:
+        w, h = self.calibration.image_size
+        if frame.shape[1] != w or frame.shape[0] != h:
+            raise ValueError(f"frame is {frame.shape[1]}x{frame.shape[0]}, the calibration is for {w}x{h}")
+        return cv2.remap(frame, self.map1, self.map2, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+
+    def crop(self, frame: np.ndarray, centre_mm: tuple[float, float], *, size_mm: tuple[float, float],
+             px_per_mm: float, angle_deg: float = 0.0) -> np.ndarray:
+        """A top-down crop of ``frame`` centred on ``centre_mm``, rotated by ``angle_deg``, at ``px_per_mm``."""
+        w, h = round(size_mm[0] * px_per_mm), round(size_mm[1] * px_per_mm)
+        u, v = np.meshgrid(np.arange(w) - w / 2 + 0.5, np.arange(h) - h / 2 + 0.5)
+        a = np.radians(angle_deg)
+        x = centre_mm[0] + (u * np.cos(a) - v * np.sin(a)) / px_per_mm
+        y = centre_mm[1] + (u * np.sin(a) + v * np.cos(a)) / px_per_mm
+        px = self.calibration.mm_to_px(np.stack([x.ravel(), y.ravel()], axis=1)).astype(np.float32)
+        return cv2.remap(frame, px[:, 0].reshape(h, w), px[:, 1].reshape(h, w), cv2.INTER_LINEAR)

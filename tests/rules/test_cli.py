@@ -1,0 +1,72 @@
+"""``tablewatch replay`` and ``tablewatch bench-rules`` (click), on real and on malformed PHH files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tablewatch.cli import cli
+
+GOOD = """variant = 'NT'
+antes = [0, 0]
+blinds_or_straddles = [5, 10]
+min_bet = 10
+starting_stacks = [100.50, 100]
+actions = ['d dh p1 ????', 'd dh p2 ????', 'p2 cbr 30', 'p1 cc', 'd db AsKsQs', 'p1 cbr 70.50', 'p2 cc',
+    'd db 2c', 'd db 3c', 'p1 sm AhAd', 'p2 sm KhKd']
+"""
+BROKEN = """variant = 'NT'
+antes = [0, 0
+min_bet = 10
+"""
+
+
+def _multi(*hands: str) -> str:
+    return "\n".join(f"[{i + 1}]\n{text}" for i, text in enumerate(hands))
+
+
+def test_replay_prints_stacks_pots_and_winners(tmp_path: Path) -> None:
+    path = tmp_path / "one.phh"
+    path.write_text(GOOD)
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "hand [1]: ok; stacks s1=200.5 s2=0.0; pot 0 200.0 -> seat 1" in result.output
+    assert "1 hands, 1 reconstructed exactly" in result.output
+
+
+def test_replay_malformed_hand_is_named_and_the_others_still_replay(tmp_path: Path) -> None:
+    path = tmp_path / "multi.phh"
+    path.write_text(_multi(GOOD, BROKEN, GOOD))
+    result = CliRunner().invoke(cli, ["replay", str(path), "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert report["summary"] == {**report["summary"], "hands": 3, "reconstructed": 2, "errors": 1}
+    error = report["hands"][1]["error"]
+    assert "hand [2]" in error and "line 13" in error and "not valid PHH" in error
+    assert report["hands"][2]["final_stacks"] == {"1": "200.5", "2": "0.0"}
+
+
+def test_replay_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["replay", str(tmp_path / "none.phh")])
+    assert result.exit_code != 0 and "no such file" in result.output and "Traceback" not in result.output
+
+
+def test_replay_real_file_sample(shared_dir: Path, tmp_path: Path) -> None:
+    text = (shared_dir / "data" / "hands" / "high_stakes" / "ps_1000nl_.phh").read_text()
+    sections = text.split("\n\n[")[:12]
+    path = tmp_path / "ps12.phh"
+    path.write_text("\n\n[".join(sections) + "\n")
+    result = CliRunner().invoke(cli, ["replay", str(path), "--summary"])
+    assert result.exit_code == 0, result.output
+    assert "12 hands, 12 reconstructed exactly, 0 mismatched, 0 errors" in result.output
+
+
+def test_bench_rules_prints_both_rates(shared_dir: Path) -> None:
+    path = shared_dir / "data" / "hands" / "high_stakes" / "ftp_1000nl_.phh"
+    result = CliRunner().invoke(cli, ["bench-rules", str(path), "--limit", "20"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "20 hands from 1 file(s)"
+    assert lines[2].startswith("pokerkit") and lines[3].startswith("tablewatch") and "events/s" in lines[3]
