@@ -13,9 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from pokerkit import HandHistory
+from pydantic import ValidationError
 
-from tablewatch.sim.scenario import ScenarioError
-from tablewatch.sim.session import Simulation, phh_scenario
+from tablewatch.sim.scenario import Scenario, ScenarioError
+from tablewatch.sim.session import PHH_CHIP_COLOURS, Simulation
+
+# The real hands are in dollars with cents ($623.75): chips count cents, one chip set for every hand.
+CENTS = 100
+CHIP_SET = [{"value": v, "colour": c} for v, c in zip((1, 5, 25, 100, 500, 2500, 10000), PHH_CHIP_COLOURS,
+                                                     strict=False)]
 
 DEMO_HANDS = Path(__file__).parent / "data" / "demo_hands.phh"
 
@@ -157,12 +163,20 @@ def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T
     return result
 
 
+def hand_scenario(hands_file: Path, k: int, *, violations: list[dict[str, Any]], seed: int,
+                  table: str) -> Scenario:
+    """Hand ``k`` in cents with one chip set, so every hand of a session plays at the same stakes."""
+    data = {"table": table, "layout": "oval6", "seed": seed, "chips": CHIP_SET,
+            "hands": [{"phh": {"file": str(hands_file), "hand": k, "unit": CENTS}, "violations": violations}]}
+    return Scenario.model_validate(data)
+
+
 def _first_playable(hands_file: Path, k: int, options: list[dict[str, Any]], *, seed: int,
                     table: str) -> tuple[Simulation | None, str]:
     why = ""
     for violations in [*([v] for v in options), []]:
         try:
-            return Simulation(phh_scenario(hands_file, k, violations=violations, seed=seed, table=table)), ""
-        except ScenarioError as exc:
-            why = str(exc)
+            return Simulation(hand_scenario(hands_file, k, violations=violations, seed=seed, table=table)), ""
+        except (ScenarioError, ValidationError) as exc:
+            why = str(exc).splitlines()[0]
     return None, why

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -44,10 +44,12 @@ def load_file(path: Path) -> list[_Loaded]:
     out = []
     for section in split_sections(text):
         try:
-            out.append(_Loaded(name=section.name, hand=normalize(parse_section(section, str(path)), section.name),
-                               error=None))
-        except PhhError as exc:
-            message = str(exc) if str(path) in str(exc) else f"{path}: {exc} (line {section.line})"
+            hand = normalize(parse_section(section, str(path)), section.name)
+            offset = next((i for i, line in enumerate(section.text.splitlines()) if line.startswith("actions")), 0)
+            out.append(_Loaded(name=section.name, hand=replace(hand, actions_line=section.line + offset), error=None))
+        except Exception as exc:  # any defect of one hand is reported with it; the others still replay
+            text_ = str(exc) if isinstance(exc, PhhError) else f"{type(exc).__name__}: {exc}"
+            message = text_ if str(path) in text_ else f"{path}: {text_} (hand at line {section.line})"
             out.append(_Loaded(name=section.name, hand=None, error=message))
     return out
 
@@ -120,6 +122,8 @@ def replay(file: Path, as_json: bool, profile: str, summary: bool, no_roundtrip:
             result = ReplayResult(name=loaded.name, error=loaded.error)
         else:
             result = replay_hand(loaded.hand, hand_no=k + 1, profile=rules_profile, roundtrip=not no_roundtrip)
+            if result.error and str(file) not in result.error:
+                result.error = f"{file}: {result.error}"
         results.append(result)
         if not as_json and (not summary or not result.ok):
             _print_text(result)

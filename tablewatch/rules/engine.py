@@ -2,10 +2,9 @@
 
 ``HandEngine.feed(event)`` applies one event and returns the ``Violation`` findings it produced. Irregular
 things (out of turn, undercall, underraise, string raise, …) never stop the hand: the engine records the
-finding with the ruling a floor would give and carries on as ruled. Cards come in any order: hole cards
-are buffered per seat and dealt to pokerkit when the deal is over; board cards that arrive while a round
-is still being bet (premature, TDA-57) wait until the round is over and are replaced if redealt.
-``TableRules`` (``tablewatch.rules.table``) wraps it for a whole session of hands.
+finding with the ruling a floor would give and carries on as ruled. The TDA view of each street is in
+``betting.py``, the reading of chips and words in ``chipreading.py``, the cards (deal, board, showdown) in
+``cards.py``. ``TableRules`` (``tablewatch.rules.table``) wraps it for a whole session of hands.
 """
 
 from __future__ import annotations
@@ -34,10 +33,22 @@ from tablewatch.events import (
 )
 from tablewatch.rules.betting import STREETS, BettingView, RoundTracker, new_round, view_for
 from tablewatch.rules.cards import CardFlow
-from tablewatch.rules.chipreading import BetContext, Declared, Finding, PhysicalBet, Reading, read_bet, read_declaration
+from tablewatch.rules.chipreading import (
+    SIMULTANEOUS_S,
+    BetContext,
+    Declared,
+    Finding,
+    PhysicalBet,
+    Reading,
+    interpret_spoken_number,
+    read_bet,
+    read_declaration,
+)
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot, Phase
+
+LATE_WORD_S = 2.0  # a declaration this soon after the seat's own chips belongs to them (speech, audio lag)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +117,9 @@ class HandEngine(CardFlow):
         self.event_times: list[tuple[str, int | None, float]] = [("HandStarted", None, start.ts)]
         self.hole_flushed = False
         self.stuck = False  # pokerkit refused the showdown: the hand is recorded as the dealer pushes it
+        self.last_chips: dict[int, tuple[float, ActionRecord]] = {}  # seat -> its last chips' time and ruling
+        self.skipped: dict[int, dict[int, bool]] = {}  # skipped seat -> seats acting after it (chips in?)
+        self.skip_reported: set[int] = set()
         self.tracker: RoundTracker | None = None
         self.provisional: dict[int, _Provisional] = {}
         self.notes: list[str] = []
@@ -263,14 +277,41 @@ class HandEngine(CardFlow):
                 info.no_fold = True
             return
         actor = self.to_act()
+        if isinstance(event, Declaration) and seat != actor and self._late_word(event, seat):
+            return
         if actor is None or not self.state.statuses[self.index[seat]]:
             return  # no betting round open, or a seat that is out of the hand: nothing to rule
         if seat != actor:
             self._out_of_turn(event, seat, actor)
             return
+        before = len(self.actions)
         reading = self._read(event, seat)
         if reading is not None:
             self._apply(seat, reading, event.ts)
+        if isinstance(event, BetMotion) and len(self.actions) > before:
+            chips_ts = event.motion_times[0] if event.motion_times else event.ts
+            self.last_chips[seat] = (chips_ts, self.actions[before])
+
+    def _late_word(self, event: Declaration, seat: int) -> bool:
+        """Words that follow the seat's own chips (audio lags): compared with them, never out of turn."""
+        last = self.last_chips.get(seat)
+        if last is None or not 0 <= event.ts - last[0] <= LATE_WORD_S or event.word in ("time", "floor"):
+            return False
+        chips_ts, record = last
+        aggressive = event.word in ("bet", "raise", "all-in", "pot")
+        conflict = (aggressive != (record.kind == "cbr")) or event.word == "fold" or (
+            record.kind == "cbr" and event.amount is not None and event.amount != record.amount)
+        if conflict:
+            simultaneous = event.ts - chips_ts <= SIMULTANEOUS_S
+            said = f'"{event.word}{" " + str(event.amount) if event.amount is not None else ""}"'
+            ruling = ("said as the chips went in: a clear declaration governs; the floor corrects the action "
+                      "(Rule 1 if unclear)") if simultaneous else "the chips came first and govern"
+            self._finding(Finding(rule_id="TDA-27A", title="Declaration after the chips contradicts them",
+                                  observed=f"seat {seat}'s chips were ruled {record.kind} "
+                                           f"{record.amount or ''}, then {said}".replace("  ", " "),
+                                  ruling=ruling, severity=Severity.VIOLATION if simultaneous else Severity.ADVISORY),
+                          seat, event.ts)
+        return True
 
     def _read(self, event: Event, seat: int) -> Reading | None:
         info, view = self.seats[seat], self.view(seat)
@@ -288,7 +329,13 @@ class HandEngine(CardFlow):
         if isinstance(event, CardsMucked):
             return self._fold_reading(seat, view, event.ts)
         if isinstance(event, Declaration):
-            decl = Declared(word=event.word, amount=event.amount, ts=event.ts)
+            amount = event.amount
+            if amount is not None and 0 < amount < self.config.big_blind and amount < view.stack:
+                amount = interpret_spoken_number(amount, pot_total=view.pot_total, min_bet=self.config.big_blind)
+                self._finding(Finding(rule_id="TDA-43", title="Unclear amount", severity=Severity.ADVISORY,
+                                      observed=f'seat {seat} said "{event.amount}" with {view.pot_total} in the pot',
+                                      ruling=f"read as {amount}: the largest meaning not over the pot"), seat, event.ts)
+            decl = Declared(word=event.word, amount=amount, ts=event.ts)
             if event.word == "fold":
                 return self._fold_reading(seat, view, event.ts)
             reading = read_declaration(ctx, decl)
@@ -337,12 +384,20 @@ class HandEngine(CardFlow):
         info = self.seats[seat]
         if isinstance(event, Declaration) and event.word in ("time", "floor"):
             return
+        if isinstance(event, BetMotion) and seat in self.provisional:
+            return  # the chips of an out-of-turn declaration already held: one finding is enough
         what = _describe(event)
-        self._finding(Finding(rule_id="TDA-39", title="Action out of turn",
-                              observed=f"seat {seat} {what} while seat {actor} is to act",
-                              ruling=f"action goes back to seat {actor}; seat {seat}'s action is binding unless the "
-                                     "action changes before him (a bet or raise); a fold out of turn is final"),
-                      seat, event.ts)
+        waiting = self.seats[actor].pending
+        if waiting is not None and waiting.amount is None and waiting.word in ("bet", "raise"):
+            self._finding(Finding(rule_id="TDA-36B", title="Acted before the bet amount was clear",
+                                  severity=Severity.ADVISORY,
+                                  observed=f'seat {seat} {what} while seat {actor} had said "{waiting.word}" '
+                                           "with no amount yet",
+                                  ruling="wait until the amount is stated; a premature call may be held to any "
+                                         "amount (TDA-45B)"), seat, event.ts)
+        else:
+            self._out_of_turn_finding(seat, actor, what, event.ts)
+            self._substantial_after_skip(seat, actor, event)
         view = self.view(seat)
         if isinstance(event, CardsMucked) or (isinstance(event, Declaration) and event.word == "fold"):
             reading: Reading | None = Reading(action="fold", to=view.bet)
@@ -353,6 +408,28 @@ class HandEngine(CardFlow):
         if reading is not None and reading.action != "none":
             self.provisional[seat] = _Provisional(reading=reading, cur_at=view.cur, ts=event.ts)
             info.owed = 0
+
+    def _substantial_after_skip(self, seat: int, actor: int, event: Event) -> None:
+        """ENG-17/ENG-18: the skipped seat stays silent while others act after him: two actions with chips,
+        or three actions, make the out-of-turn actions binding and the floor rules on his hand (EX-76)."""
+        acts = self.skipped.setdefault(actor, {})
+        acts[seat] = acts.get(seat, False) or isinstance(event, BetMotion) or (
+            isinstance(event, Declaration) and event.word in ("call", "bet", "raise", "all-in", "pot"))
+        if actor in self.skip_reported or not (len(acts) >= 3 or (len(acts) >= 2 and any(acts.values()))):
+            return
+        self.skip_reported.add(actor)
+        self._finding(Finding(
+            rule_id="TDA-39", title="Skipped player silent through substantial action",
+            observed=f"seats {', '.join(map(str, sorted(acts)))} acted after seat {actor}, who has not acted",
+            ruling=f"the out-of-turn actions stand; call the floor to rule on seat {actor}'s hand (ENG-17)"),
+            actor, event.ts)
+
+    def _out_of_turn_finding(self, seat: int, actor: int, what: str, ts: float) -> None:
+        self._finding(Finding(rule_id="TDA-39", title="Action out of turn",
+                              observed=f"seat {seat} {what} while seat {actor} is to act",
+                              ruling=f"action goes back to seat {actor}; seat {seat}'s action is binding unless the "
+                                     "action changes before him (a bet or raise); a fold out of turn is final"),
+                      seat, ts)
 
     # --- applying a ruling to pokerkit ----------------------------------------------------------------------
 
@@ -419,6 +496,7 @@ class HandEngine(CardFlow):
                           actor, held.ts)
 
     def _record(self, seat: int, kind: str, amount: int | None, ts: float, reading: Reading) -> None:
+        self.skipped.pop(seat, None)
         street = STREETS[self.tracker.street_index] if self.tracker else "preflop"
         self.actions.append(ActionRecord(seat=seat, street=street, kind=kind, amount=amount, ts=ts,
                                          basis=reading.basis))

@@ -118,10 +118,18 @@ class GameConfig(StrictModel):
         """Units → money, e.g. 194350 → Decimal('1943.50') with a cent unit."""
         return units * self.currency_unit
 
+    def chip_divmod(self, amount: int, ways: int) -> tuple[int, int]:
+        """Split a pot in units of the smallest chip in play (TDA-12); pokerkit gives the remainder (the odd
+        chips) to the first winner left of the button."""
+        unit = self.chip_denominations[0]
+        quotient, remainder = divmod(amount // unit, ways)
+        return quotient * unit, remainder * unit + amount % unit
+
     def pokerkit_game(self, *, antes: dict[int, int], blinds: dict[int, int]) -> pokerkit.Poker:
         """The pokerkit game for one hand; ``antes``/``blinds`` map pokerkit player indices to amounts
         (a negative blind is a post out of position, as in PHH)."""
         common = {
+            "divmod": self.chip_divmod,
             "automations": AUTOMATIONS,
             "ante_trimming_status": False,
             "raw_antes": antes,

@@ -12,6 +12,7 @@ and are compared as winnings.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import tomllib
@@ -33,6 +34,7 @@ from pokerkit import (
     HoleDealing,
     State,
 )
+from pokerkit.notation import parse_action
 
 from tablewatch.events import (
     BoardCardDealt,
@@ -78,6 +80,8 @@ class NormalHand:
     stacks: tuple[int, ...]
     unknown_stacks: tuple[bool, ...]
     blinds: tuple[tuple[int, int], ...]
+    actions_line: int = 0  # the file line of the hand's ``actions`` field, for error messages
+    source_actions: tuple[str, ...] = ()  # the actions as written in the file (money, not units)
 
 
 @dataclass(kw_only=True)
@@ -150,15 +154,22 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
             raise PhhError(f"hand [{name}]: amount {value} is not a whole number of {unit}.")
         return int(scaled)
 
+    n = len(hh.starting_stacks)
+    if n < 2:
+        raise PhhError(f"hand [{name}]: starting_stacks has {n} player(s); a hand needs at least 2.")
+    for field_name in ("antes", "blinds_or_straddles"):
+        values = getattr(hh, field_name)
+        if len(values) not in (n, 0) and not isinstance(values, dict):
+            raise PhhError(f"hand [{name}]: {field_name} has {len(values)} values for {n} players.")
     blinds_raw = [units(b) for b in hh.blinds_or_straddles]
+    blinds_raw += [0] * (n - len(blinds_raw))
     big_blind = units(hh.min_bet) if hh.min_bet else max(abs(b) for b in blinds_raw)
     unknown = tuple(not Decimal(str(s)).is_finite() for s in hh.starting_stacks)
     stacks = tuple(UNKNOWN_STACK_BB * big_blind if u else units(s)
                    for s, u in zip(hh.starting_stacks, unknown, strict=True))
-    antes = [units(a) for a in hh.antes]
+    antes = [units(a) for a in hh.antes] or [0] * n
     if len(set(antes)) > 1:
         raise PhhError(f"hand [{name}]: antes that differ by seat ({antes}) are not replayed.")
-    n = len(stacks)
     seats = _physical_seats(hh, n)
     positive = [b for b in blinds_raw if b > 0]
     config = GameConfig(
@@ -175,7 +186,8 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
         **({"small_bet": config.small_bet, "big_bet": config.big_bet} if hh.variant == "FT" else {}),
     )
     return NormalHand(name=name, history=history, config=config, seats=seats, stacks=stacks, unknown_stacks=unknown,
-                      blinds=tuple((seats[i], b) for i, b in enumerate(blinds_raw) if b))
+                      blinds=tuple((seats[i], b) for i, b in enumerate(blinds_raw) if b),
+                      source_actions=tuple(hh.actions))
 
 
 def _physical_seats(hh: HandHistory, n: int) -> tuple[int, ...]:
@@ -209,14 +221,46 @@ def _scale_action(action: str, units: Any) -> str:
 
 
 def oracle(hand: NormalHand) -> State:
-    """pokerkit's own replay of the hand."""
+    """pokerkit's own replay of the hand; PhhError names the action pokerkit could not take."""
+    applied = 0
+    state: State | None = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        states = iter(hand.history)
-        state = next(states)
-        for state in states:  # noqa: B007 - the last state is the result
-            pass
+        try:
+            for state, action in hand.history.state_actions:  # noqa: B007 - the last state is the result
+                applied += action is not None
+        except (ValueError, TypeError, KeyError) as exc:
+            actions = hand.history.actions
+            bad = actions[applied] if applied < len(actions) else "(end of actions)"
+            shown = hand.source_actions[applied] if applied < len(hand.source_actions) else bad
+            where = f" (line {hand.actions_line})" if hand.actions_line else ""
+            raise PhhError(f"hand [{hand.name}]{where}: pokerkit cannot take action #{applied + 1} {shown!r}: "
+                           f"{_why(hand, applied, bad, exc)}") from exc
+    assert state is not None
     return state
+
+
+def _why(hand: NormalHand, applied: int, action: str, exc: Exception) -> str:
+    """pokerkit's own reason for refusing ``action``: its replay only says it could not repair the hand, so
+    replay again up to the last good action (kept as a copy, before pokerkit's repairs) and try it there."""
+    last: State | None = None
+    count = 0
+    try:
+        for state, done in hand.history.state_actions:
+            count += done is not None
+            if count == applied and (done is not None or applied == 0) and last is None:
+                last = copy.deepcopy(state)
+    except (ValueError, TypeError, KeyError):
+        pass
+    if last is None:
+        return str(exc)
+    unit = hand.config.currency_unit
+    scale = f" (pokerkit counts in units of {unit})" if unit != 1 else ""
+    try:
+        parse_action(last, action)
+    except (ValueError, TypeError, KeyError) as reason:
+        return (str(reason) or str(exc)) + scale
+    return str(exc)
 
 
 def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, table: str) -> Iterator[Event]:
@@ -317,8 +361,8 @@ def replay_hand(hand: NormalHand, *, hand_no: int = 1, table: str = "T01", profi
     result = ReplayResult(name=hand.name, hand=hand)
     try:
         truth = oracle(hand)
-    except Exception as exc:
-        result.error = f"hand [{hand.name}]: pokerkit cannot replay it: {exc}"
+    except PhhError as exc:
+        result.error = str(exc)
         return result
     result.oracle = truth
     rules = TableRules(hand.config, table=table, profile=profile, strict=strict)

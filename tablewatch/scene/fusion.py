@@ -4,11 +4,13 @@ The camera sees *how* chips move (how many forward motions, whose hand, when) bu
 with some doubt; RFID antennas under the stack and bet areas know *which* chips moved, exactly, but not
 how. A bet is therefore the camera's ``BetMotion`` with the chips replaced by the RFID ledger's
 ``ChipsMoved`` from ``seatN.stack`` to ``seatN.bet`` when both report it within a short window; the same
-pairing corrects pulled-back chips and pot pushes. A motion read by two RFID sweeps arrives as two moves:
-they add up, and the pair is released as soon as the values agree, or when the window ends. The ledger move itself always goes on to the rules
-as well (the hidden-chip and ledger checks read it). A camera report with no RFID twin goes through
-alone once the window has passed; an RFID move with no camera twin stays a plain ``ChipsMoved`` (a blind
-posted, chips tidied) unless the table has no camera, in which case it stands for the action itself.
+pairing corrects pulled-back chips and pot pushes. A motion read by two RFID sweeps arrives as two
+moves: they add up, and the pair is released as soon as the values agree, or when the window ends. A
+camera report covers its whole motion, so RFID moves read since the motion began pair with it too. The
+ledger move itself always goes on to the rules as well (the hidden-chip and ledger checks read it). A
+camera report with no RFID twin goes through alone once the window has passed; an RFID move with no
+camera twin stays a plain ``ChipsMoved`` (a blind posted, chips tidied) unless the table has no camera,
+in which case it stands for the action itself.
 
 When the two disagree on the value, the RFID chips win (they are counted, not seen) and a SYSTEM
 finding says so, because a persistent disagreement means a dirty lens, a dead antenna or a foreign chip.
@@ -74,6 +76,7 @@ class SceneFusion:
     expect_rfid: bool = True
     expect_camera: bool = True
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
+    _unpaired: dict[tuple[str, int], Event] = field(default_factory=dict)  # RFID moves the camera may yet claim
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
@@ -90,13 +93,17 @@ class SceneFusion:
     def flush(self, now: float | None = None) -> list[Event]:
         """Release the reports whose window has passed (all of them when ``now`` is None)."""
         ready = [key for key, p in self._pending.items() if now is None or now - p.first_ts >= self.window]
-        released = [self._merge(self._pending.pop(key)) for key in ready]
+        released = [self._merge(self._pending.pop(key), key) for key in ready]
+        if now is None:
+            self._unpaired.clear()
         return sorted((e for group in released for e in group), key=lambda e: e.ts)
 
     def _hold(self, event: Event, *, from_rfid: bool) -> list[Event]:
         assert event.seat is not None
         key = (event.kind, event.seat)
         pending = self._pending.setdefault(key, _Pending(first_ts=event.ts))
+        if not from_rfid and pending.rfid is None:
+            pending.rfid = self._claim_unpaired(key, since=_motion_start(event) - self.window)
         if from_rfid:
             # One motion can straddle two RFID sweeps: the moves add up.
             pending.rfid = event if pending.rfid is None else _add_chips(pending.rfid, event)
@@ -104,17 +111,29 @@ class SceneFusion:
             pending.camera = event
         twin_expected = self.expect_camera if from_rfid else self.expect_rfid
         if not twin_expected or (pending.camera and pending.rfid and _values_agree(pending.camera, pending.rfid)):
-            return self._merge(self._pending.pop(key))
+            return self._merge(self._pending.pop(key), key)
         return []
 
-    def _merge(self, pending: _Pending) -> list[Event]:
+    def _claim_unpaired(self, key: tuple[str, int], *, since: float) -> Event | None:
+        earlier = self._unpaired.pop(key, None)
+        return earlier if earlier is not None and earlier.ts >= since else None
+
+    def _merge(self, pending: _Pending, key: tuple[str, int]) -> list[Event]:
         camera, rfid = pending.camera, pending.rfid
         if camera is None:
             # RFID alone: the raw ChipsMoved already went out; it stands for the action only without a camera.
+            if rfid is not None and self.expect_camera:
+                earlier = self._unpaired.get(key)
+                self._unpaired[key] = rfid if earlier is None else _add_chips(earlier, rfid)
             return [rfid] if rfid is not None and not self.expect_camera else []
         if rfid is None:
             return [camera]
         return [_with_rfid_chips(camera, rfid), *_disagreement(camera, rfid)]
+
+
+def _motion_start(event: Event) -> float:
+    times = getattr(event, "motion_times", ())
+    return min(times) if times else event.ts
 
 
 def _values_agree(camera: Event, rfid: Event) -> bool:

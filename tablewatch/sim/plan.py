@@ -11,6 +11,7 @@ import warnings
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
 
 from pokerkit import HandHistory
@@ -26,7 +27,7 @@ class Act:
     player: int
     verb: str  # f, cc, cbr, sm
     amount: int | None = None
-    shown: list[str] | None = None  # for sm: the cards, None = muck
+    shown: list[str] | None = None  # for sm: the cards ([] = shown, cards unknown), None = muck
     spec: ActionSpec = field(default_factory=lambda: ActionSpec(do="p1 f"))
 
 
@@ -79,9 +80,9 @@ def parse_act(index: int, spec: ActionSpec, seats: list[int], hand_no: int) -> A
     verb, arg = m["verb"], m["arg"]
     if verb == "cbr" and (arg is None or not arg.isdigit()):
         raise ScenarioError(f"hand {hand_no}, action {index} ({spec.do!r}): 'cbr' needs a whole amount")
-    shown = None
-    if verb == "sm" and arg and "?" not in arg and arg != "-":
-        shown = split_cards(arg)
+    shown = None  # for sm: None = muck; [] = shown, cards not given in the source ("????"); else the cards
+    if verb == "sm" and arg and arg != "-":
+        shown = [] if "?" in arg else split_cards(arg)
     return Act(index=index, player=player, verb=verb, amount=int(arg) if verb == "cbr" else None, shown=shown,
                spec=spec)
 
@@ -105,8 +106,9 @@ def plan_scripted(hand: HandSpec, *, hand_no: int, stacks: dict[int, int], butto
                     violations=list(hand.violations))
 
 
+@lru_cache(maxsize=16)
 def load_phh_hand(path: Path, index: int) -> HandHistory:
-    """Hand ``index`` (1-based) of a PHH file (single or multi-hand), amounts as Decimals."""
+    """Hand ``index`` (1-based) of a PHH file (single or multi-hand), amounts as Decimals (cached: read-only)."""
     if not path.is_file():
         raise ScenarioError(f"{path}: no such PHH file")
     with warnings.catch_warnings():

@@ -240,6 +240,8 @@ class Renderer:
     def _draw_arm(self, canvas, ids, arm, pose: Pose, t: float):
         sleeve, (hx, hy), ang, width = self._arm_shape(arm, pose)
         blur = self._motion(arm, t) if self.effects.motion_blur else None
+        roi_box = self._arm_roi(canvas, sleeve, (hx, hy), width) if blur is not None else None
+        base = canvas[roi_box[1]:roi_box[3], roi_box[0]:roi_box[2]].copy() if roi_box else None
         pts = np.round(sleeve * 16).astype(np.int32)
         thick = max(2, int(width))
         cv2.line(canvas, tuple(pts[0]), tuple(pts[1]), arm.sleeve, thick, cv2.LINE_AA, shift=4)
@@ -259,8 +261,8 @@ class Renderer:
             cv2.line(canvas, p0, p1, shade, max(1, int(3 * self.scale)), cv2.LINE_AA)
         r = axes[0] + 2
         box = (max(centre[0] - r, 0), max(centre[1] - r, 0), centre[0] + r, centre[1] + r)
-        if blur is not None:
-            self._blur(canvas, sleeve, (hx, hy), width, blur)
+        if blur is not None and roi_box is not None and base is not None:
+            self._blur(canvas, ids, arm.oid, roi_box, base, blur)
         return box
 
     def _motion(self, arm, t: float) -> tuple[float, float] | None:
@@ -270,7 +272,16 @@ class Renderer:
         dx, dy = (b.x - a.x) * self.scale, (b.y - a.y) * self.scale
         return (dx, dy) if math.hypot(dx, dy) >= 2.0 else None
 
-    def _blur(self, canvas, sleeve, hand, width, motion) -> None:
+    def _arm_roi(self, canvas, sleeve, hand, width) -> tuple[int, int, int, int] | None:
+        r = int(width) + 32
+        x0, y0 = int(min(sleeve[:, 0].min(), hand[0])) - r, int(min(sleeve[:, 1].min(), hand[1])) - r
+        x1, y1 = int(max(sleeve[:, 0].max(), hand[0])) + r, int(max(sleeve[:, 1].max(), hand[1])) + r
+        H, W = canvas.shape[:2]
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+        return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
+    def _blur(self, canvas, ids, oid, box, base, motion) -> None:
+        """Smear the arm (only the arm: the felt under it stays sharp) along its motion."""
         dx, dy = motion
         n = int(min(31, max(3, math.hypot(dx, dy)))) | 1
         kernel = np.zeros((n, n), np.float32)
@@ -278,14 +289,13 @@ class Renderer:
         ux, uy = dx / math.hypot(dx, dy), dy / math.hypot(dx, dy)
         cv2.line(kernel, (int(c - ux * c), int(c - uy * c)), (int(c + ux * c), int(c + uy * c)), 1.0, 1)
         kernel /= kernel.sum()
-        r = int(width) + n
-        x0, y0 = int(min(sleeve[1][0], hand[0])) - r, int(min(sleeve[1][1], hand[1])) - r
-        x1, y1 = int(max(sleeve[1][0], hand[0])) + r, int(max(sleeve[1][1], hand[1])) + r
-        H, W = canvas.shape[:2]
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-        if x1 > x0 and y1 > y0:
-            roi = canvas[y0:y1, x0:x1]
-            roi[:] = cv2.filter2D(roi, -1, kernel)
+        x0, y0, x1, y1 = box
+        roi = canvas[y0:y1, x0:x1]
+        owner = ids[y0:y1, x0:x1]
+        mask = ((owner == oid) | (owner == oid + SLEEVE_OFFSET)).astype(np.float32)
+        m = cv2.filter2D(mask, -1, kernel)[..., None]
+        smeared = cv2.filter2D(roi, -1, kernel).astype(np.float32)
+        roi[:] = (base * (1 - m) + smeared * m).astype(np.uint8)
 
     def _shadows(self, canvas: np.ndarray, arms) -> None:
         for arm, pose in arms:

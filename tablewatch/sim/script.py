@@ -44,6 +44,7 @@ AUTOMATIONS = (
     Automation.HAND_KILLING,
     Automation.CHIPS_PUSHING,
     Automation.CHIPS_PULLING,
+    Automation.RUNOUT_COUNT_SELECTION,  # all-in run-outs are dealt once
 )
 OPERATION_TYPES = (AntePosting, BlindOrStraddlePosting, BetCollection, CheckingOrCalling, ChipsPushing,
                    CompletionBettingOrRaisingTo, Folding, HoleCardsShowingOrMucking)

@@ -70,3 +70,20 @@ def test_bench_rules_prints_both_rates(shared_dir: Path) -> None:
     lines = result.output.splitlines()
     assert lines[0] == "20 hands from 1 file(s)"
     assert lines[2].startswith("pokerkit") and lines[3].startswith("tablewatch") and "events/s" in lines[3]
+
+
+def test_replay_names_the_action_pokerkit_refuses(tmp_path: Path) -> None:
+    path = tmp_path / "bad_action.phh"
+    path.write_text(GOOD.replace("'p2 cbr 30'", "'p2 cbr 5000'"))
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 1
+    assert "hand [1] (line 6): pokerkit cannot take action #3 'p2 cbr 5000'" in result.output
+    assert "above the maximum" in result.output
+
+
+def test_replay_hand_with_too_few_players_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "one_player.phh"
+    path.write_text(_multi(GOOD.replace("starting_stacks = [100.50, 100]", "starting_stacks = [100]"), GOOD))
+    result = CliRunner().invoke(cli, ["replay", str(path), "--summary"])
+    assert "hand [1]" in result.output and "a hand needs at least 2" in result.output
+    assert "2 hands, 1 reconstructed exactly" in result.output and "Traceback" not in result.output

@@ -410,3 +410,104 @@ def test_tda_44_fold_when_not_facing_a_bet_is_binding() -> None:
     found = hand.act(first, "f")
     assert found[0].rule_id == "TDA-44" and found[0].severity == Severity.ADVISORY
     assert hand.engine.actions[-1].kind == "f"
+
+
+def test_ex_18_acting_before_the_amount_is_stated_is_logged() -> None:
+    hand = limped_flop(NL_100_200, 4)
+    a = hand.engine.to_act()
+    hand.say(a, "raise")  # no amount yet: the chips will say
+    b = hand.engine.order[(hand.engine.order.index(a) + 1) % 4]
+    found = hand.act(b, "f")
+    assert found[0].rule_id == "TDA-36B" and found[0].severity == Severity.ADVISORY
+    hand.chips(a, {500: 1, 100: 1})
+    assert hand.engine.actions[-2:][0].seat == a and hand.engine.actions[-1].seat == b  # b's fold stands
+
+
+def test_ex_89_tie_splits_the_pot_and_tda_12_odd_chip_goes_left_of_the_button() -> None:
+    config = GameConfig(small_blind=25, big_blind=50, chip_denominations=(25, 100, 500))
+    cards = {1: "2c3d", 2: "4c5d", 3: "6h7h"}
+    hand = Hand(config, dict.fromkeys((1, 2, 3), 5000), cards=cards, button=3)
+    hand.act(3, "cc")
+    hand.act(1, "f")
+    hand.act(2, "cc")
+    hand.board("As", "Ks", "Qs")
+    hand.act(2, "cc")
+    hand.act(3, "cc")
+    hand.board("Js")
+    hand.act(2, "cc")
+    hand.act(3, "cc")
+    hand.board("Ts")  # a royal flush on the board: seats 2 and 3 tie
+    hand.act(2, "cc")
+    hand.act(3, "cc")
+    for seat in (2, 3):
+        hand.feed(CardsTabled, seat=seat, cards=(cards[seat][:2], cards[seat][2:]))
+    done = hand.end()
+    # pot 125 = five 25 chips: two each, the odd chip to seat 2 (first left of the button)
+    assert done.winnings == {1: -25, 2: 25, 3: 0}
+
+
+def test_tda_27a_a_word_just_after_the_chips_is_compared_not_out_of_turn() -> None:
+    hand = Hand(NL_100_200, dict.fromkeys(range(1, 5), 10_000))
+    hand.chips(3, {1000: 1})  # one oversized chip: a call of 200
+    assert hand.engine.actions[-1].kind == "cc"
+    hand.ts += 0.5  # "raise!" half a second later: the chips came first
+    found = hand.say(3, "raise")
+    assert [v.rule_id for v in found] == ["TDA-27A"] and found[0].severity == Severity.ADVISORY
+    hand.act(4, "cc")
+    agree = hand.say(4, "call")  # a word that agrees with the chips: nothing to say
+    assert agree == []
+
+
+def _ex_76_77(turn_actions: tuple[tuple[int, str], ...]) -> list[object]:
+    config = GameConfig(small_blind=50, big_blind=100)
+    hand = Hand(config, dict.fromkeys(range(1, 7), 10_000), button=2)
+    for seat in (5, 6, 1, 2, 3, 4):
+        hand.act(seat, "cc")
+    hand.board("2c", "7d", "9h")
+    for seat in (3, 4, 5, 6, 1, 2):
+        hand.act(seat, "cc")
+    hand.board("Jc")
+    hand.act(3, "cbr 600")  # UTG bets 600; seat 4 is thinking
+    found: list[object] = []
+    for seat, action in turn_actions:
+        found += hand.act(seat, action)
+    return found
+
+
+def test_ex_76_out_of_turn_then_substantial_action_floor_is_called() -> None:
+    found = _ex_76_77(((5, "cc"), (6, "f")))  # seat 5 calls out of turn, seat 6 folds out of turn
+    titles = [(v.rule_id, v.title) for v in found]  # type: ignore[attr-defined]
+    assert titles.count(("TDA-39", "Action out of turn")) == 2
+    assert ("TDA-39", "Skipped player silent through substantial action") in titles
+
+
+def test_ex_77_out_of_turn_check_then_call_floor_is_called() -> None:
+    config = GameConfig(small_blind=50, big_blind=100)
+    hand = Hand(config, dict.fromkeys(range(1, 7), 10_000), button=2)
+    for seat in (5, 6, 1, 2, 3, 4):
+        hand.act(seat, "cc")
+    hand.board("2c", "7d", "9h")
+    for seat in (3, 4, 5, 6, 1, 2):
+        hand.act(seat, "cc")
+    hand.board("Jc")
+    hand.act(3, "cbr 600")
+    found = hand.say(5, "check")  # out of turn, and a check while facing 600
+    assert {v.rule_id for v in found} == {"TDA-39", "TDA-41"}
+    found = hand.act(6, "cc")  # seat 6 calls 600 out of turn: seat 4 is still silent
+    assert any(v.title == "Skipped player silent through substantial action" for v in found)
+    assert hand.engine.to_act() == 4
+
+
+def test_ex_21_i_bet_five_in_the_engine() -> None:
+    config = GameConfig(small_blind=200, big_blind=400)
+    small = limped_flop(config, 3)  # 1200 in the pot
+    seat = small.engine.to_act()
+    found = small.say(seat, "bet", 5)
+    assert found[0].rule_id == "TDA-43" and small.bets()[seat] == 500
+    big = Hand(config, dict.fromkeys(range(1, 4), 50_000))
+    big.act(3, "cbr 2000")
+    big.act(1, "cc")
+    big.act(2, "cc")  # 6000 in the pot
+    big.board("2c", "7d", "9h")
+    found = big.say(1, "bet", 5)
+    assert found[0].rule_id == "TDA-43" and big.bets()[1] == 5000

@@ -95,3 +95,14 @@ def test_a_motion_read_over_two_sweeps_adds_up_before_pairing() -> None:
     out = fusion.feed(rfid_move(10.3, "seat3.stack", "seat3.bet", {500: 2}))
     assert [e.kind for e in out] == ["ChipsMoved", "BetMotion"]
     assert out[1].chips.value == 2000 and out[1].motions == 2
+
+
+def test_a_two_motion_bet_claims_the_rfid_moves_read_while_it_went_on() -> None:
+    fusion = SceneFusion(window=0.4)
+    fusion.feed(rfid_move(29.25, "seat3.stack", "seat3.bet", {500: 2}))  # first motion, read alone
+    fusion.feed(Tap(ts=29.8, table="T1", source="vision", seat=5))  # the window passes
+    bet = BetMotion(ts=30.1, table="T1", source="vision", seat=3, chips=Chips.of({500: 4}), motions=2,
+                    motion_times=(29.05, 30.1))
+    assert fusion.feed(bet) == []
+    out = fusion.feed(rfid_move(30.25, "seat3.stack", "seat3.bet", {500: 2}))
+    assert [e.kind for e in out] == ["ChipsMoved", "BetMotion"] and out[1].chips.value == 2000

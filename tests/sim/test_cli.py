@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from tablewatch.cli import cli
 from tablewatch.events import load_events
 from tablewatch.sim.scenarios import example
+from tests.conftest import SHARED
 
-PHH = Path("/work/shared/data/hands/high_stakes/ps_1000nl_.phh")
+PHH = SHARED / "data/hands/high_stakes/ps_1000nl_.phh"
 
 
 def invoke(*args: str):

@@ -27,8 +27,9 @@ from tablewatch.events import (
 from tablewatch.sim.scenario import VIOLATION_TYPES
 from tablewatch.sim.scenarios import example
 from tablewatch.sim.session import Simulation
+from tests.conftest import SHARED
 
-PHH = Path("/work/shared/data/hands/high_stakes/ps_1000nl_.phh")
+PHH = SHARED / "data/hands/high_stakes/ps_1000nl_.phh"
 
 
 def replay(text: str) -> list[HandHistory]:
@@ -158,3 +159,36 @@ def test_the_rules_layer_finds_each_injected_violation_in_the_truth(all_violatio
             continue
         hits = [f for f in found if f.rule_id == injected.rule_id and injected.ts - 0.5 <= f.ts <= injected.end_ts + 2]
         assert hits, injected
+
+
+@pytest.mark.parametrize(("when", "before"), [("before", True), ("after", False)])
+def test_a_declaration_comes_when_the_scenario_says(tmp_path: Path, when: str, before: bool) -> None:
+    import yaml
+
+    from tablewatch.sim.scenario import load_scenario
+
+    data = {"players": [{"seat": 1, "name": "A", "stack": 5000}, {"seat": 2, "name": "B", "stack": 5000}],
+            "hands": [{"button": 1, "actions": [{"do": "s1 cbr 300", "declare": "raise 300", "declare_at": when},
+                                                "s2 f"]}]}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data))
+    sim = Simulation(load_scenario(path))
+    said = [e for e in sim.events if isinstance(e, Declaration)]
+    bet = [e for e in sim.events if isinstance(e, BetMotion) and e.seat == 1]
+    assert len(said) == 1 and said[0].amount == 300 and len(bet) == 1
+    assert (said[0].ts < bet[0].ts) is before
+
+
+def test_held_out_art_stays_out_of_training_scenes() -> None:
+    import random
+
+    from tablewatch.sim.assets import HELD_OUT_DECKS
+    from tablewatch.sim.dataset import random_scenario
+
+    rng = random.Random(5)
+    train = [random_scenario(rng) for _ in range(12)]
+    assert all(s.deck not in HELD_OUT_DECKS and s.felt != "grey" for s in train)
+    held = random_scenario(rng, held_out=True)
+    assert held.deck in HELD_OUT_DECKS and held.felt == "grey"
+    for scenario in train[:3]:  # the random policy's actions are legal: the hands play to the end
+        assert Simulation(scenario).hands

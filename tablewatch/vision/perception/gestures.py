@@ -39,7 +39,7 @@ from tablewatch.vision.perception.scene import Arm, Settle
 
 GAP_S = 0.5  # an arm unseen this long has left (a bet's motions come back within it)
 DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle
-TAP_MAX_S = 1.6
+TAP_MAX_S = 1.0
 LINE_DEPTH_MM = 15.0  # a hand this far beyond the line is over it
 OBSCURE_AFTER_S = 1.5
 GATHER_GAP_S = 1.2
@@ -106,6 +106,7 @@ class Gestures:
         self.open: dict[str, Episode] = {}
         self.closed: list[Episode] = []
         self.found: list[Found] = []
+        self.log: list[Found] | None = None  # every classified settle, when a caller wants to look
         self.dealer_path: list[Sample] = []
         self.hand_open = False  # between the first card dealt and the pot pushed
         self.dealt: dict[int, int] = {}
@@ -123,7 +124,7 @@ class Gestures:
     def arms(self, t: float, arms: list[Arm]) -> list[Event]:
         out: list[Event] = []
         for arm in arms:
-            zone = self.layout.zone_at(*arm.tip_mm)
+            zone = self.layout.zone_at(*arm.palm_mm)
             depth = self._depth(arm.actor, arm.tip_mm)
             sample = Sample(t=t, tip=arm.tip_mm, zone=zone, depth=depth)
             if arm.actor == "dealer":
@@ -150,7 +151,7 @@ class Gestures:
     def _seat_sample(self, ep: Episode, s: Sample) -> list[Event]:
         out: list[Event] = []
         seat = int(ep.actor[4:])
-        interesting = s.zone == f"seat{seat}.bet" or s.zone == "pot" or (
+        interesting = s.zone == "pot" or (
             s.zone.startswith("seat") and not s.zone.startswith(f"seat{seat}."))
         if interesting and s.zone not in ep.zones_entered:
             ep.zones_entered.add(s.zone)
@@ -173,19 +174,29 @@ class Gestures:
         if s.t - self.pushed.get(seat, -1e9) < 2.0:
             return []
         before = [p.zone for p in self.dealer_path if s.t - 2.0 <= p.t < s.t]
-        came_from = [z for z in before if z == "pot" or (z.endswith(".stack") and z != s.zone)]
-        if not came_from or f"seat{seat}.bet" in before[-3:]:
-            return []
+        pot_emptied = any(f.zone == "pot" and f.what == "chips_out" and s.t - 3.0 <= f.t <= s.t for f in self.found)
+        from_pot = "pot" in before and pot_emptied
+        moved_on = any(z.endswith(".stack") and z != s.zone and s.t - self.pushed.get(_seat_of(z) or 0, -1e9) < 5.0
+                       for z in before)  # a pot pushed to the wrong seat, moved on to the right one
+        last_pot = max((i for i, z in enumerate(before) if z == "pot"), default=-1)
+        if not (from_pot or moved_on) or (not moved_on and last_pot < 0):
+            return []  # an uncalled bet going back to its owner is no pot
         self.pushed[seat] = s.t
-        self.hand_open = False
         return [self._event(PotPushed, s.t, seat=seat)]
 
     # --- settles ----------------------------------------------------------------------------------------
 
     def settled(self, f: Found) -> list[Event]:
         self.found.append(f)
+        if self.log is not None:
+            self.log.append(f)
         self.found = [x for x in self.found if x.t > f.t - 10.0]
         zone, seat = f.zone, _seat_of(f.zone)
+        if f.what == "card_out" and zone.startswith("board"):
+            self.hand_open = False  # the dealer clears the cards: the hand is over
+        if f.what == "card_on_card" and zone == "burn" and f.t - self.last_burn > 0.35:
+            self.last_burn = f.t
+            return [self._event(CardBurned, f.t)]
         if f.what == "card_in":
             if seat is not None and zone.endswith(".stack"):
                 return self._dealt(f, seat)
@@ -200,7 +211,8 @@ class Gestures:
             if seat is not None and zone.endswith(".bet") and not f.face_up and seat not in self.mucked:
                 self.mucked.add(seat)
                 return [self._event(CardsMucked, f.t, seat=seat, count=2)]
-        if f.what in ("chips_in", "chips_out") and (zone == "pot" or (zone.endswith(".bet") and f.what == "chips_out")):
+        bet_emptied = zone.endswith(".bet") and f.what == "chips_out" and f"seat{seat}" not in self.open
+        if (zone == "pot" and f.what == "chips_in") or bet_emptied:
             self.gather.append(f.t)
         return []
 
@@ -231,22 +243,29 @@ class Gestures:
     def _episode(self, ep: Episode) -> list[Event]:
         seat = int(ep.actor[4:])
         window = [f for f in self.found if ep.start - 0.2 <= f.t <= ep.last + DECIDE_S]
-        bet_zone = f"seat{seat}.bet"
+        bet_zone, stack_zone = f"seat{seat}.bet", f"seat{seat}.stack"
         times = ep.motions()
-        if times:
-            if any(f.zone == bet_zone and f.what == "card_in" for f in window):
-                return []  # a fold (reported when the cards arrived) or cards shown
-            chips: Chips = Chips()
-            for f in window:
-                if f.zone == bet_zone and f.what == "chips_in":
-                    chips = chips + Chips.of(f.chips)
+        cards_went = any((f.zone == stack_zone and f.what == "card_out") or (f.zone == bet_zone and f.what == "card_in")
+                         for f in window)
+        if cards_went:  # a fold: the hole cards left the stack for the bet area (and the muck)
+            if seat in self.mucked:
+                return []
+            self.mucked.add(seat)
+            return [self._event(CardsMucked, times[-1] if times else ep.last, seat=seat, count=2)]
+        chips: Chips = Chips()
+        for f in window:
+            if f.zone == bet_zone and f.what == "chips_in":
+                chips = chips + Chips.of(f.chips)
+        chip_evidence = chips.count > 0 or any(f.zone == stack_zone and f.what.startswith("chips") for f in window)
+        short = ep.last - ep.start <= TAP_MAX_S
+        if times and (chip_evidence or not short):
+            entered = next((s.t for s in ep.samples if s.zone == bet_zone), times[0])
+            out = [self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)]
             if not self.hand_open:  # a blind or an ante before the cards: no action
-                return [self._event(ChipsMoved, times[-1], seat=seat, src=f"seat{seat}.stack", dst=bet_zone,
-                                    chips=chips)]
-            return [self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
-                                motion_times=tuple(round(x, 3) for x in times))]
-        moved = any(f.zone.startswith(f"seat{seat}.") and f.what.startswith("chips") for f in window)
-        if not moved and ep.last - ep.start <= TAP_MAX_S:
+                return out + [self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
+            return out + [self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
+                                      motion_times=tuple(round(x, 3) for x in times))]
+        if short and not chip_evidence:
             deepest = max(ep.samples, key=lambda s: np.hypot(*np.subtract(s.tip, self._origin(seat))))
             near = [s.t for s in ep.samples if np.hypot(*np.subtract(s.tip, deepest.tip)) < 30.0]
             return [self._event(Tap, max(near), seat=seat)]

@@ -140,13 +140,16 @@ class Perception:
         after, before = s.after[s.mask], s.before[s.mask]
         back, face = self.look.card_like(after)
         cardish = float((back | face).mean())
+        b_back, b_face = self.look.card_like(before)
+        was_card = float((b_back | b_face).mean()) >= 0.5
+        if cardish >= 0.5 and 0.08 * CARD_AREA <= s.area_mm2 < 0.3 * CARD_AREA and float(face.mean()) < 0.3:
+            return Found(t=t, zone=s.zone, what="card_on_card", centre=s.centre_mm)  # e.g. a burn on the burn pile
         if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
             up = float(face.mean()) > float(back.mean())
             card = self._identify(s) if up else None
             return Found(t=t, zone=s.zone, what="card_in", face_up=up, card=card, centre=s.centre_mm)
         if float(self.look.felt_like(after).mean()) >= 0.6:
-            b_back, b_face = self.look.card_like(before)
-            if float((b_back | b_face).mean()) >= 0.5:
+            if was_card:
                 return Found(t=t, zone=s.zone, what="card_out", centre=s.centre_mm)
             return Found(t=t, zone=s.zone, what="chips_out", chips=self.look.chip_counts(before), centre=s.centre_mm)
         chips = self.look.chip_counts(after)

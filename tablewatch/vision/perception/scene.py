@@ -21,13 +21,17 @@ MOTION_DIFF = 16  # between consecutive processed frames: the pixel moved
 ARM_MIN_MM2 = 9000.0  # an arm seen from above is at least ~95 mm wide and reaches 100 mm in
 SETTLE_MIN_MM2 = 500.0  # a third of a chip's top: smaller changes are noise
 ARM_GUARD_PX = 5
-EDGE_MM = 70.0  # pixels this close to an arm are not absorbed (blur and shadow around it)
+EDGE_MM = 70.0
+ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
+WARM_UP_S = 0.5
+PALM_MM = 50.0  # the first moments only learn the table  # pixels this close to an arm are not absorbed (blur and shadow around it)
 
 
 @dataclass(frozen=True)
 class Arm:
     actor: str  # "dealer" or "seatN"
-    tip_mm: tuple[float, float]
+    tip_mm: tuple[float, float]  # the leading edge of the hand
+    palm_mm: tuple[float, float]  # the middle of the hand, PALM_MM back from the tip towards the owner
     area_mm2: float
 
 
@@ -58,56 +62,84 @@ class SceneTracker:
         self.origins["dealer"] = np.array(layout.dealer_position, float)
         edge = round(EDGE_MM * plane.scale)
         inner = cv2.erode(plane.felt.astype(np.uint8), np.ones((2 * edge + 1,) * 2, np.uint8)) > 0
-        self.outside = ~inner  # the felt's edge and beyond: every arm crosses it (a dark sleeve over a dark rail may not show)
+        outside = (~inner).astype(np.uint8)  # the felt's edge and beyond: every arm crosses it
+        self.outside_small = cv2.resize(outside, (outside.shape[1] // 2, outside.shape[0] // 2),
+                                        interpolation=cv2.INTER_NEAREST) > 0
         a = plane.scale**2
         self.arm_min_px, self.settle_min_px = ARM_MIN_MM2 * a, SETTLE_MIN_MM2 * a
         self.fg: np.ndarray | None = None
+        self.t0: float | None = None
+        self.actor_names = [""] + list(self.origins)
+        self.actor_ids = {a: i for i, a in enumerate(self.actor_names) if a}
+        self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
 
     def update(self, rectified: np.ndarray, t: float) -> tuple[list[Arm], list[Settle]]:
         cur = cv2.GaussianBlur(rectified, (3, 3), 0)
         if self.ref is None or self.prev is None or self.still_since is None:
             self.ref, self.prev = cur.copy(), cur
-            self.still_since = np.full(cur.shape[:2], t, np.float64)
+            self.still_since = np.full(cur.shape[:2], t, np.float32)
+            self.t0 = t
             return [], []
-        moved = cv2.absdiff(cur, self.prev).max(axis=2) > MOTION_DIFF
-        self.still_since[moved] = t
+        if self.t0 is not None and t - self.t0 < WARM_UP_S:
+            self.ref, self.prev = cur.copy(), cur
+            return [], []
+        moved = _channel_max(cv2.absdiff(cur, self.prev)) > MOTION_DIFF
+        self.still_since = np.where(moved, np.float32(t), self.still_since)
         self.prev = cur
-        diff = cv2.absdiff(cur, self.ref).max(axis=2)
-        fg = diff > FG_DIFF
+        fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
         fg_clean = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         arms, arm_mask = self._arms(fg_clean)
         guard = cv2.dilate(arm_mask, np.ones((2 * ARM_GUARD_PX + 1,) * 2, np.uint8)) > 0
-        absorb = (t - self.still_since >= self.still_s) & ~guard
+        absorb = ((t - self.still_since) >= self.still_s) & ~guard
         changed = absorb & fg
-        settles = self._settles(changed, cur, t) if changed.any() else []
-        self.ref[absorb] = cur[absorb]
+        settles = self._settles(changed, cur, t) if cv2.countNonZero(changed.view(np.uint8)) else []
+        cv2.copyTo(cur, absorb.view(np.uint8), self.ref)
         self.fg = fg_clean > 0
         return arms, settles
 
     def _arms(self, fg: np.ndarray) -> tuple[list[Arm], np.ndarray]:
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
-        arm_mask = np.zeros(fg.shape, np.uint8)
+        """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each."""
+        small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(small, connectivity=8)
+        arm_small = np.zeros(small.shape, np.uint8)
+        owners = np.zeros(small.shape, np.uint8)
         best: dict[str, Arm] = {}
         for k in range(1, n):
             x, y, w, h, area = stats[k]
-            if area < self.arm_min_px:
+            if area * 4 < self.arm_min_px:
                 continue
             comp = labels[y:y + h, x:x + w] == k
-            out = comp & self.outside[y:y + h, x:x + w]
+            out = comp & self.outside_small[y:y + h, x:x + w]
             if out.sum() < 0.02 * area:
                 continue  # a large thing entirely on the felt is no arm (a card fan, a pushed pot)
-            ys, xs = np.nonzero(out)
-            root = self.plane.to_mm(np.array([xs.mean() + x, ys.mean() + y]))
-            actor = min(self.origins, key=lambda a: float(np.hypot(*(self.origins[a] - root))))
             ys, xs = np.nonzero(comp)
-            pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1))
+            pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)
+            actor = self._owner(comp, (x, y), pts)
+            if actor is None:
+                continue
             d = np.hypot(*(pts - self.origins[actor]).T)
             far = pts[d >= d.max() - 25.0].mean(axis=0)  # the hand's leading edge, averaged
-            arm = Arm(actor=actor, tip_mm=(float(far[0]), float(far[1])), area_mm2=float(area / self.plane.scale**2))
+            back = self.origins[actor] - far
+            palm = far + back / max(float(np.hypot(*back)), 1.0) * PALM_MM
+            arm = Arm(actor=actor, tip_mm=(float(far[0]), float(far[1])), palm_mm=(float(palm[0]), float(palm[1])),
+                      area_mm2=float(4 * area / self.plane.scale**2))
             if actor not in best or arm.area_mm2 > best[actor].area_mm2:
                 best[actor] = arm
-            arm_mask[y:y + h, x:x + w][comp] = 255
-        return list(best.values()), arm_mask
+            arm_small[y:y + h, x:x + w][comp] = 255
+            owners[y:y + h, x:x + w][comp] = self.actor_ids[actor]
+        self.owners = owners
+        return list(best.values()), cv2.resize(arm_small, (fg.shape[1], fg.shape[0]), interpolation=cv2.INTER_NEAREST)
+
+    def _owner(self, comp: np.ndarray, at: tuple[int, int], pts: np.ndarray) -> str | None:
+        """Whose arm: the owner of the arm it overlaps in the previous frame, else the nearest place."""
+        x, y = at
+        h, w = comp.shape
+        if self.owners is not None:
+            ids = self.owners[y:y + h, x:x + w][comp]
+            ids = ids[ids > 0]
+            if ids.size > 0.2 * comp.sum():
+                return self.actor_names[int(np.bincount(ids).argmax())]
+        return _nearest_owner(pts, self.origins)
 
     def _settles(self, changed: np.ndarray, cur: np.ndarray, t: float) -> list[Settle]:
         assert self.ref is not None
@@ -127,3 +159,32 @@ class SceneTracker:
                               box=(int(x), int(y), int(x + w), int(y + h)), mask=comp,
                               before=self.ref[y:y + h, x:x + w].copy(), after=cur[y:y + h, x:x + w].copy()))
         return out
+
+
+def _channel_max(img: np.ndarray) -> np.ndarray:
+    """Per pixel, the largest of the three channels (cv2, much faster than numpy's max over an axis)."""
+    b, g, r = cv2.split(img)
+    return cv2.max(cv2.max(b, g), r)
+
+
+def _nearest_owner(pts: np.ndarray, origins: dict[str, np.ndarray]) -> str | None:
+    """The place an arm points back to: near the line of the arm, and near its nearer end.
+
+    A dark sleeve over a dark rail does not show, so the visible arm may start well inside the felt; its
+    direction still points at the shoulder.
+    """
+    centre = pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(pts - centre, full_matrices=False)
+    axis = vt[0]
+    along = (pts - centre) @ axis
+    ends = (centre + axis * along.min(), centre + axis * along.max())
+    best, best_score = None, np.inf
+    for actor, o in origins.items():
+        end = min(ends, key=lambda e: float(np.hypot(*(o - e))))
+        v = o - centre
+        perp = abs(float(v[0] * axis[1] - v[1] * axis[0]))
+        reach = float(np.hypot(*(o - end)))
+        score = perp + 0.25 * reach
+        if reach <= ROOT_MAX_MM + 250.0 and score < best_score:
+            best, best_score = actor, score
+    return best
