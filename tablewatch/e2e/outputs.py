@@ -129,12 +129,13 @@ class MqttOutput:
 
     def __init__(self, publisher: Any) -> None:
         self.publisher = publisher  # tablewatch.alerts.publisher.Publisher, started by the caller
+        self.alert_ids: dict[Violation, str] = {}
 
     def on_event(self, event: Event) -> None:
         self.publisher.publish_event(event)
 
     def on_violation(self, violation: Violation) -> None:
-        self.publisher.publish_violation(violation)
+        self.alert_ids[violation] = self.publisher.publish_violation(violation)
 
     def on_hand(self, hand: Any) -> None:
         from tablewatch.history.phh import dumps_phh

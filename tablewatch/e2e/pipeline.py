@@ -99,7 +99,7 @@ class TablePipeline:
     """Runs one table. ``start()`` lists the steps, ``stop()`` undoes them in reverse."""
 
     def __init__(self, *, rules: Rules, outputs: Iterable[Output], sources: Iterable[EventSource] = (),
-                 fusion: SceneFusion | None = None, lateness: float = 0.3) -> None:
+                 fusion: SceneFusion | None = None, lateness: float = 0.15) -> None:
         self.rules = rules
         self.outputs = list(outputs)
         self.sources = list(sources)

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput
 from tablewatch.e2e.pipeline import Output, TablePipeline
@@ -20,6 +20,12 @@ from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
 from tablewatch.sim.session import Simulation
+
+
+class FrameSink(Protocol):
+    """Takes each frame the session renders, on the session's clock (the evidence ring buffer)."""
+
+    def __call__(self, ts: float, frame: Any) -> None: ...
 
 
 @dataclass
@@ -93,9 +99,11 @@ class SimulatedTable:
 
     def __init__(self, out: Path, *, game: GameConfig, table: str = "T01", camera: CameraMode = "truth",
                  rfid: bool = True, fps: float = 15.0, extra_outputs: Sequence[Output] = (),
-                 store_url: str | None = None, gap_s: float = 2.0) -> None:
+                 store_url: str | None = None, gap_s: float = 2.0, rfid_period: float | None = None,
+                 render_fps: float = 0.0, frame_sinks: Sequence[FrameSink] = ()) -> None:
         out.mkdir(parents=True, exist_ok=True)
         self.out, self.camera, self.use_rfid, self.fps, self.gap_s = out, camera, rfid, fps, gap_s
+        self.rfid_period, self.render_fps, self.frame_sinks = rfid_period, render_fps, list(frame_sinks)
         self.clock = AlertClock()
         self.history = HandHistoryOutput(out / "hands", store_url=store_url)
         self.outputs: list[Output] = [self.clock, FilesOutput(out), self.history, *extra_outputs]
@@ -112,11 +120,14 @@ class SimulatedTable:
         self.sims.append(sim)
         self.injected += [InjectedTruth(v.type, v.rule_id, self.hand_no, v.ts + self.offset, v.end_ts + self.offset,
                                         tuple(v.seats)) for v in sim.violations]
-        reader = SimulatedRfid.start(sim) if self.use_rfid else None
+        reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
         try:
-            for step in session_steps(sim, reader, camera=self.camera, fps=self.fps):
+            for step in session_steps(sim, reader, camera=self.camera, fps=self.fps, render_fps=self.render_fps):
                 self.clock.now, self.clock.step_started = step.t + self.offset, time.perf_counter()
-                self.frames += step.frame is not None
+                if step.frame is not None:
+                    self.frames += 1
+                    for sink in self.frame_sinks:
+                        sink(step.t + self.offset, step.frame)
                 for event in step.events:
                     self.pipeline.process(on_session_clock(event, offset=self.offset, hand_no=self.hand_no))
         finally:
@@ -136,13 +147,15 @@ class SimulatedTable:
 
 def run_simulated_session(sims: Sequence[Simulation], out: Path, *, camera: CameraMode = "truth",
                           extra_outputs: Sequence[Output] = (), fps: float = 15.0, rfid: bool = True,
-                          store_url: str | None = None) -> SessionResult:
+                          store_url: str | None = None, rfid_period: float | None = None,
+                          render_fps: float = 0.0, frame_sinks: Sequence[FrameSink] = ()) -> SessionResult:
     """Play the hands of ``sims`` through the real pipeline; events, alerts and hands are written under ``out``."""
     if not sims:
         raise ValueError("A session needs at least one simulated hand.")
     started = time.perf_counter()
     table = SimulatedTable(out, game=game_for(sims[0]), table=sims[0].scenario.table, camera=camera, rfid=rfid,
-                           fps=fps, extra_outputs=extra_outputs, store_url=store_url)
+                           fps=fps, extra_outputs=extra_outputs, store_url=store_url, rfid_period=rfid_period,
+                           render_fps=render_fps, frame_sinks=frame_sinks)
     try:
         for sim in sims:
             table.play(sim)

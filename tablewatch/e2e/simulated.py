@@ -53,7 +53,8 @@ class SimulatedRfid:
     clock_value: list[float] = field(default_factory=lambda: [0.0])
 
     @classmethod
-    def start(cls, sim: Simulation, *, leave_after: float = 1.0) -> SimulatedRfid:
+    def start(cls, sim: Simulation, *, leave_after: float = 1.0, period: float | None = None) -> SimulatedRfid:
+        """Serve ``sim``'s antennas on a pty; read them every ``period`` s (default: the scenario's)."""
         nodes = antenna_nodes(sim.run)
         emulator = ReaderEmulator(nodes, seed=sim.scenario.seed)
         url = emulator.serve_pty()
@@ -63,7 +64,7 @@ class SimulatedRfid:
         clock_value = [0.0]
         config = ReaderConfig(url=url, name="rfid-sim", antennas=nodes, response_timeout=0.5, offline_after=30.0)
         poller = ReaderPoller(config, table=sim.scenario.table, clock=lambda: clock_value[0], ledger=ledger)
-        return cls(sim=sim, emulator=emulator, poller=poller, period=sim.scenario.timing.rfid_period,
+        return cls(sim=sim, emulator=emulator, poller=poller, period=period or sim.scenario.timing.rfid_period,
                    clock_value=clock_value)
 
     def read_at(self, t: float) -> list[Event]:
@@ -93,14 +94,18 @@ class Step:
 
 def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: CameraMode = "truth",
                   perceive: Callable[[object, float], list[Event]] | None = None,
-                  fps: float = 15.0) -> Iterator[Step]:
+                  fps: float = 15.0, render_fps: float = 0.0) -> Iterator[Step]:
     """One simulated hand in time order: RFID sweeps and camera reports (truth, or vision on frames).
 
-    RFID reading starts when the hand does, so the chips already on the table are the ledger's first
-    read (a baseline), not chips that appeared.
+    Steps come every ``1 / fps`` s. With ``camera="vision"`` every step carries a rendered frame and
+    ``perceive(frame, t)`` gives the camera's events; with ``camera="truth"``, ``render_fps`` > 0 still
+    renders frames that often (for evidence clips). RFID reading starts when the hand does, so the chips
+    already on the table are the ledger's first read (a baseline), not chips that appeared.
     """
     truth = camera_truth(sim) if camera == "truth" else []
-    frames = iter(sim.frames(resolution="720p", fps=fps)) if camera == "vision" else None
+    frame_fps = fps if camera == "vision" else render_fps
+    frames = iter(sim.frames(resolution="720p", fps=frame_fps, labels=False)) if frame_fps > 0 else None
+    pending = next(frames, None) if frames else None
     period = rfid.period if rfid else float("inf")
     step = 1.0 / fps
     t, i = 0.0, 0
@@ -114,10 +119,9 @@ def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: Camera
             events.append(truth[i])
             i += 1
         frame = None
-        if frames is not None and perceive is not None:
-            rendered = next(frames, None)
-            if rendered is not None:
-                frame = rendered.image
+        if frames is not None and pending is not None and pending.t <= t + 1e-6:
+            frame, pending = pending.image, next(frames, None)
+            if camera == "vision" and perceive is not None:
                 events += perceive(frame, t)
         yield Step(t=t, events=sorted(events, key=lambda e: e.ts), frame=frame)
         t = round(t + step, 6)

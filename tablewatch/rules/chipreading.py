@@ -356,12 +356,11 @@ def _payment(reading: Reading, placed: int, bet: PhysicalBet) -> Reading:
     if bet.chips.count == 0:
         return reading
     out = _with_change(reading, placed)
-    if reading.action in ("fold", "check") or placed > reading.to:
-        if reading.action in ("fold", "check") or (reading.action != "call" and placed > reading.to):
-            out = out.with_finding(Finding(
-                rule_id="TDA-27A", title="Chips do not match the declaration",
-                observed=f"declared {reading.action} {reading.to}; chips put out bring the bet to {placed}",
-                ruling="the declaration came first and governs; the floor decides if unclear (Rule 1)"))
+    if reading.action in ("fold", "check") or (placed > reading.to and reading.action != "call"):
+        out = out.with_finding(Finding(
+            rule_id="TDA-27A", title="Chips do not match the declaration",
+            observed=f"declared {reading.action} {reading.to}; chips put out bring the bet to {placed}",
+            ruling="the declaration came first and governs; the floor decides if unclear (Rule 1)"))
     elif placed < reading.to:
         out = out.with_finding(Finding(
             rule_id="TDA-27A", title="Chips short of the declaration",

@@ -72,7 +72,7 @@ class SceneFusion:
     no such sensor, so reports are not held back waiting for a twin that will never come.
     """
 
-    window: float = 0.4
+    window: float = 0.3
     expect_rfid: bool = True
     expect_camera: bool = True
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)

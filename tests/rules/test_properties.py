@@ -18,7 +18,8 @@ def games(draw: st.DrawFn) -> tuple[GameConfig, dict[int, int]]:
     n = draw(st.integers(2, 6))
     bb = draw(st.sampled_from([2, 10, 100]))
     variant = draw(st.sampled_from([Variant.NLHE, Variant.PLHE, Variant.PLO]))
-    stacks = draw(st.lists(st.integers(bb // 2 + 1, 150 * bb), min_size=n, max_size=n))
+    # blinds are never short here: a short big blind is where the TDA and pokerkit's ledger part (EX-7, EX-20)
+    stacks = draw(st.lists(st.integers(bb + 1, 150 * bb), min_size=n, max_size=n))
     config = GameConfig(variant=variant, small_blind=bb // 2, big_blind=bb, chip_denominations=DENOMS)
     return config, dict(zip(range(1, n + 1), stacks, strict=True))
 
@@ -47,26 +48,29 @@ def test_limits_agree_with_pokerkit_and_physical_bets_read_back(game: tuple[Game
         state, view = engine.state, hand.view(seat)
         pk_min = state.min_completion_betting_or_raising_to_amount
         pk_max = state.max_completion_betting_or_raising_to_amount
-        if view.can_raise:
+        short_blind = view.cur != max(state.bets)  # a short big blind counts in full (EX-7/20, Appendix C)
+        if view.can_raise and not short_blind:
             assert pk_min is not None and pk_max is not None
             assert pk_min <= view.min_raise_to <= view.max_raise_to <= pk_max
-            if view.structure == "PL" and view.cur == max(state.bets):
+            if view.structure == "PL":
                 assert view.max_raise_to == pk_max  # the pot-limit maximum (ENG-08)
             if view.structure == "NL":
                 assert view.max_raise_to == pk_max == view.bet + view.stack
         counts = data.draw(st.dictionaries(st.sampled_from(DENOMS), st.integers(1, 4), min_size=1, max_size=3))
         chips = Chips.of(counts)
-        if chips.value <= view.stack and view.cur == max(state.bets):  # (a short blind: Appendix C)
+        if chips.value <= view.stack and not short_blind:
             reading = read_bet(view.context(), PhysicalBet(chips=chips, chips_ts=1.0))
             if reading.to > max(state.bets):
                 assert state.can_complete_bet_or_raise_to(reading.to), (reading, pk_min, pk_max)
             else:
                 assert reading.action in ("call", "check") and state.can_check_or_call()
-        choices = (["f"] if view.to_call else []) + ["cc"] + (["cbr"] if view.can_raise else [])
+        can_raise = view.can_raise and (not short_blind or state.can_complete_bet_or_raise_to(view.min_raise_to))
+        choices = (["f"] if view.to_call else []) + ["cc"] + (["cbr"] if can_raise else [])
         kind = data.draw(st.sampled_from(choices))
         action = kind
         if kind == "cbr":
-            action = f"cbr {data.draw(st.integers(view.min_raise_to, view.max_raise_to))}"
+            top = min(view.max_raise_to, pk_max or view.max_raise_to)
+            action = f"cbr {data.draw(st.integers(view.min_raise_to, max(view.min_raise_to, top)))}"
         before = len(engine.actions)
         found = hand.act(seat, action, motions=data.draw(st.sampled_from([1, 1, 2])))
         assert not found, found

@@ -101,20 +101,21 @@ class Found:
 class Gestures:
     """Turns arms and classified settles into events (``source="vision"``)."""
 
-    def __init__(self, layout: TableLayout, *, table: str) -> None:
+    def __init__(self, layout: TableLayout, *, table: str, hand_in_progress: bool = False) -> None:
         self.layout, self.table = layout, table
         self.open: dict[str, Episode] = {}
         self.closed: list[Episode] = []
         self.found: list[Found] = []
         self.log: list[Found] | None = None  # every classified settle, when a caller wants to look
         self.dealer_path: list[Sample] = []
-        self.hand_open = False  # between the first card dealt and the pot pushed
+        self.hand_open = hand_in_progress  # from the first card dealt until the board is swept away
         self.dealt: dict[int, int] = {}
         self.board: set[int] = set()
         self.mucked: set[int] = set()
         self.last_burn = -1e9
         self.gather: list[float] = []
         self.pushed: dict[int, float] = {}
+        self.cleared: list[tuple[float, str]] = []
 
     def _event(self, cls: type[Event], ts: float, **fields: Any) -> Event:
         return cls(ts=round(ts, 3), table=self.table, source="vision", **fields)
@@ -192,8 +193,10 @@ class Gestures:
             self.log.append(f)
         self.found = [x for x in self.found if x.t > f.t - 10.0]
         zone, seat = f.zone, _seat_of(f.zone)
-        if f.what == "card_out" and zone.startswith("board"):
-            self.hand_open = False  # the dealer clears the cards: the hand is over
+        if f.what == "card_out" and zone.startswith("board."):
+            self.cleared = [(t, z) for t, z in self.cleared if t > f.t - 1.5] + [(f.t, zone)]
+            if len({z for _, z in self.cleared}) >= 2:
+                self.hand_open = False  # the dealer sweeps the board away: the hand is over
         if f.what == "card_on_card" and zone == "burn" and f.t - self.last_burn > 0.35:
             self.last_burn = f.t
             return [self._event(CardBurned, f.t)]
@@ -236,7 +239,8 @@ class Gestures:
             self.closed.remove(ep)
             out += self._episode(ep)
         if self.gather and t - self.gather[-1] > GATHER_GAP_S:
-            out.append(self._event(PotGathered, self.gather[-1]))
+            in_pot = [s.t for s in self.dealer_path if s.zone == "pot" and s.t >= self.gather[0] - 1.0]
+            out.append(self._event(PotGathered, max([self.gather[-1], *in_pot])))
             self.gather = []
         return out
 

@@ -42,7 +42,7 @@ class Perception:
 
     def __init__(self, *, layout: TableLayout, table: str, chips: ChipColours, deck: str | dict | None = None,
                  calibration: TableCalibration | None = None, calibration_frames: int = 3, px_per_mm: float = 0.3,
-                 still_s: float = 0.35) -> None:
+                 still_s: float = 0.35, min_interval_s: float = 0.09, hand_in_progress: bool = False) -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
         self.chips = chips
         self.deck = _load_deck(deck)
@@ -52,9 +52,10 @@ class Perception:
         self.plane: TablePlane | None = None
         self.scene: SceneTracker | None = None
         self.look: Appearance | None = None
-        self.gestures = Gestures(layout, table=table)
+        self.gestures = Gestures(layout, table=table, hand_in_progress=hand_in_progress)
+        self.min_interval_s = min_interval_s
+        self._last_done: float | None = None
         self._frame: np.ndarray | None = None
-        self._dt = 1 / 30
         self._last_ts: float | None = None
         self.timing = {"rectify": 0.0, "scene": 0.0, "events": 0.0, "frames": 0}
         if calibration is not None:
@@ -91,11 +92,12 @@ class Perception:
             raise PerceptionError(f"a frame must be a BGR uint8 image (H, W, 3); got {type(frame).__name__} {shape}")
         if self._last_ts is not None and ts <= self._last_ts:
             raise PerceptionError(f"frames must come in time order: {ts} after {self._last_ts}")
-        if self._last_ts is not None:
-            self._dt = 0.8 * self._dt + 0.2 * (ts - self._last_ts)
         self._last_ts = ts
         if self.plane is None and not self._calibrate(frame):
             return []
+        if self._last_done is not None and ts - self._last_done < self.min_interval_s:
+            return []  # analysis runs at about 1 / min_interval_s: motion between is slow enough to follow
+        self._last_done = ts
         assert self.plane is not None and self.scene is not None
         t0 = time.perf_counter()
         try:
@@ -136,7 +138,7 @@ class Perception:
 
     def _classify(self, s: Settle) -> Found:
         assert self.look is not None and self.plane is not None
-        t = s.t - self.still_s - 0.5 * self._dt
+        t = s.t - self.still_s - 0.5 * max(self.min_interval_s, 1 / 30)
         after, before = s.after[s.mask], s.before[s.mask]
         back, face = self.look.card_like(after)
         cardish = float((back | face).mean())

@@ -24,7 +24,8 @@ ARM_GUARD_PX = 5
 EDGE_MM = 70.0
 ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
 WARM_UP_S = 0.5
-PALM_MM = 50.0  # the first moments only learn the table  # pixels this close to an arm are not absorbed (blur and shadow around it)
+PALM_MM = 50.0
+GHOST_S = 40.0  # the first moments only learn the table  # pixels this close to an arm are not absorbed (blur and shadow around it)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,10 @@ class SceneTracker:
         fg_clean = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         arms, arm_mask = self._arms(fg_clean)
         guard = cv2.dilate(arm_mask, np.ones((2 * ARM_GUARD_PX + 1,) * 2, np.uint8)) > 0
-        absorb = ((t - self.still_since) >= self.still_s) & ~guard
+        still = t - self.still_since
+        # An arm never becomes table, unless it does not move at all for GHOST_S: then it is the imprint
+        # of an arm the reference once took in, seen where the arm has gone.
+        absorb = (still >= self.still_s) & (~guard | (still >= GHOST_S))
         changed = absorb & fg
         settles = self._settles(changed, cur, t) if cv2.countNonZero(changed.view(np.uint8)) else []
         cv2.copyTo(cur, absorb.view(np.uint8), self.ref)

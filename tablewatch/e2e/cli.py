@@ -1,0 +1,84 @@
+"""``tablewatch demo``, ``tablewatch bench`` and ``tablewatch run``."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from tablewatch.e2e.scenarios import DEMO_HANDS, HandSet, hand_simulations
+
+console = Console(highlight=False)
+
+
+def _simulate(hands_file: Path, *, hands: int, seed: int, first: int) -> HandSet:
+    with console.status(f"simulating {hands} hand(s) of {hands_file.name}…"):
+        try:
+            return hand_simulations(hands_file, hands=hands, seed=seed, first=first)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.command()
+@click.option("--hands", "hand_count", default=4, show_default=True, type=click.IntRange(1, 100),
+              help="Hands to play (from the real hands shipped with tablewatch).")
+@click.option("--phh", "hands_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=DEMO_HANDS,
+              help="Another PHH file to take the hands from.")
+@click.option("--mqtt", "mqtt_url", default=None, help="Publish to this broker (mqtt://host:port) instead of an "
+              "embedded one.")
+@click.option("--no-broker", is_flag=True, help="Publish nothing; alerts and hands go to the terminal and files.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/demo"),
+              show_default=True)
+@click.option("--seed", default=1, show_default=True)
+@click.option("--evidence-fps", default=4.0, show_default=True, help="Frames per second rendered for evidence clips "
+              "(0: none, faster).")
+def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: bool, out: Path, seed: int,
+         evidence_fps: float) -> None:
+    """A simulated table with violations, end to end: simulator → RFID emulator and driver → rules → MQTT."""
+    from tablewatch.e2e.demo import run_demo
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=1)
+    run_demo(hand_set, out=out, mqtt_url=mqtt_url, broker=not no_broker, evidence_fps=evidence_fps,
+             console=console)
+
+
+@click.command()
+@click.option("--phh", "hands_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=DEMO_HANDS,
+              show_default=True, help="PHH file the hands come from.")
+@click.option("--hands", "hand_count", default=8, show_default=True, type=click.IntRange(1, 5000))
+@click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
+@click.option("--seed", default=1, show_default=True)
+@click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only).")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/bench"),
+              show_default=True)
+def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, out: Path) -> None:
+    """Score the live pipeline on simulated hands with known violations; prints a table, writes JSON."""
+    from tablewatch.e2e.report import print_score, write_score_json
+    from tablewatch.e2e.score import score_session
+    from tablewatch.e2e.session import run_simulated_session
+
+    logging.basicConfig(level=logging.WARNING)
+    try:
+        hand_set = hand_simulations(hands_file, hands=hand_count, seed=seed, first=first)
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if not hand_set.sims:
+        raise click.ClickException(f"None of the hands could be simulated: {hand_set.skipped}")
+    started = time.perf_counter()
+    with console.status(f"playing {len(hand_set.sims)} hands through the pipeline…"):
+        result = run_simulated_session(hand_set.sims, out, rfid=not no_rfid)
+    score = score_session(result, skipped=hand_set.skipped)
+    print_score(score, console)
+    write_score_json(score, out / "bench.json")
+    console.print(f"written: {out / 'bench.json'} ({time.perf_counter() - started:.0f} s in all)")
+
+
+@click.command()
+def run() -> None:
+    """Run one live table (not available yet: use `tablewatch demo`)."""
+    raise click.ClickException("`tablewatch run` with live cameras is not built yet; `tablewatch demo` runs the "
+                               "same pipeline on a simulated table.")
