@@ -20,12 +20,12 @@ FG_DIFF = 30  # grey levels (max over channels) from the reference: foreground
 MOTION_DIFF = 16  # between consecutive processed frames: the pixel moved
 ARM_MIN_MM2 = 9000.0  # an arm seen from above is at least ~95 mm wide and reaches 100 mm in
 SETTLE_MIN_MM2 = 500.0  # a third of a chip's top: smaller changes are noise
-ARM_GUARD_PX = 5
-EDGE_MM = 70.0
+ARM_GUARD_PX = 5  # pixels this close to an arm are not absorbed (blur and shadow around it)
+EDGE_MM = 70.0  # the felt's outer band: every arm crosses it
 ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
-WARM_UP_S = 0.5
-PALM_MM = 50.0
-GHOST_S = 40.0  # the first moments only learn the table  # pixels this close to an arm are not absorbed (blur and shadow around it)
+WARM_UP_S = 1.0  # the first moments only learn the table
+PALM_MM = 50.0  # the middle of a hand, back from its leading edge
+GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ class SceneTracker:
         self.arm_min_px, self.settle_min_px = ARM_MIN_MM2 * a, SETTLE_MIN_MM2 * a
         self.fg: np.ndarray | None = None
         self.t0: float | None = None
+        self.warm: list[np.ndarray] = []
         self.actor_names = [""] + list(self.origins)
         self.actor_ids = {a: i for i, a in enumerate(self.actor_names) if a}
         self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
@@ -80,9 +81,11 @@ class SceneTracker:
             self.ref, self.prev = cur.copy(), cur
             self.still_since = np.full(cur.shape[:2], t, np.float32)
             self.t0 = t
+            self.warm = [cur]
             return [], []
         if self.t0 is not None and t - self.t0 < WARM_UP_S:
-            self.ref, self.prev = cur.copy(), cur
+            self.warm.append(cur)  # the first reference is the median of these: a moving arm leaves no trace
+            self.ref, self.prev = np.median(np.stack(self.warm[-7:]), axis=0).astype(np.uint8), cur
             return [], []
         moved = _channel_max(cv2.absdiff(cur, self.prev)) > MOTION_DIFF
         self.still_since = np.where(moved, np.float32(t), self.still_since)

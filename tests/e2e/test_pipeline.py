@@ -1,0 +1,78 @@
+"""The table pipeline: time ordering, fusion on the way, outputs that fail, lifecycle with sources."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from tablewatch.e2e.outputs import FilesOutput
+from tablewatch.e2e.pipeline import ReorderBuffer, TablePipeline
+from tablewatch.events import Event, Tap, Violation, load_events
+from tablewatch.rules.game import GameConfig
+from tablewatch.rules.table import TableRules
+
+
+def tap(ts: float, seat: int = 1) -> Tap:
+    return Tap(ts=ts, table="T1", source="vision", seat=seat)
+
+
+def test_reorder_buffer_releases_in_time_order_after_the_lateness() -> None:
+    buffer = ReorderBuffer(lateness=0.5)
+    assert buffer.push(tap(1.0)) == []
+    assert buffer.push(tap(0.8)) == []
+    assert [e.ts for e in buffer.push(tap(1.6))] == [0.8, 1.0]
+    assert [e.ts for e in buffer.drain()] == [1.6]
+
+
+class Broken:
+    def on_event(self, event: Event) -> None:
+        raise RuntimeError("disk full")
+
+    def on_violation(self, violation: Violation) -> None:
+        raise RuntimeError("disk full")
+
+    def on_hand(self, hand: Any) -> None:
+        raise RuntimeError("disk full")
+
+    def close(self) -> None:
+        raise RuntimeError("disk full")
+
+
+def test_a_failing_output_is_counted_and_the_others_still_get_everything(tmp_path: Path) -> None:
+    files = FilesOutput(tmp_path)
+    pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[Broken(), files], lateness=0.0)
+    for ts in (0.1, 0.2, 0.3):
+        pipeline.process(tap(ts))
+    pipeline.drain()
+    files.close()
+    assert [e.ts for e in load_events((tmp_path / "events.jsonl").read_text())] == [0.1, 0.2, 0.3]
+    assert pipeline.stats.output_errors == 3
+
+
+class ListSource:
+    """A source that pushes its events from its own thread, as a camera or reader does."""
+
+    name = "list"
+
+    def __init__(self, events: list[Event]) -> None:
+        self.events = events
+        self.thread: threading.Thread | None = None
+
+    def start(self, emit: Any) -> None:
+        self.thread = threading.Thread(target=lambda: [emit(e) for e in self.events])
+        self.thread.start()
+
+    def stop(self) -> None:
+        assert self.thread is not None
+        self.thread.join()
+
+
+def test_start_and_stop_process_everything_the_sources_sent(tmp_path: Path) -> None:
+    files = FilesOutput(tmp_path)
+    events = [tap(i / 10) for i in range(50)]
+    pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[files],
+                             sources=[ListSource(events)])
+    pipeline.start()
+    pipeline.stop()
+    assert load_events((tmp_path / "events.jsonl").read_text()) == events
