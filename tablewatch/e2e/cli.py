@@ -78,7 +78,21 @@ def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: boo
 
 
 @click.command()
-def run() -> None:
-    """Run one live table (not available yet: use `tablewatch demo`)."""
-    raise click.ClickException("`tablewatch run` with live cameras is not built yet; `tablewatch demo` runs the "
-                               "same pipeline on a simulated table.")
+@click.argument("config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--duration", type=float, default=None, help="Stop after this many seconds (default: until Ctrl-C).")
+@click.option("--validate", is_flag=True, help="Check the configuration file and exit.")
+def run(config_file: Path, duration: float | None, validate: bool) -> None:
+    """Run one live table from CONFIG_FILE (TOML or YAML: readers, console, cameras, broker, game, rules)."""
+    from tablewatch.config import ConfigError
+    from tablewatch.e2e.run import load_run_config, run_table
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_run_config(config_file)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if validate:
+        console.print(f"{config_file}: valid (table {config.table}, {len(config.readers)} reader line(s), "
+                      f"{len(config.cameras)} camera(s))")
+        return
+    run_table(config, console=console, duration=duration)

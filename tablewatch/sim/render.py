@@ -88,7 +88,7 @@ class Renderer:
         step = 8
         du = np.hypot(np.diff(mx[::step, ::step], axis=1), np.diff(my[::step, ::step], axis=1)) / step
         mm_per_px = float(np.percentile(du, 2))
-        scale = min(1.25 / max(mm_per_px, 1e-3), 7000.0 / max(x1 - x0, y1 - y0))
+        scale = min(1.0 / max(mm_per_px, 1e-3), 7000.0 / max(x1 - x0, y1 - y0))
         self.scale, self.origin = scale, (x0, y0)
         self.size = (math.ceil((x1 - x0) * scale) + 1, math.ceil((y1 - y0) * scale) + 1)
         fx = ((mx - x0) * scale).astype(np.float32)

@@ -67,18 +67,21 @@ class Appearance:
 
     def chip_counts(self, bgr: np.ndarray) -> dict[int, int]:
         """Chip tops by denomination among these pixels (a top shows its colour on about half its area)."""
+        out = {}
+        for value, n in self.chip_pixels(bgr).items():
+            if n >= 0.2 * self.chip_px:
+                out[value] = max(1, round(n / (0.55 * self.chip_px)))
+        return out
+
+    def chip_pixels(self, bgr: np.ndarray) -> dict[int, int]:
+        """How many of these pixels show each denomination's colour."""
         lab = _lab(bgr)
         d = lab[:, None, :] - self.chip_lab[None, :, :]
         dist = np.sqrt((d[..., 0] * 0.4) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2) / self.chip_spread
         best = dist.argmin(axis=1)
         ok = dist[np.arange(len(best)), best] < CHIP_DISTANCE
         ok &= ~self.felt_like(bgr)
-        out = {}
-        for k, value in enumerate(self.chip_values):
-            n = int(np.count_nonzero(ok & (best == k)))
-            if n >= 0.2 * self.chip_px:
-                out[value] = max(1, round(n / (0.55 * self.chip_px)))
-        return out
+        return {value: int(np.count_nonzero(ok & (best == k))) for k, value in enumerate(self.chip_values)}
 
     # --- card identity -------------------------------------------------------------------------------------
 

@@ -41,7 +41,7 @@ GAP_S = 0.5  # an arm unseen this long has left (a bet's motions come back withi
 DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle
 TAP_MAX_S = 1.0
 LINE_DEPTH_MM = 15.0  # a hand this far beyond the line is over it
-OBSCURE_AFTER_S = 1.5
+OBSCURE_AFTER_S = 1.0
 GATHER_GAP_S = 1.2
 HISTORY_S = 3.0
 
@@ -59,8 +59,6 @@ class Episode:
     actor: str
     samples: list[Sample] = field(default_factory=list)
     zones_entered: set[str] = field(default_factory=set)
-    obscured_since: float | None = None
-    obscured_reported: float = 0.0
 
     @property
     def start(self) -> float:
@@ -116,6 +114,8 @@ class Gestures:
         self.gather: list[float] = []
         self.pushed: dict[int, float] = {}
         self.cleared: list[tuple[float, str]] = []
+        self.obscured_reported: dict[int, float] = {}
+        self.chips_moved: list[int] = []  # seats whose stacks changed for a reason (read by the stack watch)
 
     def _event(self, cls: type[Event], ts: float, **fields: Any) -> Event:
         return cls(ts=round(ts, 3), table=self.table, source="vision", **fields)
@@ -157,14 +157,16 @@ class Gestures:
         if interesting and s.zone not in ep.zones_entered:
             ep.zones_entered.add(s.zone)
             out.append(self._event(HandInZone, s.t, seat=seat, actor=ep.actor, zone=s.zone))
-        if s.zone == f"seat{seat}.stack" and s.depth < 0:
-            ep.obscured_since = ep.obscured_since if ep.obscured_since is not None else s.t
-            held = s.t - ep.obscured_since
-            if held >= OBSCURE_AFTER_S and s.t - ep.obscured_reported >= 1.0:
-                ep.obscured_reported = s.t
-                out.append(self._event(StackObscured, s.t, seat=seat, duration=round(held, 2)))
-        else:
-            ep.obscured_since = None
+        return out
+
+    def obscured(self, t: float, hidden: dict[int, float]) -> list[Event]:
+        """A ``StackObscured`` a second for each stack whose largest chips are out of sight, once it lasts."""
+        out: list[Event] = []
+        for seat, since in hidden.items():
+            held = t - since
+            if held >= OBSCURE_AFTER_S and t - self.obscured_reported.get(seat, -1e9) >= 1.0 - 1e-6:
+                self.obscured_reported[seat] = t
+                out.append(self._event(StackObscured, t, seat=seat, duration=round(held, 2)))
         return out
 
     def _dealer_at(self, s: Sample) -> list[Event]:
@@ -183,6 +185,7 @@ class Gestures:
         if not (from_pot or moved_on) or (not moved_on and last_pot < 0):
             return []  # an uncalled bet going back to its owner is no pot
         self.pushed[seat] = s.t
+        self.chips_moved.append(seat)
         return [self._event(PotPushed, s.t, seat=seat)]
 
     # --- settles ----------------------------------------------------------------------------------------
@@ -264,6 +267,7 @@ class Gestures:
         short = ep.last - ep.start <= TAP_MAX_S
         if times and (chip_evidence or not short):
             entered = next((s.t for s in ep.samples if s.zone == bet_zone), times[0])
+            self.chips_moved.append(seat)
             out = [self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)]
             if not self.hand_open:  # a blind or an ante before the cards: no action
                 return out + [self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]

@@ -29,6 +29,7 @@ from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
 from tablewatch.vision.perception.gestures import Found, Gestures
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import SceneTracker, Settle
+from tablewatch.vision.perception.stacks import StackWatch
 
 CARD_AREA = CARD_W * CARD_H
 
@@ -52,6 +53,7 @@ class Perception:
         self.plane: TablePlane | None = None
         self.scene: SceneTracker | None = None
         self.look: Appearance | None = None
+        self.stacks: StackWatch | None = None
         self.gestures = Gestures(layout, table=table, hand_in_progress=hand_in_progress)
         self.min_interval_s = min_interval_s
         self._last_done: float | None = None
@@ -110,11 +112,16 @@ class Perception:
         if self.look is None:
             felt = np.median(flat[self.plane.felt & (self.plane.lines == 0)], axis=0)
             self.look = Appearance(felt_bgr=felt, chips=self.chips, deck=self.deck, px_per_mm=self.px_per_mm)
+            self.stacks = StackWatch(self.plane, self.look)
         self._frame = frame
         events = self.gestures.arms(ts, arms)
         for settle in settles:
             events += self.gestures.settled(self._classify(settle))
         events += self.gestures.decide(ts)
+        for seat in self.gestures.chips_moved:
+            self.stacks.reset(seat)
+        self.gestures.chips_moved.clear()
+        events += self.gestures.obscured(ts, self.stacks.update(ts, flat))
         t3 = time.perf_counter()
         for key, dt in (("rectify", t1 - t0), ("scene", t2 - t1), ("events", t3 - t2)):
             self.timing[key] += dt

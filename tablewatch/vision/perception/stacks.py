@@ -1,0 +1,63 @@
+"""Stacks whose largest chips can't be seen (TDA-16A): a hand over them, or big chips under small ones.
+
+Every ``period`` seconds each seat's stack zone is read on the live rectified frame (arms included, so
+a covering hand counts): how many pixels show each denomination. A seat's *largest* denomination is the
+biggest one seen there clearly; when its pixels fall below ``HIDDEN_SHARE`` of what they were, the
+stack is obscured until they come back. Chips that leave legitimately (a bet, a push) reset the
+baseline through ``reset``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablewatch.vision.perception.appearance import Appearance
+from tablewatch.vision.perception.plane import TablePlane
+
+HIDDEN_SHARE = 0.3
+MIN_PIXELS = 0.5  # of one chip top: less than this is no chip of that denomination
+
+
+@dataclass
+class SeatStack:
+    largest: int | None = None
+    baseline: int = 0
+    hidden_since: float | None = None
+
+
+class StackWatch:
+    def __init__(self, plane: TablePlane, look: Appearance, *, period: float = 0.5) -> None:
+        self.plane, self.look, self.period = plane, look, period
+        self.masks = {int(name[4:].split(".")[0]): plane.zone_masks[name] for name in plane.zone_masks
+                      if name.startswith("seat") and name.endswith(".stack")}
+        self.seats = {seat: SeatStack() for seat in self.masks}
+        self.last = -1e9
+
+    def reset(self, seat: int) -> None:
+        if seat in self.seats:
+            self.seats[seat] = SeatStack()
+
+    def update(self, t: float, flat: np.ndarray) -> dict[int, float]:
+        """Seat → time its largest chips went out of sight, for every stack obscured now."""
+        if t - self.last >= self.period:
+            self.last = t
+            for seat, mask in self.masks.items():
+                self._read(seat, self.look.chip_pixels(flat[mask]), t)
+        return {s: st.hidden_since for s, st in self.seats.items() if st.hidden_since is not None}
+
+    def _read(self, seat: int, pixels: dict[int, int], t: float) -> None:
+        st = self.seats[seat]
+        floor = MIN_PIXELS * self.look.chip_px
+        present = [d for d, n in pixels.items() if n >= floor]
+        top = max(present, default=None)
+        if st.largest is None or (top is not None and top > st.largest):
+            st.largest, st.baseline, st.hidden_since = top, pixels.get(top, 0) if top else 0, None
+            return
+        n = pixels.get(st.largest, 0)
+        if n < HIDDEN_SHARE * st.baseline:
+            st.hidden_since = st.hidden_since if st.hidden_since is not None else t
+        else:
+            st.hidden_since = None
+            st.baseline = max(st.baseline, n) if n < 2 * st.baseline else n

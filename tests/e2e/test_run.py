@@ -1,0 +1,91 @@
+"""``tablewatch run`` on real devices: an RFID reader emulator and a dealer console over real pty pairs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import serial
+from click.testing import CliRunner
+from rich.console import Console
+
+from tablewatch.devices.emulator import ReaderEmulator
+from tablewatch.e2e.cli import run as run_command
+from tablewatch.e2e.run import RunConfig, run_table
+from tablewatch.events import load_events
+from tablewatch.rules.game import GameConfig
+
+KNOWN = "E007000000000001"
+COUNTERFEIT = "E0FFFFFFFFFFFF01"
+
+
+@pytest.fixture
+def console_ports(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    a, b = tmp_path / "console-dealer", tmp_path / "console-table"
+    socat = subprocess.Popen(["socat", f"pty,raw,echo=0,link={a}", f"pty,raw,echo=0,link={b}"])
+    for _ in range(100):
+        if a.exists() and b.exists():
+            break
+        time.sleep(0.02)
+    else:
+        socat.kill()
+        pytest.skip("socat could not make a pty pair (apt-get install socat)")
+    yield str(a), str(b)
+    socat.kill()
+    socat.wait()
+
+
+def test_a_live_table_reports_a_counterfeit_chip_and_the_dealers_declarations(
+        tmp_path: Path, console_ports: tuple[str, str]) -> None:
+    dealer_end, table_end = console_ports
+    registry = tmp_path / "registry.csv"
+    registry.write_text(f"uid,denomination,chip_set\n{KNOWN},100,house\n")
+    with ReaderEmulator({"seat3.stack": 1}, tags={"seat3.stack": [KNOWN]}) as emulator:
+        url = emulator.serve_pty()
+        config = RunConfig(table="T09", game=GameConfig(), registry=registry, console=table_end, out=tmp_path / "out",
+                           readers=[{"url": url, "antennas": {"seat3.stack": 1}, "response_timeout": 0.2}])
+        dealer = serial.serial_for_url(dealer_end, timeout=0.2)
+
+        def play() -> None:
+            time.sleep(0.8)
+            emulator.add_tags("seat3.stack", [COUNTERFEIT])
+            dealer.write(b"3 raise 600\n")
+
+        threading.Thread(target=play, daemon=True).start()
+        with (tmp_path / "console.txt").open("w") as screen:
+            pipeline = run_table(config, console=Console(file=screen), duration=2.5, status_every=0.5)
+        dealer.close()
+    alerts = load_events((tmp_path / "out" / "alerts.jsonl").read_text())
+    events = load_events((tmp_path / "out" / "events.jsonl").read_text())
+    assert [a.rule_id for a in alerts] == ["TDA-16B"]
+    assert COUNTERFEIT in alerts[0].observed
+    declarations = [e for e in events if e.kind == "Declaration"]
+    assert [(d.seat, d.word, d.amount) for d in declarations] == [(3, "raise", 600)]
+    assert pipeline.stats.output_errors == 0
+    assert "online" in (tmp_path / "console.txt").read_text()
+
+
+def test_a_malformed_config_is_named_and_nothing_runs(tmp_path: Path) -> None:
+    bad = tmp_path / "table.toml"
+    bad.write_text('table = "T1"\ncamera = "rtsp://x"\n[game]\nbig_blind = -5\n')
+    result = CliRunner().invoke(run_command, [str(bad)])
+    assert result.exit_code != 0
+    assert "camera" in result.output and "big_blind" in result.output
+
+
+def test_validate_only(tmp_path: Path) -> None:
+    good = tmp_path / "table.toml"
+    good.write_text('table = "T7"\n[[readers]]\nurl = "loop://"\n')
+    result = CliRunner().invoke(run_command, [str(good), "--validate"])
+    assert result.exit_code == 0, result.output
+    assert "valid" in result.output and "T7" in result.output
+
+
+def test_the_cli_entry_point_exists() -> None:
+    out = subprocess.run([sys.executable, "-m", "tablewatch", "run", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "CONFIG_FILE" in out.stdout
