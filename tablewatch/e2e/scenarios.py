@@ -32,6 +32,7 @@ class HandShape:
 
     streets: int  # board deals: 0 preflop only, 1 flop, 2 turn, 3 river
     raises: tuple[int, ...]  # player-action indices of bets/raises
+    verbs: tuple[str, ...]  # every player action's verb (cbr, cc, f, sm …), by index
     calls: tuple[int, ...]  # player-action indices of calls facing a bet
     actors: tuple[tuple[int, int], ...]  # (action index, table seat) of every betting action
     folders: tuple[int, ...]  # table seats that fold
@@ -40,7 +41,7 @@ class HandShape:
 
 def hand_shape(hh: HandHistory) -> HandShape:
     seats = tuple(hh.seats) if hh.seats else tuple(range(1, len(hh.starting_stacks) + 1))
-    streets, raises, calls, actors, folders = 0, [], [], [], []
+    streets, raises, calls, actors, folders, verbs = 0, [], [], [], [], []
     facing_bet = True  # preflop the blinds are a bet
     index = 0
     for raw in hh.actions:
@@ -52,6 +53,7 @@ def hand_shape(hh: HandHistory) -> HandShape:
         if parts[0] == "d":
             continue
         seat = seats[int(parts[0][1:]) - 1]
+        verbs.append(parts[1])
         if parts[1] == "cbr":
             raises.append(index)
             facing_bet = True
@@ -62,15 +64,19 @@ def hand_shape(hh: HandHistory) -> HandShape:
         if parts[1] in {"cbr", "cc", "f"}:
             actors.append((index, seat))
         index += 1
-    return HandShape(streets=streets, raises=tuple(raises), calls=tuple(calls), actors=tuple(actors),
-                     folders=tuple(folders), seats=seats)
+    return HandShape(streets=streets, raises=tuple(raises), verbs=tuple(verbs), calls=tuple(calls),
+                     actors=tuple(actors), folders=tuple(folders), seats=seats)
 
 
 Injector = Callable[[HandShape], dict[str, Any] | None]
 
 
 def _string_raise(s: HandShape) -> dict[str, Any] | None:
-    return {"type": "string_raise", "action": s.raises[-1]} if s.raises else None
+    """On the last raise, and only if nobody calls it: the TDA ruling (the raise stands at its first motion)
+    would otherwise change every action after it, and the real hand no longer applies."""
+    if not s.raises or any(v != "f" for v in s.verbs[s.raises[-1] + 1:]):
+        return None
+    return {"type": "string_raise", "action": s.raises[-1]}
 
 
 def _burn(kind: str, street: str, needed: int) -> Injector:
@@ -93,9 +99,16 @@ def _exposed_in_deal(s: HandShape) -> dict[str, Any] | None:
     return {"type": "card_exposed_in_deal", "seat": s.seats[0], "card": 1}
 
 
+OOT_WORDS = {"cc": "call", "f": "fold"}
+
+
 def _out_of_turn(s: HandShape) -> dict[str, Any] | None:
-    """The second player to act calls before the first has acted."""
-    return {"type": "out_of_turn", "action": 0, "seat": s.actors[1][1], "word": "call"} if len(s.actors) > 1 else None
+    """The second player to act announces, before the first has acted, what he then does in turn (TDA-39:
+    an out-of-turn action that stays binding must be the one he makes)."""
+    if len(s.actors) < 2 or s.verbs[s.actors[1][0]] not in OOT_WORDS:
+        return None
+    index, seat = s.actors[1]
+    return {"type": "out_of_turn", "action": 0, "seat": seat, "word": OOT_WORDS[s.verbs[index]]}
 
 
 def _pocketed(s: HandShape) -> dict[str, Any] | None:

@@ -56,7 +56,7 @@ def to_ohh(hand: FinishedHand, *, site: str = "tablewatch", start: datetime | No
         "rounds": rounds,
         "pots": [
             {"number": k, "amount": money(push.amount), "rake": 0, "jackpot": 0,
-             "player_wins": [{"player_id": ids[seat], "win_amount": money(amount), "contributed_rake": 0}
+             "player_wins": [{"player_id": ids[seat], "win_amount": money(amount)}
                              for seat, amount in push.amounts]}
             for k, push in enumerate(hand.pushes)
         ],
@@ -92,6 +92,7 @@ def _rounds(hand: FinishedHand, ids: dict[int, int], money: Any) -> list[dict[st
     in_front = dict.fromkeys(hand.order, 0)
     for seat, amount in _posted_blinds(hand):
         in_front[seat] = amount
+    behind = {seat: hand.starting_stacks[seat] - in_front[seat] for seat in hand.order}
     street = "preflop"
     for record in hand.actions:
         if record.street != street:
@@ -103,8 +104,10 @@ def _rounds(hand: FinishedHand, ids: dict[int, int], money: Any) -> list[dict[st
         elif record.kind == "cc":
             current = max(in_front.values())
             put = max(0, min(current - in_front[record.seat], hand.starting_stacks[record.seat]))
+            put = min(put, behind[record.seat])
             action.update({"action": "Call", "amount": money(put)} if put else {"action": "Check"})
             in_front[record.seat] += put
+            behind[record.seat] -= put
         else:
             assert record.amount is not None
             put = record.amount - in_front[record.seat]
@@ -113,6 +116,9 @@ def _rounds(hand: FinishedHand, ids: dict[int, int], money: Any) -> list[dict[st
             if kind == "Raise":
                 action["raise_to"] = money(record.amount)
             in_front[record.seat] = record.amount
+            behind[record.seat] -= put
+        if record.kind != "f":
+            action["is_allin"] = behind[record.seat] == 0
         by_street.setdefault(name, []).append(action)
     for k, name in enumerate(("Preflop", "Flop", "Turn", "River")):
         cards = [c for c in hand.board[_BOARD[name]] if c] if name in _BOARD else []

@@ -133,6 +133,8 @@ def read_declared(ctx: BetContext, decl: Declared, bet: PhysicalBet, *, wait_for
     if word == "all-in":
         if ctx.all_in_to > ctx.cur and not ctx.can_raise:
             return _payment(_no_reopen(ctx, ctx.all_in_to), placed, bet)
+        if ctx.all_in_to > ctx.max_raise_to:  # "all-in" in pot or fixed limit: the most the limit allows
+            return _payment(_raise_to(ctx, ctx.max_raise_to, "all-in declared: the limit", ("ENG-42",)), placed, bet)
         action: Action = "all-in" if ctx.all_in_to > ctx.cur or ctx.stack <= ctx.to_call else "call"
         reading = Reading(action=action, to=ctx.all_in_to, rules=("ENG-42",), basis="all-in declared")
         return _payment(reading, placed, bet)
@@ -407,6 +409,8 @@ def _complete(ctx: BetContext, total: int, rule_id: str, title: str, observed: s
 def _all_in(ctx: BetContext, to: int, *, placed: int) -> Reading:
     if to > ctx.cur and not ctx.can_raise:
         return _no_reopen(ctx, placed)
+    if to > ctx.max_raise_to:  # pot or fixed limit: every chip pushed is still only the limit (TDA-38B)
+        return _with_change(_raise_to(ctx, to, "all chips pushed: capped at the limit", ("TDA-38B",)), placed)
     action: Action = "all-in" if to > ctx.cur else "call"
     return Reading(action=action, to=to, change=max(0, placed - to), rules=("TDA-32",),
                    basis="last chips: all-in whether or not 50 % is reached")

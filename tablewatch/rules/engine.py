@@ -90,15 +90,17 @@ class HandEngine(CardFlow):
     def __init__(self, config: GameConfig, start: HandStarted, *, profile: RuleProfile | None = None) -> None:
         if len(start.seats) < 2:
             raise ValueError(f"Hand {start.hand_no}: a hand needs at least 2 seats, got {start.seats}.")
-        if start.button not in start.seats:
-            raise ValueError(f"Hand {start.hand_no}: the button seat {start.button} is not dealt in {start.seats}.")
+        if not 1 <= start.button <= 10:
+            raise ValueError(f"Hand {start.hand_no}: the button seat {start.button} is not a seat (1-10).")
         if start.stacks and len(start.stacks) != len(start.seats):
             raise ValueError(f"Hand {start.hand_no}: {len(start.stacks)} stacks for {len(start.seats)} seats.")
         self.config, self.start, self.profile = config, start, profile or RuleProfile()
         self.table, self.hand_no = start.table, start.hand_no
         seats = sorted(start.seats)
         after = [s for s in seats if s > start.button] + [s for s in seats if s <= start.button]
-        self.order: tuple[int, ...] = tuple(after)  # pokerkit index -> seat; the button is last
+        # pokerkit index -> seat, clockwise from the button's left; the button (or, with a dead button on an
+        # empty seat, the seat before it) is last
+        self.order: tuple[int, ...] = tuple(after)
         self.index = {seat: i for i, seat in enumerate(self.order)}
         by_seat = dict(zip(start.seats, start.stacks, strict=True)) if start.stacks else {}
         default_stack = 100 * config.big_blind

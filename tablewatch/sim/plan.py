@@ -106,21 +106,27 @@ def plan_scripted(hand: HandSpec, *, hand_no: int, stacks: dict[int, int], butto
                     violations=list(hand.violations))
 
 
-@lru_cache(maxsize=16)
 def load_phh_hand(path: Path, index: int) -> HandHistory:
     """Hand ``index`` (1-based) of a PHH file (single or multi-hand), amounts as Decimals (cached: read-only)."""
     if not path.is_file():
         raise ScenarioError(f"{path}: no such PHH file")
+    stat = path.stat()
+    hands = _phh_file(path.resolve(), stat.st_mtime_ns, stat.st_size)
+    if not 1 <= index <= len(hands):
+        raise ScenarioError(f"{path}: has no hand {index} (it has {len(hands)})")
+    return hands[index - 1]
+
+
+@lru_cache(maxsize=8)
+def _phh_file(path: Path, mtime_ns: int, size: int) -> tuple[HandHistory, ...]:
+    """Every hand of a PHH file, parsed once per version of the file (pokerkit parses the whole file anyway)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # venue files carry non-standard fields
         try:
             with path.open("rb") as fp:
-                for i, hh in enumerate(HandHistory.load_all(fp, parse_value=Decimal), start=1):
-                    if i == index:
-                        return hh
+                return tuple(HandHistory.load_all(fp, parse_value=Decimal))
         except Exception as exc:  # pokerkit raises many types for a malformed file
             raise ScenarioError(f"{path}: not a readable PHH file ({exc})") from exc
-    raise ScenarioError(f"{path}: has no hand {index} (it has {i if 'i' in locals() else 0})")
 
 
 def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:

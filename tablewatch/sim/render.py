@@ -240,7 +240,7 @@ class Renderer:
     def _draw_arm(self, canvas, ids, arm, pose: Pose, t: float):
         sleeve, (hx, hy), ang, width = self._arm_shape(arm, pose)
         blur = self._motion(arm, t) if self.effects.motion_blur else None
-        roi_box = self._arm_roi(canvas, sleeve, (hx, hy), width) if blur is not None else None
+        roi_box = self._arm_roi(canvas, (hx, hy), width) if blur is not None else None
         base = canvas[roi_box[1]:roi_box[3], roi_box[0]:roi_box[2]].copy() if roi_box else None
         pts = np.round(sleeve * 16).astype(np.int32)
         thick = max(2, int(width))
@@ -272,10 +272,10 @@ class Renderer:
         dx, dy = (b.x - a.x) * self.scale, (b.y - a.y) * self.scale
         return (dx, dy) if math.hypot(dx, dy) >= 2.0 else None
 
-    def _arm_roi(self, canvas, sleeve, hand, width) -> tuple[int, int, int, int] | None:
-        r = int(width) + 32
-        x0, y0 = int(min(sleeve[:, 0].min(), hand[0])) - r, int(min(sleeve[:, 1].min(), hand[1])) - r
-        x1, y1 = int(max(sleeve[:, 0].max(), hand[0])) + r, int(max(sleeve[:, 1].max(), hand[1])) + r
+    def _arm_roi(self, canvas, hand, width) -> tuple[int, int, int, int] | None:
+        """Around the hand and forearm: they move most (the arm swings from the shoulder)."""
+        r = int(width * 1.8) + 32
+        x0, y0, x1, y1 = int(hand[0]) - r, int(hand[1]) - r, int(hand[0]) + r, int(hand[1]) + r
         H, W = canvas.shape[:2]
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
         return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pokerkit import (
     AntePosting,
@@ -67,7 +68,7 @@ class SimRun:
 
 
 def simulate(scenario: Scenario) -> SimRun:
-    layout = load_layout(scenario.layout_name if scenario.players or scenario.layout else "oval10")
+    layout = _layout(scenario.layout_name if scenario.players or scenario.layout else "oval10")
     table = SimTable(layout)
     rng = random.Random(scenario.seed)
     world = World()
@@ -111,6 +112,16 @@ def simulate(scenario: Scenario) -> SimRun:
     return SimRun(scenario=scenario, layout=layout, table=table, world=world, events=events, violations=violations,
                   hands=hands, registry=dict(mint.registry), duration=max(t, world.end_time()) + 0.5,
                   antennas=antennas)
+
+
+@lru_cache(maxsize=4)
+def _template(name: str) -> TableLayout:
+    return load_layout(name)
+
+
+def _layout(name: str) -> TableLayout:
+    """A layout template, read and verified once per process (a third of a second each time otherwise)."""
+    return _template(name).model_copy(deep=True)
 
 
 def _piles(table: SimTable, rng: random.Random) -> dict[str, Pile]:

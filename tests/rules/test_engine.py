@@ -511,3 +511,12 @@ def test_ex_21_i_bet_five_in_the_engine() -> None:
     big.board("2c", "7d", "9h")
     found = big.say(1, "bet", 5)
     assert found[0].rule_id == "TDA-43" and big.bets()[1] == 5000
+
+
+def test_eng_03_dead_button_on_an_empty_seat() -> None:
+    # seat 2 left; the button stays dead on it; seat 3 posts the small blind, seat 4 the big blind
+    hand = Hand(NL_100_200, {1: 10_000, 3: 10_000, 4: 10_000}, button=2)
+    assert hand.engine.order == (3, 4, 1) and hand.bets() == {3: 100, 4: 200, 1: 0}
+    assert hand.engine.to_act() == 1
+    dead_small = Hand(NL_100_200, {1: 10_000, 3: 10_000, 4: 10_000}, button=2, blinds=((4, 200),))
+    assert dead_small.bets() == {3: 0, 4: 200, 1: 0} and dead_small.engine.to_act() == 1

@@ -17,10 +17,11 @@ DENOMS = (1, 5, 25, 100, 500, 1000, 5000)
 def games(draw: st.DrawFn) -> tuple[GameConfig, dict[int, int]]:
     n = draw(st.integers(2, 6))
     bb = draw(st.sampled_from([2, 10, 100]))
-    variant = draw(st.sampled_from([Variant.NLHE, Variant.PLHE, Variant.PLO]))
+    variant = draw(st.sampled_from([Variant.NLHE, Variant.PLHE, Variant.PLO, Variant.FLHE]))
     # blinds are never short here: a short big blind is where the TDA and pokerkit's ledger part (EX-7, EX-20)
     stacks = draw(st.lists(st.integers(bb + 1, 150 * bb), min_size=n, max_size=n))
-    config = GameConfig(variant=variant, small_blind=bb // 2, big_blind=bb, chip_denominations=DENOMS)
+    limit = {"small_bet": bb, "big_bet": 2 * bb} if variant == Variant.FLHE else {}
+    config = GameConfig(variant=variant, small_blind=bb // 2, big_blind=bb, chip_denominations=DENOMS, **limit)
     return config, dict(zip(range(1, n + 1), stacks, strict=True))
 
 

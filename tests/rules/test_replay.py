@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tablewatch.events import BetMotion, CardBurned, CardDealt, Declaration, Tap
+from tablewatch.history.ohh import to_ohh
 from tablewatch.rules.replay import (
     PhhError,
     normalize,
@@ -40,6 +41,10 @@ def test_real_hands_replayed_from_physical_events_match_pokerkit(shared_dir: Pat
         result = replay_hand(hand, hand_no=k + 1)  # type: ignore[arg-type]
         if not result.ok:
             failures.append((label, result.error, result.mismatches))
+            continue
+        ohh = to_ohh(result.finished)["ohh"]  # type: ignore[arg-type]  # the OHH export of every replayed hand
+        won = sum(w["win_amount"] for pot in ohh["pots"] for w in pot["player_wins"])
+        assert won == pytest.approx(sum(pot["amount"] for pot in ohh["pots"]))
     assert not failures, failures[:3]
 
 

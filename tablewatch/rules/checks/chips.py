@@ -126,13 +126,18 @@ class ChipsAppearedCheck(HandCheck):
 
 
 class UnknownChipCheck(HandCheck):
-    """UnknownChip: a UID the tag registry does not know, a possible counterfeit."""
+    """UnknownChip: a UID the tag registry does not know, a possible counterfeit. One alert per chip per hand:
+    the same chip read again as it moves from stack to bet to pot is the same finding."""
 
     rule_id = "TDA-16B"
 
+    def reset(self) -> None:
+        self._reported: set[str] = set()
+
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
-        if not isinstance(event, UnknownChip):
+        if not isinstance(event, UnknownChip) or event.uid in self._reported:
             return []
+        self._reported.add(event.uid)
         seat = event.seat if event.seat is not None else zone_seat(event.zone)
         return [self.violation(
             snapshot, event, seats=[seat] if seat else [], title="Unknown chip (possible counterfeit)",

@@ -20,7 +20,7 @@ CARD_W, CARD_H = 63.0, 88.0
 CHIP_DIAMETER = 39.0
 CARD_BACK_CHROMA = 0.07  # distance in normalised rgb from the deck's back colour
 FELT_DISTANCE = 28.0  # Lab units: closer than this to the felt is felt
-CHIP_DISTANCE = 4.0  # in units of a chip colour's spread
+CHIP_DISTANCE = 4.5  # in units of a chip colour's spread
 
 
 def _lab(bgr: np.ndarray) -> np.ndarray:
@@ -69,7 +69,7 @@ class Appearance:
         """Chip tops by denomination among these pixels (a top shows its colour on about half its area)."""
         out = {}
         for value, n in self.chip_pixels(bgr).items():
-            if n >= 0.2 * self.chip_px:
+            if n >= 0.12 * self.chip_px:
                 out[value] = max(1, round(n / (0.55 * self.chip_px)))
         return out
 

@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from tablewatch.calibration.chips import from_simulator
 from tablewatch.events import BetMotion, BoardCardDealt, Event
@@ -163,4 +162,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Score", "evaluate_simulation", "format_score", "main", "match", "Path"]
+__all__ = ["KINDS", "Score", "evaluate_simulation", "format_score", "main", "match"]

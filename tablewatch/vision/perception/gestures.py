@@ -170,23 +170,29 @@ class Gestures:
         return out
 
     def _dealer_at(self, s: Sample) -> list[Event]:
-        """The dealer's hand reaching a seat's stack after the pot or another stack: a pot pushed there."""
-        if not (s.zone.startswith("seat") and s.zone.endswith(".stack")):
+        """A pot pushed to a seat: the dealer's hand turns back in that seat's stack zone after visiting the pot
+        (with the pot's chips gone) or after a push to another seat (a wrong push corrected)."""
+        path = self.dealer_path
+        if len(path) < 3 or path[-2].t < s.t - 0.5:
             return []
-        seat = int(s.zone[4:].split(".")[0])
-        if s.t - self.pushed.get(seat, -1e9) < 2.0:
+        origin = np.asarray(self.layout.dealer_position)
+        peak, before = path[-2], path[-3]
+        reach = [float(np.hypot(*(np.asarray(p.tip) - origin))) for p in (before, peak, s)]
+        if not (reach[1] >= reach[0] and reach[1] > reach[2] + 5.0):
+            return []  # the hand is still going out
+        seat = _seat_of(peak.zone)
+        if seat is None or not peak.zone.endswith(".stack") or peak.t - self.pushed.get(seat, -1e9) < 2.0:
             return []
-        before = [p.zone for p in self.dealer_path if s.t - 2.0 <= p.t < s.t]
-        pot_emptied = any(f.zone == "pot" and f.what == "chips_out" and s.t - 3.0 <= f.t <= s.t for f in self.found)
-        from_pot = "pot" in before and pot_emptied
-        moved_on = any(z.endswith(".stack") and z != s.zone and s.t - self.pushed.get(_seat_of(z) or 0, -1e9) < 5.0
-                       for z in before)  # a pot pushed to the wrong seat, moved on to the right one
-        last_pot = max((i for i, z in enumerate(before) if z == "pot"), default=-1)
-        if not (from_pot or moved_on) or (not moved_on and last_pot < 0):
-            return []  # an uncalled bet going back to its owner is no pot
-        self.pushed[seat] = s.t
+        zones = [p.zone for p in path if peak.t - 2.0 <= p.t < peak.t]
+        pot_emptied = any(f.zone == "pot" and f.what == "chips_out" and peak.t - 3.0 <= f.t <= peak.t
+                          for f in self.found)
+        moved_on = any(z.endswith(".stack") and z != peak.zone and peak.t - self.pushed.get(_seat_of(z) or 0, -1e9) < 5.0
+                       for z in zones)
+        if not ((pot_emptied and "pot" in zones) or moved_on):
+            return []  # e.g. an uncalled bet going back to its owner
+        self.pushed[seat] = peak.t
         self.chips_moved.append(seat)
-        return [self._event(PotPushed, s.t, seat=seat)]
+        return [self._event(PotPushed, peak.t, seat=seat)]
 
     # --- settles ----------------------------------------------------------------------------------------
 
@@ -268,10 +274,10 @@ class Gestures:
         if times and (chip_evidence or not short):
             entered = next((s.t for s in ep.samples if s.zone == bet_zone), times[0])
             self.chips_moved.append(seat)
-            out = [self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)]
+            hand = self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)
             if not self.hand_open:  # a blind or an ante before the cards: no action
-                return out + [self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
-            return out + [self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
+                return [hand, self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
+            return [hand, self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
                                       motion_times=tuple(round(x, 3) for x in times))]
         if short and not chip_evidence:
             deepest = max(ep.samples, key=lambda s: np.hypot(*np.subtract(s.tip, self._origin(seat))))

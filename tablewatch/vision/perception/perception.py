@@ -43,12 +43,15 @@ class Perception:
 
     def __init__(self, *, layout: TableLayout, table: str, chips: ChipColours, deck: str | dict | None = None,
                  calibration: TableCalibration | None = None, calibration_frames: int = 3, px_per_mm: float = 0.3,
-                 still_s: float = 0.35, min_interval_s: float = 0.09, hand_in_progress: bool = False) -> None:
+                 still_s: float = 0.35, min_interval_s: float = 0.09, hand_in_progress: bool = False,
+                 calibration_patience: int = 150) -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
         self.chips = chips
         self.deck = _load_deck(deck)
         self.calibration = calibration
         self.calibration_frames = calibration_frames
+        self.calibration_patience = calibration_patience  # frames without enough markers before giving up
+        self._failures = 0
         self._pending: list[np.ndarray] = []
         self.plane: TablePlane | None = None
         self.scene: SceneTracker | None = None
@@ -78,8 +81,10 @@ class Perception:
             calibration, _ = calibrate_frames(self._pending, self.layout)
         except CalibrationError as exc:
             self._pending = self._pending[1:]  # keep trying on the next frames
-            if len(self._pending) >= 4 * self.calibration_frames:
-                raise PerceptionError(f"no table calibration from the first frames: {exc}") from exc
+            self._failures += 1
+            if self._failures >= self.calibration_patience:
+                raise PerceptionError(f"no table calibration after {self._failures + len(self._pending)} frames: "
+                                      f"{exc}") from exc
             return False
         self._pending = []
         self._start(calibration)
@@ -121,7 +126,7 @@ class Perception:
         for seat in self.gestures.chips_moved:
             self.stacks.reset(seat)
         self.gestures.chips_moved.clear()
-        events += self.gestures.obscured(ts, self.stacks.update(ts, flat))
+        events += self.gestures.obscured(ts, self.stacks.update(ts, flat, self.scene.ref))
         t3 = time.perf_counter()
         for key, dt in (("rectify", t1 - t0), ("scene", t2 - t1), ("events", t3 - t2)):
             self.timing[key] += dt

@@ -71,7 +71,7 @@ class SceneTracker:
         self.fg: np.ndarray | None = None
         self.t0: float | None = None
         self.warm: list[np.ndarray] = []
-        self.actor_names = [""] + list(self.origins)
+        self.actor_names = ["", *self.origins]
         self.actor_ids = {a: i for i, a in enumerate(self.actor_names) if a}
         self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
 
@@ -151,7 +151,7 @@ class SceneTracker:
     def _settles(self, changed: np.ndarray, cur: np.ndarray, t: float) -> list[Settle]:
         assert self.ref is not None
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((5, 5), np.uint8))
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(grown, connectivity=8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
         out = []
         for k in range(1, n):
             x, y, w, h, _ = stats[k]

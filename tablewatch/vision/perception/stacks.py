@@ -39,25 +39,28 @@ class StackWatch:
         if seat in self.seats:
             self.seats[seat] = SeatStack()
 
-    def update(self, t: float, flat: np.ndarray) -> dict[int, float]:
-        """Seat → time its largest chips went out of sight, for every stack obscured now."""
+    def update(self, t: float, live: np.ndarray, settled: np.ndarray) -> dict[int, float]:
+        """Seat → time its largest chips went out of sight, for every stack obscured now.
+
+        ``settled`` (the scene's reference, no arms in it) sets what each stack shows; ``live`` (the
+        current frame) says whether it still shows it.
+        """
         if t - self.last >= self.period:
             self.last = t
             for seat, mask in self.masks.items():
-                self._read(seat, self.look.chip_pixels(flat[mask]), t)
+                self._read(seat, t, live=self.look.chip_pixels(live[mask]),
+                           settled=self.look.chip_pixels(settled[mask]))
         return {s: st.hidden_since for s, st in self.seats.items() if st.hidden_since is not None}
 
-    def _read(self, seat: int, pixels: dict[int, int], t: float) -> None:
+    def _read(self, seat: int, t: float, *, live: dict[int, int], settled: dict[int, int]) -> None:
         st = self.seats[seat]
         floor = MIN_PIXELS * self.look.chip_px
-        present = [d for d, n in pixels.items() if n >= floor]
-        top = max(present, default=None)
+        top = max((d for d, n in settled.items() if n >= floor), default=None)
         if st.largest is None or (top is not None and top > st.largest):
-            st.largest, st.baseline, st.hidden_since = top, pixels.get(top, 0) if top else 0, None
+            st.largest, st.baseline, st.hidden_since = top, settled.get(top, 0) if top else 0, None
             return
-        n = pixels.get(st.largest, 0)
+        n = live.get(st.largest, 0)
         if n < HIDDEN_SHARE * st.baseline:
             st.hidden_since = st.hidden_since if st.hidden_since is not None else t
         else:
             st.hidden_since = None
-            st.baseline = max(st.baseline, n) if n < 2 * st.baseline else n

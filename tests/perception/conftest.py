@@ -1,0 +1,52 @@
+"""The demo scenario rendered in short windows (10 fps, 720p) around the moments each test looks at."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablewatch.calibration.chips import from_simulator
+from tablewatch.calibration.layout import load_layout
+from tablewatch.events import Event
+from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception import Perception
+
+DEMO = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
+FPS = 10.0
+
+Window = Callable[[float, float], list[tuple[np.ndarray, float]]]
+
+
+@pytest.fixture(scope="session")
+def demo() -> Simulation:
+    return Simulation.from_file(DEMO)
+
+
+@pytest.fixture(scope="session")
+def window(demo: Simulation) -> Window:
+    """(frame, ts) pairs from t0 to t1 seconds of the demo, rendered once per window."""
+    cache: dict[tuple[float, float], list[tuple[np.ndarray, float]]] = {}
+
+    def frames(t0: float, t1: float) -> list[tuple[np.ndarray, float]]:
+        if (t0, t1) not in cache:
+            renderer = demo.renderer()
+            cache[(t0, t1)] = [(renderer.render(i / FPS, labels=False).image, i / FPS)
+                               for i in range(round(t0 * FPS), round(t1 * FPS))]
+        return cache[(t0, t1)]
+
+    return frames
+
+
+def perception_for(sim: Simulation, **options: object) -> Perception:
+    scenario = sim.scenario
+    options.setdefault("deck", scenario.deck)
+    return Perception(layout=load_layout(scenario.layout), table=scenario.table, chips=from_simulator(scenario.chips),
+                      **options)  # type: ignore[arg-type]
+
+
+def run_window(sim: Simulation, frames: list[tuple[np.ndarray, float]]) -> list[Event]:
+    """Perception on a window that starts in the middle of a hand (no blinds to expect)."""
+    return perception_for(sim, hand_in_progress=True).run(frames)

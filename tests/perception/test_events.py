@@ -1,0 +1,47 @@
+"""Perception on the simulator's demo hand: bets and their motions, burn and board, pot pushes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tablewatch.events import BetMotion, BoardCardDealt, CardBurned, PotPushed
+from tablewatch.sim.session import Simulation
+from tests.perception.conftest import Window, run_window
+
+
+def test_events_are_vision_events_in_time_order(demo: Simulation, window: Window) -> None:
+    events = run_window(demo, window(18.5, 21.8))
+    assert events, "nothing seen in a window with a bet"
+    assert all(e.source == "vision" and e.table == "T01" for e in events)
+    assert [e.ts for e in events] == sorted(e.ts for e in events)
+
+
+def test_one_motion_and_two_motion_bets_are_told_apart(demo: Simulation, window: Window) -> None:
+    one = [e for e in run_window(demo, window(18.5, 21.8)) if isinstance(e, BetMotion)]
+    two = [e for e in run_window(demo, window(31.7, 35.6)) if isinstance(e, BetMotion)]
+    truth = next(e for e in demo.events if isinstance(e, BetMotion) and e.seat == 6 and e.motions == 2)
+
+    assert [(e.seat, e.motions) for e in one] == [(3, 1)]
+    assert one[0].ts == pytest.approx(20.75, abs=0.3)
+    assert one[0].chips.as_dict() == {1000: 1}  # one chip: its colour says it is a 1,000
+    assert [(e.seat, e.motions) for e in two] == [(6, 2)]
+    assert two[0].motion_times == pytest.approx(truth.motion_times, abs=0.3)
+
+
+def test_burn_and_flop_are_seen_with_their_identities(demo: Simulation, window: Window) -> None:
+    events = run_window(demo, window(16.0, 19.8))
+    burns = [e for e in events if isinstance(e, CardBurned)]
+    board = sorted((e for e in events if isinstance(e, BoardCardDealt)), key=lambda e: e.slot)
+
+    assert len(burns) == 1 and burns[0].ts == pytest.approx(17.7, abs=0.4)
+    assert [(e.slot, e.card, e.face_up) for e in board] == [(0, "Qc", True), (1, "7c", True), (2, "2s", True)]
+    assert all(e.ts == pytest.approx(19.05, abs=0.4) for e in board)
+
+
+def test_pot_push_goes_to_the_right_seat(demo: Simulation, window: Window) -> None:
+    # The demo's injected wrong_pot_push: the pot goes to seat 8 first, then to the winner, seat 6.
+    pushes = [e for e in run_window(demo, window(37.8, 43.3)) if isinstance(e, PotPushed)]
+    truth = [e for e in demo.events if isinstance(e, PotPushed)]
+
+    assert [e.seat for e in pushes] == [e.seat for e in truth] == [8, 6]
+    assert [e.ts for e in pushes] == pytest.approx([e.ts for e in truth], abs=0.4)

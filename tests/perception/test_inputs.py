@@ -1,0 +1,65 @@
+"""Bad frames and bad arguments give clear errors; the scoring matches events as it says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablewatch.events import BetMotion, BoardCardDealt, Chips, Tap
+from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception import PerceptionError
+from tablewatch.vision.perception.evaluate import main, match
+from tests.perception.conftest import Window, perception_for
+
+
+def test_a_frame_that_is_not_a_colour_image_is_refused(demo: Simulation) -> None:
+    perception = perception_for(demo)
+    with pytest.raises(PerceptionError, match="BGR uint8"):
+        perception.process(np.zeros((720, 1280), np.uint8), 0.0)
+    with pytest.raises(PerceptionError, match="BGR uint8"):
+        perception.process("frame.png", 0.0)  # type: ignore[arg-type]
+
+
+def test_frames_out_of_order_or_of_another_size_are_refused(demo: Simulation, window: Window) -> None:
+    perception = perception_for(demo)
+    frames = window(18.5, 21.8)
+    for image, ts in frames[:4]:  # calibrated from the markers of the first three
+        perception.process(image, ts)
+    assert perception.calibration is not None and perception.calibration.mean_error_mm < 5.0
+    with pytest.raises(PerceptionError, match="time order"):
+        perception.process(frames[4][0], frames[2][1])
+    with pytest.raises(PerceptionError, match="calibration is for 1280x720"):
+        perception.process(np.zeros((360, 640, 3), np.uint8), 30.0)
+
+
+def test_no_markers_in_sight_is_a_clear_error(demo: Simulation) -> None:
+    perception = perception_for(demo, calibration_frames=2, calibration_patience=5)
+    with pytest.raises(PerceptionError, match="no table calibration after 6 frames: No ArUco markers"):
+        for i in range(10):
+            perception.process(np.full((720, 1280, 3), 60, np.uint8), i / 10)
+
+
+def test_an_unknown_deck_is_a_clear_error(demo: Simulation) -> None:
+    with pytest.raises(PerceptionError, match="no_such_deck"):
+        perception_for(demo, deck="no_such_deck")
+
+
+def test_match_scores_by_kind_seat_slot_and_time() -> None:
+    def bet(ts: float, seat: int, motions: int, value: int) -> BetMotion:
+        return BetMotion(ts=ts, table="T", source="sim", seat=seat, chips=Chips.of({value: 1}), motions=motions)
+
+    truth = [bet(1.0, 3, 1, 100), bet(5.0, 6, 2, 500), Tap(ts=7.0, table="T", source="sim", seat=3),
+             BoardCardDealt(ts=9.0, table="T", source="sim", card="As", slot=0)]
+    seen = [bet(1.3, 3, 1, 100), bet(5.2, 6, 1, 500), bet(5.3, 8, 1, 500), Tap(ts=7.9, table="T", source="vision",
+            seat=3), BoardCardDealt(ts=9.1, table="T", source="vision", card="Ks", slot=0)]
+    score = match(truth, seen, tolerance=0.5)
+    assert score.counts["BetMotion"] == [2, 3, 2]  # seat 8 is no match for seat 6
+    assert score.counts["Tap"] == [0, 1, 1]  # 0.9 s late
+    assert sorted(score.motions) == [False, True]  # the seat-6 bet was seen as one motion
+    assert score.values == [True, True]
+    assert score.identity == [False]
+
+
+def test_evaluate_names_a_missing_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["no/such/scenario.yaml"]) == 2
+    assert "error:" in capsys.readouterr().err
