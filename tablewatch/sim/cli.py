@@ -1,4 +1,4 @@
-"""``tablewatch sim render|dataset`` and ``tablewatch bench-sim``."""
+"""``tablewatch sim render|dataset|coverage`` and ``tablewatch bench-sim``."""
 
 from __future__ import annotations
 
@@ -107,6 +107,28 @@ def dataset(count: int, out: Path, resolution: str, seed: int, held_out: bool, v
     stats = make_dataset(out, count=count, resolution=resolution, seed=seed, held_out=held_out, val_share=val_share,
                          card_boxes=card_boxes, progress=True)
     click.echo(f"wrote {stats['images']} images, {stats['labels']} boxes to {out} ({out / 'data.yaml'})")
+
+
+@sim.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--violations", is_flag=True, help="Also simulate each hand once per violation it can carry.")
+@click.option("--sample", "size", type=click.IntRange(min=1), default=None,
+              help="Only N hands per file, spread evenly (default: every hand).")
+@click.option("--layout", type=click.Choice(("auto", "oval6", "oval9", "oval10")), default="auto", show_default=True,
+              help="Table layout (auto: the smallest that seats the hand; the benchmark uses oval6).")
+@click.option("--progress", type=int, default=100, show_default=True, help="Print a line every N hands (0: never).")
+def coverage(files: tuple[Path, ...], violations: bool, size: int | None, layout: str, progress: int) -> None:
+    """Simulate every hand of FILES (no rendering) and count the failures by message."""
+    from tablewatch.sim.coverage import report, run
+
+    start = time.perf_counter()
+    try:
+        results = run(files, violations=violations, size=size, layout=layout, progress=progress,
+                      echo=lambda line: click.echo(line, err=True))
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(report(results))
+    click.echo(f"({time.perf_counter() - start:.0f} s)")
 
 
 @click.command("bench-sim")

@@ -117,6 +117,13 @@ def load_phh_hand(path: Path, index: int) -> HandHistory:
     return hands[index - 1]
 
 
+def phh_hand_count(path: Path) -> int:
+    if not path.is_file():
+        raise ScenarioError(f"{path}: no such PHH file")
+    stat = path.stat()
+    return len(_phh_file(path.resolve(), stat.st_mtime_ns, stat.st_size))
+
+
 @lru_cache(maxsize=8)
 def _phh_file(path: Path, mtime_ns: int, size: int) -> tuple[HandHistory, ...]:
     """Every hand of a PHH file, parsed once per version of the file (pokerkit parses the whole file anyway)."""

@@ -48,6 +48,9 @@ class Appearance:
         self.back_chroma = _chroma(back[..., :3].reshape(-1, 3).mean(axis=0))[0] if back is not None else None
         self.chip_px = math.pi * (CHIP_DIAMETER / 2) ** 2 * px_per_mm**2
         self._templates: dict[tuple[int, int], tuple[list[str], np.ndarray]] = {}
+        levels = (np.arange(32) << 3) + 4
+        b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
+        self._lut = self._chip_classes(np.stack([b.ravel(), g.ravel(), r.ravel()], axis=1))
 
     # --- pixels -----------------------------------------------------------------------------------------
 
@@ -74,14 +77,21 @@ class Appearance:
         return out
 
     def chip_pixels(self, bgr: np.ndarray) -> dict[int, int]:
-        """How many of these pixels show each denomination's colour."""
+        """How many of these pixels show each denomination's colour (a lookup table of 32 levels a channel)."""
+        q = (np.asarray(bgr, np.uint8).reshape(-1, 3) >> 3).astype(np.int32)
+        classes = self._lut[(q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]]
+        counts = np.bincount(classes, minlength=len(self.chip_values) + 1)
+        return {value: int(counts[k + 1]) for k, value in enumerate(self.chip_values)}
+
+    def _chip_classes(self, bgr: np.ndarray) -> np.ndarray:
+        """0 for no chip colour, else 1 + the index of the nearest denomination's colour."""
         lab = _lab(bgr)
         d = lab[:, None, :] - self.chip_lab[None, :, :]
         dist = np.sqrt((d[..., 0] * 0.4) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2) / self.chip_spread
         best = dist.argmin(axis=1)
         ok = dist[np.arange(len(best)), best] < CHIP_DISTANCE
         ok &= ~self.felt_like(bgr)
-        return {value: int(np.count_nonzero(ok & (best == k))) for k, value in enumerate(self.chip_values)}
+        return np.where(ok, best + 1, 0).astype(np.uint8)
 
     # --- card identity -------------------------------------------------------------------------------------
 

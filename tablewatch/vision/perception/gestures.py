@@ -59,6 +59,7 @@ class Episode:
     actor: str
     samples: list[Sample] = field(default_factory=list)
     zones_entered: set[str] = field(default_factory=set)
+    hand_open: bool = True  # whether a hand was being dealt when the arm came
 
     @property
     def start(self) -> float:
@@ -132,7 +133,7 @@ class Gestures:
                 self.dealer_path.append(sample)
                 out += self._dealer_at(sample)
                 continue
-            ep = self.open.setdefault(arm.actor, Episode(actor=arm.actor))
+            ep = self.open.setdefault(arm.actor, Episode(actor=arm.actor, hand_open=self.hand_open))
             ep.samples.append(sample)
             out += self._seat_sample(ep, sample)
         self.dealer_path = [s for s in self.dealer_path if s.t > t - HISTORY_S]
@@ -186,8 +187,8 @@ class Gestures:
         zones = [p.zone for p in path if peak.t - 2.0 <= p.t < peak.t]
         pot_emptied = any(f.zone == "pot" and f.what == "chips_out" and peak.t - 3.0 <= f.t <= peak.t
                           for f in self.found)
-        moved_on = any(z.endswith(".stack") and z != peak.zone and peak.t - self.pushed.get(_seat_of(z) or 0, -1e9) < 5.0
-                       for z in zones)
+        moved_on = any(z.endswith(".stack") and z != peak.zone
+                       and peak.t - self.pushed.get(_seat_of(z) or 0, -1e9) < 5.0 for z in zones)
         if not ((pot_emptied and "pot" in zones) or moved_on):
             return []  # e.g. an uncalled bet going back to its owner
         self.pushed[seat] = peak.t
@@ -248,7 +249,8 @@ class Gestures:
             self.closed.remove(ep)
             out += self._episode(ep)
         if self.gather and t - self.gather[-1] > GATHER_GAP_S:
-            in_pot = [s.t for s in self.dealer_path if s.zone == "pot" and s.t >= self.gather[0] - 1.0]
+            first, last = self.gather[0], self.gather[-1]
+            in_pot = [s.t for s in self.dealer_path if s.zone == "pot" and first - 1.0 <= s.t <= last]
             out.append(self._event(PotGathered, max([self.gather[-1], *in_pot])))
             self.gather = []
         return out
@@ -275,7 +277,7 @@ class Gestures:
             entered = next((s.t for s in ep.samples if s.zone == bet_zone), times[0])
             self.chips_moved.append(seat)
             hand = self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)
-            if not self.hand_open:  # a blind or an ante before the cards: no action
+            if not ep.hand_open:  # a blind or an ante before the cards: no action
                 return [hand, self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
             return [hand, self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
                                       motion_times=tuple(round(x, 3) for x in times))]
