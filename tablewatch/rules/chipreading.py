@@ -141,7 +141,14 @@ def read_declared(ctx: BetContext, decl: Declared, bet: PhysicalBet, *, wait_for
     if word in ("time", "floor"):
         return None
     if word == "pot" and ctx.structure == "PL":
-        return _payment(_raise_to(ctx, ctx.max_raise_to, '"pot" in pot-limit', ("TDA-40",)), placed, bet)
+        reading = _raise_to(ctx, ctx.max_raise_to, '"pot" in pot-limit', ("TDA-40",))
+        if has_chips and placed < reading.to:  # a pot bet counted too low (TDA-38B, EX-72)
+            return _with_change(reading, placed).with_finding(Finding(
+                rule_id="TDA-38B", title="Pot bet counted too low",
+                observed=f'"pot" declared; chips bring the bet to {placed}, the pot allows {reading.to}',
+                ruling=f"made up to {reading.to}, if corrected before the next substantial action; after it "
+                       f"{placed} stands"))
+        return _payment(reading, placed, bet)
     if word == "pot":
         if not has_chips and wait_for_chips:
             return None

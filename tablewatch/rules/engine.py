@@ -79,6 +79,7 @@ class _Seat:
     mucked: bool = False
     pending: Declared | None = None
     owed: int = 0  # chips owed for a verbal action already applied
+    owed_word: str = ""  # the word that made them owed
     pulled: Chips = field(default_factory=Chips)
     no_raise: bool = False  # said "check" facing a bet (TDA-41)
     no_fold: bool = False  # pulled back chips facing a bet (TDA-33B)
@@ -349,6 +350,7 @@ class HandEngine(CardFlow):
                 self._findings(reading, seat, event.ts)
                 return None
             info.owed = max(0, reading.to - view.bet)
+            info.owed_word = event.word
             return reading
         assert isinstance(event, BetMotion)
         chips_ts = event.motion_times[0] if event.motion_times else event.ts
@@ -373,7 +375,13 @@ class HandEngine(CardFlow):
     def _settle_payment(self, event: BetMotion, seat: int) -> None:
         info = self.seats[seat]
         paid = event.chips.value
-        if paid != info.owed:
+        if info.owed_word == "pot" and self.config.structure == "PL" and paid < info.owed:
+            self._finding(Finding(
+                rule_id="TDA-38B", title="Pot bet counted too low",
+                observed=f'seat {seat} declared "pot" ({info.owed} to put in) and put out {paid}',
+                ruling=f"made up to the pot ({info.owed - paid} more) if corrected before the next substantial "
+                       "action; after it the smaller bet stands"), seat, event.ts)
+        elif paid != info.owed:
             self._finding(Finding(
                 rule_id="TDA-27A", title="Chips do not match the declaration",
                 severity=Severity.ADVISORY if paid > info.owed else Severity.VIOLATION,

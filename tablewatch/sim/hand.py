@@ -39,6 +39,7 @@ from tablewatch.sim.chips import Pile, count_chips, make_change
 from tablewatch.sim.inject import RULE_IDS, STREETS, InjectedViolation, Injections
 from tablewatch.sim.motions import Stage, seat_angle
 from tablewatch.sim.plan import Act, HandPlan
+from tablewatch.sim.replay import Replay
 from tablewatch.sim.scenario import ScenarioError, Timing
 from tablewatch.sim.world import Card
 
@@ -65,6 +66,7 @@ class HandDriver(Injections):
     _street_op: int = 0  # first operation of the current street
     _burned_early: set[str] = field(default_factory=set)
     _tabled: set[int] = field(default_factory=set)
+    _replay: Replay | None = None  # the hand in pokerkit alone, made when a violation needs it
 
     # --- the hand -------------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ exposed hole card, the pot to the wrong seat) live with those steps in ``hand.py
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tablewatch.events import (
     BoardCardDealt,
@@ -19,13 +19,11 @@ from tablewatch.events import (
     StackObscured,
     UnknownChip,
 )
-from tablewatch.sim.chips import Pile, count_chips
-from tablewatch.sim.plan import Act, HandPlan
+from tablewatch.sim.chips import Pile, count_chips, make_change
+from tablewatch.sim.plan import Act
+from tablewatch.sim.replay import Replay, replay
 from tablewatch.sim.scenario import ScenarioError
 from tablewatch.sim.world import CHIP_HEIGHT, Card
-
-if TYPE_CHECKING:
-    pass
 
 STREETS = ("preflop", "flop", "turn", "river")
 RULE_IDS = {
@@ -121,7 +119,7 @@ class Injections:
         wanted = [v.street for v in self.plan.violations if v.type == "board_card_exposed_early"]
         if not wanted:
             return {}
-        streets = _streets_of(self.plan)
+        streets = self._dry_run().streets
         out = {}
         for street in wanted:
             before = STREETS.index(street) - 1
@@ -157,19 +155,38 @@ class Injections:
             if v.type == "unknown_chip" and after == -1:
                 self._counterfeit(v)
 
+    def _dry_run(self) -> Replay:
+        if self._replay is None:
+            self._replay = replay(self.plan)
+        return self._replay
+
     def _pocket(self, v: Any) -> None:
         stack = self.piles[f"seat{v.seat}.stack"]
-        try:
-            chips = stack.take(v.chips)
-        except ValueError as exc:
-            raise ScenarioError(f"hand {self.plan.hand_no}: seat {v.seat} can't pocket {v.chips}: {exc}") from exc
+        counts = self._pocketable(v, stack)
+        chips = stack.take(counts)
         start = self.t + 0.3
         player = self.stage.table.seats[v.seat].player
         off = Pile("off_table", lambda k: (player[0] + 40 * k, player[1]), self.rng)
         self.t = self.stage.carry_chips(f"seat{v.seat}", chips, stack, off, t=start, duration=1.0)
         self.stage.vanish(chips, t=self.t + 0.1)
         self._emit(ChipsLeftTable, self.t, seat=v.seat, zone=stack.zone, chips=count_chips(chips))
-        self._violation("chips_pocketed", start, self.t, seats=(v.seat,), detail=f"seat {v.seat} pocketed {v.chips}")
+        self._violation("chips_pocketed", start, self.t, seats=(v.seat,), detail=f"seat {v.seat} pocketed {counts}",
+                        params={"chips": counts, "asked": dict(v.chips)})
+
+    def _pocketable(self, v: Any, stack: Pile) -> dict[int, int]:
+        """The chips the player pockets: those asked for, or their worth in the chips the stack has, at most what
+        the rest of the hand leaves untouched (the recorded hand must still be paid)."""
+        asked = sum(d * n for d, n in v.chips.items())
+        spare = self._dry_run().spare(self.plan.player_of_seat(v.seat), v.after_action) + stack.value() \
+            - self.state.stacks[self.plan.player_of_seat(v.seat)]
+        have = stack.available()
+        if asked <= spare and all(have.get(d, 0) >= n for d, n in v.chips.items()):
+            return dict(v.chips)
+        counts = make_change(min(asked, spare), have) or _at_most(min(asked, spare), have)
+        if not counts:
+            raise ScenarioError(f"hand {self.plan.hand_no}: seat {v.seat} can't pocket {v.chips}: the rest of the "
+                                f"hand needs all but {max(spare, 0)} of its {stack.value()} in chips")
+        return counts
 
     def _hide(self, v: Any) -> None:
         stack = self.piles[f"seat{v.seat}.stack"]
@@ -213,34 +230,16 @@ class Injections:
         self._violation("unknown_chip", self.t, self.t + self.timing.rfid_period, seats=(v.seat,),
                         detail=f"counterfeit {v.denomination} chip {uid} in seat {v.seat}'s stack", params={"uid": uid})
 
+def _at_most(value: int, available: dict[int, int]) -> dict[int, int]:
+    """The most chips by value, largest first, worth at most ``value``."""
+    out = {}
+    for d in sorted(available, reverse=True):
+        n = min(available[d], value // d)
+        if n:
+            out[d], value = n, value - n * d
+    return out
+
+
 def _at(pose: Any, t: float, **changes: Any) -> Any:
 
     return replace(pose, t=t, **changes)
-
-
-def _streets_of(plan: HandPlan) -> list[int]:
-    """The street (0-3) each action happens on, from a dry run in pokerkit."""
-    from tablewatch.sim.script import _new_state
-
-    state = _new_state(plan)
-    deck = iter([r + s for r in "23456789TJQKA" for s in "cdhs"])
-    used = {c for h in plan.holes for c in h if c} | set(plan.board)
-    spare = (c for c in deck if c not in used)
-    for i in range(2):
-        for p in range(len(plan.seats)):
-            state.deal_hole(plan.holes[p][i] or next(spare))
-    out = []
-    for act in plan.acts:
-        while state.can_burn_card() or (state.can_show_or_muck_hole_cards() and act.verb != "sm"):
-            if state.can_burn_card():
-                state.burn_card("??")
-                state.deal_board("".join(next(spare) for _ in range(state.street.board_dealing_count)))
-            else:
-                state.show_or_muck_hole_cards()
-        out.append(state.street_index or 0)
-        {"f": state.fold, "cc": state.check_or_call}.get(act.verb, lambda: None)()
-        if act.verb == "cbr":
-            state.complete_bet_or_raise_to(act.amount)
-        elif act.verb == "sm" and state.can_show_or_muck_hole_cards(act.shown is not None, act.player):
-            state.show_or_muck_hole_cards(act.shown is not None, act.player)
-    return out

@@ -173,10 +173,31 @@ def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
             if act.shown:
                 holes[act.player] = list(act.shown)
             acts.append(act)
-    return HandPlan(hand_no=hand_no, seats=seats, stacks=[scale(s) for s in stacks],
+    plan = HandPlan(hand_no=hand_no, seats=seats, stacks=[scale(s) for s in stacks],
                     blinds=[scale(b) for b in hh.blinds_or_straddles], antes=[scale(a) for a in hh.antes],
                     min_bet=scale(hh.min_bet), holes=holes, board=board, acts=acts,
                     violations=list(hand.violations), unit=unit, source=where)
+    if not all(Decimal(str(s)).is_finite() for s in hh.starting_stacks):
+        _check_down(plan)
+    return plan
+
+
+def _check_down(plan: HandPlan) -> None:
+    """Finish a hand whose record stops early with checks and calls.
+
+    Venues that publish no stacks (iPoker) end the record when the last players are all in; with the deep
+    stacks given them here, the betting goes on, so they check (or call) to the showdown.
+    """
+    from tablewatch.sim.replay import replay
+
+    for _ in range(4 * len(plan.seats)):
+        try:
+            actor = replay(plan).open_actor
+        except ScenarioError:
+            return  # the hand driver says what is wrong, at the action itself
+        if actor is None:
+            return
+        plan.acts.append(parse_act(len(plan.acts), ActionSpec(do=f"p{actor + 1} cc"), plan.seats, plan.hand_no))
 
 
 def _unit_for(amounts: list[Decimal | int]) -> int:

@@ -14,7 +14,6 @@ from functools import lru_cache
 
 from pokerkit import (
     AntePosting,
-    Automation,
     BetCollection,
     BlindOrStraddlePosting,
     CheckingOrCalling,
@@ -34,19 +33,11 @@ from tablewatch.sim.chips import Mint, Pile, compose_stack
 from tablewatch.sim.hand import HandDriver, InjectedViolation
 from tablewatch.sim.motions import Stage
 from tablewatch.sim.plan import HandPlan, plan_phh, plan_scripted
+from tablewatch.sim.replay import AUTOMATIONS, new_state
 from tablewatch.sim.scenario import LAYOUT_SEATS, Scenario, ScenarioError
 from tablewatch.sim.table import SimTable
 from tablewatch.sim.world import World
 
-AUTOMATIONS = (
-    Automation.ANTE_POSTING,
-    Automation.BET_COLLECTION,
-    Automation.BLIND_OR_STRADDLE_POSTING,
-    Automation.HAND_KILLING,
-    Automation.CHIPS_PUSHING,
-    Automation.CHIPS_PULLING,
-    Automation.RUNOUT_COUNT_SELECTION,  # all-in run-outs are dealt once
-)
 OPERATION_TYPES = (AntePosting, BlindOrStraddlePosting, BetCollection, CheckingOrCalling, ChipsPushing,
                    CompletionBettingOrRaisingTo, Folding, HoleCardsShowingOrMucking)
 
@@ -91,7 +82,7 @@ def simulate(scenario: Scenario) -> SimRun:
                                  ante=scenario.ante)
         _check_seats(plan, table)
         _prepare_stacks(plan, piles, stage, scenario, t=t)
-        state = _new_state(plan)
+        state = new_state(plan)
         events.append(HandStarted(ts=t, table=scenario.table, source="sim", hand_no=no, button=plan.button,
                                   seats=tuple(sorted(plan.seats)),
                                   stacks=tuple(plan.stacks[plan.seats.index(s)] for s in sorted(plan.seats))))
@@ -172,11 +163,7 @@ def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenar
         stage.mint_pile(tray, {d: 20 for d in denoms[:4]}, t=0.0)
 
 
-def _new_state(plan: HandPlan) -> State:
-    return NoLimitTexasHoldem.create_state(
-        AUTOMATIONS, True, tuple(plan.antes), tuple(plan.blinds), plan.min_bet, tuple(plan.stacks), len(plan.seats),
-        mode=Mode.CASH_GAME,
-    )
+_new_state = new_state  # the old private name
 
 
 def _history(plan: HandPlan, state: State) -> HandHistory:

@@ -136,9 +136,9 @@ def test_ex_45_callers_do_not_change_the_increment() -> None:
     assert (view.to_call, view.min_raise_to) == (500, 950)
 
 
-def _ex_62() -> Hand:
+def _ex_62(profile: RuleProfile | None = None) -> Hand:
     config = GameConfig(small_blind=50, big_blind=100)
-    hand = Hand(config, {1: 5000, 2: 5000, 3: 5000, 4: 225, 5: 5000, 6: 300, 7: 5000}, button=7)
+    hand = Hand(config, {1: 5000, 2: 5000, 3: 5000, 4: 225, 5: 5000, 6: 300, 7: 5000}, button=7, profile=profile)
     for seat in (3, 4, 5, 6, 7, 1, 2):
         hand.act(seat, "cc")
     hand.board("2c", "7d", "9h")
@@ -520,3 +520,23 @@ def test_eng_03_dead_button_on_an_empty_seat() -> None:
     assert hand.engine.to_act() == 1
     dead_small = Hand(NL_100_200, {1: 10_000, 3: 10_000, 4: 10_000}, button=2, blinds=((4, 200),))
     assert dead_small.bets() == {3: 0, 4: 200, 1: 0} and dead_small.engine.to_act() == 1
+
+
+def test_ex_72_pot_limit_pot_counted_too_low_is_made_up() -> None:
+    config = GameConfig(variant=Variant.PLO, small_blind=500, big_blind=1000)
+    hand = Hand(config, {1: 100_000, 2: 100_000, 3: 100_000, 4: 100_000}, button=4)
+    for seat in (3, 4, 1, 2):
+        hand.act(seat, "cc")  # 4000 in the pot
+    hand.board("2c", "7d", "9h")
+    first = hand.engine.to_act()
+    assert hand.view(first).max_raise_to == 4000
+    hand.say(first, "pot")
+    found = hand.chips(first, {1000: 3})  # the dealer said 3000
+    assert [v.rule_id for v in found] == ["TDA-38B"] and "1000 more" in found[0].ruling
+    assert hand.bets()[first] == 4000
+
+
+def test_c13_house_rule_short_all_ins_do_not_add_up() -> None:
+    hand = _ex_62(RuleProfile(short_allin_reopens="house_full_raise"))
+    view = hand.view(1)
+    assert view.to_call == 100 and not view.can_raise  # HOUSE-004-allin: no single all-in was a full raise

@@ -41,6 +41,7 @@ GAP_S = 0.5  # an arm unseen this long has left (a bet's motions come back withi
 DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle
 TAP_MAX_S = 1.0
 LINE_DEPTH_MM = 15.0  # a hand this far beyond the line is over it
+BET_DEPTH_MM = 70.0  # a hand this far beyond the line went to bet, not to tap (chips may not show)
 OBSCURE_AFTER_S = 1.0
 GATHER_GAP_S = 1.2
 HISTORY_S = 3.0
@@ -187,8 +188,7 @@ class Gestures:
         zones = [p.zone for p in path if peak.t - 2.0 <= p.t < peak.t]
         pot_emptied = any(f.zone == "pot" and f.what == "chips_out" and peak.t - 3.0 <= f.t <= peak.t
                           for f in self.found)
-        moved_on = any(z.endswith(".stack") and z != peak.zone
-                       and peak.t - self.pushed.get(_seat_of(z) or 0, -1e9) < 5.0 for z in zones)
+        moved_on = any(other != seat and peak.t - when < 5.0 for other, when in self.pushed.items())
         if not ((pot_emptied and "pot" in zones) or moved_on):
             return []  # e.g. an uncalled bet going back to its owner
         self.pushed[seat] = peak.t
@@ -204,6 +204,7 @@ class Gestures:
         self.found = [x for x in self.found if x.t > f.t - 10.0]
         zone, seat = f.zone, _seat_of(f.zone)
         if f.what == "card_out" and zone.startswith("board."):
+            self.board.discard(int(zone.split(".")[1]))  # a card taken back: the slot takes the next one
             self.cleared = [(t, z) for t, z in self.cleared if t > f.t - 1.5] + [(f.t, zone)]
             if len({z for _, z in self.cleared}) >= 2:
                 self.hand_open = False  # the dealer sweeps the board away: the hand is over
@@ -224,10 +225,25 @@ class Gestures:
             if seat is not None and zone.endswith(".bet") and not f.face_up and seat not in self.mucked:
                 self.mucked.add(seat)
                 return [self._event(CardsMucked, f.t, seat=seat, count=2)]
+        if f.what == "chips_in" and seat is not None and zone.endswith(".stack") and f"seat{seat}" not in self.open:
+            return self._pushed_by_settle(f, seat)
         bet_emptied = zone.endswith(".bet") and f.what == "chips_out" and f"seat{seat}" not in self.open
         if (zone == "pot" and f.what == "chips_in") or bet_emptied:
             self.gather.append(f.t)
         return []
+
+    def _pushed_by_settle(self, f: Found, seat: int) -> list[Event]:
+        """Chips come to rest in a stack whose player did not move, soon after the pot emptied (or after a
+        push to another seat): a push the dealer's hand path did not show clearly."""
+        if f.t - self.pushed.get(seat, -1e9) < 3.0:
+            return []
+        pot_emptied = any(x.zone == "pot" and x.what == "chips_out" and f.t - 3.0 <= x.t <= f.t for x in self.found)
+        moved_on = any(other != seat and f.t - when < 5.0 for other, when in self.pushed.items())
+        if not (pot_emptied or moved_on):
+            return []
+        self.pushed[seat] = f.t
+        self.chips_moved.append(seat)
+        return [self._event(PotPushed, f.t, seat=seat)]
 
     def _dealt(self, f: Found, seat: int) -> list[Event]:
         if not self.hand_open:
@@ -273,7 +289,8 @@ class Gestures:
                 chips = chips + Chips.of(f.chips)
         chip_evidence = chips.count > 0 or any(f.zone == stack_zone and f.what.startswith("chips") for f in window)
         short = ep.last - ep.start <= TAP_MAX_S
-        if times and (chip_evidence or not short):
+        deep = max(s.depth for s in ep.samples) >= BET_DEPTH_MM
+        if times and (chip_evidence or deep or not short):
             entered = next((s.t for s in ep.samples if s.zone == bet_zone), times[0])
             self.chips_moved.append(seat)
             hand = self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)

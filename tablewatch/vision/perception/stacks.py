@@ -30,7 +30,7 @@ class SeatStack:
 class StackWatch:
     def __init__(self, plane: TablePlane, look: Appearance, *, period: float = 0.5) -> None:
         self.plane, self.look, self.period = plane, look, period
-        self.masks = {int(name[4:].split(".")[0]): plane.zone_masks[name] for name in plane.zone_masks
+        self.masks = {int(name[4:].split(".")[0]): _boxed(plane.zone_masks[name]) for name in plane.zone_masks
                       if name.startswith("seat") and name.endswith(".stack")}
         self.seats = {seat: SeatStack() for seat in self.masks}
         self.last = -1e9
@@ -47,9 +47,9 @@ class StackWatch:
         """
         if t - self.last >= self.period:
             self.last = t
-            for seat, mask in self.masks.items():
-                self._read(seat, t, live=self.look.chip_pixels(live[mask]),
-                           settled=self.look.chip_pixels(settled[mask]))
+            for seat, (box, mask) in self.masks.items():
+                self._read(seat, t, live=self.look.chip_pixels(live[box][mask]),
+                           settled=self.look.chip_pixels(settled[box][mask]))
         return {s: st.hidden_since for s, st in self.seats.items() if st.hidden_since is not None}
 
     def _read(self, seat: int, t: float, *, live: dict[int, int], settled: dict[int, int]) -> None:
@@ -64,3 +64,10 @@ class StackWatch:
             st.hidden_since = st.hidden_since if st.hidden_since is not None else t
         else:
             st.hidden_since = None
+
+
+def _boxed(mask: np.ndarray) -> tuple[tuple[slice, slice], np.ndarray]:
+    """A zone mask as its bounding box and the mask inside it (indexing a small box is much faster)."""
+    ys, xs = np.nonzero(mask)
+    box = (slice(int(ys.min()), int(ys.max()) + 1), slice(int(xs.min()), int(xs.max()) + 1))
+    return box, mask[box]

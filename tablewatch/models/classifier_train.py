@@ -1,0 +1,131 @@
+"""Train the corner-index classifier (a small CNN, random init) on crops of the by-source splits; export ONNX.
+
+Needs torch (the ``train`` extra). The crops are cut once (``tablewatch.models.crops``); augmentation
+here is what a table adds: any rotation (cards lie every way), scale and shift (detector boxes are not
+exact), brightness and contrast, blur.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tablewatch.models.crops import extract_crops, face_up_names
+from tablewatch.models.dataset import read_class_names
+from tablewatch.vision.classifier import CROP_HW
+
+
+@dataclass(frozen=True)
+class ClassifierResult:
+    pt: Path
+    onnx: Path
+    epochs: int
+    seconds: float
+    val_accuracy: float
+    test_accuracy: float
+
+
+def build_net(n_classes: int):  # noqa: ANN201 - torch is an optional dependency
+    from torch import nn
+
+    def block(c_in: int, c_out: int) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True),
+            nn.Conv2d(c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True),
+        )
+
+    return nn.Sequential(block(3, 16), nn.MaxPool2d(2), block(16, 32), nn.MaxPool2d(2), block(32, 64), nn.MaxPool2d(2),
+                         block(64, 128), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, n_classes))
+
+
+def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    h, w = crop.shape[:2]
+    angle = rng.uniform(0, 360)
+    scale = rng.uniform(0.85, 1.15)
+    matrix = cv2.getRotationMatrix2D((w / 2 + rng.uniform(-3, 3), h / 2 + rng.uniform(-3, 3)), angle, scale)
+    out = cv2.warpAffine(crop, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    out = out.astype(np.float32) * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (3, 3), 0)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def to_tensor(crops: np.ndarray):  # noqa: ANN201
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(crops[:, :, :, ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+
+
+def accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:  # noqa: ANN001
+    import torch
+
+    net.eval()
+    with torch.no_grad():
+        predicted = torch.cat([net(to_tensor(crops[i : i + 256])).argmax(1) for i in range(0, len(crops), 256)])
+    return float((predicted.numpy() == labels).mean()) if len(labels) else float("nan")
+
+
+def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: int = 64, seed: int = 0,
+                     minutes: float | None = None) -> ClassifierResult:
+    """Train on ``prepared/train`` crops, keep the best ``val`` epoch, report ``test`` accuracy."""
+    import torch
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    names = read_class_names(prepared)
+    classes = face_up_names(names)
+    train_x, train_y = extract_crops(prepared / "train", names, jitter=1, seed=seed)
+    val_x, val_y = extract_crops(prepared / "val", names)
+    test_x, test_y = extract_crops(prepared / "test", names)
+    net = build_net(len(classes))
+    optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=epochs * (len(train_x) // batch + 1))
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    best, best_path, started, done = -1.0, out_dir / "best.pt", time.time(), 0
+    for epoch in range(epochs):
+        net.train()
+        order = rng.permutation(len(train_x))
+        for start in range(0, len(order), batch):
+            idx = order[start : start + batch]
+            x = to_tensor(np.stack([augment(train_x[i], rng) for i in idx]))
+            loss = loss_fn(net(x), torch.from_numpy(train_y[idx]))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+        done = epoch + 1
+        val_acc = accuracy(net, val_x, val_y)
+        print(f"epoch {done}/{epochs} loss {loss.item():.3f} val accuracy {val_acc:.4f} "
+              f"{time.time() - started:.0f} s", flush=True)
+        if val_acc > best:
+            best = val_acc
+            torch.save(net.state_dict(), best_path)
+        if minutes and time.time() - started > minutes * 60:
+            break
+    net.load_state_dict(torch.load(best_path))
+    test_acc = accuracy(net, test_x, test_y)
+    onnx = export_classifier(net, classes, out_dir / f"cards-index-cls-{CROP_HW[0]}.onnx")
+    (out_dir / "metrics.json").write_text(json.dumps({"val_accuracy": best, "test_accuracy": test_acc, "epochs": done,
+                                                      "train_crops": len(train_x), "test_crops": len(test_x)}))
+    return ClassifierResult(best_path, onnx, done, time.time() - started, best, test_acc)
+
+
+def export_classifier(net, classes: list[str], path: Path) -> Path:  # noqa: ANN001
+    import onnx
+    import torch
+
+    net.eval()
+    dummy = torch.zeros(1, 3, *CROP_HW)
+    torch.onnx.export(net, dummy, str(path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
+    model = onnx.load(str(path))
+    entry = model.metadata_props.add()
+    entry.key, entry.value = "names", repr(classes)
+    onnx.save(model, str(path))
+    return path

@@ -1,0 +1,88 @@
+"""Card identity from full-resolution crops of the corner indices: a small CNN exported to ONNX.
+
+The detector finds index boxes (its own class guess is kept as a fallback); each box is cut from the
+full-resolution image as a square a little larger than the box, resized to ``CROP_HW``, and classified
+into the 54 face-up classes. This is the "expensive look" of the design's pixel budget, done only on the
+boxes, at whatever resolution the camera gives.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tablewatch.vision.detections import Detections
+from tablewatch.vision.detector import MODELS_DIR, DetectorError
+
+CROP_HW = (32, 32)
+CROP_MARGIN = 1.25  # the square crop's side, relative to the box's longer side
+CLASSIFIER_GLOB = "cards-index-cls-*.onnx"
+
+
+def crop_index(image: np.ndarray, box: np.ndarray | tuple[float, ...]) -> np.ndarray:
+    """A ``CROP_HW`` BGR square centred on ``box`` (xyxy), side ``CROP_MARGIN`` × the longer box side."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    side = max(x1 - x0, y1 - y0, 2.0) * CROP_MARGIN
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    scale = CROP_HW[1] / side
+    # an affine warp crops, scales and pads (edge pixels repeated) in one step
+    matrix = np.array([[scale, 0, CROP_HW[1] / 2 - cx * scale], [0, scale, CROP_HW[0] / 2 - cy * scale]])
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, matrix, (CROP_HW[1], CROP_HW[0]), flags=interpolation,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def default_classifier_path(models_dir: Path = MODELS_DIR) -> Path | None:
+    found = sorted(models_dir.glob(CLASSIFIER_GLOB))
+    return found[-1] if found else None
+
+
+class OnnxIndexClassifier:
+    """Classifies index crops; ``names`` are its classes (the detector's names without ``BACK``)."""
+
+    def __init__(self, model_path: str | Path, *, threads: int | None = None):
+        import onnxruntime as ort
+
+        self.path = Path(model_path)
+        if not self.path.is_file():
+            raise DetectorError(f"classifier model file not found: {self.path}")
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        if threads:
+            options.intra_op_num_threads = threads
+        try:
+            self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+            self.names: list[str] = ast.literal_eval(self.session.get_modelmeta().custom_metadata_map["names"])
+        except Exception as exc:  # onnxruntime's own exception types, or missing metadata
+            raise DetectorError(f"cannot load the index classifier {self.path}: {exc}") from exc
+        self.input_name = self.session.get_inputs()[0].name
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N, H, W, 3) BGR uint8 crops -> (N, classes) probabilities."""
+        if len(crops) == 0:
+            return np.zeros((0, len(self.names)), np.float32)
+        blob = crops[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / np.float32(255.0)
+        logits = self.session.run(None, {self.input_name: np.ascontiguousarray(blob)})[0]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def relabel(self, image: np.ndarray, detections: Detections, detector_names: dict[int, str]) -> Detections:
+        """Face-up boxes get the classifier's identity, and its probability as confidence (the box was
+        already accepted by the detector's own threshold)."""
+        back = np.array([detector_names[int(c)] == "BACK" for c in detections.class_id], dtype=bool)
+        face = np.flatnonzero(~back)
+        if not len(face):
+            return detections
+        crops = np.stack([crop_index(image, detections.xyxy[i]) for i in face])
+        probs = self.probabilities(crops)
+        best = probs.argmax(axis=1)
+        ids = {name: c for c, name in detector_names.items()}
+        class_id, confidence = detections.class_id.copy(), detections.confidence.copy()
+        class_id[face] = [ids[self.names[b]] for b in best]
+        confidence[face] = probs[np.arange(len(face)), best]
+        return Detections(detections.xyxy, confidence, class_id, tracker_id=detections.tracker_id,
+                          data=dict(detections.data), metadata=dict(detections.metadata))
