@@ -26,7 +26,6 @@ from tablewatch.devices.poller import ReaderConfig, ReaderPoller
 from tablewatch.devices.registry import ChipTag, TagRegistry
 from tablewatch.events import (
     ChipsAppeared,
-    ChipsLeftTable,
     ChipsMoved,
     Event,
     RfidInventory,
@@ -38,8 +37,9 @@ from tablewatch.sim.session import Simulation
 CameraMode = Literal["truth", "vision"]
 
 # Facts only the RFID path may report in a simulated run: the camera stand-in leaves them out, so they
-# reach the rules through the real driver, emulator and ledger or not at all.
-RFID_KINDS = (ChipsMoved, ChipsLeftTable, ChipsAppeared, UnknownChip, RfidInventory)
+# reach the rules through the real driver, emulator and ledger or not at all. (Chips carried off the
+# table are seen by both: a camera sees the hand leave with them, the ledger sees them go missing.)
+RFID_KINDS = (ChipsMoved, ChipsAppeared, UnknownChip, RfidInventory)
 
 
 @dataclass

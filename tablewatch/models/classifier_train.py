@@ -30,7 +30,7 @@ class ClassifierResult:
     test_accuracy: float
 
 
-def build_net(n_classes: int):  # noqa: ANN201 - torch is an optional dependency
+def build_net(n_classes: int):
     from torch import nn
 
     def block(c_in: int, c_out: int) -> nn.Sequential:
@@ -39,8 +39,10 @@ def build_net(n_classes: int):  # noqa: ANN201 - torch is an optional dependency
             nn.Conv2d(c_out, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True),
         )
 
-    return nn.Sequential(block(3, 16), nn.MaxPool2d(2), block(16, 32), nn.MaxPool2d(2), block(32, 64), nn.MaxPool2d(2),
-                         block(64, 128), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, n_classes))
+    return nn.Sequential(
+        block(3, 16), nn.MaxPool2d(2), block(16, 32), nn.MaxPool2d(2), block(32, 64), nn.MaxPool2d(2), block(64, 128),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, n_classes),
+    )
 
 
 def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -55,13 +57,13 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def to_tensor(crops: np.ndarray):  # noqa: ANN201
+def to_tensor(crops: np.ndarray):
     import torch
 
     return torch.from_numpy(np.ascontiguousarray(crops[:, :, :, ::-1].transpose(0, 3, 1, 2))).float() / 255.0
 
 
-def accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:  # noqa: ANN001
+def accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
     import torch
 
     net.eval()
@@ -84,7 +86,8 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
     test_x, test_y = extract_crops(prepared / "test", names)
     net = build_net(len(classes))
     optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
-    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=epochs * (len(train_x) // batch + 1))
+    steps = epochs * (len(train_x) // batch + 1)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     out_dir.mkdir(parents=True, exist_ok=True)
     best, best_path, started, done = -1.0, out_dir / "best.pt", time.time(), 0
@@ -116,7 +119,7 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
     return ClassifierResult(best_path, onnx, done, time.time() - started, best, test_acc)
 
 
-def export_classifier(net, classes: list[str], path: Path) -> Path:  # noqa: ANN001
+def export_classifier(net, classes: list[str], path: Path) -> Path:
     import onnx
     import torch
 

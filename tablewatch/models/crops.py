@@ -20,7 +20,9 @@ def face_up_names(names: list[str]) -> list[str]:
     return [name for name in names if name != BACK_LABEL]
 
 
-def extract_crops(split_dir: Path, names: list[str], *, jitter: int = 0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def extract_crops(
+    split_dir: Path, names: list[str], *, jitter: int = 0, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """(N, H, W, 3) uint8 BGR crops of every face-up index box of a split, and their classifier labels.
 
     ``jitter`` > 0 adds that many extra crops per box with the box moved and scaled by up to 15 % (the

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from tablewatch.events import (
     BetMotion,
+    ChipsLeftTable,
     ChipsMoved,
     ChipsPulledBack,
     Event,
@@ -77,6 +78,8 @@ class SceneFusion:
     expect_camera: bool = True
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
     _unpaired: dict[tuple[str, int], Event] = field(default_factory=dict)  # RFID moves the camera may yet claim
+    left_window: float = 5.0  # chips seen leaving by one sensor are the same chips the other reports this soon
+    _left: dict[str, tuple[str, float]] = field(default_factory=dict)  # zone -> (first sensor, when)
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
@@ -88,7 +91,17 @@ class SceneFusion:
             return [*out, event, *self._hold(translated, from_rfid=True)]
         if isinstance(event, BetMotion | ChipsPulledBack | PotPushed) and event.source != "rfid":
             return [*out, *self._hold(event, from_rfid=False)]
+        if isinstance(event, ChipsLeftTable) and self._seen_leaving(event):
+            return out
         return [*out, event]
+
+    def _seen_leaving(self, event: ChipsLeftTable) -> bool:
+        """True when the other sensor already reported these chips leaving (the first report stands)."""
+        first = self._left.get(event.zone)
+        if first is not None and first[0] != event.source and event.ts - first[1] <= self.left_window:
+            return True
+        self._left[event.zone] = (event.source, event.ts)
+        return False
 
     def flush(self, now: float | None = None) -> list[Event]:
         """Release the reports whose window has passed (all of them when ``now`` is None)."""

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tablewatch.sim.plan import HandPlan, phh_hand_count, plan_phh
+from tablewatch.sim.replay import Replay, replay
 from tablewatch.sim.scenario import HandSpec, PhhSource, Scenario, ScenarioError
 from tablewatch.sim.session import PHH_CHIP_COLOURS, Simulation
 
@@ -59,48 +60,10 @@ def hand_scenario(path: Path, hand: int, *, violations: Iterable[dict[str, Any]]
 
 @dataclass(frozen=True)
 class Shape:
-    """What a planned hand offers for violations: the street and the amount to call at each action."""
+    """A planned hand and its dry run: what it offers for violations."""
 
     plan: HandPlan
-    streets: tuple[int, ...]  # per action: 0 preflop .. 3 river
-    to_call: tuple[int, ...]  # per action: chips the actor faces
-    dealt: int  # board deals reached: 0 none, 1 flop, 2 turn, 3 river
-
-
-def hand_shape(plan: HandPlan) -> Shape:
-    """Dry-run the plan in pokerkit (cards at random where unknown)."""
-    from tablewatch.sim.script import _new_state
-
-    state = _new_state(plan)
-    used = {c for h in plan.holes for c in h if c} | set(plan.board)
-    spare = iter([r + s for r in "23456789TJQKA" for s in "cdhs" if r + s not in used])
-    for i in range(2):
-        for p in range(len(plan.seats)):
-            state.deal_hole(plan.holes[p][i] or next(spare))
-    streets, to_call, dealt = [], [], 0
-
-    def deal() -> None:
-        nonlocal dealt
-        state.burn_card("??")
-        state.deal_board("".join(next(spare) for _ in range(state.street.board_dealing_count)))
-        dealt += 1
-
-    for act in plan.acts:
-        while state.can_burn_card() or (state.can_show_or_muck_hole_cards() and act.verb != "sm"):
-            deal() if state.can_burn_card() else state.show_or_muck_hole_cards()
-        streets.append(state.street_index or 0)
-        to_call.append(state.checking_or_calling_amount or 0 if act.verb != "sm" else 0)
-        if act.verb == "f":
-            state.fold()
-        elif act.verb == "cc":
-            state.check_or_call()
-        elif act.verb == "cbr":
-            state.complete_bet_or_raise_to(act.amount)
-        elif state.can_show_or_muck_hole_cards(act.shown is not None, act.player):
-            state.show_or_muck_hole_cards(act.shown is not None, act.player)
-    while state.status:
-        deal() if state.can_burn_card() else state.show_or_muck_hole_cards()
-    return Shape(plan=plan, streets=tuple(streets), to_call=tuple(to_call), dealt=dealt)
+    run: Replay
 
 
 def _betting(s: Shape) -> list[int]:
@@ -113,22 +76,26 @@ def _string_raise(s: Shape) -> dict[str, Any] | None:
 
 
 def _undercall(s: Shape) -> dict[str, Any] | None:
-    calls = [a.index for a in s.plan.acts if a.verb == "cc" and s.to_call[a.index] > 1]
+    calls = [a.index for a in s.plan.acts if a.verb == "cc" and s.run.to_call[a.index] > 1]
     return {"type": "undercall", "action": calls[0]} if calls else None
 
 
 def _exposed_early(s: Shape) -> dict[str, Any] | None:
     """The turn card shown early needs a betting action on the flop to show it during."""
-    on_flop = [i for i in _betting(s) if s.streets[i] == 1]
-    return {"type": "board_card_exposed_early", "street": "turn"} if on_flop and s.dealt >= 2 else None
+    on_flop = [i for i in _betting(s) if s.run.streets[i] == 1]
+    return {"type": "board_card_exposed_early", "street": "turn"} if on_flop and s.run.dealt >= 2 else None
 
 
 def _out_of_turn(s: Shape) -> dict[str, Any] | None:
+    """The second player to act announces, before the first acts, what he then does in turn (as the bench does)."""
     acts = _betting(s)
     if len(acts) < 2:
         return None
-    first, second = (s.plan.seats[s.plan.acts[i].player] for i in acts[:2])
-    return {"type": "out_of_turn", "action": acts[0], "seat": second, "word": "call"} if first != second else None
+    first, second = (s.plan.acts[i] for i in acts[:2])
+    if first.player == second.player:
+        return None
+    word = {"f": "fold", "cbr": "raise"}.get(second.verb, "call" if s.run.to_call[second.index] else "check")
+    return {"type": "out_of_turn", "action": first.index, "seat": s.plan.seats[second.player], "word": word}
 
 
 def _wrong_push(s: Shape) -> dict[str, Any] | None:
@@ -136,8 +103,16 @@ def _wrong_push(s: Shape) -> dict[str, Any] | None:
     return {"type": "wrong_pot_push", "to_seat": folders[0]} if folders else None
 
 
+def _pocketed(s: Shape) -> dict[str, Any] | None:
+    """Chips pocketed after the first action by the first seat with chips to spare (one who goes all in has none)."""
+    for player, seat in enumerate(s.plan.seats):
+        if s.run.spare(player, 0) > 0:
+            return {"type": "chips_pocketed", "seat": seat, "chips": {500: 1}, "after_action": 0}
+    return None
+
+
 def _when(kind: str, dealt: int, **params: Any) -> Callable[[Shape], dict[str, Any] | None]:
-    return lambda s: {"type": kind, **params} if s.dealt >= dealt else None
+    return lambda s: {"type": kind, **params} if s.run.dealt >= dealt else None
 
 
 def _seat_first(kind: str, **params: Any) -> Callable[[Shape], dict[str, Any] | None]:
@@ -148,7 +123,7 @@ def _seat_first(kind: str, **params: Any) -> Callable[[Shape], dict[str, Any] | 
 INJECTORS: tuple[Callable[[Shape], dict[str, Any] | None], ...] = (
     _string_raise,
     _when("missing_burn", 1, street="flop"),
-    _seat_first("chips_pocketed", chips={500: 1}, after_action=0),
+    _pocketed,
     _undercall,
     _wrong_push,
     _when("four_card_flop", 1),
@@ -187,7 +162,7 @@ def check_hand(path: Path, hand: int, cov: Coverage, *, violations: bool, layout
         return
     plan = plan_phh(HandSpec(phh=PhhSource(file=path, hand=hand, unit=CENTS)), hand_no=1, seat_count=10)
     try:
-        shape = hand_shape(plan)
+        shape = Shape(plan, replay(plan))
     except Exception as exc:  # pokerkit refuses what the simulator played: a bug in the dry run
         cov.fail(f"[dry run] {pattern(_message(exc))}", where)
         return

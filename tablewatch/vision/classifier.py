@@ -14,12 +14,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tablewatch.vision.boxes import nms
 from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import MODELS_DIR, DetectorError
 
 CROP_HW = (32, 32)
 CROP_MARGIN = 1.25  # the square crop's side, relative to the box's longer side
 CLASSIFIER_GLOB = "cards-index-cls-*.onnx"
+AGNOSTIC_IOU = 0.5
 
 
 def crop_index(image: np.ndarray, box: np.ndarray | tuple[float, ...]) -> np.ndarray:
@@ -71,18 +73,25 @@ class OnnxIndexClassifier:
         return exp / exp.sum(axis=1, keepdims=True)
 
     def relabel(self, image: np.ndarray, detections: Detections, detector_names: dict[int, str]) -> Detections:
-        """Face-up boxes get the classifier's identity, and its probability as confidence (the box was
-        already accepted by the detector's own threshold)."""
+        """Face-up boxes get the classifier's identity; confidence = sqrt(box score × identity probability).
+
+        Overlapping face-up boxes are first reduced to one (class-agnostic NMS): the detector may box one
+        index under two classes, which would otherwise become two agreeing indices of one identity.
+        """
         back = np.array([detector_names[int(c)] == "BACK" for c in detections.class_id], dtype=bool)
         face = np.flatnonzero(~back)
         if not len(face):
             return detections
+        face = face[nms(detections.xyxy[face], detections.confidence[face], AGNOSTIC_IOU)]
+        detections = detections[np.sort(np.concatenate([face, np.flatnonzero(back)]))]
+        back = np.array([detector_names[int(c)] == "BACK" for c in detections.class_id], dtype=bool)
+        face = np.flatnonzero(~back)
         crops = np.stack([crop_index(image, detections.xyxy[i]) for i in face])
         probs = self.probabilities(crops)
         best = probs.argmax(axis=1)
         ids = {name: c for c, name in detector_names.items()}
         class_id, confidence = detections.class_id.copy(), detections.confidence.copy()
         class_id[face] = [ids[self.names[b]] for b in best]
-        confidence[face] = probs[np.arange(len(face)), best]
+        confidence[face] = np.sqrt(probs[np.arange(len(face)), best] * confidence[face])
         return Detections(detections.xyxy, confidence, class_id, tracker_id=detections.tracker_id,
                           data=dict(detections.data), metadata=dict(detections.metadata))

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from tablewatch.vision.cards import Card, count_backs, group_cards
+from tablewatch.vision.classifier import OnnxIndexClassifier
 from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import OnnxDetector, default_model_path
 from tablewatch.vision.tiling import StageTimes, Window, detect_windows, pyramid_windows
@@ -28,16 +29,21 @@ class CardReader:
     - ``"auto"``: the whole image plus a pyramid of tiles down to ``min_tile`` px (default: twice the
       model input, the scale the model was trained at), so any resolution works;
     - ``"none"``: the whole image once (fastest; fine when the cards fill the picture).
+
+    With a ``classifier``, the identity of each face-up box comes from a full-resolution crop instead of
+    the detector's class (see ``tablewatch.vision.classifier``).
     """
 
     def __init__(self, detector: OnnxDetector | None = None, *, model_path: str | Path | None = None,
-                 conf: float = 0.25, tiles: str = "auto", min_tile: int | None = None, overlap: float = 0.25):
+                 conf: float = 0.25, tiles: str = "auto", min_tile: int | None = None, overlap: float = 0.25,
+                 classifier: OnnxIndexClassifier | None = None):
         if tiles not in {"auto", "none"}:
             raise ValueError(f"tiles must be 'auto' or 'none', not {tiles!r}.")
         self.detector = detector or OnnxDetector(model_path or default_model_path(), conf=conf)
         self.tiles, self.overlap = tiles, overlap
         self.min_tile = min_tile or 2 * self.detector.imgsz
         self.times = StageTimes()
+        self.classifier = classifier
 
     def windows(self, height: int, width: int) -> list[Window]:
         if self.tiles == "none":
@@ -62,6 +68,10 @@ class CardReader:
         height, width = image.shape[:2]
         windows = self.windows(height, width)
         detections = detect_windows(self.detect, image, windows, times=self.times)
+        if self.classifier is not None:
+            start = time.perf_counter()
+            detections = self.classifier.relabel(image, detections, self.detector.names)
+            self.times.add("classify", time.perf_counter() - start)
         start = time.perf_counter()
         cards = group_cards(detections, self.detector.names)
         backs = count_backs(detections, self.detector.names)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablewatch.events import BetMotion, Chips, ChipsMoved, ChipsPulledBack, PotPushed, Tap, Violation
+from tablewatch.events import BetMotion, Chips, ChipsLeftTable, ChipsMoved, ChipsPulledBack, PotPushed, Tap, Violation
 from tablewatch.scene.fusion import SceneFusion, rfid_move_as_event, zone_seat
 
 
@@ -106,3 +106,13 @@ def test_a_two_motion_bet_claims_the_rfid_moves_read_while_it_went_on() -> None:
     assert fusion.feed(bet) == []
     out = fusion.feed(rfid_move(30.25, "seat3.stack", "seat3.bet", {500: 2}))
     assert [e.kind for e in out] == ["ChipsMoved", "BetMotion"] and out[1].chips.value == 2000
+
+
+def test_chips_leaving_seen_by_camera_and_ledger_are_one_report() -> None:
+    fusion = SceneFusion()
+    seen = ChipsLeftTable(ts=5.0, table="T1", source="sim", seat=2, zone="seat2.stack", chips=Chips.of({500: 1}))
+    counted = ChipsLeftTable(ts=6.2, table="T1", source="rfid", seat=2, zone="seat2.stack", chips=Chips.of({500: 1}))
+    later = ChipsLeftTable(ts=30.0, table="T1", source="rfid", seat=2, zone="seat2.stack", chips=Chips.of({100: 1}))
+    assert fusion.feed(seen) == [seen]
+    assert fusion.feed(counted) == []
+    assert fusion.feed(later) == [later]

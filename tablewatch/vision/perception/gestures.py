@@ -41,7 +41,8 @@ GAP_S = 0.5  # an arm unseen this long has left (a bet's motions come back withi
 DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle
 TAP_MAX_S = 1.0
 LINE_DEPTH_MM = 15.0  # a hand this far beyond the line is over it
-BET_DEPTH_MM = 70.0  # a hand this far beyond the line went to bet, not to tap (chips may not show)
+DWELL_MM = 30.0
+DWELL_S = 0.18  # a tap holds still this long at its farthest point; a bet's release does not
 OBSCURE_AFTER_S = 1.0
 GATHER_GAP_S = 1.2
 HISTORY_S = 3.0
@@ -287,10 +288,10 @@ class Gestures:
         for f in window:
             if f.zone == bet_zone and f.what == "chips_in":
                 chips = chips + Chips.of(f.chips)
-        chip_evidence = chips.count > 0 or any(f.zone == stack_zone and f.what.startswith("chips") for f in window)
+        chip_evidence = chips.count > 0 or any(f.zone == stack_zone and f.what.startswith("chips") and f.chips
+                                               for f in window)
         short = ep.last - ep.start <= TAP_MAX_S
-        deep = max(s.depth for s in ep.samples) >= BET_DEPTH_MM
-        if times and (chip_evidence or deep or not short):
+        if times and (chip_evidence or not self._dwells(ep, seat) or not short):
             entered = next((s.t for s in ep.samples if s.zone == bet_zone), times[0])
             self.chips_moved.append(seat)
             hand = self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)
@@ -299,10 +300,18 @@ class Gestures:
             return [hand, self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
                                       motion_times=tuple(round(x, 3) for x in times))]
         if short and not chip_evidence:
-            deepest = max(ep.samples, key=lambda s: np.hypot(*np.subtract(s.tip, self._origin(seat))))
-            near = [s.t for s in ep.samples if np.hypot(*np.subtract(s.tip, deepest.tip)) < 30.0]
-            return [self._event(Tap, max(near), seat=seat)]
+            return [self._event(Tap, max(self._at_deepest(ep, seat)), seat=seat)]
         return []
+
+    def _at_deepest(self, ep: Episode, seat: int) -> list[float]:
+        """Times the hand was at (within DWELL_MM of) its farthest point from the player."""
+        deepest = max(ep.samples, key=lambda s: np.hypot(*np.subtract(s.tip, self._origin(seat))))
+        return [s.t for s in ep.samples if np.hypot(*np.subtract(s.tip, deepest.tip)) < DWELL_MM]
+
+    def _dwells(self, ep: Episode, seat: int) -> bool:
+        """A tap rests on the felt a moment; a bet releases its chips and the hand comes straight back."""
+        times = self._at_deepest(ep, seat)
+        return max(times) - min(times) >= DWELL_S
 
     def _origin(self, seat: int) -> tuple[float, float]:
         return self.layout.seat(seat).player

@@ -179,7 +179,7 @@ class Perception:
             angle += 90.0
         centre = self.plane.to_mm(np.array([cx, cy]))
         native = 1.0 / max(self.calibration.mm_per_px if self.calibration else 1.0, 1e-3)
-        scale = min(2.4, 1.5 * native)
+        scale = min(2.4, 3.0 * native)
         crop = self.plane.crop(self._frame, (float(centre[0]), float(centre[1])), size_mm=(CARD_W, CARD_H),
                                px_per_mm=scale, angle_deg=angle)
         card, score = self.look.identify(crop)
