@@ -88,6 +88,10 @@ class ReorderBuffer:
     def drain(self) -> list[Event]:
         return self._release(float("inf"))
 
+    def tick(self, now: float) -> list[Event]:
+        """Release what is older than ``now - lateness`` even if no newer event came (a quiet table)."""
+        return self._release(now - self.lateness)
+
     def _release(self, until: float) -> list[Event]:
         out = []
         while self._heap and self._heap[0][0] <= until:
@@ -99,13 +103,15 @@ class TablePipeline:
     """Runs one table. ``start()`` lists the steps, ``stop()`` undoes them in reverse."""
 
     def __init__(self, *, rules: Rules, outputs: Iterable[Output], sources: Iterable[EventSource] = (),
-                 fusion: SceneFusion | None = None, lateness: float = 0.15) -> None:
+                 fusion: SceneFusion | None = None, lateness: float = 0.15,
+                 clock: Callable[[], float] | None = None) -> None:
         self.rules = rules
         self.outputs = list(outputs)
         self.sources = list(sources)
         self.fusion = fusion or SceneFusion()
         self.order = ReorderBuffer(lateness)
         self.stats = PipelineStats()
+        self.clock = clock  # the sources' clock: lets a quiet table release what it holds
         self._inbox: queue.Queue[Event | None] = queue.Queue()
         self._worker: threading.Thread | None = None
 
@@ -137,7 +143,15 @@ class TablePipeline:
     # --- processing ------------------------------------------------------------------------------------
 
     def _work(self) -> None:
-        while (event := self._inbox.get()) is not None:
+        while True:
+            try:
+                event = self._inbox.get(timeout=0.05)
+            except queue.Empty:
+                if self.clock is not None:
+                    self.tick(self.clock())
+                continue
+            if event is None:
+                break
             self.process(event)
         self.drain()
 
@@ -147,6 +161,12 @@ class TablePipeline:
         self.stats.by_source[event.source] = self.stats.by_source.get(event.source, 0) + 1
         for ordered in self.order.push(event):
             self._dispatch(self.fusion.feed(ordered))
+
+    def tick(self, now: float) -> None:
+        """Let time pass to ``now`` (the sources' clock): release held events and fusion reports that are due."""
+        for ordered in self.order.tick(now):
+            self._dispatch(self.fusion.feed(ordered))
+        self._dispatch(self.fusion.flush(now))
 
     def drain(self) -> None:
         for ordered in self.order.drain():

@@ -148,7 +148,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         sources = _sources(config, clock=clock, frame_sinks=sinks)
         fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=bool(config.cameras))
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
-                                 outputs=outputs, sources=sources, fusion=fusion)
+                                 outputs=outputs, sources=sources, fusion=fusion, clock=clock)
         _on_signals(stop)
         pipeline.start()
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "

@@ -130,6 +130,7 @@ class SimulatedTable:
                         sink(step.t + self.offset, step.frame)
                 for event in step.events:
                     self.pipeline.process(on_session_clock(event, offset=self.offset, hand_no=self.hand_no))
+                self.pipeline.tick(step.t + self.offset)
         finally:
             if reader is not None:
                 stats = reader.poller.stats

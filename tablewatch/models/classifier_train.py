@@ -81,7 +81,7 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
     rng = np.random.default_rng(seed)
     names = read_class_names(prepared)
     classes = face_up_names(names)
-    train_x, train_y = extract_crops(prepared / "train", names, jitter=1, seed=seed)
+    train_x, train_y = extract_crops(prepared / "train", names, jitter=0, seed=seed)
     val_x, val_y = extract_crops(prepared / "val", names)
     test_x, test_y = extract_crops(prepared / "test", names)
     net = build_net(len(classes))

@@ -63,21 +63,27 @@ def train(
               help="Confidence threshold for identity accuracy (mAP uses every box).")
 @click.option("--min-tile", type=click.IntRange(64, 10000), default=None,
               help="Also read tiles down to this many pixels (default: whole images only, as in training).")
+@click.option("--classifier", default="auto", show_default=True,
+              help="Index classifier ONNX for identity from crops: a path, 'auto' (the shipped one if any) or 'none'.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def evaluate(
-    model: Path | None, prepared: Path, data_root: Path, split: str, conf: float, min_tile: int | None, as_json: bool
+    model: Path | None, prepared: Path, data_root: Path, split: str, conf: float, min_tile: int | None,
+    classifier: str, as_json: bool,
 ) -> None:
     """Score a detector on held-out source photos: mAP50 and per-card identity accuracy."""
     import json
 
     from tablewatch.models.dataset import prepare_dataset
     from tablewatch.models.evaluate import evaluate_split, format_report
+    from tablewatch.vision.classifier import resolve_classifier
     from tablewatch.vision.detector import DetectorError, default_model_path
 
     try:
         if not (prepared / "split.json").exists():
             prepare_dataset(data_root, prepared)
-        report = evaluate_split(model or default_model_path(), prepared / split, conf=conf, min_tile=min_tile)
+        classifier_path = resolve_classifier(classifier)
+        report = evaluate_split(model or default_model_path(), prepared / split, conf=conf, min_tile=min_tile,
+                                classifier_path=classifier_path)
     except (DatasetError, DetectorError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps(report, indent=1) if as_json else format_report(report))

@@ -26,6 +26,7 @@ import numpy as np
 from tablewatch.models.dataset import DatasetError, source_group, source_of
 from tablewatch.vision.boxes import box_iou
 from tablewatch.vision.cards import BACK_LABEL, Card, group_cards
+from tablewatch.vision.classifier import OnnxIndexClassifier
 from tablewatch.vision.detector import OnnxDetector
 from tablewatch.vision.reader import CardReader
 from tablewatch.vision.sources import read_image
@@ -138,7 +139,8 @@ def tally_cards(cards: list[Card], gt_cls: np.ndarray, gt_xyxy: np.ndarray, name
     return tally
 
 
-def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = 0.25, min_tile: int | None = None) -> dict:
+def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = 0.25, min_tile: int | None = None,
+                   classifier_path: Path | None = None) -> dict:
     """mAP50 and card identity figures of ``model_path`` on the images of ``split_dir``.
 
     Each image is seen whole at the model's input size (as in training), or, with ``min_tile``, also as a
@@ -148,7 +150,9 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = 0.25, min
     if not images:
         raise DatasetError(f"no images in {split_dir / 'images'}; prepare the dataset first ('tablewatch train').")
     detector = OnnxDetector(model_path, conf=MAP_CONF, iou=MAP_NMS_IOU)
-    reader = CardReader(detector, tiles="auto" if min_tile else "none", min_tile=min_tile)
+    classifier = OnnxIndexClassifier(classifier_path) if classifier_path else None
+    reader = CardReader(detector, conf=MAP_CONF, tiles="auto" if min_tile else "none", min_tile=min_tile,
+                        classifier=classifier)
     names = detector.names
     ap_inputs = ApInputs()
     tallies: dict[str, CardTally] = defaultdict(CardTally)
@@ -169,7 +173,9 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = 0.25, min
     m, per_class = map50(ap_inputs)
     sources = {source_of(path.name) for path in images}
     return {"model": str(model_path), "split": str(split_dir), "images": len(images), "sources": len(sources),
-            "conf": conf, "min_tile": min_tile, "mAP50": round(m, 4), "cards": total.figures(),
+            "conf": conf, "min_tile": min_tile,
+            "classifier": str(classifier_path) if classifier_path else None,
+            "mAP50": round(m, 4), "cards": total.figures(),
             "by_kind": {kind: tally.figures() for kind, tally in sorted(tallies.items())},
             "ap50_per_class": {names[c]: round(ap, 4) for c, ap in per_class.items()}}
 
@@ -179,7 +185,8 @@ def format_report(report: dict) -> str:
     lines = [
         f"model {report['model']}",
         f"split {report['split']}: {report['images']} images of {report['sources']} held-out source photos"
-        + (f", tiles down to {report['min_tile']} px" if report["min_tile"] else ", whole images"),
+        + (f", tiles down to {report['min_tile']} px" if report["min_tile"] else ", whole images")
+        + (f", identity from crops by {report['classifier']}" if report["classifier"] else ""),
         f"mAP50 (index boxes; classes present: {len(report['ap50_per_class'])}): {report['mAP50']:.3f}",
         f"cards (conf >= {report['conf']}): {cards['labelled_cards']} labelled; identity accuracy "
         f"{cards['identity_accuracy']:.3f}, recall {cards['recall']:.3f}, precision {cards['precision']:.3f}; "

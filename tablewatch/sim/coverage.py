@@ -145,7 +145,7 @@ def pattern(message: str) -> str:
     """A failure message with the hand-specific parts (paths, numbers, cards) taken out, to count alike."""
     text = message.splitlines()[0]
     text = re.sub(r"\S+\.phh", "FILE", text)
-    text = re.sub(r"\b[2-9TJQKA][cdhs](?=\b|[2-9TJQKA])", "C", text)
+    text = re.sub(r"(?<!\w)(?:[2-9TJQKA][cdhs])+(?!\w)", "CARDS", text)
     return re.sub(r"\d+", "N", text)
 
 

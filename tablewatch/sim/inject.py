@@ -174,18 +174,23 @@ class Injections:
                         params={"chips": counts, "asked": dict(v.chips)})
 
     def _pocketable(self, v: Any, stack: Pile) -> dict[int, int]:
-        """The chips the player pockets: those asked for, or their worth in the chips the stack has, at most what
-        the rest of the hand leaves untouched (the recorded hand must still be paid)."""
+        """The chips the player pockets: those asked for, or their worth in the chips the stack has (a stack
+        need not hold the very chips named). They must be chips the rest of the recorded hand never needs."""
         asked = sum(d * n for d, n in v.chips.items())
-        spare = self._dry_run().spare(self.plan.player_of_seat(v.seat), v.after_action) + stack.value() \
-            - self.state.stacks[self.plan.player_of_seat(v.seat)]
+        p = self.plan.player_of_seat(v.seat)
+        # Chips on the table beyond pokerkit's count (a counterfeit) are spare too; blinds not yet moved are not.
+        extra = stack.value() + self.piles[f"seat{v.seat}.bet"].value() - self.state.stacks[p] - self.state.bets[p]
+        spare = self._dry_run().spare(p, v.after_action) + extra
+        if asked > spare:
+            raise ScenarioError(f"hand {self.plan.hand_no}: seat {v.seat} can't pocket {v.chips} (worth {asked}): "
+                                f"the rest of the hand needs all but {max(spare, 0)} of its {stack.value()} in chips")
         have = stack.available()
-        if asked <= spare and all(have.get(d, 0) >= n for d, n in v.chips.items()):
+        if all(have.get(d, 0) >= n for d, n in v.chips.items()):
             return dict(v.chips)
-        counts = make_change(min(asked, spare), have) or _at_most(min(asked, spare), have)
-        if not counts:
-            raise ScenarioError(f"hand {self.plan.hand_no}: seat {v.seat} can't pocket {v.chips}: the rest of the "
-                                f"hand needs all but {max(spare, 0)} of its {stack.value()} in chips")
+        counts = make_change(asked, have)
+        if counts is None:
+            raise ScenarioError(f"hand {self.plan.hand_no}: seat {v.seat} can't pocket {v.chips}: its chips "
+                                f"{have} don't make {asked}")
         return counts
 
     def _hide(self, v: Any) -> None:
@@ -229,16 +234,6 @@ class Injections:
         self._emit(UnknownChip, self.t + self.timing.rfid_period, seat=v.seat, uid=chip.uid, zone=stack.zone)
         self._violation("unknown_chip", self.t, self.t + self.timing.rfid_period, seats=(v.seat,),
                         detail=f"counterfeit {v.denomination} chip {uid} in seat {v.seat}'s stack", params={"uid": uid})
-
-def _at_most(value: int, available: dict[int, int]) -> dict[int, int]:
-    """The most chips by value, largest first, worth at most ``value``."""
-    out = {}
-    for d in sorted(available, reverse=True):
-        n = min(available[d], value // d)
-        if n:
-            out[d], value = n, value - n * d
-    return out
-
 
 def _at(pose: Any, t: float, **changes: Any) -> Any:
 

@@ -74,8 +74,10 @@ def replay(plan: HandPlan) -> Replay:
             else:
                 return
 
+    where = "the deal"
     try:
         for act in plan.acts:
+            where = f"action {act.index} ({act.spec.do!r})"
             settle(act.player if act.verb == "sm" else None)
             streets.append(state.street_index or 0)
             to_call.append((state.checking_or_calling_amount or 0) if act.verb != "sm" else 0)
@@ -88,9 +90,9 @@ def replay(plan: HandPlan) -> Replay:
             elif state.can_show_or_muck_hole_cards(act.shown is not None, act.player):
                 state.show_or_muck_hole_cards(act.shown is not None, act.player)
             stacks.append(tuple(state.stacks))
+        where = "the end of the hand"
         settle(None)
     except ValueError as exc:
-        raise ScenarioError(f"hand {plan.hand_no}: pokerkit refused action {len(streets) - 1} in a dry run: {exc}"
-                            ) from exc
+        raise ScenarioError(f"hand {plan.hand_no}: pokerkit refuses {where} (in a dry run): {exc}") from exc
     return Replay(streets=tuple(streets), to_call=tuple(to_call), stacks=tuple(stacks), dealt=dealt,
                   open_actor=state.actor_index if state.status else None)

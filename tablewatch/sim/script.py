@@ -163,9 +163,6 @@ def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenar
         stage.mint_pile(tray, {d: 20 for d in denoms[:4]}, t=0.0)
 
 
-_new_state = new_state  # the old private name
-
-
 def _history(plan: HandPlan, state: State) -> HandHistory:
     game = NoLimitTexasHoldem(AUTOMATIONS, True, tuple(plan.antes), tuple(plan.blinds), plan.min_bet,
                               mode=Mode.CASH_GAME)

@@ -42,6 +42,15 @@ def default_classifier_path(models_dir: Path = MODELS_DIR) -> Path | None:
     return found[-1] if found else None
 
 
+def resolve_classifier(choice: str | Path) -> Path | None:
+    """``"auto"``: the shipped classifier if there is one; ``"none"``: none; otherwise a path."""
+    if str(choice) == "none":
+        return None
+    if str(choice) == "auto":
+        return default_classifier_path()
+    return Path(choice)
+
+
 class OnnxIndexClassifier:
     """Classifies index crops; ``names`` are its classes (the detector's names without ``BACK``)."""
 

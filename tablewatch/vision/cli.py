@@ -25,16 +25,21 @@ SHARED_TEST_PHOTOS = Path("/work/shared/data/cards-real/test/images")
               help="auto: also look at overlapping tiles, so small cards in a big photo are read.")
 @click.option("--min-tile", type=click.IntRange(64, 100000), default=None,
               help="Smallest tile side in pixels (default: twice the model input).")
+@click.option("--classifier", default="auto", show_default=True,
+              help="Index classifier ONNX (identity from crops): a path, 'auto' (the shipped one if any) or 'none'.")
 def cards(image: Path, as_json: bool, annotate: Path | None, model: Path | None, conf: float, tiles: str,
-          min_tile: int | None) -> None:
+          min_tile: int | None, classifier: str) -> None:
     """List the face-up cards recognised in IMAGE, with boxes and confidences."""
     from tablewatch.vision.annotate import draw_cards, write_image
+    from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
     from tablewatch.vision.reader import CardReader
     from tablewatch.vision.sources import read_image
 
     try:
         picture = read_image(image)
-        reader = CardReader(model_path=model, conf=conf, tiles=tiles, min_tile=min_tile)
+        classifier_path = resolve_classifier(classifier)
+        index_classifier = OnnxIndexClassifier(classifier_path) if classifier_path else None
+        reader = CardReader(model_path=model, conf=conf, tiles=tiles, min_tile=min_tile, classifier=index_classifier)
         reading = reader.read(picture)
         if annotate is not None:
             write_image(str(annotate), draw_cards(picture, reading.cards))

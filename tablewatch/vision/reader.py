@@ -14,6 +14,8 @@ from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import OnnxDetector, default_model_path
 from tablewatch.vision.tiling import StageTimes, Window, detect_windows, pyramid_windows
 
+BOX_CONF_WITH_CLASSIFIER = 0.05
+
 
 @dataclass(frozen=True)
 class CardReading:
@@ -39,7 +41,11 @@ class CardReader:
                  classifier: OnnxIndexClassifier | None = None):
         if tiles not in {"auto", "none"}:
             raise ValueError(f"tiles must be 'auto' or 'none', not {tiles!r}.")
-        self.detector = detector or OnnxDetector(model_path or default_model_path(), conf=conf)
+        # with a classifier the detector only has to find index boxes: its own class scores are weaker
+        # than the combined confidence, so it keeps boxes from a lower threshold
+        box_conf = min(conf, BOX_CONF_WITH_CLASSIFIER) if classifier is not None else conf
+        self.detector = detector or OnnxDetector(model_path or default_model_path(), conf=box_conf)
+        self.conf = conf
         self.tiles, self.overlap = tiles, overlap
         self.min_tile = min_tile or 2 * self.detector.imgsz
         self.times = StageTimes()
@@ -72,6 +78,7 @@ class CardReader:
             start = time.perf_counter()
             detections = self.classifier.relabel(image, detections, self.detector.names)
             self.times.add("classify", time.perf_counter() - start)
+            detections = detections[detections.confidence >= self.conf]
         start = time.perf_counter()
         cards = group_cards(detections, self.detector.names)
         backs = count_backs(detections, self.detector.names)

@@ -76,3 +76,13 @@ def test_start_and_stop_process_everything_the_sources_sent(tmp_path: Path) -> N
     pipeline.start()
     pipeline.stop()
     assert load_events((tmp_path / "events.jsonl").read_text()) == events
+
+
+def test_a_quiet_table_releases_what_it_holds_as_time_passes(tmp_path: Path) -> None:
+    files = FilesOutput(tmp_path)
+    pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[files], lateness=0.3)
+    pipeline.process(tap(1.0))
+    pipeline.tick(1.2)
+    assert (tmp_path / "events.jsonl").read_text() == ""
+    pipeline.tick(1.31)
+    assert [e.ts for e in load_events((tmp_path / "events.jsonl").read_text())] == [1.0]

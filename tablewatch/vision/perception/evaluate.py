@@ -77,9 +77,13 @@ def _same(a: Event, b: Event) -> bool:
     return getattr(a, "zone", None) == getattr(b, "zone", None)
 
 
-def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p",
+def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
                         seconds: float | None = None, tolerance: float = 0.5) -> tuple[Score, list[Event]]:
-    """Render ``sim`` (a ``tablewatch.sim.session.Simulation``), run perception, score it."""
+    """Render ``sim`` (a ``tablewatch.sim.session.Simulation``), run perception, score it.
+
+    ``hires``: a higher resolution of the same camera (``2160p``) rendered only when a card's identity is
+    read (as a 4K camera's full frame would be cropped), motion staying on ``resolution``.
+    """
     from tablewatch.calibration.layout import load_layout
 
     scenario = sim.scenario  # type: ignore[attr-defined]
@@ -88,9 +92,11 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     stop = int(seconds * fps) if seconds else None
     spent, frames, seen = 0.0, 0, []
     last = 0.0
+    big = sim.renderer(resolution=hires) if hires else None  # type: ignore[attr-defined]
     for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=False):  # type: ignore[attr-defined]
         t0 = time.perf_counter()
-        seen += perception.process(frame.image, frame.t)
+        later = (lambda t=frame.t: big.render(t, labels=False).image) if big is not None else None
+        seen += perception.process(frame.image, frame.t, hires=later)
         spent += time.perf_counter() - t0
         frames, last = frames + 1, frame.t
     seen += perception.flush(last + 5.0)
@@ -129,7 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--phh", help="a PHH file: play its hands (see --hand)")
     parser.add_argument("--hand", type=int, action="append", help="hand number in --phh (repeatable)")
     parser.add_argument("--fps", type=float, default=10.0)
-    parser.add_argument("--resolution", default="720p")
+    parser.add_argument("--resolution", default="720p", help="the frames motion is analysed on")
+    parser.add_argument("--hires", help="read card identity from this resolution (e.g. 2160p), rendered on demand")
     parser.add_argument("--seconds", type=float, help="only the first SECONDS of each run")
     parser.add_argument("--tolerance", type=float, default=0.5, help="time tolerance of a match (s)")
     args = parser.parse_args(argv)
@@ -144,8 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.phh:
             sims += [(f"{args.phh} hand {h}", Simulation.from_phh(args.phh, h)) for h in (args.hand or [1])]
         for name, sim in sims:
-            score, _ = evaluate_simulation(sim, fps=args.fps, resolution=args.resolution, seconds=args.seconds,
-                                           tolerance=args.tolerance)
+            score, _ = evaluate_simulation(sim, fps=args.fps, resolution=args.resolution, hires=args.hires,
+                                           seconds=args.seconds, tolerance=args.tolerance)
             print(f"== {name}  ({sim.duration:.1f} s at {args.fps:g} fps, {args.resolution})")
             print(format_score(score))
             total.add(score)

@@ -15,7 +15,7 @@ original frame at its own resolution.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import cv2
 import numpy as np
@@ -32,6 +32,7 @@ from tablewatch.vision.perception.scene import SceneTracker, Settle
 from tablewatch.vision.perception.stacks import StackWatch
 
 CARD_AREA = CARD_W * CARD_H
+HiRes = np.ndarray | Callable[[], np.ndarray]
 
 
 class PerceptionError(ValueError):
@@ -61,6 +62,8 @@ class Perception:
         self.min_interval_s = min_interval_s
         self._last_done: float | None = None
         self._frame: np.ndarray | None = None
+        self._hires: HiRes | None = None
+        self._hires_planes: dict[tuple[int, int], TablePlane] = {}
         self._last_ts: float | None = None
         self.timing = {"rectify": 0.0, "scene": 0.0, "events": 0.0, "frames": 0}
         if calibration is not None:
@@ -92,8 +95,12 @@ class Perception:
 
     # --- frames -----------------------------------------------------------------------------------------
 
-    def process(self, frame: np.ndarray, ts: float) -> list[Event]:
-        """One BGR frame taken at ``ts`` seconds; the events it completes (often none)."""
+    def process(self, frame: np.ndarray, ts: float, *, hires: HiRes | None = None) -> list[Event]:
+        """One BGR frame taken at ``ts`` seconds; the events it completes (often none).
+
+        ``hires``: the same moment at a higher resolution of the same camera (an image, or a callable that
+        makes one, called only when a card's identity is read): card crops come from it.
+        """
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
             shape = getattr(frame, "shape", None)
             raise PerceptionError(f"a frame must be a BGR uint8 image (H, W, 3); got {type(frame).__name__} {shape}")
@@ -118,7 +125,7 @@ class Perception:
             felt = np.median(flat[self.plane.felt & (self.plane.lines == 0)], axis=0)
             self.look = Appearance(felt_bgr=felt, chips=self.chips, deck=self.deck, px_per_mm=self.px_per_mm)
             self.stacks = StackWatch(self.plane, self.look)
-        self._frame = frame
+        self._frame, self._hires = frame, hires
         events = self.gestures.arms(ts, arms)
         for settle in settles:
             events += self.gestures.settled(self._classify(settle))
@@ -178,16 +185,67 @@ class Perception:
         if w > h:
             angle += 90.0
         centre = self.plane.to_mm(np.array([cx, cy]))
-        native = 1.0 / max(self.calibration.mm_per_px if self.calibration else 1.0, 1e-3)
-        scale = min(2.4, 3.0 * native)
-        crop = self.plane.crop(self._frame, (float(centre[0]), float(centre[1])), size_mm=(CARD_W, CARD_H),
-                               px_per_mm=scale, angle_deg=angle)
+        image, plane = self._identity_source()
+        native = 1.0 / max(plane.calibration.mm_per_px, 1e-3)
+        scale = min(2.4, 1.5 * native)
+        centre, angle = self._refine(image, plane, (float(centre[0]), float(centre[1])), angle, scale)
+        crop = plane.crop(image, centre, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=angle)
         card, score = self.look.identify(crop)
         return card if score > 0.3 else None
+
+    def _refine(self, image: np.ndarray, plane: TablePlane, centre: tuple[float, float], angle: float,
+                scale: float) -> tuple[tuple[float, float], float]:
+        """Centre the crop on the card itself: its face is the light rectangle in a slightly larger crop.
+
+        The coarse plane places a card to a few millimetres; a full-resolution crop needs better.
+        """
+        assert self.look is not None
+        margin = 14.0
+        wide = plane.crop(image, centre, size_mm=(CARD_W + 2 * margin, CARD_H + 2 * margin), px_per_mm=scale,
+                          angle_deg=angle)
+        back, face = self.look.card_like(wide.reshape(-1, 3))
+        mask = (back | face).reshape(wide.shape[:2]).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+        if n < 2:
+            return centre, angle
+        k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        ys, xs = np.nonzero(labels == k)
+        if len(xs) < 0.5 * CARD_AREA * scale**2:
+            return centre, angle
+        (cx, cy), (w, h), a = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+        if w > h:
+            a -= 90.0
+        a = (a + 45.0) % 90.0 - 45.0  # the turn left to make, whatever way minAreaRect reports it
+        du, dv = (cx - wide.shape[1] / 2) / scale, (cy - wide.shape[0] / 2) / scale
+        r = np.radians(angle)
+        dx, dy = du * np.cos(r) - dv * np.sin(r), du * np.sin(r) + dv * np.cos(r)
+        return (centre[0] + float(dx), centre[1] + float(dy)), angle + float(a)
+
+    def _identity_source(self) -> tuple[np.ndarray, TablePlane]:
+        """The frame to crop cards from, and its plane: the high-resolution one when there is one."""
+        assert self.plane is not None and self._frame is not None
+        hires = self._hires() if callable(self._hires) else self._hires
+        if hires is None:
+            return self._frame, self.plane
+        size = (hires.shape[1], hires.shape[0])
+        if size not in self._hires_planes:
+            self._hires_planes[size] = TablePlane(scaled_calibration(self.plane.calibration, size), self.layout,
+                                                  px_per_mm=0.05)  # only its crop() is used
+        return hires, self._hires_planes[size]
 
     def report_timing(self) -> dict[str, float]:
         n = max(1, int(self.timing["frames"]))
         return {k: 1000.0 * v / n for k, v in self.timing.items() if k != "frames"} | {"frames": n}
+
+
+def scaled_calibration(calibration: TableCalibration, size: tuple[int, int]) -> TableCalibration:
+    """The calibration of the same camera at another resolution (a 4K frame of a camera calibrated at 720p)."""
+    sx, sy = size[0] / calibration.image_size[0], size[1] / calibration.image_size[1]
+    h = calibration.h @ np.diag([1 / sx, 1 / sy, 1.0])
+    camera = calibration.camera.scaled_to(*size) if calibration.camera is not None else None
+    return calibration.model_copy(update={
+        "image_size": size, "homography": tuple(tuple(float(v) for v in row) for row in h / h[2, 2]),
+        "camera": camera, "mm_per_px": calibration.mm_per_px / max(sx, sy), "marker_pixels": {}})
 
 
 def _load_deck(deck: str | dict | None) -> dict | None:
