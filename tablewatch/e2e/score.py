@@ -4,8 +4,9 @@
   board and final stacks as the simulator's ground-truth PHH.
 - Violations: each injected violation is found when an alert of an accepted rule id, in the same hand,
   is raised no earlier than its start; every other VIOLATION-severity alert is a false positive of its rule.
-- Latency: from the end of the violating motion to the alert, on the session clock, plus the wall-clock
-  time the pipeline spent on the step that raised it (the run itself goes faster than real time).
+- Latency: from the end of the violating motion (for a burn error: the board card that shows it) to the
+  alert, on the session clock, plus the wall-clock time the pipeline spent on the step that raised it
+  (the run itself goes faster than real time).
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def score_violations(injected: list[InjectedTruth], alerts: list[TimedAlert]) ->
         index, alert = match
         used.add(index)
         per_type[truth.type].found += 1
-        latencies.append(max(0.0, alert.session_t - truth.end_ts) * 1000 + alert.processing_s * 1000)
+        latencies.append(max(0.0, alert.session_t - truth.observable_ts) * 1000 + alert.processing_s * 1000)
     for index, alert in violations:
         if index in used:
             continue

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput
 from tablewatch.e2e.pipeline import Output, TablePipeline
 from tablewatch.e2e.simulated import CameraMode, SimulatedRfid, on_session_clock, session_steps
-from tablewatch.events import Event, Violation
+from tablewatch.events import BoardCardDealt, Event, Violation
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
@@ -68,6 +68,7 @@ class InjectedTruth:
     ts: float
     end_ts: float
     seats: tuple[int, ...]
+    observable_ts: float  # when a sensor could first see it (a missing burn shows when the flop lands)
 
 
 @dataclass
@@ -92,6 +93,19 @@ def game_for(sim: Simulation) -> GameConfig:
     small, big = (blinds[0], blinds[1]) if len(blinds) >= 2 else (0, blinds[0] if blinds else 100)
     denominations = tuple(sorted(c.value for c in sim.scenario.chips))
     return GameConfig(small_blind=small, big_blind=big, chip_denominations=denominations, seat_count=10)
+
+
+# Violations of the deal that only show when the next board card lands.
+SEEN_WITH_THE_BOARD = {"missing_burn", "double_burn", "four_card_flop"}
+
+
+def observable_at(violation: Any, sim: Simulation) -> float:
+    """The end of the violating motion, or for a burn error the moment the board card it concerns lands."""
+    if violation.type in SEEN_WITH_THE_BOARD:
+        board = [e.ts for e in sim.events if isinstance(e, BoardCardDealt) and e.ts >= violation.ts]
+        if board:
+            return max(violation.end_ts, board[0])
+    return float(violation.end_ts)
 
 
 class SimulatedTable:
@@ -119,7 +133,7 @@ class SimulatedTable:
         self.hand_no += 1
         self.sims.append(sim)
         self.injected += [InjectedTruth(v.type, v.rule_id, self.hand_no, v.ts + self.offset, v.end_ts + self.offset,
-                                        tuple(v.seats)) for v in sim.violations]
+                                        tuple(v.seats), observable_at(v, sim) + self.offset) for v in sim.violations]
         reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
         try:
             for step in session_steps(sim, reader, camera=self.camera, fps=self.fps, render_fps=self.render_fps):

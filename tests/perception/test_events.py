@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
 import pytest
 
-from tablewatch.events import BetMotion, BoardCardDealt, CardBurned, PotPushed
+from tablewatch.events import BetMotion, BoardCardDealt, CardBurned, Event, PotPushed
 from tablewatch.sim.session import Simulation
-from tests.perception.conftest import Window, run_window
+from tests.perception.conftest import Window, perception_for, run_window
 
 
 def test_events_are_vision_events_in_time_order(demo: Simulation, window: Window) -> None:
@@ -45,3 +48,23 @@ def test_pot_push_goes_to_the_right_seat(demo: Simulation, window: Window) -> No
 
     assert [e.seat for e in pushes] == [e.seat for e in truth] == [8, 6]
     assert [e.ts for e in pushes] == pytest.approx([e.ts for e in truth], abs=0.4)
+
+
+def test_card_identity_from_a_high_resolution_frame(demo: Simulation, window: Window) -> None:
+    # Motion on 720p, identity from the 4K frame of the same moment, rendered only when a card is read.
+    big = demo.renderer(resolution="2160p")
+    asked: list[float] = []
+
+    def hires(ts: float) -> Callable[[], np.ndarray]:
+        def make() -> np.ndarray:
+            asked.append(ts)
+            return big.render(ts, labels=False).image
+        return make
+
+    perception = perception_for(demo, hand_in_progress=True)
+    events: list[Event] = []
+    for image, ts in window(16.0, 19.8):
+        events += perception.process(image, ts, hires=hires(ts))
+    board = sorted((e for e in events if isinstance(e, BoardCardDealt)), key=lambda e: e.slot)
+    assert [(e.slot, e.card) for e in board] == [(0, "Qc"), (1, "7c"), (2, "2s")]
+    assert 1 <= len(asked) <= 2  # the flop turns over at once: one 4K frame (two if it settles across frames)

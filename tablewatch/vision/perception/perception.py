@@ -188,9 +188,13 @@ class Perception:
         image, plane = self._identity_source()
         native = 1.0 / max(plane.calibration.mm_per_px, 1e-3)
         scale = min(2.4, 1.5 * native)
-        centre, angle = self._refine(image, plane, (float(centre[0]), float(centre[1])), angle, scale)
-        crop = plane.crop(image, centre, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=angle)
-        card, score = self.look.identify(crop)
+        coarse = (float(centre[0]), float(centre[1])), angle
+        best: tuple[str | None, float] = (None, 0.0)
+        tries = [coarse] if plane is self.plane else [coarse, self._refine(image, plane, *coarse, scale)]
+        for at, turn in tries:  # at full resolution, also a crop centred on the card itself; the better one wins
+            crop = plane.crop(image, at, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=turn)
+            best = max(best, self.look.identify(crop), key=lambda r: r[1])
+        card, score = best
         return card if score > 0.3 else None
 
     def _refine(self, image: np.ndarray, plane: TablePlane, centre: tuple[float, float], angle: float,
@@ -224,7 +228,9 @@ class Perception:
     def _identity_source(self) -> tuple[np.ndarray, TablePlane]:
         """The frame to crop cards from, and its plane: the high-resolution one when there is one."""
         assert self.plane is not None and self._frame is not None
-        hires = self._hires() if callable(self._hires) else self._hires
+        if callable(self._hires):
+            self._hires = self._hires()  # made once per frame, and only when a card is to be read
+        hires = self._hires
         if hires is None:
             return self._frame, self.plane
         size = (hires.shape[1], hires.shape[0])

@@ -1,0 +1,42 @@
+"""Index crops for the identity classifier: framing, edges, and a clear error for a bad model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablewatch.vision.classifier import CROP_HW, OnnxIndexClassifier, crop_index, resolve_classifier
+from tablewatch.vision.detector import DetectorError
+
+
+def test_crop_is_a_square_centred_on_the_box_with_a_margin():
+    image = np.zeros((200, 300, 3), np.uint8)
+    image[90:110, 140:160] = 255  # a 20 px white square: the "index"
+    crop = crop_index(image, (140, 90, 160, 110))
+    assert crop.shape == (*CROP_HW, 3)
+    white = np.argwhere(crop[:, :, 0] > 127)
+    side = CROP_HW[0] / 1.25  # the box fills 1 / CROP_MARGIN of the crop
+    assert white.min(0) == pytest.approx([(CROP_HW[0] - side) / 2] * 2, abs=1)
+    assert white.max(0) + 1 == pytest.approx([(CROP_HW[0] + side) / 2] * 2, abs=1)
+
+
+def test_crop_at_the_image_edge_repeats_edge_pixels():
+    image = np.full((50, 50, 3), 80, np.uint8)
+    crop = crop_index(image, (-10, -10, 10, 10))
+    assert crop.shape == (*CROP_HW, 3) and (crop == 80).all()
+
+
+def test_a_missing_or_broken_classifier_is_a_clear_error(tmp_path: Path):
+    with pytest.raises(DetectorError, match="classifier model file not found"):
+        OnnxIndexClassifier(tmp_path / "none.onnx")
+    broken = tmp_path / "cls.onnx"
+    broken.write_bytes(b"nope")
+    with pytest.raises(DetectorError, match="cannot load the index classifier"):
+        OnnxIndexClassifier(broken)
+
+
+def test_resolve_classifier_choices(tmp_path: Path):
+    assert resolve_classifier("none") is None
+    assert resolve_classifier(tmp_path / "x.onnx") == tmp_path / "x.onnx"
