@@ -8,14 +8,13 @@ hand histories, evidence and report are.
 
 from __future__ import annotations
 
-import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from tablewatch.e2e.outputs import MqttOutput, TerminalOutput
+from tablewatch.e2e.outputs import MqttOutput, TerminalOutput, start_publisher
 from tablewatch.e2e.report import CAMERA_NOTE, print_score, write_html_report, write_score_json
 from tablewatch.e2e.scenarios import HandSet
 from tablewatch.e2e.score import score_session
@@ -85,27 +84,14 @@ def _broker(stack: ExitStack, out: Path, *, mqtt_url: str | None, want: bool,
 
 def _publisher(stack: ExitStack, out: Path, *, url: str | None, table: str, evidence_dir: Path | None,
                evidence_fps: float) -> tuple[Any, Any]:
-    from tablewatch.alerts import (
-        BrokerConfig,
-        EvidenceConfig,
-        EvidenceRecorder,
-        OutboxConfig,
-        Publisher,
-        PublisherConfig,
-    )
+    from tablewatch.alerts import EvidenceConfig
 
-    recorder = None
+    evidence = None
     if evidence_dir is not None and evidence_fps > 0:
-        evidence_dir.mkdir(parents=True, exist_ok=True)
-        recorder = EvidenceRecorder(EvidenceConfig(folder=evidence_dir, url_base="evidence", before_s=4.0,
-                                                   after_s=2.0))
-    if url is None:
-        return recorder, None
-    config = PublisherConfig(site=SITE, table=table, broker=BrokerConfig(url=url),
-                             outbox=OutboxConfig(path=out / "outbox.sqlite"))
-    publisher = Publisher(config, recorder=recorder, epoch=time.time()).start()
-    publisher.wait_connected(5.0)
-    stack.callback(publisher.stop)
+        evidence = EvidenceConfig(folder=evidence_dir, url_base="evidence", before_s=4.0, after_s=2.0)
+    recorder, publisher = start_publisher(stack, url=url, site=SITE, table=table, out=out, evidence=evidence)
+    if publisher is not None:
+        publisher.wait_connected(5.0)
     return recorder, publisher
 
 

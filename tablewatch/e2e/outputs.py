@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -147,3 +148,21 @@ class MqttOutput:
 
     def close(self) -> None:
         """The publisher is stopped by whoever started it (it drains the outbox first)."""
+
+
+def start_publisher(stack: ExitStack, *, url: str | None, site: str, table: str, out: Path,
+                    evidence: Any = None) -> tuple[Any, Any]:
+    """The table's evidence recorder (``evidence``: an ``EvidenceConfig`` or None) and its publisher (None
+    without a broker URL), both stopped by ``stack`` on the way out (the publisher drains its outbox first)."""
+    from tablewatch.alerts import BrokerConfig, EvidenceRecorder, OutboxConfig, Publisher, PublisherConfig
+
+    recorder = EvidenceRecorder(evidence) if evidence is not None else None
+    if recorder is not None:
+        evidence.folder.mkdir(parents=True, exist_ok=True)
+    if url is None:
+        return recorder, None
+    config = PublisherConfig(site=site, table=table, broker=BrokerConfig(url=url),
+                             outbox=OutboxConfig(path=out / "outbox.sqlite"))
+    publisher = Publisher(config, recorder=recorder, epoch=time.time()).start()
+    stack.callback(publisher.stop)
+    return recorder, publisher

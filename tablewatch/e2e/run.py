@@ -24,7 +24,7 @@ from tablewatch.devices.console import SerialConsole
 from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.poller import ReaderConfig, ReaderPoller, session_clock
 from tablewatch.devices.registry import TagRegistry
-from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput
+from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.e2e.pipeline import Emit, Output, TablePipeline
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
@@ -141,7 +141,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
     with ExitStack() as stack:
         outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out),
                                  HandHistoryOutput(config.out / "hands")]
-        publisher, recorder = _publisher(stack, config)
+        recorder, publisher = _publisher(stack, config)
         if publisher is not None:
             outputs.append(MqttOutput(publisher))
         sinks = [recorder.add_frame] if recorder is not None else []
@@ -190,25 +190,11 @@ def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any]) -> list[A
 
 
 def _publisher(stack: ExitStack, config: RunConfig) -> tuple[Any, Any]:
-    if not config.mqtt and not config.cameras:
-        return None, None
-    from tablewatch.alerts import (
-        BrokerConfig,
-        EvidenceConfig,
-        EvidenceRecorder,
-        OutboxConfig,
-        Publisher,
-        PublisherConfig,
-    )
+    from tablewatch.alerts import EvidenceConfig
 
-    recorder = EvidenceRecorder(EvidenceConfig(folder=config.out / "evidence")) if config.cameras else None
-    if not config.mqtt:
-        return None, recorder
-    publisher = Publisher(PublisherConfig(site=config.site, table=config.table, broker=BrokerConfig(url=config.mqtt),
-                                          outbox=OutboxConfig(path=config.out / "outbox.sqlite")),
-                          recorder=recorder).start()
-    stack.callback(publisher.stop)
-    return publisher, recorder
+    evidence = EvidenceConfig(folder=config.out / "evidence") if config.cameras else None
+    return start_publisher(stack, url=config.mqtt, site=config.site, table=config.table, out=config.out,
+                           evidence=evidence)
 
 
 def _on_signals(stop: threading.Event) -> None:

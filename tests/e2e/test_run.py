@@ -19,6 +19,8 @@ from tablewatch.e2e.cli import run as run_command
 from tablewatch.e2e.run import RunConfig, run_table
 from tablewatch.events import load_events
 from tablewatch.rules.game import GameConfig
+from tests.support.floor import AlertListener
+from tests.support.mosquitto import Mosquitto
 
 KNOWN = "E007000000000001"
 COUNTERFEIT = "E0FFFFFFFFFFFF01"
@@ -41,13 +43,15 @@ def console_ports(tmp_path: Path) -> Iterator[tuple[str, str]]:
 
 
 def test_a_live_table_reports_a_counterfeit_chip_and_the_dealers_declarations(
-        tmp_path: Path, console_ports: tuple[str, str]) -> None:
+        tmp_path: Path, console_ports: tuple[str, str], mqtt_broker: Mosquitto) -> None:
     dealer_end, table_end = console_ports
     registry = tmp_path / "registry.csv"
     registry.write_text(f"uid,denomination,chip_set\n{KNOWN},100,house\n")
     with ReaderEmulator({"seat3.stack": 1}, tags={"seat3.stack": [KNOWN]}) as emulator:
         url = emulator.serve_pty()
+        floor = AlertListener(mqtt_broker)
         config = RunConfig(table="T09", game=GameConfig(), registry=registry, console=table_end, out=tmp_path / "out",
+                           mqtt=mqtt_broker.url,
                            readers=[{"url": url, "antennas": {"seat3.stack": 1}, "response_timeout": 0.2}])
         dealer = serial.serial_for_url(dealer_end, timeout=0.2)
 
@@ -60,6 +64,8 @@ def test_a_live_table_reports_a_counterfeit_chip_and_the_dealers_declarations(
         with (tmp_path / "console.txt").open("w") as screen:
             pipeline = run_table(config, console=Console(file=screen), duration=2.5, status_every=0.5)
         dealer.close()
+    floor.close()
+    assert [(a["table"], a["rule_id"]) for a in floor.alerts] == [("T09", "TDA-16B")]
     alerts = load_events((tmp_path / "out" / "alerts.jsonl").read_text())
     events = load_events((tmp_path / "out" / "events.jsonl").read_text())
     assert [a.rule_id for a in alerts] == ["TDA-16B"]
