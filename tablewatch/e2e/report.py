@@ -40,7 +40,8 @@ def score_table(score: SessionScore) -> Table:
 def print_score(score: SessionScore, console: Console) -> None:
     console.print(score_table(score))
     others = {k: v for k, v in score.false_by_rule.items()}
-    console.print(f"false VIOLATION alerts by rule: {others or 'none'}; advisories: {score.advisories}")
+    console.print(f"false VIOLATION alerts by rule: {others or 'none'}; further alerts on injected incidents: "
+                  f"{score.corroborating}; advisories: {score.advisories}")
     console.print(f"hands captured exactly: {score.hands_exact}/{score.hands} "
                   f"({_pct(score.hands_exact / score.hands if score.hands else None)}); "
                   f"actions right: {score.actions_right}/{score.actions} "
@@ -52,6 +53,8 @@ def print_score(score: SessionScore, console: Console) -> None:
     console.print(f"[dim]{CAMERA_NOTE[score.camera]}[/]")
     for line in score.missed:
         console.print(f"[yellow]missed:[/] {line}")
+    for line in score.inexact:
+        console.print(f"[yellow]not exact:[/] {line}")
     for line in score.skipped_hands:
         console.print(f"[yellow]not simulated:[/] {line}")
 

@@ -3,7 +3,8 @@
 - Hands captured exactly: the hand history the rules layer wrote has the same actions (with amounts),
   board and final stacks as the simulator's ground-truth PHH.
 - Violations: each injected violation is found when an alert of an accepted rule id, in the same hand,
-  is raised no earlier than its start; every other VIOLATION-severity alert is a false positive of its rule.
+  is raised no earlier than its start; a further alert of an accepted rule on the same incident is counted
+  apart (corroborating); every other VIOLATION-severity alert is a false positive of its rule.
 - Latency: from the end of the violating motion (for a burn error: the board card that shows it) to the
   alert, on the session clock, plus the wall-clock time the pipeline spent on the step that raised it
   (the run itself goes faster than real time).
@@ -35,7 +36,7 @@ ACCEPTED_RULES: dict[str, tuple[str, ...]] = {
     "chips_hidden": ("TDA-16A",),
     "unknown_chip": ("TDA-16B",),
     "undercall": ("TDA-37", "TDA-28"),
-    "wrong_pot_push": ("TDA-5",),
+    "wrong_pot_push": ("TDA-5", "TDA-6A"),
 }
 
 
@@ -70,12 +71,14 @@ class SessionScore:
     per_type: dict[str, RuleScore]
     false_by_rule: dict[str, int]
     advisories: int
+    corroborating: int  # further alerts of an accepted rule on an injected incident (not counted false)
     latencies_ms: list[float]
     missed: list[str]
     session_s: float
     wall_s: float
     frames: int
     skipped_hands: list[str] = field(default_factory=list)
+    inexact: list[str] = field(default_factory=list)
 
     @property
     def realtime_factor(self) -> float:
@@ -98,13 +101,14 @@ class SessionScore:
 
 
 def score_session(result: SessionResult, *, skipped: list[str] | None = None) -> SessionScore:
-    exact, actions, right = score_hands(result)
-    per_type, false_by_rule, latencies, missed = score_violations(result.injected, result.alerts)
+    exact, actions, right, inexact = score_hands(result)
+    per_type, false_by_rule, latencies, missed, corroborating = score_violations(result.injected, result.alerts)
     advisories = sum(1 for a in result.alerts if a.violation.severity == Severity.ADVISORY)
     return SessionScore(camera=result.camera, hands=len(result.sims), hands_exact=exact, actions=actions,
                         actions_right=right, per_type=per_type, false_by_rule=false_by_rule,
-                        advisories=advisories, latencies_ms=latencies, missed=missed, session_s=result.session_s,
-                        wall_s=result.wall_s, frames=result.frames, skipped_hands=list(skipped or []))
+                        advisories=advisories, corroborating=corroborating, latencies_ms=latencies, missed=missed, session_s=result.session_s,
+                        wall_s=result.wall_s, frames=result.frames, skipped_hands=list(skipped or []),
+                        inexact=inexact)
 
 
 # Violations whose TDA ruling changes the amount of the violating action itself (a string raise stands
@@ -112,8 +116,9 @@ def score_session(result: SessionResult, *, skipped: list[str] | None = None) ->
 RULING_CHANGES_AMOUNT = {"string_raise", "undercall"}
 
 
-def score_hands(result: SessionResult) -> tuple[int, int, int]:
-    """(hands captured exactly, actions compared, actions equal) against the simulator's PHH.
+def score_hands(result: SessionResult) -> tuple[int, int, int, list[str]]:
+    """(hands captured exactly, actions compared, actions equal, why each other hand is not exact)
+    against the simulator's PHH.
 
     In a hand whose injected violation is ruled to another amount, that one action may differ in its
     amount only; everything else, and the final stacks, must be equal.
@@ -121,6 +126,7 @@ def score_hands(result: SessionResult) -> tuple[int, int, int]:
     captured = {hand.hand_no: hand for hand in result.hands}
     ruled = {t.hand_no for t in result.injected if t.type in RULING_CHANGES_AMOUNT}
     exact = actions = right = 0
+    inexact: list[str] = []
     for hand_no, sim in enumerate(result.sims, start=1):
         truth = sim.hands[0]
         hand = captured.get(hand_no)
@@ -134,7 +140,20 @@ def score_hands(result: SessionResult) -> tuple[int, int, int]:
         same_actions = len(mine) == len(theirs) and (not differ or allowed)
         if hand is not None and same_actions and _final_stacks(hand) == _truth_final_stacks(truth):
             exact += 1
-    return exact, actions, right
+        else:
+            inexact.append(_why_not_exact(hand_no, hand, mine, theirs, truth))
+    return exact, actions, right, inexact
+
+
+def _why_not_exact(hand_no: int, hand: Any, mine: list[str], theirs: list[str], truth: HandHistory) -> str:
+    if hand is None:
+        return f"hand {hand_no}: not captured"
+    for i, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+        if a != b:
+            return f"hand {hand_no}: action {i} is {a!r}, truth {b!r}"
+    if len(mine) != len(theirs):
+        return f"hand {hand_no}: {len(mine)} actions, truth {len(theirs)}"
+    return f"hand {hand_no}: final stacks {_final_stacks(hand)}, truth {_truth_final_stacks(truth)}"
 
 
 def _same_but_amount(mine: str, theirs: str) -> bool:
@@ -167,7 +186,7 @@ def _truth_final_stacks(hh: HandHistory) -> list[int]:
 
 
 def score_violations(injected: list[InjectedTruth], alerts: list[TimedAlert]) -> tuple[
-        dict[str, RuleScore], dict[str, int], list[float], list[str]]:
+        dict[str, RuleScore], dict[str, int], list[float], list[str], int]:
     per_type: dict[str, RuleScore] = defaultdict(RuleScore)
     false_by_rule: dict[str, int] = defaultdict(int)
     used: set[int] = set()
@@ -184,16 +203,21 @@ def score_violations(injected: list[InjectedTruth], alerts: list[TimedAlert]) ->
         used.add(index)
         per_type[truth.type].found += 1
         latencies.append(max(0.0, alert.session_t - truth.observable_ts) * 1000 + alert.processing_s * 1000)
+    incidents = {(t.hand_no, rule) for t in injected for rule in ACCEPTED_RULES.get(t.type, (t.rule_id,))}
+    corroborating = 0
     for index, alert in violations:
         if index in used:
             continue
         family = rule_family(alert.violation.rule_id)
+        if (alert.violation.hand_no, family) in incidents:
+            corroborating += 1  # a second alert on an injected incident (a wrong push is also an untabled hand)
+            continue
         false_by_rule[family] += 1
         for kind, accepted in ACCEPTED_RULES.items():
             if family in accepted and kind in per_type:
                 per_type[kind].false_alerts += 1
                 break
-    return dict(per_type), dict(false_by_rule), latencies, missed
+    return dict(per_type), dict(false_by_rule), latencies, missed, corroborating
 
 
 def _match(truth: InjectedTruth, alerts: list[tuple[int, TimedAlert]], used: set[int]) -> tuple[int, TimedAlert] | None:

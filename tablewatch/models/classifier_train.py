@@ -47,7 +47,7 @@ def build_net(n_classes: int):
 
 def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     h, w = crop.shape[:2]
-    angle = rng.uniform(0, 360)
+    angle = 90 * int(rng.integers(4)) + rng.uniform(-20, 20)  # cards lie every way; 180° is the other corner
     scale = rng.uniform(0.85, 1.15)
     matrix = cv2.getRotationMatrix2D((w / 2 + rng.uniform(-3, 3), h / 2 + rng.uniform(-3, 3)), angle, scale)
     out = cv2.warpAffine(crop, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE)
@@ -85,15 +85,16 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
     val_x, val_y = extract_crops(prepared / "val", names)
     test_x, test_y = extract_crops(prepared / "test", names)
     net = build_net(len(classes))
-    optimizer = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
+    optimizer = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
     steps = epochs * (len(train_x) // batch + 1)
-    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-3, total_steps=steps)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
+    loss_fn = torch.nn.CrossEntropyLoss()
     out_dir.mkdir(parents=True, exist_ok=True)
     best, best_path, started, done = -1.0, out_dir / "best.pt", time.time(), 0
     for epoch in range(epochs):
         net.train()
         order = rng.permutation(len(train_x))
+        losses = []
         for start in range(0, len(order), batch):
             idx = order[start : start + batch]
             x = to_tensor(np.stack([augment(train_x[i], rng) for i in idx]))
@@ -102,9 +103,12 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
             loss.backward()
             optimizer.step()
             scheduler.step()
+            losses.append(loss.item())
+            if len(losses) % 10 == 0:
+                print(f"  step {len(losses)} loss {np.mean(losses[-10:]):.3f}", flush=True)
         done = epoch + 1
         val_acc = accuracy(net, val_x, val_y)
-        print(f"epoch {done}/{epochs} loss {loss.item():.3f} val accuracy {val_acc:.4f} "
+        print(f"epoch {done}/{epochs} loss {np.mean(losses):.3f} val accuracy {val_acc:.4f} "
               f"{time.time() - started:.0f} s", flush=True)
         if val_acc > best:
             best = val_acc

@@ -78,6 +78,7 @@ class SceneFusion:
     expect_camera: bool = True
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
     _unpaired: dict[tuple[str, int], Event] = field(default_factory=dict)  # RFID moves the camera may yet claim
+    lookback: float = 2.0  # how long before a camera report's motion began its RFID moves may have been read
     left_window: float = 5.0  # chips seen leaving by one sensor are the same chips the other reports this soon
     _left: dict[str, tuple[str, float]] = field(default_factory=dict)  # zone -> (first sensor, when)
 
@@ -116,7 +117,7 @@ class SceneFusion:
         key = (event.kind, event.seat)
         pending = self._pending.setdefault(key, _Pending(first_ts=event.ts))
         if not from_rfid and pending.rfid is None:
-            pending.rfid = self._claim_unpaired(key, since=_motion_start(event) - self.window)
+            pending.rfid = self._claim_unpaired(key, since=_motion_start(event) - self.lookback)
         if from_rfid:
             # One motion can straddle two RFID sweeps: the moves add up.
             pending.rfid = event if pending.rfid is None else _add_chips(pending.rfid, event)
@@ -137,7 +138,8 @@ class SceneFusion:
             # RFID alone: the raw ChipsMoved already went out; it stands for the action only without a camera.
             if rfid is not None and self.expect_camera:
                 earlier = self._unpaired.get(key)
-                self._unpaired[key] = rfid if earlier is None else _add_chips(earlier, rfid)
+                recent = earlier is not None and rfid.ts - earlier.ts <= self.lookback
+                self._unpaired[key] = _add_chips(earlier, rfid) if recent else rfid  # type: ignore[arg-type]
             return [rfid] if rfid is not None and not self.expect_camera else []
         if rfid is None:
             return [camera]
@@ -149,9 +151,17 @@ def _motion_start(event: Event) -> float:
     return min(times) if times else event.ts
 
 
+def _value(event: Event) -> int | None:
+    """The value a report gives: its chips when it names them, else its stated value (a push seen whole)."""
+    chips = getattr(event, "chips", None)
+    if chips is not None and chips.count:
+        return int(chips.value)
+    return getattr(event, "value", None)
+
+
 def _values_agree(camera: Event, rfid: Event) -> bool:
-    seen, counted = getattr(camera, "chips", None), getattr(rfid, "chips", None)
-    return seen is None or counted is None or seen.value == counted.value
+    seen, counted = _value(camera), _value(rfid)
+    return seen is None or counted is None or seen == counted
 
 
 def _add_chips(first: Event, second: Event) -> Event:
@@ -176,14 +186,14 @@ def _with_rfid_chips(camera: Event, rfid: Event) -> Event:
 
 
 def _disagreement(camera: Event, rfid: Event) -> list[Violation]:
-    seen, counted = getattr(camera, "chips", None), getattr(rfid, "chips", None)
-    if seen is None or counted is None or not seen.count or seen.value == counted.value:
+    seen, counted = _value(camera), _value(rfid)
+    if seen is None or counted is None or seen == counted:
         return []
     return [
         Violation(
             ts=max(camera.ts, rfid.ts), table=camera.table, source="scene", seat=camera.seat,
             rule_id=DISAGREEMENT_RULE, title="Camera and RFID disagree on chips",
-            observed=f"{camera.kind} of seat {camera.seat}: camera read {seen.value}, RFID counted {counted.value}",
+            observed=f"{camera.kind} of seat {camera.seat}: camera read {seen}, RFID counted {counted}",
             ruling="RFID count used; check the seat's chips and the antenna", severity=Severity.SYSTEM,
             seats=(camera.seat,) if camera.seat else (), confidence=0.9, evidence_ts=(camera.ts, rfid.ts),
         )

@@ -104,9 +104,9 @@ def _wrong_push(s: Shape) -> dict[str, Any] | None:
 
 
 def _pocketed(s: Shape) -> dict[str, Any] | None:
-    """Chips pocketed after the first action by the first seat with chips to spare (one who goes all in has none)."""
+    """$5 pocketed after the first action by the first seat that never needs it in the hand (not one all in)."""
     for player, seat in enumerate(s.plan.seats):
-        if s.run.spare(player, 0) > 0:
+        if s.run.spare(player, 0) >= 500:
             return {"type": "chips_pocketed", "seat": seat, "chips": {500: 1}, "after_action": 0}
     return None
 

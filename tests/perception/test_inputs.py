@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tablewatch.calibration.layout import load_layout
 from tablewatch.events import BetMotion, BoardCardDealt, Chips, Tap
 from tablewatch.sim.session import Simulation
-from tablewatch.vision.perception import PerceptionError
+from tablewatch.vision.perception import Perception, PerceptionError
 from tablewatch.vision.perception.evaluate import main, match
 from tests.perception.conftest import Window, perception_for
 
@@ -39,9 +40,11 @@ def test_no_markers_in_sight_is_a_clear_error(demo: Simulation) -> None:
             perception.process(np.full((720, 1280, 3), 60, np.uint8), i / 10)
 
 
-def test_an_unknown_deck_is_a_clear_error(demo: Simulation) -> None:
+def test_an_unknown_deck_or_seat_is_a_clear_error(demo: Simulation) -> None:
     with pytest.raises(PerceptionError, match="no_such_deck"):
         perception_for(demo, deck="no_such_deck")
+    with pytest.raises(PerceptionError, match=r"seat\(s\) \[12\] are not in layout 'oval10'"):
+        perception_for(demo, seats=[1, 12])
 
 
 def test_match_scores_by_kind_seat_slot_and_time() -> None:
@@ -63,3 +66,20 @@ def test_match_scores_by_kind_seat_slot_and_time() -> None:
 def test_evaluate_names_a_missing_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["no/such/scenario.yaml"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_perception_from_a_table_profile(demo: Simulation, window: Window) -> None:
+    from tablewatch.calibration.chips import from_simulator
+    from tablewatch.calibration.markers import calibrate_image
+    from tablewatch.calibration.profile import new_profile
+
+    image, _ = window(18.5, 21.8)[0]
+    calibration = calibrate_image(image, load_layout("oval10"))
+    bare = new_profile(table="T01", layout="oval10", calibration=calibration)
+    with pytest.raises(PerceptionError, match="no chip colours"):
+        Perception.from_profile(bare, deck="anglo_poker")
+    profile = new_profile(table="T01", layout="oval10", calibration=calibration,
+                          chips=from_simulator(demo.scenario.chips))
+    perception = Perception.from_profile(profile, deck="anglo_poker")
+    assert perception.plane is not None  # calibrated from the start: no frames spent on markers
+    assert perception.process(image, 18.5) == []

@@ -116,3 +116,22 @@ def test_chips_leaving_seen_by_camera_and_ledger_are_one_report() -> None:
     assert fusion.feed(seen) == [seen]
     assert fusion.feed(counted) == []
     assert fusion.feed(later) == [later]
+
+
+def test_a_push_read_over_several_sweeps_before_the_camera_reports_it_is_counted_whole() -> None:
+    fusion = SceneFusion(window=0.3, lookback=2.0)
+    for ts in (10.0, 10.5, 11.0):  # the dealer's push, read as it goes
+        fusion.feed(rfid_move(ts, "pot", "seat1.stack", {500: 2}))
+    fusion.feed(Tap(ts=11.6, table="T1", source="vision", seat=5))
+    pushed = PotPushed(ts=11.7, table="T1", source="vision", seat=1, value=3000)
+    out = fusion.feed(pushed)
+    assert [e.kind for e in out] == ["PotPushed"] and out[0].value == 3000 and out[0].source == "scene"
+
+
+def test_an_old_unpaired_move_is_not_added_to_a_new_one() -> None:
+    fusion = SceneFusion(window=0.3, lookback=2.0)
+    fusion.feed(rfid_move(1.0, "pot", "seat1.stack", {500: 1}))  # chips tidied long before
+    fusion.feed(rfid_move(20.0, "pot", "seat1.stack", {500: 2}))
+    fusion.feed(Tap(ts=20.5, table="T1", source="vision", seat=5))
+    out = fusion.feed(PotPushed(ts=20.6, table="T1", source="vision", seat=1, value=1000))
+    assert out[0].value == 1000 and len(out) == 1

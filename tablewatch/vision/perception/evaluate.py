@@ -88,7 +88,8 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
 
     scenario = sim.scenario  # type: ignore[attr-defined]
     perception = Perception(layout=load_layout(scenario.layout), table=scenario.table,
-                            chips=from_simulator(scenario.chips), deck=scenario.deck)
+                            chips=from_simulator(scenario.chips), deck=scenario.deck,
+                            seats=_seated(sim) or None)
     stop = int(seconds * fps) if seconds else None
     spent, frames, seen = 0.0, 0, []
     last = 0.0
@@ -105,6 +106,15 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     score = match(truth, seen, tolerance=tolerance)
     score.frames, score.seconds = frames, spent
     return score, seen
+
+
+def _seated(sim: object) -> list[int]:
+    """The seats with a player in any hand of the run (the table knows who sits down)."""
+    seats: set[int] = set()
+    for event in sim.events:  # type: ignore[attr-defined]
+        if event.kind == "HandStarted":
+            seats.update(event.seats)  # type: ignore[attr-defined]
+    return sorted(seats)
 
 
 def format_score(score: Score) -> str:

@@ -1,21 +1,25 @@
 """``Perception``: frames of a calibrated overhead camera in, events of ``tablewatch.events`` out.
 
     perception = Perception(layout=load_layout("oval10"), table="T01", chips=chip_colours, deck="anglo_poker")
-    for frame, ts in frames:
-        for event in perception.process(frame, ts):
+    # or Perception.from_profile(load_profile("T01.toml"), deck="anglo_poker")
+    for frame, ts in frames:                       # BGR uint8, seconds on the table's clock, in order
+        for event in perception.process(frame, ts):   # hires=4K frame (or a callable making it), optional
             ...
     perception.flush(ts_end)   # decisions still waiting for the table to settle
 
 Calibration comes from the table's ArUco markers in the first ``calibration_frames`` frames (merged, via
 ``tablewatch.calibration.markers.calibrate_frames``) unless a ``TableCalibration`` is given (a table
-profile's). Motion is analysed on the rectified plane at ``px_per_mm``; card identity on a crop of the
-original frame at its own resolution.
+profile's). Motion is analysed on the rectified plane at ``px_per_mm``, at most once per
+``min_interval_s`` (frames in between return at once); card identity on a crop of the original frame, or
+of ``hires`` when given. Events come out when they are certain: a bet ~0.7 s after the hand leaves, a
+card ~0.4 s after it lands; every event's ``ts`` is when it happened, not when it was reported.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -24,6 +28,7 @@ from tablewatch.calibration.camera import CalibrationError, TableCalibration
 from tablewatch.calibration.chips import ChipColours
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.markers import calibrate_frames
+from tablewatch.calibration.profile import TableProfile
 from tablewatch.events import Event
 from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
 from tablewatch.vision.perception.gestures import Found, Gestures
@@ -45,13 +50,18 @@ class Perception:
     def __init__(self, *, layout: TableLayout, table: str, chips: ChipColours, deck: str | dict | None = None,
                  calibration: TableCalibration | None = None, calibration_frames: int = 3, px_per_mm: float = 0.3,
                  still_s: float = 0.35, min_interval_s: float = 0.09, hand_in_progress: bool = False,
-                 calibration_patience: int = 150) -> None:
+                 calibration_patience: int = 150, seats: Iterable[int] | None = None) -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
         self.chips = chips
         self.deck = _load_deck(deck)
         self.calibration = calibration
         self.calibration_frames = calibration_frames
         self.calibration_patience = calibration_patience  # frames without enough markers before giving up
+        self.seats = sorted(seats) if seats is not None else None  # occupied seats, when known
+        unknown = set(self.seats or ()) - set(layout.seat_numbers)
+        if unknown:
+            raise PerceptionError(f"seat(s) {sorted(unknown)} are not in layout {layout.name!r} "
+                                  f"(seats {layout.seat_numbers})")
         self._failures = 0
         self._pending: list[np.ndarray] = []
         self.plane: TablePlane | None = None
@@ -69,12 +79,21 @@ class Perception:
         if calibration is not None:
             self._start(calibration)
 
+    @classmethod
+    def from_profile(cls, profile: TableProfile, *, deck: str | dict | None = None, **options: Any) -> Perception:
+        """Perception for a calibrated table: layout, calibration and chip colours from its profile."""
+        if profile.chips is None:
+            raise PerceptionError(f"the profile of table {profile.table} has no chip colours: calibrate them from "
+                                  "a tray photo first (tablewatch calibrate)")
+        return cls(layout=profile.load_layout(), table=profile.table, chips=profile.chips, deck=deck,
+                   calibration=profile.calibration, **options)
+
     # --- set-up -----------------------------------------------------------------------------------------
 
     def _start(self, calibration: TableCalibration) -> None:
         self.calibration = calibration
         self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
-        self.scene = SceneTracker(self.plane, still_s=self.still_s)
+        self.scene = SceneTracker(self.plane, still_s=self.still_s, seats=self.seats)
 
     def _calibrate(self, frame: np.ndarray) -> bool:
         self._pending.append(frame)

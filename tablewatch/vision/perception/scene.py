@@ -9,6 +9,7 @@ comes from, and its hand is the point of it farthest from that place.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import cv2
@@ -53,13 +54,15 @@ class Settle:
 class SceneTracker:
     """Reference picture, foreground, arms and settles, one rectified frame at a time."""
 
-    def __init__(self, plane: TablePlane, *, still_s: float = 0.35) -> None:
+    def __init__(self, plane: TablePlane, *, still_s: float = 0.35, seats: Iterable[int] | None = None) -> None:
+        """``seats``: the occupied seats, when known (an arm is owned by one of them or the dealer)."""
         self.plane, self.still_s = plane, still_s
         self.ref: np.ndarray | None = None
         self.prev: np.ndarray | None = None
         self.still_since: np.ndarray | None = None
         layout = plane.layout
-        self.origins = {f"seat{s.number}": np.array(s.player, float) for s in layout.seats}
+        taken = set(seats) if seats is not None else {s.number for s in layout.seats}
+        self.origins = {f"seat{s.number}": np.array(s.player, float) for s in layout.seats if s.number in taken}
         self.origins["dealer"] = np.array(layout.dealer_position, float)
         edge = round(EDGE_MM * plane.scale)
         inner = cv2.erode(plane.felt.astype(np.uint8), np.ones((2 * edge + 1,) * 2, np.uint8)) > 0
