@@ -106,8 +106,8 @@ def score_session(result: SessionResult, *, skipped: list[str] | None = None) ->
     advisories = sum(1 for a in result.alerts if a.violation.severity == Severity.ADVISORY)
     return SessionScore(camera=result.camera, hands=len(result.sims), hands_exact=exact, actions=actions,
                         actions_right=right, per_type=per_type, false_by_rule=false_by_rule,
-                        advisories=advisories, corroborating=corroborating, latencies_ms=latencies, missed=missed, session_s=result.session_s,
-                        wall_s=result.wall_s, frames=result.frames, skipped_hands=list(skipped or []),
+                        advisories=advisories, corroborating=corroborating, latencies_ms=latencies,
+                        missed=missed, session_s=result.session_s, wall_s=result.wall_s, frames=result.frames, skipped_hands=list(skipped or []),
                         inexact=inexact)
 
 
