@@ -107,8 +107,8 @@ def score_session(result: SessionResult, *, skipped: list[str] | None = None) ->
     return SessionScore(camera=result.camera, hands=len(result.sims), hands_exact=exact, actions=actions,
                         actions_right=right, per_type=per_type, false_by_rule=false_by_rule,
                         advisories=advisories, corroborating=corroborating, latencies_ms=latencies,
-                        missed=missed, session_s=result.session_s, wall_s=result.wall_s, frames=result.frames, skipped_hands=list(skipped or []),
-                        inexact=inexact)
+                        missed=missed, session_s=result.session_s, wall_s=result.wall_s, frames=result.frames,
+                        skipped_hands=list(skipped or []), inexact=inexact)
 
 
 # Violations whose TDA ruling changes the amount of the violating action itself (a string raise stands
