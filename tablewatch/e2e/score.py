@@ -167,13 +167,22 @@ def hand_history_of(hand: Any) -> HandHistory:
 
 
 def _player_actions(hh: HandHistory) -> list[str]:
-    """Every action but the hole-card deals (whose cards a camera can't see), comments dropped."""
-    out = []
-    for raw in hh.actions:
-        action = raw.split("#")[0].strip()
-        if not action.startswith("d dh"):
-            out.append(action)
-    return out
+    """The betting and the board, comments dropped; then, for a contested showdown, each hand shown.
+
+    Left out: the hole-card deals (a camera can't see face-down cards) and a winner's voluntary show when
+    nobody contests the pot (not part of the hand's result). PHH writers repeat the show lines of an
+    all-in run-out on every street; one per player counts.
+    """
+    actions = [raw.split("#")[0].strip() for raw in hh.actions]
+    betting = [a for a in actions if not a.startswith("d dh") and " sm " not in f" {a} "]
+    folded = {a.split()[0] for a in betting if a.endswith(" f")}
+    players = {f"p{i + 1}" for i in range(len(hh.starting_stacks))}
+    shows: dict[str, str] = {}
+    for a in actions:
+        if " sm " in f" {a} " and "?" not in a:
+            shows.setdefault(a.split()[0], a)
+    contested = len(players - folded) >= 2
+    return betting + ([shows[p] for p in sorted(shows) if p not in folded] if contested else [])
 
 
 def _final_stacks(hand: Any) -> list[int]:

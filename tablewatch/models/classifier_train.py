@@ -136,3 +136,20 @@ def export_classifier(net, classes: list[str], path: Path) -> Path:
     entry.key, entry.value = "names", repr(classes)
     onnx.save(model, str(path))
     return path
+
+
+def main() -> None:
+    """``python -m tablewatch.models.classifier_train`` (train venv): prepared split in, ONNX out."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--prepared", type=Path, default=Path("out/cards-real"))
+    parser.add_argument("--out", type=Path, default=Path("runs/cards-index-cls"))
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--minutes", type=float, default=None)
+    args = parser.parse_args()
+    print(train_classifier(args.prepared, args.out, epochs=args.epochs, minutes=args.minutes))
+
+
+if __name__ == "__main__":
+    main()

@@ -30,6 +30,7 @@ from tablewatch.events import (
     Event,
     PotPushed,
     Severity,
+    UnknownChip,
     Violation,
 )
 
@@ -81,6 +82,7 @@ class SceneFusion:
     lookback: float = 2.0  # how long before a camera report's motion began its RFID moves may have been read
     left_window: float = 5.0  # chips seen leaving by one sensor are the same chips the other reports this soon
     _left: dict[str, tuple[str, float]] = field(default_factory=dict)  # zone -> (first sensor, when)
+    _foreign: dict[int, float] = field(default_factory=dict)  # seat -> when a chip the registry lacks was read there
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
@@ -94,6 +96,8 @@ class SceneFusion:
             return [*out, *self._hold(event, from_rfid=False)]
         if isinstance(event, ChipsLeftTable) and self._seen_leaving(event):
             return out
+        if isinstance(event, UnknownChip) and event.seat is not None:
+            self._foreign[event.seat] = event.ts
         return [*out, event]
 
     def _seen_leaving(self, event: ChipsLeftTable) -> bool:
@@ -143,7 +147,15 @@ class SceneFusion:
             return [rfid] if rfid is not None and not self.expect_camera else []
         if rfid is None:
             return [camera]
+        if self._foreign_chip_near(camera):
+            # RFID values only the house's chips: with a foreign chip in the move its count is short, and the
+            # chips as seen are what the player put out (the counterfeit is the floor's business, TDA-16B).
+            return [dataclasses.replace(camera, source="scene")]
         return [_with_rfid_chips(camera, rfid), *_disagreement(camera, rfid)]
+
+    def _foreign_chip_near(self, camera: Event) -> bool:
+        seen = self._foreign.get(camera.seat) if camera.seat is not None else None
+        return seen is not None and _motion_start(camera) - self.lookback <= seen <= camera.ts + self.window
 
 
 def _motion_start(event: Event) -> float:

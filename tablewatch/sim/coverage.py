@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from tablewatch.sim.plan import HandPlan, phh_hand_count, plan_phh
 from tablewatch.sim.replay import Replay, replay
-from tablewatch.sim.scenario import HandSpec, PhhSource, Scenario, ScenarioError
+from tablewatch.sim.scenario import LAYOUT_SEATS, HandSpec, PhhSource, Scenario, ScenarioError
 from tablewatch.sim.session import PHH_CHIP_COLOURS, Simulation
 
 CENTS = 100
@@ -49,13 +49,22 @@ def hand_scenario(path: Path, hand: int, *, violations: Iterable[dict[str, Any]]
                   seed: int = 0) -> Scenario:
     """Hand ``hand`` of ``path`` in cents with the benchmark's chips (as ``tablewatch bench`` plays it)."""
     chips = [{"value": v, "colour": c} for v, c in zip(CHIP_VALUES, PHH_CHIP_COLOURS, strict=False)]
-    if layout == "auto":
-        plan = plan_phh(HandSpec(phh=PhhSource(file=path, hand=hand, unit=CENTS)), hand_no=1, seat_count=10)
-        n = len(plan.seats)
-        layout = "oval6" if n <= 6 else "oval9" if n <= 9 else "oval10"
+    layout = table_layout(path, hand, layout)
     data = {"table": "T01", "layout": layout, "seed": seed, "chips": chips,
             "hands": [{"phh": {"file": str(path), "hand": hand, "unit": CENTS}, "violations": list(violations)}]}
     return Scenario.model_validate(data)
+
+
+def table_layout(path: Path, hand: int, layout: str = "auto") -> str:
+    """``layout``, or for ``auto`` the smallest template with the hand's own seat numbers (as phh_scenario)."""
+    if layout != "auto":
+        return layout
+    top = max(_plan(path, hand, seat_count=10).seats)
+    return "oval6" if top <= 6 else "oval9" if top <= 9 else "oval10"
+
+
+def _plan(path: Path, hand: int, *, seat_count: int) -> HandPlan:
+    return plan_phh(HandSpec(phh=PhhSource(file=path, hand=hand, unit=CENTS)), hand_no=1, seat_count=seat_count)
 
 
 @dataclass(frozen=True)
@@ -160,7 +169,7 @@ def check_hand(path: Path, hand: int, cov: Coverage, *, violations: bool, layout
         return
     if not violations:
         return
-    plan = plan_phh(HandSpec(phh=PhhSource(file=path, hand=hand, unit=CENTS)), hand_no=1, seat_count=10)
+    plan = _plan(path, hand, seat_count=LAYOUT_SEATS[table_layout(path, hand, layout)])  # the seats as simulated
     try:
         shape = Shape(plan, replay(plan))
     except Exception as exc:  # pokerkit refuses what the simulator played: a bug in the dry run

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from tablewatch.events import BetMotion, Chips, ChipsLeftTable, ChipsMoved, ChipsPulledBack, PotPushed, Tap, Violation
+from tablewatch.events import (
+    BetMotion,
+    Chips,
+    ChipsLeftTable,
+    ChipsMoved,
+    ChipsPulledBack,
+    PotPushed,
+    Tap,
+    UnknownChip,
+    Violation,
+)
 from tablewatch.scene.fusion import SceneFusion, rfid_move_as_event, zone_seat
 
 
@@ -135,3 +145,12 @@ def test_an_old_unpaired_move_is_not_added_to_a_new_one() -> None:
     fusion.feed(Tap(ts=20.5, table="T1", source="vision", seat=5))
     out = fusion.feed(PotPushed(ts=20.6, table="T1", source="vision", seat=1, value=1000))
     assert out[0].value == 1000 and len(out) == 1
+
+
+def test_a_bet_with_a_foreign_chip_keeps_the_chips_as_seen() -> None:
+    fusion = SceneFusion(window=0.3)
+    fusion.feed(UnknownChip(ts=9.9, table="T1", source="rfid", seat=3, uid="E0FFFFFFFFFFFF01", zone="seat3.bet"))
+    fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {2500: 1}))
+    fusion.feed(camera_bet(10.1, {2500: 1, 500: 1}))
+    out = fusion.flush(10.5)
+    assert [e.kind for e in out] == ["BetMotion"] and out[0].chips.value == 3000

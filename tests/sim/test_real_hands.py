@@ -15,7 +15,7 @@ from pokerkit import HandHistory
 
 from tablewatch.events import BoardCardDealt, CardsTabled, ChipsLeftTable, HandEnded, PotPushed
 from tablewatch.sim.cli import sim as sim_cli
-from tablewatch.sim.coverage import hand_scenario, pattern
+from tablewatch.sim.coverage import hand_scenario, pattern, table_layout
 from tablewatch.sim.plan import phh_hand_count
 from tablewatch.sim.scenario import ScenarioError
 from tablewatch.sim.session import Simulation
@@ -49,6 +49,15 @@ min_bet = 0.10
 starting_stacks = [20, 10]
 actions = ['d dh p1 ????', 'd dh p2 ????', 'p2 cbr 8', 'p1 f']
 seats = [1, 2]
+"""
+# ftp_1000nl_ hand 506: six players on a nine-seat table (seats up to 9).
+NINE_SEATS = HEAD + """antes = [0, 0, 0, 0, 0, 0]
+blinds_or_straddles = [5, 10, 0, 0, 0, 0]
+min_bet = 10
+starting_stacks = [1000, 1656, 185, 1576.50, 1012.75, 537.50]
+actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'd dh p4 ????', 'd dh p5 ????', 'd dh p6 ????', 'p3 f', \
+'p4 f', 'p5 cbr 30', 'p6 f', 'p1 f', 'p2 f']
+seats = [5, 7, 9, 1, 2, 3]
 """
 # Heads-up, p1 (the big blind) acts first preflop: pokerkit refuses it (a hand the coverage command counts as failed).
 OUT_OF_ORDER = HEAD + """antes = [0, 0]
@@ -127,6 +136,14 @@ def test_coverage_counts_every_hand_and_every_violation(tmp_path: Path) -> None:
         assert kind in result.output
     assert "1  hand N, action N ('pN f'): it is seat N's turn, not seat N's" in result.output
     assert "e.g. hands.phh:4" in result.output
+
+
+def test_coverage_keeps_the_seat_numbers_of_a_hand_at_a_nine_seat_table(tmp_path: Path) -> None:
+    path = phh(tmp_path, NINE_SEATS)
+    assert table_layout(path, 1) == "oval9" and table_layout(path, 1, "oval6") == "oval6"
+    sim = Simulation(hand_scenario(path, 1, violations=[{"type": "wrong_pot_push", "to_seat": 9}]))
+    assert sim.summary["layout"] == "oval9" and truth(sim)[0].seats == [5, 7, 9, 1, 2, 3]
+    assert [e.seat for e in sim.events if isinstance(e, PotPushed)] == [9, 2]  # to the folder, then corrected
 
 
 def test_coverage_says_what_is_wrong_with_a_bad_file(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tablewatch.vision.classifier import CROP_HW, OnnxIndexClassifier, crop_index, resolve_classifier
+from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import DetectorError
 
 
@@ -40,3 +41,23 @@ def test_a_missing_or_broken_classifier_is_a_clear_error(tmp_path: Path):
 def test_resolve_classifier_choices(tmp_path: Path):
     assert resolve_classifier("none") is None
     assert resolve_classifier(tmp_path / "x.onnx") == tmp_path / "x.onnx"
+
+
+class FixedClassifier(OnnxIndexClassifier):
+    """The relabelling logic with a stand-in for the network: always answers ``names[1]`` with p = 0.64."""
+
+    def __init__(self) -> None:  # no ONNX file: only ``probabilities`` differs
+        self.names = ["AS", "KD"]
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        return np.tile(np.array([[0.36, 0.64]], np.float32), (len(crops), 1))
+
+
+def test_relabel_takes_identity_from_crops_and_merges_one_index_boxed_twice():
+    names = {0: "AS", 1: "BACK", 2: "KD"}
+    image = np.zeros((100, 100, 3), np.uint8)
+    boxes = np.array([[10, 10, 20, 25], [10, 11, 20, 25], [50, 50, 90, 95]], np.float32)
+    found = Detections(boxes, np.array([0.25, 0.2, 0.9]), np.array([0, 2, 1]))
+    out = FixedClassifier().relabel(image, found, names)
+    assert out.class_id.tolist() == [2, 1]  # the two boxes on one index became one KD; the back is kept
+    np.testing.assert_allclose(out.confidence, [np.sqrt(0.64 * 0.25), 0.9], rtol=1e-5)

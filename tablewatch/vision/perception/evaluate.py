@@ -21,7 +21,7 @@ from tablewatch.calibration.chips import from_simulator
 from tablewatch.events import BetMotion, BoardCardDealt, Event
 from tablewatch.vision.perception.perception import Perception, PerceptionError
 
-KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardExposed", "BetMotion", "Tap",
+KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardsTabled", "CardExposed", "BetMotion", "Tap",
          "PotGathered", "PotPushed", "HandInZone", "StackObscured", "ChipsLeftTable")
 
 

@@ -26,6 +26,7 @@ from tablewatch.events import (
     CardDealt,
     CardExposed,
     CardsMucked,
+    CardsTabled,
     Chips,
     ChipsMoved,
     Event,
@@ -223,7 +224,8 @@ class Gestures:
                 if slot not in self.board:
                     self.board.add(slot)
                     return [self._event(BoardCardDealt, f.t, card=f.card, slot=slot, face_up=True)]
-            if seat is not None and zone.endswith(".bet") and not f.face_up and seat not in self.mucked:
+            if seat is not None and zone.endswith(".bet") and not f.face_up and seat not in self.mucked \
+                    and f"seat{seat}" not in self.open:  # with the player's hand there, its episode decides
                 self.mucked.add(seat)
                 return [self._event(CardsMucked, f.t, seat=seat, count=2)]
         if f.what == "chips_in" and seat is not None and zone.endswith(".stack") and f"seat{seat}" not in self.open:
@@ -279,11 +281,15 @@ class Gestures:
         times = ep.motions()
         cards_went = any((f.zone == stack_zone and f.what == "card_out") or (f.zone == bet_zone and f.what == "card_in")
                          for f in window)
-        if cards_went:  # a fold: the hole cards left the stack for the bet area (and the muck)
-            if seat in self.mucked:
-                return []
+        shown = [f for f in window if f.zone == bet_zone and f.what == "card_in" and f.face_up]
+        if cards_went and seat not in self.mucked:
             self.mucked.add(seat)
-            return [self._event(CardsMucked, times[-1] if times else ep.last, seat=seat, count=2)]
+            at = times[-1] if times else ep.last
+            if shown:  # turned face up in front of the player: a showdown, not a fold
+                return [self._event(CardsTabled, at, seat=seat, cards=tuple(f.card for f in shown if f.card))]
+            return [self._event(CardsMucked, at, seat=seat, count=2)]
+        if cards_went:
+            return []
         chips: Chips = Chips()
         for f in window:
             if f.zone == bet_zone and f.what == "chips_in":
