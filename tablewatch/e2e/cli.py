@@ -53,9 +53,13 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
 @click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
 @click.option("--seed", default=1, show_default=True)
 @click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only).")
+@click.option("--camera", type=click.Choice(["truth", "vision"]), default="truth", show_default=True,
+              help="truth: the simulator's ground truth stands in for vision; vision: perception on rendered frames.")
+@click.option("--fps", default=15.0, show_default=True, help="Frames per second rendered for --camera vision.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/bench"),
               show_default=True)
-def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, out: Path) -> None:
+def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, camera: str, fps: float,
+          out: Path) -> None:
     """Score the live pipeline on simulated hands with known violations; prints a table, writes JSON."""
     from tablewatch.e2e.report import print_score, write_score_json
     from tablewatch.e2e.score import score_session
@@ -70,7 +74,7 @@ def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: boo
         raise click.ClickException(f"None of the hands could be simulated: {hand_set.skipped}")
     started = time.perf_counter()
     with console.status(f"playing {len(hand_set.sims)} hands through the pipeline…"):
-        result = run_simulated_session(hand_set.sims, out, rfid=not no_rfid)
+        result = run_simulated_session(hand_set.sims, out, rfid=not no_rfid, camera=camera, fps=fps)  # type: ignore[arg-type]
     score = score_session(result, skipped=hand_set.skipped)
     print_score(score, console)
     write_score_json(score, out / "bench.json")

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput
 from tablewatch.e2e.pipeline import Output, TablePipeline
-from tablewatch.e2e.simulated import CameraMode, SimulatedRfid, on_session_clock, session_steps
+from tablewatch.e2e.simulated import CameraMode, SimulatedRfid, on_session_clock, session_steps, vision_for
 from tablewatch.events import BoardCardDealt, Event, Violation
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
@@ -122,7 +122,11 @@ class SimulatedTable:
         self.history = HandHistoryOutput(out / "hands", store_url=store_url)
         self.outputs: list[Output] = [self.clock, FilesOutput(out), self.history, *extra_outputs]
         self.rules = TableRules(game, table=table)
-        self.pipeline = TablePipeline(rules=self.rules, outputs=self.outputs, fusion=SceneFusion(expect_rfid=rfid))
+        # Vision reports a bet once the hand has gone and the chips have settled (~0.7 s later): the pipeline
+        # waits that long to put the sensors' reports back in time order.
+        lateness = 1.2 if camera == "vision" else 0.15
+        self.pipeline = TablePipeline(rules=self.rules, outputs=self.outputs, fusion=SceneFusion(expect_rfid=rfid),
+                                      lateness=lateness)
         self.offset, self.frames, self.hand_no = 0.0, 0, 0
         self.injected: list[InjectedTruth] = []
         self.rfid_totals: dict[str, int] = {"sweeps": 0, "bytes_out": 0, "bytes_in": 0}
@@ -136,7 +140,9 @@ class SimulatedTable:
                                         tuple(v.seats), observable_at(v, sim) + self.offset) for v in sim.violations]
         reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
         try:
-            for step in session_steps(sim, reader, camera=self.camera, fps=self.fps, render_fps=self.render_fps):
+            perceive = vision_for(sim) if self.camera == "vision" else None
+            for step in session_steps(sim, reader, camera=self.camera, fps=self.fps, render_fps=self.render_fps,
+                                      perceive=perceive):
                 self.clock.now, self.clock.step_started = step.t + self.offset, time.perf_counter()
                 if step.frame is not None:
                     self.frames += 1

@@ -27,7 +27,10 @@ from tablewatch.devices.registry import ChipTag, TagRegistry
 from tablewatch.events import (
     ChipsAppeared,
     ChipsMoved,
+    Declaration,
     Event,
+    HandEnded,
+    HandStarted,
     RfidInventory,
     UnknownChip,
 )
@@ -78,9 +81,29 @@ class SimulatedRfid:
         self.emulator.stop()
 
 
+# What the dealer console reports (the new-hand and end-of-hand buttons, spoken declarations): with
+# ``camera="vision"`` these still come from the simulator, as a console would send them.
+CONSOLE_KINDS = (HandStarted, HandEnded, Declaration)
+
+
 def camera_truth(sim: Simulation) -> list[Event]:
     """What a camera would report, from the simulator's ground truth (the stand-in for vision)."""
     return [e for e in sim.events if not isinstance(e, RFID_KINDS)]
+
+
+def console_truth(sim: Simulation) -> list[Event]:
+    return [e for e in sim.events if isinstance(e, CONSOLE_KINDS)]
+
+
+def vision_for(sim: Simulation) -> Callable[[object, float], list[Event]]:
+    """Perception for one simulated hand's overhead camera: calibrated from the table's markers in the
+    first frames (not from the simulator's true camera), chip colours of the scenario's chip set."""
+    from tablewatch.calibration.chips import from_simulator
+    from tablewatch.vision.perception.perception import Perception
+
+    perception = Perception(layout=sim.run.layout, table=sim.scenario.table, chips=from_simulator(sim.scenario.chips),
+                            deck=sim.scenario.deck)
+    return lambda frame, t: perception.process(frame, t)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -102,7 +125,7 @@ def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: Camera
     renders frames that often (for evidence clips). RFID reading starts when the hand does, so the chips
     already on the table are the ledger's first read (a baseline), not chips that appeared.
     """
-    truth = camera_truth(sim) if camera == "truth" else []
+    truth = camera_truth(sim) if camera == "truth" else console_truth(sim)
     frame_fps = fps if camera == "vision" else render_fps
     frames = iter(sim.frames(resolution="720p", fps=frame_fps, labels=False)) if frame_fps > 0 else None
     pending = next(frames, None) if frames else None
