@@ -35,15 +35,18 @@ def _simulate(hands_file: Path, *, hands: int, seed: int, first: int) -> HandSet
 @click.option("--seed", default=1, show_default=True)
 @click.option("--evidence-fps", default=4.0, show_default=True, help="Frames per second rendered for evidence clips "
               "(0: none, faster).")
+@click.option("--camera", type=click.Choice(["truth", "vision"]), default="truth", show_default=True,
+              help="truth: the simulator's ground truth stands in for vision; vision: perception on rendered "
+              "frames (slower, less accurate today).")
 def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: bool, out: Path, seed: int,
-         evidence_fps: float) -> None:
+         evidence_fps: float, camera: str) -> None:
     """A simulated table with violations, end to end: simulator → RFID emulator and driver → rules → MQTT."""
     from tablewatch.e2e.demo import run_demo
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=1)
     run_demo(hand_set, out=out, mqtt_url=mqtt_url, broker=not no_broker, evidence_fps=evidence_fps,
-             console=console)
+             console=console, camera=camera)
 
 
 @click.command()
