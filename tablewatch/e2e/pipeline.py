@@ -166,7 +166,8 @@ class TablePipeline:
         """Let time pass to ``now`` (the sources' clock): release held events and fusion reports that are due."""
         for ordered in self.order.tick(now):
             self._dispatch(self.fusion.feed(ordered))
-        self._dispatch(self.fusion.flush(now))
+        # Fusion's clock is the ordered stream's: reports still waiting in the reorder buffer may be the twins.
+        self._dispatch(self.fusion.flush(now - self.order.lateness))
 
     def drain(self) -> None:
         for ordered in self.order.drain():

@@ -30,6 +30,7 @@ from tablewatch.events import (
     Event,
     PotPushed,
     Severity,
+    Tap,
     UnknownChip,
     Violation,
 )
@@ -63,6 +64,7 @@ class _Pending:
     first_ts: float
     camera: Event | None = None
     rfid: Event | None = None  # the RFID move translated into the action it stands for
+    parts: list[Event] = field(default_factory=list)  # the RFID moves summed in ``rfid``, as read
 
 
 @dataclass
@@ -78,7 +80,7 @@ class SceneFusion:
     expect_rfid: bool = True
     expect_camera: bool = True
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
-    _unpaired: dict[tuple[str, int], Event] = field(default_factory=dict)  # RFID moves the camera may yet claim
+    _unpaired: dict[tuple[str, int], list[Event]] = field(default_factory=dict)  # RFID moves a camera may claim
     lookback: float = 2.0  # how long before a camera report's motion began its RFID moves may have been read
     left_window: float = 5.0  # chips seen leaving by one sensor are the same chips the other reports this soon
     _left: dict[str, tuple[str, float]] = field(default_factory=dict)  # zone -> (first sensor, when)
@@ -121,10 +123,13 @@ class SceneFusion:
         key = (event.kind, event.seat)
         pending = self._pending.setdefault(key, _Pending(first_ts=event.ts))
         if not from_rfid and pending.rfid is None:
-            pending.rfid = self._claim_unpaired(key, since=_motion_start(event) - self.lookback)
+            for earlier in self._claim_unpaired(key, since=_motion_start(event) - self.lookback):
+                pending.rfid = earlier if pending.rfid is None else _add_chips(pending.rfid, earlier)
+                pending.parts.append(earlier)
         if from_rfid:
             # One motion can straddle two RFID sweeps: the moves add up.
             pending.rfid = event if pending.rfid is None else _add_chips(pending.rfid, event)
+            pending.parts.append(event)
         else:
             pending.camera = event
         twin_expected = self.expect_camera if from_rfid else self.expect_rfid
@@ -132,30 +137,48 @@ class SceneFusion:
             return self._merge(self._pending.pop(key), key)
         return []
 
-    def _claim_unpaired(self, key: tuple[str, int], *, since: float) -> Event | None:
-        earlier = self._unpaired.pop(key, None)
-        return earlier if earlier is not None and earlier.ts >= since else None
+    def _claim_unpaired(self, key: tuple[str, int], *, since: float) -> list[Event]:
+        return [e for e in self._unpaired.pop(key, []) if e.ts >= since]
 
     def _merge(self, pending: _Pending, key: tuple[str, int]) -> list[Event]:
         camera, rfid = pending.camera, pending.rfid
         if camera is None:
             # RFID alone: the raw ChipsMoved already went out; it stands for the action only without a camera.
             if rfid is not None and self.expect_camera:
-                earlier = self._unpaired.get(key)
-                recent = earlier is not None and rfid.ts - earlier.ts <= self.lookback
-                self._unpaired[key] = _add_chips(earlier, rfid) if recent else rfid  # type: ignore[arg-type]
+                kept = [e for e in self._unpaired.get(key, []) if rfid.ts - e.ts <= self.lookback]
+                self._unpaired[key] = kept + pending.parts
             return [rfid] if rfid is not None and not self.expect_camera else []
         if rfid is None:
+            if isinstance(camera, BetMotion) and not camera.chips.count and self.expect_rfid:
+                # A hand over the line that left no chips the camera could see, and no chips moved by RFID:
+                # a tap on the felt, a check (TDA22-3), not a bet of nothing.
+                return [Tap(ts=camera.ts, table=camera.table, source="scene", seat=camera.seat)]
             return [camera]
         if self._foreign_chip_near(camera):
             # RFID values only the house's chips: with a foreign chip in the move its count is short, and the
             # chips as seen are what the player put out (the counterfeit is the floor's business, TDA-16B).
             return [dataclasses.replace(camera, source="scene")]
-        return [_with_rfid_chips(camera, rfid), *_disagreement(camera, rfid)]
+        merged = _with_rfid_chips(camera, rfid)
+        if isinstance(merged, BetMotion) and merged.motions > 1 and not merged.motion_values:
+            merged = dataclasses.replace(merged, motion_values=_per_motion(merged.motion_times, pending.parts))
+        return [merged, *_disagreement(camera, rfid)]
 
     def _foreign_chip_near(self, camera: Event) -> bool:
         seen = self._foreign.get(camera.seat) if camera.seat is not None else None
         return seen is not None and _motion_start(camera) - self.lookback <= seen <= camera.ts + self.window
+
+
+def _per_motion(motion_times: tuple[float, ...], parts: list[Event]) -> tuple[int, ...]:
+    """The value each forward motion released, from the RFID moves read as they went (a read lags the
+    motion it saw, so a move belongs to the last motion that began before it). Empty when a motion got
+    nothing: the reads did not separate the motions, and no split is better than a wrong one."""
+    if not motion_times or len(parts) < len(motion_times):
+        return ()
+    values = [0] * len(motion_times)
+    for part in parts:
+        index = max([i for i, t in enumerate(motion_times) if t <= part.ts] or [0])
+        values[index] += _value(part) or 0
+    return tuple(values) if all(values) else ()
 
 
 def _motion_start(event: Event) -> float:
@@ -172,8 +195,10 @@ def _value(event: Event) -> int | None:
 
 
 def _values_agree(camera: Event, rfid: Event) -> bool:
+    """True when the RFID moves so far add up to what the camera saw (a camera that saw no chips can't
+    tell: the pair then waits out the window for more moves)."""
     seen, counted = _value(camera), _value(rfid)
-    return seen is None or counted is None or seen == counted
+    return bool(seen) and seen == counted
 
 
 def _add_chips(first: Event, second: Event) -> Event:

@@ -154,3 +154,21 @@ def test_a_bet_with_a_foreign_chip_keeps_the_chips_as_seen() -> None:
     fusion.feed(camera_bet(10.1, {2500: 1, 500: 1}))
     out = fusion.flush(10.5)
     assert [e.kind for e in out] == ["BetMotion"] and out[0].chips.value == 3000
+
+
+def test_a_motion_that_left_no_chips_anywhere_is_a_tap() -> None:
+    fusion = SceneFusion(window=0.3)
+    assert fusion.feed(camera_bet(5.0, {})) == []
+    out = fusion.flush(5.4)
+    assert [(e.kind, e.seat) for e in out] == [("Tap", 3)]
+
+
+def test_rfid_reads_between_motions_give_the_value_of_each_motion() -> None:
+    fusion = SceneFusion(window=0.3, lookback=2.0)
+    fusion.feed(rfid_move(29.25, "seat3.stack", "seat3.bet", {500: 2}))
+    fusion.feed(Tap(ts=29.8, table="T1", source="vision", seat=5))
+    bet = BetMotion(ts=30.0, table="T1", source="vision", seat=3, chips=Chips(), motions=2, motion_times=(28.9, 30.0))
+    fusion.feed(bet)
+    fusion.feed(rfid_move(30.25, "seat3.stack", "seat3.bet", {500: 2}))
+    merged = next(e for e in fusion.flush(30.5) if isinstance(e, BetMotion))
+    assert merged.chips.value == 2000 and merged.motion_values == (1000, 1000)
