@@ -188,5 +188,5 @@ def test_a_throttled_state_change_still_goes_out(tmp_path: Path, mqtt_broker: Mo
         assert publisher.wait_connected(5)
         publisher.publish_event(HandStarted(ts=1.0, table="T08", source="sim", hand_no=2, button=1, seats=(1, 2)))
         publisher.publish_event(PotGathered(ts=1.1, table="T08", source="sim", value=750))  # within 0.5 s: held
-        sub.wait(lambda: any(m.json()["pot"] == 750 for m in sub.on("/state")), 5, "the held state")
+        sub.wait(lambda: any(m.json()["pot"] == 750 for m in sub.on("/state")), 15, "the held state")
         publisher.stop()

@@ -61,3 +61,15 @@ def test_relabel_takes_identity_from_crops_and_merges_one_index_boxed_twice():
     out = FixedClassifier().relabel(image, found, names)
     assert out.class_id.tolist() == [2, 1]  # the two boxes on one index became one KD; the back is kept
     np.testing.assert_allclose(out.confidence, [np.sqrt(0.64 * 0.25), 0.9], rtol=1e-5)
+
+
+def test_draw_cards_marks_the_index_boxes():
+    from tablewatch.vision.annotate import AGREED, draw_cards
+    from tablewatch.vision.cards import Card
+
+    image = np.zeros((200, 200, 3), np.uint8)
+    card = Card(label="AS", card="As", confidence=0.9, box=(50, 60, 150, 170),
+                index_boxes=((50, 60, 70, 90), (130, 140, 150, 170)), agreed=True)
+    out = draw_cards(image, [card])
+    assert tuple(out[75, 50]) == AGREED and tuple(out[155, 150]) == AGREED  # left and right box edges
+    assert not image.any()  # the input is not drawn on
