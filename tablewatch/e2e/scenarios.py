@@ -15,6 +15,7 @@ from typing import Any
 from pokerkit import HandHistory
 from pydantic import ValidationError
 
+from tablewatch.sim.coverage import table_layout
 from tablewatch.sim.scenario import Scenario, ScenarioError
 from tablewatch.sim.session import PHH_CHIP_COLOURS, Simulation
 
@@ -178,8 +179,9 @@ def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T
 
 def hand_scenario(hands_file: Path, k: int, *, violations: list[dict[str, Any]], seed: int,
                   table: str) -> Scenario:
-    """Hand ``k`` in cents with one chip set, so every hand of a session plays at the same stakes."""
-    data = {"table": table, "layout": "oval6", "seed": seed, "chips": CHIP_SET,
+    """Hand ``k`` in cents with one chip set, so every hand of a session plays at the same stakes, on the
+    smallest table template that has the hand's own seat numbers (so injected seats keep their meaning)."""
+    data = {"table": table, "layout": table_layout(hands_file, k), "seed": seed, "chips": CHIP_SET,
             "hands": [{"phh": {"file": str(hands_file), "hand": k, "unit": CENTS}, "violations": violations}]}
     return Scenario.model_validate(data)
 
