@@ -213,24 +213,28 @@ class Publisher:
         return str(payload["msg_id"])
 
     def publish_state(self, *, force: bool = False) -> None:
-        """The retained live state (coalesced in the outbox: only the newest waits)."""
-        now = time.time()
-        wait = self._state_sent + self.config.state_min_interval_s - now
-        if not force and wait > 0:
-            self._state_dirty = True
-            if self._state_timer is None or not self._state_timer.is_alive():
-                self._state_timer = threading.Timer(wait, self._flush_state)  # the last change goes out too
-                self._state_timer.daemon = True
-                self._state_timer.start()
-            return
+        """The retained live state (coalesced in the outbox: only the newest waits).
+
+        Under the lock from the decision to the flag: the network thread publishes a state on every
+        (re)connection, and a state built before a held change must not clear that change's dirty flag.
+        """
         with self._lock:
+            now = time.time()
+            wait = self._state_sent + self.config.state_min_interval_s - now
+            if not force and wait > 0:
+                self._state_dirty = True
+                if self._state_timer is None or not self._state_timer.is_alive():
+                    self._state_timer = threading.Timer(wait, self._flush_state)  # the last change goes out too
+                    self._state_timer.daemon = True
+                    self._state_timer.start()
+                return
             self._state_seq += 1
             payload = pl.state_payload(self.ctx, seq=self._state_seq, state=self.state.as_dict(),
                                        monitor=self.health().as_dict(), now=now)
             if self._alerts_dirty:
                 self._publish_open_alerts(now)
-        self._enqueue(payload, self.topics.state, "state", retain=True, coalesce="state")
-        self._state_sent, self._state_dirty = now, False
+            self._state_sent, self._state_dirty = now, False
+            self._enqueue(payload, self.topics.state, "state", retain=True, coalesce="state")
 
     # --- internals ----------------------------------------------------------------------------------
 
