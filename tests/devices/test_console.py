@@ -81,6 +81,9 @@ def test_serial_button_box_over_a_pty_pair(tmp_path: Path) -> None:
     try:
         box.open()
         answers = Lines(box)
+        deadline = time.monotonic() + 2
+        while console.online is not True and time.monotonic() < deadline:  # bytes sent before it opens are lost
+            time.sleep(0.01)
         before = time.monotonic()
         box.write(b"3 raise 2500\r\n")
         assert answers.next() == "OK 1"
