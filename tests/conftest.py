@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tablewatch.shared import shared_dir
 from tests.support.mosquitto import Mosquitto
 
-SHARED = Path(os.environ.get("TABLEWATCH_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+SHARED = shared_dir()
 
 
 @pytest.fixture(scope="session")

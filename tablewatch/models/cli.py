@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from tablewatch.models.dataset import DatasetError
+from tablewatch.shared import shared_dir
 
-DEFAULT_DATA = Path("/work/shared/data/cards-real")
+DEFAULT_DATA = shared_dir() / "data" / "cards-real"
 DEFAULT_PREPARED = Path("out/cards-real")
 
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import click
 
+from tablewatch.shared import shared_dir
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.sources import SourceError
 
 TEST_PHOTOS = Path("out/cards-real/test/images")
-SHARED_TEST_PHOTOS = Path("/work/shared/data/cards-real/test/images")
+SHARED_TEST_PHOTOS = shared_dir() / "data" / "cards-real" / "test" / "images"
 
 
 @click.command()
