@@ -69,10 +69,7 @@ def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: boo
     from tablewatch.e2e.session import run_simulated_session
 
     logging.basicConfig(level=logging.WARNING)
-    try:
-        hand_set = hand_simulations(hands_file, hands=hand_count, seed=seed, first=first)
-    except (OSError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=first)
     if not hand_set.sims:
         raise click.ClickException(f"None of the hands could be simulated: {hand_set.skipped}")
     started = time.perf_counter()

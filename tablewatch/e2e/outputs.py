@@ -6,7 +6,6 @@ surveillance team can always reconstruct what the monitor said and when.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from contextlib import ExitStack
@@ -87,11 +86,6 @@ class TerminalOutput:
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-def write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
 
 
 class HandHistoryOutput:

@@ -39,9 +39,8 @@ def score_table(score: SessionScore) -> Table:
 
 def print_score(score: SessionScore, console: Console) -> None:
     console.print(score_table(score))
-    others = {k: v for k, v in score.false_by_rule.items()}
-    console.print(f"false VIOLATION alerts by rule: {others or 'none'}; further alerts on injected incidents: "
-                  f"{score.corroborating}; advisories: {score.advisories}")
+    console.print(f"false VIOLATION alerts by rule: {score.false_by_rule or 'none'}; "
+                  f"further alerts on injected incidents: {score.corroborating}; advisories: {score.advisories}")
     console.print(f"hands captured exactly: {score.hands_exact}/{score.hands} "
                   f"({_pct(score.hands_exact / score.hands if score.hands else None)}); "
                   f"actions right: {score.actions_right}/{score.actions} "
