@@ -303,6 +303,7 @@ class HandDriver(Injections):
         counts = spec.chips or self._counts(self.piles[f"seat{seat}.stack"], paid, seat)
         if string:
             motions, declare = string[0].motions, None
+            counts = self._enough_chips_for(seat, paid, counts, motions) if not spec.chips else counts
         elif declare is None and not under:
             declare = self._needed_declaration(act, seat, counts, motions, word)
         if declare and spec.declare_at == "before":
@@ -320,6 +321,15 @@ class HandDriver(Injections):
                             params={"action": act.index})
             self.t += 1.2  # the dealer asks for the rest; the call is completed
             self._push_chips(seat, amount - paid, motions=1)
+
+    def _enough_chips_for(self, seat: int, value: int, counts: dict[int, int], motions: int) -> dict[int, int]:
+        """A string raise needs a chip for each motion: pay ``value`` in smaller chips when the stack has them
+        (one oversized chip can't go in twice; it would be a silent single chip, read as a call)."""
+        if sum(counts.values()) >= motions:
+            return counts
+        smaller = {d: n for d, n in self.piles[f"seat{seat}.stack"].available().items() if d < max(counts)}
+        split = make_change(value, smaller)
+        return split if split is not None and sum(split.values()) >= motions else counts
 
     def _needed_declaration(self, act: Act, seat: int, counts: dict[int, int], motions: int, word: str) -> str | None:
         """What a careful player says so the chips read as meant (TDA chip reading, as in rules.physical)."""
