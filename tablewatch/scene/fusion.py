@@ -38,6 +38,7 @@ from tablewatch.events import (
 _SEAT_ZONE = re.compile(r"^seat(\d+)\.(stack|bet)$")
 
 DISAGREEMENT_RULE = "SYS-SENSORS"  # not a poker rule: the monitor's own health
+POT_MEMORY_S = 120.0  # a foreign chip read in the pot is still there when the pot is pushed, up to a hand later
 
 
 def zone_seat(zone: str) -> tuple[int, str] | None:
@@ -84,7 +85,7 @@ class SceneFusion:
     lookback: float = 2.0  # how long before a camera report's motion began its RFID moves may have been read
     left_window: float = 5.0  # chips seen leaving by one sensor are the same chips the other reports this soon
     _left: dict[str, tuple[str, float]] = field(default_factory=dict)  # zone -> (first sensor, when)
-    _foreign: dict[int, float] = field(default_factory=dict)  # seat -> when a chip the registry lacks was read there
+    _foreign: dict[int | str, float] = field(default_factory=dict)  # seat or zone -> when a foreign chip was read
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
@@ -98,8 +99,8 @@ class SceneFusion:
             return [*out, *self._hold(event, from_rfid=False)]
         if isinstance(event, ChipsLeftTable) and self._seen_leaving(event):
             return out
-        if isinstance(event, UnknownChip) and event.seat is not None:
-            self._foreign[event.seat] = event.ts
+        if isinstance(event, UnknownChip):
+            self._foreign[event.seat if event.seat is not None else event.zone] = event.ts
         return [*out, event]
 
     def _seen_leaving(self, event: ChipsLeftTable) -> bool:
@@ -164,8 +165,12 @@ class SceneFusion:
         return [merged, *_disagreement(camera, rfid)]
 
     def _foreign_chip_near(self, camera: Event) -> bool:
-        seen = self._foreign.get(camera.seat) if camera.seat is not None else None
-        return seen is not None and _motion_start(camera) - self.lookback <= seen <= camera.ts + self.window
+        """A foreign chip read at this seat around the motion (or, for a push, in the pot it came from)."""
+        places: list[int | str] = [camera.seat] if camera.seat is not None else []
+        if isinstance(camera, PotPushed):
+            places.append("pot")
+        since = _motion_start(camera) - (self.lookback if not isinstance(camera, PotPushed) else POT_MEMORY_S)
+        return any(since <= self._foreign.get(p, float("-inf")) <= camera.ts + self.window for p in places)
 
 
 def _per_motion(motion_times: tuple[float, ...], parts: list[Event]) -> tuple[int, ...]:

@@ -172,3 +172,13 @@ def test_rfid_reads_between_motions_give_the_value_of_each_motion() -> None:
     fusion.feed(rfid_move(30.25, "seat3.stack", "seat3.bet", {500: 2}))
     merged = next(e for e in fusion.flush(30.5) if isinstance(e, BetMotion))
     assert merged.chips.value == 2000 and merged.motion_values == (1000, 1000)
+
+
+def test_a_push_of_a_pot_holding_a_foreign_chip_keeps_the_value_as_seen() -> None:
+    fusion = SceneFusion(window=0.3)
+    fusion.feed(UnknownChip(ts=40.0, table="T1", source="rfid", seat=None, uid="E0FFFFFFFFFFFF02", zone="pot"))
+    fusion.feed(rfid_move(70.0, "pot", "seat5.stack", {500: 98}))
+    out = fusion.feed(PotPushed(ts=70.1, table="T1", source="vision", seat=5, value=49500))
+    out += fusion.flush(70.5)
+    pushes = [e for e in out if isinstance(e, PotPushed)]
+    assert [p.value for p in pushes] == [49500]
