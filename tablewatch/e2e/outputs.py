@@ -31,14 +31,12 @@ class FilesOutput:
         self._lock = threading.Lock()
         self._events: TextIO | None = (folder / "events.jsonl").open("a", encoding="utf-8") if record_events else None
         self._alerts = (folder / "alerts.jsonl").open("a", encoding="utf-8")
-        self.alerts: list[Violation] = []
 
     def on_event(self, event: Event) -> None:
         if self._events is not None:
             self._write(self._events, event.to_json())
 
     def on_violation(self, violation: Violation) -> None:
-        self.alerts.append(violation)
         self._write(self._alerts, violation.to_json())
 
     def on_hand(self, hand: Any) -> None:
@@ -62,7 +60,6 @@ class TerminalOutput:
     def __init__(self, console: Console | None = None, *, show_hands: bool = True) -> None:
         self.console = console or Console(highlight=False)
         self.show_hands = show_hands
-        self.started = time.monotonic()
 
     def on_event(self, event: Event) -> None:
         """Events are too many to print; alerts and hands are what a person watches."""
@@ -98,7 +95,6 @@ class HandHistoryOutput:
         folder.mkdir(parents=True, exist_ok=True)
         self.store = open_store(store_url or folder / "hands.sqlite")
         self.paths: list[Path] = []
-        self.hands: list[Any] = []
 
     def on_event(self, event: Event) -> None:
         """Hands are built by the rules layer; events need nothing here."""
@@ -112,7 +108,6 @@ class HandHistoryOutput:
         path = self.folder / f"{hand.table}-{hand.hand_no:05d}.phh"
         path.write_text(dumps_phh([hand]), encoding="utf-8")
         self.paths.append(path)
-        self.hands.append(hand)
         self.store.save(hand)
 
     def close(self) -> None:

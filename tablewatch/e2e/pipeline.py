@@ -13,7 +13,6 @@ import itertools
 import logging
 import queue
 import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -63,7 +62,6 @@ class PipelineStats:
     violations: int = 0
     hands: int = 0
     output_errors: int = 0
-    started: float = field(default_factory=time.monotonic)
     by_source: dict[str, int] = field(default_factory=dict)
 
 
@@ -159,20 +157,21 @@ class TablePipeline:
         """Handle one event synchronously (the worker's step; tests and replays may call it directly)."""
         self.stats.events_in += 1
         self.stats.by_source[event.source] = self.stats.by_source.get(event.source, 0) + 1
-        for ordered in self.order.push(event):
-            self._dispatch(self.fusion.feed(ordered))
+        self._fuse(self.order.push(event))
 
     def tick(self, now: float) -> None:
         """Let time pass to ``now`` (the sources' clock): release held events and fusion reports that are due."""
-        for ordered in self.order.tick(now):
-            self._dispatch(self.fusion.feed(ordered))
+        self._fuse(self.order.tick(now))
         # Fusion's clock is the ordered stream's: reports still waiting in the reorder buffer may be the twins.
         self._dispatch(self.fusion.flush(now - self.order.lateness))
 
     def drain(self) -> None:
-        for ordered in self.order.drain():
-            self._dispatch(self.fusion.feed(ordered))
+        self._fuse(self.order.drain())
         self._dispatch(self.fusion.flush())
+
+    def _fuse(self, ordered: list[Event]) -> None:
+        for event in ordered:
+            self._dispatch(self.fusion.feed(event))
 
     def _dispatch(self, events: list[Event]) -> None:
         for event in events:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -37,13 +37,15 @@ class TimedAlert:
     processing_s: float  # wall-clock time of the step that raised it
 
 
-class AlertClock:
-    """An output that stamps every alert with the session time at which it left the rules."""
+class SessionRecord:
+    """An output that keeps what a simulated session produced, for scoring: every alert stamped with the
+    session time at which it left the rules, and the finished hands."""
 
     def __init__(self) -> None:
         self.now = 0.0
         self.step_started = time.perf_counter()
         self.alerts: list[TimedAlert] = []
+        self.hands: list[Any] = []
 
     def on_event(self, event: Event) -> None:
         """Only alerts are timed."""
@@ -52,7 +54,7 @@ class AlertClock:
         self.alerts.append(TimedAlert(violation, self.now, time.perf_counter() - self.step_started))
 
     def on_hand(self, hand: Any) -> None:
-        """Hands are not timed."""
+        self.hands.append(hand)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -79,12 +81,9 @@ class SessionResult:
     hands: list[Any]  # FinishedHand records, in order
     hand_paths: list[Path]
     injected: list[InjectedTruth]
-    out: Path
     wall_s: float
     session_s: float
     frames: int
-    stats: Any = None
-    rfid: dict[str, int] = field(default_factory=dict)
 
 
 def game_for(sim: Simulation) -> GameConfig:
@@ -116,26 +115,22 @@ class SimulatedTable:
                  store_url: str | None = None, gap_s: float = 2.0, rfid_period: float | None = None,
                  render_fps: float = 0.0, frame_sinks: Sequence[FrameSink] = ()) -> None:
         out.mkdir(parents=True, exist_ok=True)
-        self.out, self.camera, self.use_rfid, self.fps, self.gap_s = out, camera, rfid, fps, gap_s
+        self.camera, self.use_rfid, self.fps, self.gap_s = camera, rfid, fps, gap_s
         self.rfid_period, self.render_fps, self.frame_sinks = rfid_period, render_fps, list(frame_sinks)
-        self.clock = AlertClock()
+        self.record = SessionRecord()
         self.history = HandHistoryOutput(out / "hands", store_url=store_url)
-        self.outputs: list[Output] = [self.clock, FilesOutput(out), self.history, *extra_outputs]
-        self.rules = TableRules(game, table=table)
+        self.outputs: list[Output] = [self.record, FilesOutput(out), self.history, *extra_outputs]
         # Vision reports a bet once the hand has gone and the chips have settled (~0.7 s later): the pipeline
         # waits that long to put the sensors' reports back in time order.
         lateness = 1.2 if camera == "vision" else 0.15
-        self.pipeline = TablePipeline(rules=self.rules, outputs=self.outputs, fusion=SceneFusion(expect_rfid=rfid),
-                                      lateness=lateness)
+        self.pipeline = TablePipeline(rules=TableRules(game, table=table), outputs=self.outputs,
+                                      fusion=SceneFusion(expect_rfid=rfid), lateness=lateness)
         self.offset, self.frames, self.hand_no = 0.0, 0, 0
         self.injected: list[InjectedTruth] = []
-        self.rfid_totals: dict[str, int] = {"sweeps": 0, "bytes_out": 0, "bytes_in": 0}
-        self.sims: list[Simulation] = []
 
     def play(self, sim: Simulation) -> None:
         """One simulated hand, its events moved onto the table's clock after the hands before it."""
         self.hand_no += 1
-        self.sims.append(sim)
         self.injected += [InjectedTruth(v.type, v.rule_id, self.hand_no, v.ts + self.offset, v.end_ts + self.offset,
                                         tuple(v.seats), observable_at(v, sim) + self.offset) for v in sim.violations]
         reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
@@ -143,7 +138,7 @@ class SimulatedTable:
             perceive = vision_for(sim) if self.camera == "vision" else None
             for step in session_steps(sim, reader, camera=self.camera, fps=self.fps, render_fps=self.render_fps,
                                       perceive=perceive):
-                self.clock.now, self.clock.step_started = step.t + self.offset, time.perf_counter()
+                self.record.now, self.record.step_started = step.t + self.offset, time.perf_counter()
                 if step.frame is not None:
                     self.frames += 1
                     for sink in self.frame_sinks:
@@ -153,14 +148,11 @@ class SimulatedTable:
                 self.pipeline.tick(step.t + self.offset)
         finally:
             if reader is not None:
-                stats = reader.poller.stats
-                for key in self.rfid_totals:
-                    self.rfid_totals[key] += getattr(stats, key)
                 reader.stop()
         self.offset = round(self.offset + sim.duration + self.gap_s, 6)
 
     def close(self) -> None:
-        self.clock.now = self.offset
+        self.record.now = self.offset
         self.pipeline.drain()
         for output in self.outputs:
             output.close()
@@ -182,7 +174,6 @@ def run_simulated_session(sims: Sequence[Simulation], out: Path, *, camera: Came
             table.play(sim)
     finally:
         table.close()
-    return SessionResult(sims=list(sims), camera=camera, alerts=table.clock.alerts, hands=table.history.hands,
-                         hand_paths=table.history.paths, injected=table.injected, out=out,
-                         wall_s=time.perf_counter() - started, session_s=table.offset, frames=table.frames,
-                         stats=table.pipeline.stats, rfid=table.rfid_totals)
+    return SessionResult(sims=list(sims), camera=camera, alerts=table.record.alerts, hands=table.record.hands,
+                         hand_paths=table.history.paths, injected=table.injected,
+                         wall_s=time.perf_counter() - started, session_s=table.offset, frames=table.frames)

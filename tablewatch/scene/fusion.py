@@ -19,6 +19,7 @@ finding says so, because a persistent disagreement means a dirty lens, a dead an
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -64,8 +65,12 @@ def rfid_move_as_event(move: ChipsMoved) -> Event | None:
 class _Pending:
     first_ts: float
     camera: Event | None = None
-    rfid: Event | None = None  # the RFID move translated into the action it stands for
-    parts: list[Event] = field(default_factory=list)  # the RFID moves summed in ``rfid``, as read
+    parts: list[Event] = field(default_factory=list)  # the RFID moves, translated into the action, as read
+
+    @property
+    def rfid(self) -> Event | None:
+        """The RFID moves together (one motion can straddle two sweeps: the moves add up)."""
+        return functools.reduce(_add_chips, self.parts) if self.parts else None
 
 
 @dataclass
@@ -123,18 +128,15 @@ class SceneFusion:
         assert event.seat is not None
         key = (event.kind, event.seat)
         pending = self._pending.setdefault(key, _Pending(first_ts=event.ts))
-        if not from_rfid and pending.rfid is None:
-            for earlier in self._claim_unpaired(key, since=_motion_start(event) - self.lookback):
-                pending.rfid = earlier if pending.rfid is None else _add_chips(pending.rfid, earlier)
-                pending.parts.append(earlier)
         if from_rfid:
-            # One motion can straddle two RFID sweeps: the moves add up.
-            pending.rfid = event if pending.rfid is None else _add_chips(pending.rfid, event)
             pending.parts.append(event)
         else:
+            if not pending.parts:
+                pending.parts += self._claim_unpaired(key, since=_motion_start(event) - self.lookback)
             pending.camera = event
         twin_expected = self.expect_camera if from_rfid else self.expect_rfid
-        if not twin_expected or (pending.camera and pending.rfid and _values_agree(pending.camera, pending.rfid)):
+        rfid = pending.rfid
+        if not twin_expected or (pending.camera and rfid and _values_agree(pending.camera, rfid)):
             return self._merge(self._pending.pop(key), key)
         return []
 
