@@ -39,7 +39,7 @@ def to_ohh(hand: FinishedHand, *, site: str = "tablewatch", start: datetime | No
         "table_name": hand.table,
         "table_handle": hand.table,
         "table_skin": site,
-        "game_type": "Omaha" if cfg.hole_cards == 4 else "Holdem",
+        "game_type": ("OmahaHiLo" if cfg.hi_lo else "Omaha") if cfg.hole_cards == 4 else "Holdem",
         "bet_limit": {"bet_type": cfg.structure, "bet_cap": 0},
         "table_size": cfg.seat_count,
         "currency": cfg.currency_symbol or "chips",

@@ -12,10 +12,11 @@ import re
 import warnings
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
-from pokerkit import HandHistory
+from pokerkit import HandHistory, Poker
 
+from tablewatch.rules.game import PHH_CODES
 from tablewatch.rules.table import FinishedHand
 
 _CBR = re.compile(r"^(p\d+ cbr )(\d+)(.*)$")
@@ -25,16 +26,22 @@ class PhhExportError(ValueError):
     """A hand PHH cannot express (a variant without a PHH code)."""
 
 
+class _HandHistory(HandHistory):
+    """pokerkit's ``HandHistory`` that also knows the PHH code of tablewatch's own game classes (FO/8)."""
+
+    variants: ClassVar[dict[type[Poker], str]] = {**HandHistory.variants, **PHH_CODES}
+
+
 def to_hand_history(hand: FinishedHand, *, players: Sequence[str] | None = None, **meta: Any) -> HandHistory:
     """The PHH of one finished hand; ``meta`` adds PHH fields (venue, time, …) or ``_`` fields."""
     unit = hand.config.currency_unit
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            hh = HandHistory.from_game_state(hand.game, hand.state)
+            hh = _HandHistory.from_game_state(hand.game, hand.state)
     except KeyError as exc:
         raise PhhExportError(f"PHH has no variant code for {hand.config.variant.value}; "
-                             "only NLHE, FLHE and PLO hands can be written as PHH.") from exc
+                             "only NLHE, FLHE, PLO and FLO8 hands can be written as PHH.") from exc
     money = _money(unit)
     hh.starting_stacks = [money(v) for v in hh.starting_stacks]
     hh.antes = [money(v) for v in hh.antes]

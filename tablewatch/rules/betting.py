@@ -2,7 +2,8 @@
 
 pokerkit's ``State`` holds the chips (stacks, bets, pots). ``RoundTracker`` keeps what the TDA rules need
 and pokerkit does not model the same way (catalogue Appendix C):
-- a short big blind all-in still counts as the full blind for the call and the pot-limit maximum (EX-7, EX-20);
+- a short big blind all-in still counts as the full blind for the call and, all preflop, the pot-limit maximum
+  (EX-7, EX-20); the engine books such a call at the full blind on pokerkit's ledger (``HandEngine._call``);
 - who may raise after short all-ins: ``cur - last level the seat acted at >= the last full increment``,
   cumulative (ENG-13, TDA-34A), which also covers a short raise over the blinds preflop (EX-66) and an opening
   all-in below the big blind;
@@ -108,7 +109,9 @@ def new_round(config: GameConfig, state: State, street_index: int, *, straddle: 
         # a short big blind counts in full (EX-7, EX-20), except heads-up (HOUSE-002-2.3.2)
         nominal = max(config.big_blind, straddle) if len(state.bets) > 2 else 0
         tracker.nominal_cur = max(nominal, posted)
-        tracker.dead_blind_gap = max(0, tracker.nominal_cur - posted)
+        blinds = state.blinds_or_straddles
+        blind = max(range(len(blinds)), key=lambda i: blinds[i]) if blinds else 0  # the seat owing the full blind
+        tracker.dead_blind_gap = max(0, nominal - state.bets[blind]) if nominal > posted else 0
         tracker.raises = 1  # the big blind is the round's bet (fixed-limit cap: bet + 3 raises)
         if straddle and config.structure != "FL":
             tracker.inc = config.straddle_min_raise_inc or straddle
@@ -123,7 +126,8 @@ def view_for(config: GameConfig, state: State, tracker: RoundTracker, index: int
     cur = max(posted_cur, tracker.nominal_cur) if tracker.street_index == 0 else posted_cur
     bet, stack = bets[index], stacks[index]
     all_in_to = bet + stack
-    pot_total = state.total_pot_amount + (tracker.dead_blind_gap if cur > posted_cur else 0)
+    # preflop, a short blind counts in full in the pot (TDA-40B): before and after others have called it
+    pot_total = state.total_pot_amount + (tracker.dead_blind_gap if tracker.street_index == 0 else 0)
     to_call = max(0, min(cur - bet, stack))
     if config.structure == "FL":
         min_to = cur + tracker.inc

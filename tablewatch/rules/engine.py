@@ -44,6 +44,7 @@ from tablewatch.rules.chipreading import (
     read_bet,
     read_declaration,
 )
+from tablewatch.rules.corrections import Corrections, Underpot
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot, Phase
@@ -85,7 +86,7 @@ class _Seat:
     no_fold: bool = False  # pulled back chips facing a bet (TDA-33B)
 
 
-class HandEngine(CardFlow):
+class HandEngine(CardFlow, Corrections):
     """One hand at one table. Build it from the ``HandStarted`` event; feed every later event."""
 
     def __init__(self, config: GameConfig, start: HandStarted, *, profile: RuleProfile | None = None) -> None:
@@ -127,6 +128,9 @@ class HandEngine(CardFlow):
         self.provisional: dict[int, _Provisional] = {}
         self.notes: list[str] = []
         self.ended_ts: float | None = None
+        self.rebuilding = False  # replaying the hand after a floor correction (``corrections.py``)
+        self.underpot: Underpot | None = None
+        self.withdrawable: tuple[int, int] | None = None
         self._advance()
 
     # --- set-up --------------------------------------------------------------------------------------------
@@ -271,6 +275,11 @@ class HandEngine(CardFlow):
         self._flush_hole()
         self._advance(force=True, show=False)
         info = self.seats[seat]
+        if self.underpot is not None and seat == self.underpot.seat and isinstance(event, BetMotion):
+            self._underpot_paid(event)
+            return
+        if self._missed_raise_event(event, seat):
+            return
         if isinstance(event, BetMotion) and info.owed:
             self._settle_payment(event, seat)
             return
@@ -287,6 +296,8 @@ class HandEngine(CardFlow):
         if seat != actor:
             self._out_of_turn(event, seat, actor)
             return
+        if self.underpot is not None:
+            self._underpot_action(event, seat)
         before = len(self.actions)
         reading = self._read(event, seat)
         if reading is not None:
@@ -374,21 +385,27 @@ class HandEngine(CardFlow):
 
     def _settle_payment(self, event: BetMotion, seat: int) -> None:
         info = self.seats[seat]
-        paid = event.chips.value
-        if info.owed_word == "pot" and self.config.structure == "PL" and paid < info.owed:
+        paid, owed = event.chips.value, info.owed
+        info.owed = 0
+        if info.owed_word == "pot" and self.config.structure == "PL" and paid < owed:
             self._finding(Finding(
                 rule_id="TDA-38B", title="Pot bet counted too low",
-                observed=f'seat {seat} declared "pot" ({info.owed} to put in) and put out {paid}',
-                ruling=f"made up to the pot ({info.owed - paid} more) if corrected before the next substantial "
+                observed=f'seat {seat} declared "pot" ({owed} to put in) and put out {paid}',
+                ruling=f"made up to the pot ({owed - paid} more) if corrected before the next substantial "
                        "action; after it the smaller bet stands"), seat, event.ts)
-        elif paid != info.owed:
+            self._open_underpot(seat, paid, owed)
+        elif paid != owed:
+            missed = info.owed_word == "call" and paid < owed  # a call paid short: a raise missed? (TDA-35)
+            ruling = "the declaration governs: " + (f"{paid - owed} back as change" if paid > owed
+                                                    else f"{owed - paid} more is owed")
+            if missed:
+                info.owed = owed - paid  # the rest, when it comes, pays the call
+                ruling += "; " + self._open_withdrawable(seat)
             self._finding(Finding(
                 rule_id="TDA-27A", title="Chips do not match the declaration",
-                severity=Severity.ADVISORY if paid > info.owed else Severity.VIOLATION,
-                observed=f"seat {seat} declared an action owing {info.owed} and put out {paid}",
-                ruling="the declaration governs: " + (f"{paid - info.owed} back as change" if paid > info.owed
-                                                      else f"{info.owed - paid} more is owed")), seat, event.ts)
-        info.owed = 0
+                severity=Severity.ADVISORY if paid > owed else Severity.VIOLATION,
+                observed=f"seat {seat} declared an action owing {owed} and put out {paid}", ruling=ruling),
+                seat, event.ts)
 
     def _out_of_turn(self, event: Event, seat: int, actor: int) -> None:
         info = self.seats[seat]
@@ -418,6 +435,31 @@ class HandEngine(CardFlow):
         if reading is not None and reading.action != "none":
             self.provisional[seat] = _Provisional(reading=reading, cur_at=view.cur, ts=event.ts)
             info.owed = 0
+        if self.profile.skipped_player == "house" and actor in self.skipped:
+            self._house_skip(actor, event.ts)
+
+    def _house_skip(self, actor: int, ts: float) -> None:
+        """HOUSE-002-2.8.12 (EX-101): a skipped player silent through two actions loses his turn: a check if
+        nobody bet, otherwise the floor decides."""
+        acts = self.skipped[actor]
+        if len(acts) < 2 or actor in self.skip_reported or self.to_act() != actor:
+            return
+        self.skip_reported.add(actor)
+        view = self.view(actor)
+        held = [self.provisional[s] for s in acts if s in self.provisional]
+        if view.to_call > 0 or any(h.reading.to > view.cur for h in held):
+            self._finding(Finding(rule_id="HOUSE-002-2.8.12", title="Skipped player silent through two actions",
+                                  observed=f"seats {', '.join(map(str, sorted(acts)))} acted after seat {actor}",
+                                  ruling=f"seat {actor} loses his turn; there is a bet to answer: the floor "
+                                         "decides"), actor, ts)
+            return
+        self._finding(Finding(rule_id="HOUSE-002-2.8.12", title="Skipped player lost his turn",
+                              severity=Severity.ADVISORY,
+                              observed=f"seats {', '.join(map(str, sorted(acts)))} checked after seat {actor}, who "
+                                       "said nothing",
+                              ruling=f"seat {actor} loses his turn: everyone checked, so he is deemed to have "
+                                     "checked"), actor, ts)
+        self._apply(actor, Reading(action="check", to=view.bet, basis="HOUSE-002-2.8.12: turn lost"), ts)
 
     def _substantial_after_skip(self, seat: int, actor: int, event: Event) -> None:
         """ENG-17/ENG-18: the skipped seat stays silent while others act after him: two actions with chips,
@@ -425,6 +467,8 @@ class HandEngine(CardFlow):
         acts = self.skipped.setdefault(actor, {})
         acts[seat] = acts.get(seat, False) or isinstance(event, BetMotion) or (
             isinstance(event, Declaration) and event.word in ("call", "bet", "raise", "all-in", "pot"))
+        if self.profile.skipped_player == "house":
+            return  # the house rule counts two silent actions instead (``_house_skip``)
         if actor in self.skip_reported or not (len(acts) >= 3 or (len(acts) >= 2 and any(acts.values()))):
             return
         self.skip_reported.add(actor)
@@ -448,26 +492,49 @@ class HandEngine(CardFlow):
         if reading.action == "none":
             return
         state, index = self.state, self.index[seat]
+        if reading.action == "fold":
+            kind = "f"
+        elif reading.to <= max(state.bets) or reading.to <= state.bets[index] or reading.action in ("check", "call"):
+            kind = "cc"
+        else:
+            kind = "cbr"
+        amount = self._book(index, kind, reading.to)
+        self._record(seat, "cbr" if amount is not None else kind, amount, ts, reading)
+        self._after_action()
+
+    def _book(self, index: int, kind: str, to: int | None) -> int | None:
+        """One betting action (``f``, ``cc``, ``cbr`` to ``to``) into pokerkit and the TDA tracker; the amount
+        when it was booked as a bet or raise (a raise pokerkit allows none of is booked as a call)."""
         self._ensure_tracker()
         assert self.tracker is not None
-        view = self.view(seat)
-        if reading.action == "fold":
-            state.fold()
-            self._record(seat, "f", None, ts, reading)
-        elif reading.to <= max(state.bets) or reading.to <= state.bets[index] or reading.action in ("check", "call"):
-            state.check_or_call()
-            self.tracker.record(index, cur_before=view.cur, to=state.bets[index])
-            self._record(seat, "cc", None, ts, reading)
+        cur = self.view(self.order[index]).cur
+        if kind == "f":
+            self.state.fold()
+            return None
+        amount = self._raise(index, to) if kind == "cbr" and to is not None else None
+        if amount is None:
+            self._call(index, cur)
         else:
-            amount = self._raise(index, reading.to)
-            if amount is None:
-                state.check_or_call()
-                self.tracker.record(index, cur_before=view.cur, to=state.bets[index])
-                self._record(seat, "cc", None, ts, reading)
-            else:
-                self.tracker.record(index, cur_before=view.cur, to=amount)
-                self._record(seat, "cbr", amount, ts, reading)
-        self._after_action()
+            self.tracker.record(index, cur_before=cur, to=amount)
+        return amount
+
+    def _call(self, index: int, cur: int) -> None:
+        """A check or call in pokerkit, booked at the TDA amount. Facing a short big blind (all-in for less),
+        pokerkit calls the chips posted; the TDA call is the full blind (EX-7, ENG-13, Appendix C). While the
+        round is open the difference is moved from the caller's stack to his bet on pokerkit's own ledger, so
+        the pots, side pots and uncalled-bet return that follow are pokerkit's, on the real chips."""
+        state = self.state
+        assert self.tracker is not None
+        state.check_or_call()
+        booked = state.bets[index]
+        extra = min(cur, booked + state.stacks[index]) - booked
+        if extra > 0 and state.street_index == 0 and state.actor_index is not None:
+            state.stacks[index] -= extra
+            state.bets[index] += extra
+            state.payoffs[index] -= extra
+            self._note(f"seat {self.order[index]} called {booked + extra}: a short blind counts in full (EX-7); "
+                       f"pokerkit, and a PHH replay by it, books {booked}")
+        self.tracker.record(index, cur_before=cur, to=state.bets[index])
 
     def _raise(self, index: int, to: int) -> int | None:
         """Raise in pokerkit; where pokerkit's limits differ from the TDA's (Appendix C), own the ruling."""
@@ -520,12 +587,16 @@ class HandEngine(CardFlow):
         if index is not None and (self.tracker is None or self.tracker.street_index != index):
             self.tracker = new_round(self.config, self.state, index, straddle=self.straddle,
                                      cumulative=self.profile.short_allin_reopens == "tda_cumulative")
+            if self.rebuilding:
+                return  # a replayed street: what was seen on the street being played stays
             self.provisional.clear()
+            self.underpot = self.withdrawable = None  # corrections end with the betting round
             for info in self.seats.values():
                 info.no_raise = info.no_fold = False
                 info.pending = None
         elif self.tracker is None:
-            self.tracker = new_round(self.config, self.state, 0, straddle=self.straddle)
+            self.tracker = new_round(self.config, self.state, 0, straddle=self.straddle,
+                                     cumulative=self.profile.short_allin_reopens == "tda_cumulative")
 
     def _cap_reached(self) -> bool:
         if self.config.structure != "FL" or self.tracker is None or self.config.raise_cap is None:
@@ -557,7 +628,8 @@ class HandEngine(CardFlow):
             street=self._phase(), seats=(seat,), evidence_ts=(ts,)))
 
     def _note(self, text: str) -> None:
-        self.notes.append(text)
+        if not self.rebuilding:  # a replay after a correction says nothing new
+            self.notes.append(text)
 
 
 def _no_raise(ctx: BetContext) -> BetContext:

@@ -16,6 +16,7 @@ from pokerkit import Automation, Mode
 from pydantic import Field, model_validator
 
 from tablewatch.config import StrictModel
+from tablewatch.rules.hilo import with_hi_lo_award
 
 Structure = Literal["NL", "PL", "FL"]
 
@@ -37,6 +38,8 @@ class Variant(enum.StrEnum):
     FLHE = "FLHE"
     NLO = "NLO"
     PLO = "PLO"
+    PLO8 = "PLO8"  # Omaha high/low split, eight or better
+    FLO8 = "FLO8"
 
 
 class _PotLimitTexasHoldem(pokerkit.PotLimitPokerMixin, pokerkit.TexasHoldemMixin, pokerkit.UnfixedLimitHoldem):
@@ -47,19 +50,44 @@ class _NoLimitOmahaHoldem(pokerkit.NoLimitPokerMixin, pokerkit.OmahaHoldemMixin,
     """No-limit Omaha: as above."""
 
 
+_HI_LO = (pokerkit.OmahaHoldemHand, pokerkit.OmahaEightOrBetterLowHand)
+
+
+class _PotLimitOmahaHiLo(pokerkit.PotLimitPokerMixin, pokerkit.OmahaHoldemMixin, pokerkit.UnfixedLimitHoldem):
+    """Pot-limit Omaha/8: no pokerkit preset (nor PHH code)."""
+
+    hand_types = _HI_LO
+
+
+class _FixedLimitOmahaHiLo(pokerkit.FixedLimitPokerMixin, pokerkit.FixedLimitOmahaHoldemHighLowSplitEightOrBetter):
+    """Fixed-limit Omaha/8 (PHH ``FO/8``). pokerkit 0.7.7's preset of that name bets it pot-limit (its class
+    takes ``PotLimitPokerMixin``); the fixed-limit mixin first puts the structure right."""
+
+
+# Both award their pots the TDA way (``tablewatch.rules.hilo``): identical hands that win both halves
+# split the whole pot evenly, where pokerkit gives the first one the odd chip of each half.
+POT_LIMIT_OMAHA_HI_LO = with_hi_lo_award(_PotLimitOmahaHiLo)
+FIXED_LIMIT_OMAHA_HI_LO = with_hi_lo_award(_FixedLimitOmahaHiLo)
+PHH_CODES: dict[type[pokerkit.Poker], str] = {FIXED_LIMIT_OMAHA_HI_LO: "FO/8"}  # tablewatch's own game classes
+
 _STRUCTURE: dict[Variant, Structure] = {
     Variant.NLHE: "NL",
     Variant.PLHE: "PL",
     Variant.FLHE: "FL",
     Variant.NLO: "NL",
     Variant.PLO: "PL",
+    Variant.PLO8: "PL",
+    Variant.FLO8: "FL",
 }
 
 
 class GameConfig(StrictModel):
     """Stakes and structure of one table's game. Amounts are in units of ``currency_unit``."""
 
-    variant: Variant = Field(default=Variant.NLHE, description="NLHE, PLHE, FLHE, NLO or PLO (Omaha: 4 hole cards).")
+    variant: Variant = Field(
+        default=Variant.NLHE,
+        description="NLHE, PLHE, FLHE, NLO, PLO, PLO8 or FLO8 (Omaha: 4 hole cards; O8: high/low, eight or better).",
+    )
     small_blind: int = Field(default=50, ge=0, description="Small blind; 0 for a game without one.")
     big_blind: int = Field(default=100, gt=0, description="Big blind (the minimum bet in NL and PL).")
     ante: int = Field(default=0, ge=0, description="Ante posted by every player.")
@@ -91,7 +119,7 @@ class GameConfig(StrictModel):
         denominations = self.chip_denominations
         if any(d <= 0 for d in denominations) or list(denominations) != sorted(set(denominations)):
             raise ValueError(f"chip_denominations must be positive, distinct and ascending, got {denominations}.")
-        if self.variant == Variant.FLHE and self.small_bet is None:
+        if self.structure == "FL" and self.small_bet is None:
             raise ValueError("A fixed-limit game needs small_bet (and big_bet, default 2 x small_bet).")
         return self
 
@@ -101,7 +129,12 @@ class GameConfig(StrictModel):
 
     @property
     def hole_cards(self) -> int:
-        return 4 if self.variant in (Variant.NLO, Variant.PLO) else 2
+        return 4 if self.variant in (Variant.NLO, Variant.PLO, Variant.PLO8, Variant.FLO8) else 2
+
+    @property
+    def hi_lo(self) -> bool:
+        """Pots split between the best high and the best qualifying low (TDA-12C/D)."""
+        return self.variant in (Variant.PLO8, Variant.FLO8)
 
     @property
     def min_bet(self) -> int:
@@ -145,7 +178,10 @@ class GameConfig(StrictModel):
                 return _PotLimitTexasHoldem(**common, min_bet=self.big_blind)
             case Variant.NLO:
                 return _NoLimitOmahaHoldem(**common, min_bet=self.big_blind)
-            case Variant.FLHE:
+            case Variant.PLO8:
+                return POT_LIMIT_OMAHA_HI_LO(**common, min_bet=self.big_blind)
+            case Variant.FLHE | Variant.FLO8:
                 small = self.small_bet or self.big_blind
-                return pokerkit.FixedLimitTexasHoldem(**common, small_bet=small, big_bet=self.big_bet or 2 * small)
+                game = pokerkit.FixedLimitTexasHoldem if self.variant == Variant.FLHE else FIXED_LIMIT_OMAHA_HI_LO
+                return game(**common, small_bet=small, big_bet=self.big_bet or 2 * small)
         raise AssertionError(self.variant)  # pragma: no cover

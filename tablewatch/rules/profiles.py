@@ -87,6 +87,17 @@ class RuleProfile(StrictModel):
         description="C14, engine: 'raise' declared, then fewer chips than a min-raise: complete to the minimum "
         "(TR-002-L105, HOUSE-004, TDA-41B analogue), or read the chips as placed.",
     )
+    skipped_player: Literal["tda", "house"] = Field(
+        "tda",
+        description="engine: a player passed over while others act: his turn waits and the floor rules after "
+        "substantial action (TDA-39, ENG-17), or after two silent actions he loses his turn, a check if nobody "
+        "bet (HOUSE-002-2.8.12).",
+    )
+    missed_raise_call: Literal["binding", "may_fold"] = Field(
+        "binding",
+        description="engine: 'call' said having missed a raise: the call stands at the full amount (accepted "
+        "action, TDA22-49), or the player may take it back and fold, not raise (club, 001 TDA-35).",
+    )
     extra_hole_card: Literal["misdeal", "becomes_burn"] = Field(
         "misdeal",
         description="checks: one extra hole card before any action is a wrong-count misdeal (TDA-22A(5)) or goes "
@@ -156,6 +167,7 @@ PRESETS: dict[str, dict[str, object]] = {
         "paid_to_see_right": False,
         "short_allin_reopens": "house_full_raise",
         "extra_hole_card": "becomes_burn",
+        "skipped_player": "house",
     },
     # The club adaptation of seed 001 (older TDA numbering, club rules).
     "club-001": {
@@ -163,6 +175,7 @@ PRESETS: dict[str, dict[str, object]] = {
         "penalty_offender_away": False,
         "bba_priority": "big_blind_first",
         "single_chip_over_prior_chips": "always_call",
+        "missed_raise_call": "may_fold",
         "left_live_hand_penalty": False,
         "long_absence_s": 3600.0,
         "consecutive_all_ins_warning": 3,

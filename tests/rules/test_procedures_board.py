@@ -7,7 +7,7 @@ import pytest
 
 from tablewatch.events import BoardCardDealt, Severity
 from tablewatch.rules.checks.burns import BurnCheck
-from tablewatch.rules.checks.premature import PrematureBoardCheck
+from tablewatch.rules.checks.premature import STUD_RULINGS, PrematureBoardCheck, stud_burns_after_premature
 from tablewatch.rules.profiles import RuleProfile, preset
 from tests.rules.test_procedures_helpers import Script, ids
 
@@ -293,3 +293,23 @@ def test_tda_26a_a_fourth_flop_card_counts_face_down() -> None:
     play(s, "B F")
     s.do(BoardCardDealt, slot=3, card=None, face_up=False)
     assert ids(s.found) == ["TDA-26A"]
+
+
+@pytest.mark.parametrize(
+    ("variant", "street", "burns"),
+    [
+        ("tda2022", 5, {5: False, 6: True, 7: True}),  # redeal 5th without a burn, then as normal
+        ("tda2017", 5, {5: True, 6: True, 7: False}),  # burn and deal the next card as 5th; 7th with no burn
+        ("tda2022", 7, {7: False}),
+        ("tda2017", 7, {7: False}),
+    ],
+)
+def test_ex_109_premature_stud_card_procedure(variant: str, street: int, burns: dict[int, bool]) -> None:
+    assert stud_burns_after_premature(street, variant) == burns
+    ruling = STUD_RULINGS[variant]
+    if variant == "tda2022":
+        assert "reshuffle the stub" in ruling and "without a burn" in ruling
+    else:
+        assert "set it aside" in ruling and "burn and deal the next street" in ruling
+    with pytest.raises(ValueError, match="street 3"):
+        stud_burns_after_premature(3, variant)

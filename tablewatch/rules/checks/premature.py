@@ -21,6 +21,28 @@ RULINGS = {
 }
 PREVIOUS = {"flop": "preflop", "turn": "flop", "river": "turn"}
 
+# Stud (conflict C3). Stud is not dealt through the board events, so no live check fires on it; the procedure
+# is kept as data so a venue profile states it and the dealer console can show it (EX-109).
+STUD_RULINGS = {
+    "tda2022": "Put the early card(s) back on the stub, reshuffle the stub, and redeal that street without a burn "
+    "(TDA-57D / RP-5d).",
+    "tda2017": "Deal that street face down to every player and set it aside with the exposed card; finish the "
+    "betting round; burn and deal the next street in its place; carry on as normal; before the last street "
+    "shuffle the set-aside cards into the stub and deal the last street without a burn (TR-002-L176-183).",
+}
+STUD_LAST_STREET = 7
+
+
+def stud_burns_after_premature(street: int, variant: str) -> dict[int, bool]:
+    """After a premature card on stud ``street`` (4th-7th), whether a burn comes before each street still to be
+    dealt, the premature street's own (re)deal included."""
+    if not 4 <= street <= STUD_LAST_STREET or variant not in STUD_RULINGS:
+        raise ValueError(f"No premature-card procedure for street {street} under {variant!r}.")
+    later = range(street, STUD_LAST_STREET + 1)
+    if variant == "tda2022":  # the street's burn stayed: its redeal has none; the rest as normal
+        return {s: s != street for s in later}
+    return {s: s != STUD_LAST_STREET for s in later}  # 2017: burn as normal, the last street without one
+
 
 class PrematureBoardCheck(HandCheck):
     rule_id = "TDA-57"

@@ -1,0 +1,212 @@
+"""Floor corrections of an action already taken (a mixin of ``HandEngine``).
+
+pokerkit's state cannot take an action back, so a correction replays the hand on a fresh state with the
+corrected action (``_rebuild``); everything else — cards, the other actions, the TDA bookkeeping — is replayed
+as it was. Two rulings use it:
+- **a pot-limit pot bet counted too low** (TDA-38B, EX-71/72): the engine books the declared pot at once, as
+  the floor rules while it can still be corrected; if the player has not made the bet up by the next
+  substantial action (ENG-18), the smaller bet stands and the hand is replayed with it;
+- **a call made having missed a raise** (TDA-35, EX-17): accepted action, the call stands at the full amount
+  (TDA22-49); in the club's rule (001 TDA-35) the player may take the call back and fold — not raise — until
+  the next player acts (``RuleProfile.missed_raise_call``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from pokerkit import (
+    BoardDealing,
+    CardBurning,
+    CheckingOrCalling,
+    CompletionBettingOrRaisingTo,
+    Folding,
+    HoleCardsShowingOrMucking,
+    HoleDealing,
+    Operation,
+    Poker,
+    State,
+)
+
+from tablewatch.events import BetMotion, CardsMucked, Declaration, Event, Severity
+from tablewatch.rules.chipreading import Finding
+from tablewatch.rules.profiles import RuleProfile
+
+if TYPE_CHECKING:
+    from tablewatch.rules.betting import BettingView, RoundTracker
+    from tablewatch.rules.engine import ActionRecord, _Seat
+
+CHIP_WORDS = ("call", "bet", "raise", "all-in", "pot")
+
+
+@dataclass
+class Underpot:
+    """A PL pot bet paid short of the pot (TDA-38B): correctable until the next substantial action."""
+
+    seat: int
+    record: int  # index of the bet in ``actions``
+    paid_to: int  # the seat's bet as its chips stand
+    owed: int  # chips still to add to make the pot
+    after: list[bool] = field(default_factory=list)  # actions in turn since: did each put chips in?
+
+    def substantial(self) -> bool:
+        """ENG-18: two actions in turn with chips in one of them, or three actions."""
+        return len(self.after) >= 3 or (len(self.after) >= 2 and any(self.after))
+
+
+class Corrections:
+    """Floor corrections for ``HandEngine``; needs its state, game, actions, seats and helpers."""
+
+    state: State
+    game: Poker
+    starting_stacks: tuple[int, ...]
+    order: tuple[int, ...]
+    actions: list[ActionRecord]
+    tracker: RoundTracker | None
+    seats: dict[int, _Seat]
+    profile: RuleProfile
+    rebuilding: bool
+    underpot: Underpot | None
+    withdrawable: tuple[int, int] | None  # (seat, index in ``actions``) of a call that may be taken back
+
+    def _finding(self, finding: Finding, seat: int, ts: float) -> None:
+        raise NotImplementedError
+
+    def _note(self, text: str) -> None:
+        raise NotImplementedError
+
+    def _book(self, index: int, kind: str, to: int | None) -> int | None:
+        raise NotImplementedError
+
+    def _advance(self, *, force: bool = False, show: bool | None = None) -> None:
+        raise NotImplementedError
+
+    def view(self, seat: int) -> BettingView:
+        raise NotImplementedError
+
+    # --- the replay ---------------------------------------------------------------------------------------
+
+    def _rebuild(self, edits: dict[int, tuple[str, int | None]], basis: str) -> bool:
+        """Replay the hand on a fresh pokerkit state with the betting actions ``edits`` names (index in
+        ``actions`` → new kind and amount). False, with nothing changed, if pokerkit refuses the result."""
+        old_state, old_tracker, old_actions = self.state, self.tracker, list(self.actions)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.state = self.game(self.starting_stacks, len(self.order))
+            self.tracker, self.rebuilding = None, True
+            try:
+                self._replay(old_state.operations, old_actions, edits, basis)
+            except (ValueError, AssertionError, KeyError, IndexError) as exc:
+                self.state, self.tracker, self.actions = old_state, old_tracker, old_actions
+                self.rebuilding = False
+                self._note(f"the floor's correction ({basis}) could not be replayed ({exc}); the hand stands as it was")
+                return False
+            finally:
+                self.rebuilding = False
+        self._advance()
+        return True
+
+    def _replay(self, operations: list[Operation], records: list[ActionRecord],
+                edits: dict[int, tuple[str, int | None]], basis: str) -> None:
+        betting = 0
+        for op in operations:
+            if isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo):
+                record = records[betting]
+                kind, amount = edits.get(betting, (record.kind, record.amount))
+                booked = self._book(op.player_index, kind, amount)
+                if betting in edits:
+                    self.actions[betting] = replace(record, kind="cbr" if booked is not None else kind,
+                                                    amount=booked, basis=basis)
+                betting += 1
+            else:
+                _redo(self.state, op)
+
+    # --- a pot bet paid short (TDA-38B) -------------------------------------------------------------------
+
+    def _open_underpot(self, seat: int, paid: int, owed: int) -> None:
+        record = max(i for i, a in enumerate(self.actions) if a.seat == seat)
+        bet = self.actions[record].amount or 0
+        self.underpot = Underpot(seat=seat, record=record, paid_to=bet - owed + paid, owed=owed - paid)
+
+    def _underpot_paid(self, event: BetMotion) -> None:
+        """The pot bettor adds chips: the correction is made (EX-72)."""
+        held = self.underpot
+        assert held is not None
+        held.owed -= event.chips.value
+        if held.owed <= 0:
+            self.underpot = None
+            self._finding(Finding(rule_id="TDA-38B", title="Pot bet made up", severity=Severity.ADVISORY,
+                                  observed=f"seat {held.seat} added {event.chips.value} to his pot bet",
+                                  ruling="the pot bet stands at the full pot" + (
+                                      f"; {-held.owed} back as change" if held.owed else "")), held.seat, event.ts)
+
+    def _underpot_action(self, event: Event, seat: int) -> None:
+        """An action in turn by another seat: at the next substantial action the short bet stands (EX-71)."""
+        held = self.underpot
+        assert held is not None
+        if isinstance(event, Declaration) and event.word not in (*CHIP_WORDS, "fold", "check"):
+            return
+        if isinstance(event, BetMotion) and self.seats[seat].pending is not None:
+            return  # the chips of a declaration already counted
+        held.after.append(isinstance(event, BetMotion) or (isinstance(event, Declaration) and event.word in CHIP_WORDS))
+        if not held.substantial():
+            return
+        self.underpot = None
+        standing = f"seat {held.seat}'s bet stands at {held.paid_to}"
+        if self._rebuild({held.record: ("cbr", held.paid_to)}, basis="TDA-38B: short pot bet stands"):
+            self._finding(Finding(rule_id="TDA-38B", title="Short pot bet stands", severity=Severity.ADVISORY,
+                                  observed=f"substantial action before seat {held.seat} made up {held.owed}",
+                                  ruling=f"too late to correct: {standing} (EX-71)"), held.seat, event.ts)
+
+    # --- a call made having missed a raise (TDA-35) ------------------------------------------------------
+
+    def _open_withdrawable(self, seat: int) -> str:
+        """The seat said "call" and paid short of it: it may have missed a raise. The ruling, per venue."""
+        self.withdrawable = (seat, max(i for i, a in enumerate(self.actions) if a.seat == seat))
+        if self.profile.missed_raise_call == "may_fold":
+            return "if he missed a raise he may take the call back and fold, not raise (club TDA-35)"
+        return "accepted action: the call stands at the full amount (TDA-35, TDA22-49)"
+
+    def _missed_raise_event(self, event: Event, seat: int) -> bool:
+        """A fold or a raise by a seat whose short call may be taken back: ruled here (True) or not ours."""
+        held = self.withdrawable
+        if held is None or held[0] != seat:
+            return False
+        if held[1] != len(self.actions) - 1:  # someone acted since: the call stands
+            self.withdrawable = None
+            return False
+        folds = isinstance(event, CardsMucked) or (isinstance(event, Declaration) and event.word == "fold")
+        raises = isinstance(event, Declaration) and event.word in ("raise", "bet", "all-in", "pot")
+        if not (folds or raises):
+            return False
+        owed = self.seats[seat].owed
+        if raises or self.profile.missed_raise_call == "binding":
+            what = "a raise" if raises else "a fold"
+            self._finding(Finding(rule_id="TDA-35", title="Call stands after a missed raise",
+                                  observed=f"seat {seat} called, then tried {what}",
+                                  ruling=f"the call stands; {owed} more to put in" + (
+                                      "; he may fold instead, not raise" if raises and
+                                      self.profile.missed_raise_call == "may_fold" else "")), seat, event.ts)
+            return True
+        self.withdrawable = None
+        if self._rebuild({held[1]: ("f", None)}, basis="TDA-35: call taken back (club)"):
+            self.seats[seat].owed = 0
+            self._finding(Finding(rule_id="TDA-35", title="Call taken back after a missed raise",
+                                  severity=Severity.ADVISORY, observed=f"seat {seat} called, then folded",
+                                  ruling="club rule: the call is withdrawn and the hand folded; the call's chips go "
+                                         "back to him (EX-17)"), seat, event.ts)
+        return True
+
+
+def _redo(state: State, op: Operation) -> None:
+    """A card operation of the original hand, again (automatic operations redo themselves)."""
+    if isinstance(op, HoleDealing):
+        state.deal_hole(op.cards)
+    elif isinstance(op, CardBurning):
+        state.burn_card(op.card)
+    elif isinstance(op, BoardDealing):
+        state.deal_board(op.cards)
+    elif isinstance(op, HoleCardsShowingOrMucking):
+        state.show_or_muck_hole_cards(op.hole_cards if op.hole_cards else False)
