@@ -6,6 +6,15 @@ the tray's own border colour; the picture is then cut along x into as many stret
 denominations, where the chip colours vary least, and each stretch must be one colour unlike its
 neighbours. Colours are kept in CIELAB (OpenCV's 8-bit scale), where distances follow what people
 see, with each denomination's spread so classification can say "none of these".
+
+A chip's body colour is not the median of its pixels: edge spots, the printed ring, the inlay and the
+stack's darker side take up much of a chip seen from above (the simulator's yellow 1000 shows more black
+spot and side than yellow). ``_body`` splits the pixels into two colour clusters and keeps the one with
+the larger *saturation-weighted* count: spots, rings and sides are white, black or a darker shade of
+the body, so where areas are close the more saturated cluster is the body; a neutral chip (black,
+white, grey) weighs its pixels about equally and the larger cluster wins. Learning and classifying a
+chip's pixels use the same estimate, so a chip in a frame is measured the way the tray was.
+Known limit: a neutral body with strongly coloured spots (white with red spots) is read by its spots.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ MIN_PIXELS = 20  # fewer chip pixels than this in a column: no chips there
 MAX_SPREAD = 40.0  # a column whose pixels stray further than this from its median mixes colours
 LIGHTNESS_WEIGHT = 0.5  # light over a table varies more in brightness than in hue: L counts half
 MIN_SPREAD = 8.0
+CHROMA_SCALE = 30.0  # Lab chroma at which a pixel counts twice toward its cluster (see ``_body``)
 
 
 class ChipColour(StrictModel):
@@ -42,17 +52,30 @@ class ChipColours(StrictModel):
 
     def classify(self, bgr: Sequence[float], *, max_distance: float = 3.0) -> int | None:
         """The denomination whose colour is nearest (in units of its spread), or None when none is close."""
-        lab = _lab_of(np.asarray([bgr], np.float32))[0]
+        return self._nearest(_lab_of(np.asarray([bgr], np.float32))[0], max_distance)
+
+    def classify_patch(self, patch_bgr: np.ndarray, *, max_distance: float = 3.0) -> int | None:
+        """Classify a crop of one chip (its box) by the body colour of the disc inscribed in it (no felt corners)."""
+        h, w = patch_bgr.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w]
+        disc = np.hypot(yy - (h - 1) / 2, xx - (w - 1) / 2) <= min(h, w) / 2
+        return self.classify_pixels(patch_bgr[disc], max_distance=max_distance)
+
+    def classify_pixels(self, pixels_bgr: np.ndarray, *, max_distance: float = 3.0) -> int | None:
+        """Classify one chip's own pixels ((N, 3) BGR, e.g. under a detector's mask) by their body colour."""
+        pixels = np.asarray(pixels_bgr).reshape(-1, 3)
+        if not len(pixels):
+            raise ValueError("No chip pixels to classify (an empty crop or mask).")
+        lab = _lab_of(pixels)
+        return self._nearest(np.median(_body(lab), axis=0), max_distance)
+
+    def _nearest(self, lab: np.ndarray, max_distance: float) -> int | None:
         best, best_d = None, np.inf
         for chip in self.chips:
             d = colour_distance(lab, np.asarray(chip.lab)) / chip.spread
             if d < best_d:
                 best, best_d = chip.value, d
         return best if best_d <= max_distance else None
-
-    def classify_patch(self, patch_bgr: np.ndarray, *, max_distance: float = 3.0) -> int | None:
-        """Classify a crop of one chip by its median colour."""
-        return self.classify(np.median(patch_bgr.reshape(-1, 3), axis=0), max_distance=max_distance)
 
     def values(self) -> list[int]:
         return [c.value for c in self.chips]
@@ -75,6 +98,7 @@ def learn_from_tray(tray_bgr: np.ndarray, denominations: Sequence[int], *, sourc
     segments = _segments(lab, mask, len(denominations))
     _check_segments(segments, denominations)
     chips = [_chip(value, pixels) for value, pixels in zip(denominations, segments, strict=True)]
+    _check_neighbours(chips)
     return ChipColours(source=source, chips=chips)
 
 
@@ -132,16 +156,20 @@ def _segments(lab: np.ndarray, mask: np.ndarray, k: int) -> list[np.ndarray]:
 
 
 def _check_segments(segments: list[np.ndarray], denominations: Sequence[int]) -> None:
-    """Each stretch must hold chips of one colour, unlike its neighbours'; else the count is wrong."""
-    medians = [np.median(p, axis=0) if len(p) else None for p in segments]
-    for value, pixels, centre in zip(denominations, segments, medians, strict=True):
-        if centre is None or len(pixels) < MIN_PIXELS:
+    """Each stretch must hold chips of one colour; else the count is wrong."""
+    for value, pixels in zip(denominations, segments, strict=True):
+        if len(pixels) < MIN_PIXELS:
             raise ChipColourError(_count_error(denominations, f"no chips where the {value} column should be"))
-        if float(np.median(colour_distance(pixels, centre))) > MAX_SPREAD:
+        if float(np.median(colour_distance(pixels, np.median(pixels, axis=0)))) > MAX_SPREAD:
             raise ChipColourError(_count_error(denominations, f"the {value} column holds more than one colour"))
-    for (v1, c1), (v2, c2) in itertools.pairwise(zip(denominations, medians, strict=True)):
-        if float(colour_distance(c1, c2)) < MERGE_DISTANCE:
-            raise ChipColourError(_count_error(denominations, f"the {v1} and {v2} columns look the same colour"))
+
+
+def _check_neighbours(chips: list[ChipColour]) -> None:
+    """Neighbouring stretches must differ in body colour (not in raw median: spots can outweigh a body)."""
+    for c1, c2 in itertools.pairwise(chips):
+        if float(colour_distance(np.asarray(c1.lab), np.asarray(c2.lab))) < MERGE_DISTANCE:
+            why = f"the {c1.value} and {c2.value} columns look the same colour"
+            raise ChipColourError(_count_error([c.value for c in chips], why))
 
 
 def _count_error(denominations: Sequence[int], why: str) -> str:
@@ -160,14 +188,18 @@ def _chip(value: int, pixels: np.ndarray) -> ChipColour:
 
 
 def _body(pixels: np.ndarray) -> np.ndarray:
-    """The chips' body colour: the larger of two colour clusters (the other: edge spots, sides, shadow)."""
+    """The chip body's pixels among a chip's (Lab): of two colour clusters, the one with the larger count
+    when each pixel counts ``1 + chroma / CHROMA_SCALE`` (the other: spots, ring, side, shadow; see above)."""
     if len(pixels) < 2 * MIN_PIXELS:
         return pixels
     cv2.setRNGSeed(0)  # k-means++ seeding: the same photo gives the same profile
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    _, labels, _ = cv2.kmeans(pixels.astype(np.float32), 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    weighted = (pixels * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])).astype(np.float32)
+    _, labels, _ = cv2.kmeans(weighted, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
     labels = labels.ravel()
-    return pixels[labels == np.argmax(np.bincount(labels, minlength=2))]
+    chroma = np.hypot(pixels[:, 1] - 128.0, pixels[:, 2] - 128.0)
+    score = np.bincount(labels, weights=1.0 + chroma / CHROMA_SCALE, minlength=2)
+    return pixels[labels == int(np.argmax(score))]
 
 
 def colour_distance(lab_a: np.ndarray, lab_b: np.ndarray) -> np.ndarray:

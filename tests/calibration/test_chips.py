@@ -44,6 +44,30 @@ def test_colours_learned_from_a_tray_photo_name_each_chip() -> None:
     assert chips.classify((200, 40, 40)) is None  # a blue chip the venue does not use
 
 
+def _spotted_tray(columns: list[tuple[tuple[int, int, int], tuple[int, int, int], float]]) -> np.ndarray:
+    """A tray photo of chips on edge: per column (body, spot colour, share of the edge that is spot)."""
+    photo = np.full((80, 60 * len(columns), 3), (150, 160, 170), np.uint8)
+    for k, (body, spot, share) in enumerate(columns):
+        photo[8:-8, 60 * k + 8 : 60 * k + 52] = body
+        for y in range(8, 72, 8):  # one chip every 8 px; its spot band across the middle of the column
+            photo[y : y + round(8 * share), 60 * k + 8 : 60 * k + 52] = spot
+    return add_noise(photo, sigma=4.0, seed=1)
+
+
+def test_a_body_outweighed_by_its_dark_spots_is_still_the_body() -> None:
+    """The simulator's yellow 1000 shows more black (spots, ring, side) than yellow; a neutral chip (the black
+    100) is still read by its larger area."""
+    white, black = COLOURS["white"], COLOURS["black"]
+    columns = [(BGR[0], white, 0.3), (BGR[1], white, 0.3), (BGR[3], black, 0.6), (BGR[4], white, 0.3)]
+    values = [25, 100, 1000, 5000]
+    photo = _spotted_tray(columns)
+    chips = learn_from_tray(photo, values)
+    palette = from_simulator()
+    assert [palette.classify(c.bgr, max_distance=99) for c in chips.chips] == values
+    for k, value in enumerate(values):  # each column's chips alone, as a detector would hand them over
+        assert chips.classify_pixels(photo[8:72, 60 * k + 8 : 60 * k + 52].reshape(-1, 3)) == value
+
+
 def test_neighbouring_columns_of_one_colour_are_one_denomination() -> None:
     photo = _tray_photo([BGR[0], BGR[0], BGR[1], BGR[2]])
     chips = learn_from_tray(photo, VALUES[:3])
@@ -80,3 +104,5 @@ def test_the_simulators_chip_set() -> None:
     assert chips.values() == VALUES
     assert [chips.classify(bgr) for bgr in BGR] == VALUES
     assert from_palette({5: (0, 0, 255)}).classify((10, 10, 240)) == 5
+    with pytest.raises(ValueError, match="No chip pixels to classify"):
+        chips.classify_patch(np.zeros((0, 4, 3), np.uint8))

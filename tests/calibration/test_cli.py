@@ -81,6 +81,36 @@ def test_chip_colours_from_the_tray_in_the_calibration_image(tmp_path: Path, ova
     assert [chips.classify(c) for c in colours] == [25, 100, 500, 1000, 5000]
 
 
+def test_a_simulator_frame_gives_a_profile_with_its_tray_colours(tmp_path: Path) -> None:
+    """A rendered frame of the simulator (its own lens, unknown to the command): markers, fit, and the chip
+    colours learned from the tray in the picture name the simulator's chips."""
+    import random
+
+    from tablewatch.calibration.chips import from_simulator
+    from tablewatch.sim.camera import overhead_camera
+    from tablewatch.sim.render import Renderer
+    from tablewatch.sim.scenario import Scenario
+    from tablewatch.sim.script import simulate
+
+    run = simulate(Scenario.model_validate({
+        "layout": "oval10", "seed": 3, "hands": [{"button": 1, "actions": ["s1 cbr 300", "s4 f", "s8 f"]}],
+        "players": [{"seat": s, "name": f"P{s}", "stack": 5000} for s in (1, 4, 8)],
+    }))  # fmt: skip
+    camera = overhead_camera(run.table.extent(), rng=random.Random(5))
+    frame = tmp_path / "sim.png"
+    cv2.imwrite(str(frame), Renderer(run, camera).render(run.duration * 0.4, labels=False).image)
+    result = _run(frame, "--layout", "oval10", "-o", tmp_path / "T05.toml", "--denominations", "1000,500,100,25")
+    assert result.exit_code == 0, result.output
+    assert "markers used: 0, 1, 2, 3, 4, 5" in result.output
+    assert "chip colours: 1000, 500, 100, 25 (tray zone of the calibration image)" in result.output
+    profile = load_profile(tmp_path / "T05.toml")
+    assert profile.calibration.mean_error_mm < 2.0
+    assert profile.chips is not None
+    palette = from_simulator()
+    assert [palette.classify(c.bgr, max_distance=99) for c in profile.chips.chips] == [1000, 500, 100, 25]
+    assert (tmp_path / "T05-overlay.png").is_file()
+
+
 def test_simulator_chip_set_and_a_lens_file(frame_path: Path, tmp_path: Path) -> None:
     first = tmp_path / "first.toml"
     assert _run(frame_path, "--layout", "oval10", "-o", first, "--sim-chips").exit_code == 0

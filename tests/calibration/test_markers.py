@@ -148,11 +148,13 @@ def test_markers_merged_over_frames_fill_in_a_hidden_one(oval10: TableLayout) ->
     assert calibration.mean_error_mm < 2.0
 
 
-def test_other_templates_calibrate_too() -> None:
+@pytest.mark.parametrize(("name", "distance_mm"), [("oval9", 2600.0), ("oval6", 2100.0)])
+def test_other_templates_calibrate_too(name: str, distance_mm: float) -> None:
     from tests.calibration.conftest import render
 
-    camera = SyntheticCamera.looking_at(distance_mm=2100, tilt_deg=8)
-    lay = layout("oval6")
-    calibration = calibrate_image(render(camera, "oval6"), lay)
+    camera = SyntheticCamera.looking_at(distance_mm=distance_mm, tilt_deg=8)
+    lay = layout(name)
+    calibration = calibrate_image(render(camera, name), lay)
+    assert calibration.markers_used == [0, 1, 2, 3, 4, 5]
     assert calibration.mean_error_mm < 2.0
     assert _truth_error_mm(calibration, camera, lay).mean() < 2.0
