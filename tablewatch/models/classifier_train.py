@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tablewatch.models.crops import extract_crops, face_up_names
+from tablewatch.models.crops import extract_crops, extract_rendered_crops, face_up_names
 from tablewatch.models.dataset import read_class_names
 from tablewatch.vision.classifier import CROP_HW
 
@@ -73,15 +73,21 @@ def accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
 
 
 def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: int = 64, seed: int = 0,
-                     minutes: float | None = None) -> ClassifierResult:
-    """Train on ``prepared/train`` crops, keep the best ``val`` epoch, report ``test`` accuracy."""
+                     minutes: float | None = None, rendered: list[Path] | None = None,
+                     real: bool = True) -> ClassifierResult:
+    """Train on ``prepared/train`` crops, keep the best ``val`` epoch, report ``test`` accuracy.
+
+    ``rendered``: ``tablewatch sim dataset`` folders whose index crops join the training set (with
+    ``real=False`` they are the whole training set: how well renders alone teach the real cards). Val and
+    test are always the real held-out sources.
+    """
     import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     names = read_class_names(prepared)
     classes = face_up_names(names)
-    train_x, train_y = extract_crops(prepared / "train", names, jitter=0, seed=seed)
+    train_x, train_y = training_crops(prepared, names, rendered or [], real=real, seed=seed)
     val_x, val_y = extract_crops(prepared / "val", names)
     test_x, test_y = extract_crops(prepared / "test", names)
     net = build_net(len(classes))
@@ -123,6 +129,16 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
     return ClassifierResult(best_path, onnx, done, time.time() - started, best, test_acc)
 
 
+def training_crops(prepared: Path, names: list[str], rendered: list[Path], *, real: bool,
+                   seed: int) -> tuple[np.ndarray, np.ndarray]:
+    parts = [extract_crops(prepared / "train", names, seed=seed)] if real else []
+    parts += [extract_rendered_crops(folder, face_up_names(names), seed=seed) for folder in rendered]
+    if not parts or not sum(len(y) for _, y in parts):
+        raise ValueError("no training crops: give the real split, rendered datasets, or both.")
+    print("training crops: " + ", ".join(str(len(y)) for _, y in parts), flush=True)
+    return np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
+
+
 def export_classifier(net, classes: list[str], path: Path) -> Path:
     import onnx
     import torch
@@ -147,8 +163,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/cards-index-cls"))
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--minutes", type=float, default=None)
+    parser.add_argument("--rendered", type=Path, action="append", default=[],
+                        help="a 'tablewatch sim dataset' folder whose index crops join training (repeatable)")
+    parser.add_argument("--no-real", action="store_true", help="train on the rendered crops only")
     args = parser.parse_args()
-    print(train_classifier(args.prepared, args.out, epochs=args.epochs, minutes=args.minutes))
+    print(train_classifier(args.prepared, args.out, epochs=args.epochs, minutes=args.minutes,
+                           rendered=args.rendered, real=not args.no_real))
 
 
 if __name__ == "__main__":

@@ -28,27 +28,33 @@ DEFAULT_PREPARED = Path("out/cards-real")
               help="Run folder (default runs/cards-<arch>-<imgsz>).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--resume", is_flag=True, help="Continue the run folder's last.pt.")
+@click.option("--index-only", is_flag=True,
+              help="Two classes, INDEX and BACK: a box finder for the identity classifier (names it 'cards-boxes-…').")
+@click.option("--init", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Start from this local .pt of ours (layers of matching shape are copied).")
 @click.option("--ship/--no-ship", default=True, show_default=True, help="Copy the weights into models/.")
 def train(
     data_root: Path, prepared: Path, arch: str, imgsz: int, epochs: int, hours: float | None, batch: int,
-    run_dir: Path | None, seed: int, resume: bool, ship: bool,
+    run_dir: Path | None, seed: int, resume: bool, index_only: bool, init: Path | None, ship: bool,
 ) -> None:
     """Train the card detector from scratch on the real photos (needs the 'train' extra)."""
     from tablewatch.models.dataset import prepare_dataset
-    from tablewatch.models.train import TrainingError, train_detector
+    from tablewatch.models.train import TrainingError, model_stem, train_detector
     from tablewatch.models.train import ship as ship_weights
 
-    run_dir = run_dir or Path("runs") / f"cards-{arch.removesuffix('.yaml')}-{imgsz}"
+    kind = "boxes" if index_only else ""
+    run_dir = run_dir or Path("runs") / model_stem(arch, imgsz, kind)
     try:
-        data_yaml = prepare_dataset(data_root, prepared, seed=seed) if not resume else prepared / "data.yaml"
+        data_yaml = (prepare_dataset(data_root, prepared, seed=seed, index_only=index_only) if not resume
+                     else prepared / "data.yaml")
         click.echo(f"dataset: {data_yaml}")
         result = train_detector(data_yaml, arch=arch, imgsz=imgsz, epochs=epochs, hours=hours, batch=batch,
-                                run_dir=run_dir.resolve(), seed=seed, resume=resume)
+                                run_dir=run_dir.resolve(), seed=seed, resume=resume, init=init)
     except (DatasetError, TrainingError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"trained {result.epochs_done} epochs in {result.seconds / 60:.1f} min: {result.best_pt}")
     if ship:
-        pt, onnx = ship_weights(result.best_pt, result.onnx, arch=arch, imgsz=imgsz)
+        pt, onnx = ship_weights(result.best_pt, result.onnx, arch=arch, imgsz=imgsz, kind=kind)
         click.echo(f"shipped {pt} and {onnx}")
 
 

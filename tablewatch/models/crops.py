@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tablewatch.models.dataset import read_class_names
 from tablewatch.vision.cards import BACK_LABEL
 from tablewatch.vision.classifier import CROP_HW, crop_index
 from tablewatch.vision.sources import read_image
@@ -28,17 +29,31 @@ def extract_crops(
     ``jitter`` > 0 adds that many extra crops per box with the box moved and scaled by up to 15 % (the
     detector's boxes are not exact either).
     """
+    pairs = [(image, split_dir / "labels" / f"{image.stem}.txt") for image in sorted((split_dir / "images").glob("*"))]
+    return _crops(pairs, names, face_up_names(names), jitter=jitter, seed=seed)
+
+
+def extract_rendered_crops(dataset_dir: Path, classes: list[str], *, split: str = "train",
+                           jitter: int = 0, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Index crops from a ``tablewatch sim dataset`` folder, labelled in ``classes`` (the real set's
+    classifier classes); its chips, hands and backs are skipped."""
+    names = read_class_names(dataset_dir)
+    images = sorted((dataset_dir / "images" / split).glob("*.jpg"))
+    pairs = [(image, dataset_dir / "labels" / split / f"{image.stem}.txt") for image in images]
+    return _crops(pairs, names, classes, jitter=jitter, seed=seed)
+
+
+def _crops(pairs: list[tuple[Path, Path]], names: list[str], classes: list[str], *, jitter: int,
+           seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    classes = face_up_names(names)
     index_of = {name: i for i, name in enumerate(classes)}
     crops, labels = [], []
-    for image_path in sorted((split_dir / "images").glob("*")):
+    for image_path, label_path in pairs:
         image = read_image(image_path)
         height, width = image.shape[:2]
-        label_path = split_dir / "labels" / f"{image_path.stem}.txt"
         for row in label_path.read_text(encoding="utf-8").splitlines():
             parts = row.split()
-            if not parts or names[int(parts[0])] == BACK_LABEL:
+            if not parts or names[int(parts[0])] not in index_of:
                 continue
             cx, cy, w, h = (float(v) for v in parts[1:5])
             box = np.array([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height])

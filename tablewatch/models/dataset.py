@@ -20,11 +20,15 @@ from pathlib import Path
 
 import yaml
 
+from tablewatch.vision.cards import BACK_LABEL, INDEX_LABEL
+
 SPLITS = ("train", "val", "test")
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 # Roboflow turns "IMG_1.jpg" into "IMG_1_jpg.rf.<hash>.jpg"; the part before "_jpg.rf." is the source photo.
 _ROBOFLOW_NAME = re.compile(r"^(?P<source>.+?)_(?:jpe?g|png)\.rf\.[0-9a-f]+$", re.IGNORECASE)
 _MARKER = ".tablewatch-dataset"  # written in every prepared folder: only such folders are ever deleted
+# The box-only detector's classes: every face-up index is one class, the identity comes from the classifier.
+INDEX_CLASSES = (INDEX_LABEL, BACK_LABEL)
 
 
 class DatasetError(ValueError):
@@ -157,11 +161,14 @@ def prepare_dataset(
     test_fraction: float = 0.12,
     seed: int = 0,
     one_copy_in_val: bool = True,
+    index_only: bool = False,
 ) -> Path:
     """Write ``out_dir/{train,val,test}`` (image symlinks, YOLO labels), ``data.yaml`` and ``split.json``.
 
     Returns the path of ``data.yaml`` (with an absolute ``path:``, which ultralytics needs). ``val`` keeps
     one copy per source when ``one_copy_in_val``: it only picks the best epoch, and is scored every epoch.
+    With ``index_only`` the classes become ``INDEX_CLASSES``: a detector that only finds boxes, for the
+    identity classifier to name (far easier to learn from scratch than 55 look-alike classes).
     """
     root, out_dir = root.resolve(), out_dir.resolve()
     names = read_class_names(root)
@@ -178,17 +185,25 @@ def prepare_dataset(
             for sample in samples:
                 (out_dir / split / "images" / sample.image.name).symlink_to(sample.image)
                 boxes = yolo_boxes(sample.label, len(names))
+                if index_only:
+                    boxes = [_as_index_class(box, names) for box in boxes]
                 label_text = "\n".join(boxes) + ("\n" if boxes else "")
                 (out_dir / split / "labels" / f"{sample.image.stem}.txt").write_text(label_text, encoding="utf-8")
                 n += 1
         counts[split] = {"sources": len(plan.sources[split]), "images": n}
     data_yaml = out_dir / "data.yaml"
     description = {"path": str(out_dir), "train": "train/images", "val": "val/images", "test": "test/images"}
-    description |= {"nc": len(names), "names": names}
+    classes = list(INDEX_CLASSES) if index_only else names
+    description |= {"nc": len(classes), "names": classes}
     data_yaml.write_text(yaml.safe_dump(description, sort_keys=False), encoding="utf-8")
     manifest = {"root": str(root), "seed": seed, "counts": counts, "sources": plan.sources}
     (out_dir / "split.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return data_yaml
+
+
+def _as_index_class(box: str, names: list[str]) -> str:
+    cls, rest = box.split(" ", 1)
+    return f"{INDEX_CLASSES.index(BACK_LABEL) if names[int(cls)] == BACK_LABEL else 0} {rest}"
 
 
 def read_split(out_dir: Path) -> dict[str, list[str]]:

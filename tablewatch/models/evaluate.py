@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablewatch.models.dataset import DatasetError, source_group, source_of
+from tablewatch.models.dataset import DatasetError, read_class_names, source_group, source_of
 from tablewatch.vision.boxes import box_iou
 from tablewatch.vision.cards import BACK_LABEL, Card, group_cards
 from tablewatch.vision.classifier import OnnxIndexClassifier
@@ -153,12 +153,14 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = 0.25, min
     classifier = OnnxIndexClassifier(classifier_path) if classifier_path else None
     reader = CardReader(detector, conf=MAP_CONF, tiles="auto" if min_tile else "none", min_tile=min_tile,
                         classifier=classifier)
-    names = detector.names
+    names = reader.names
+    to_reader_id = _label_ids(read_class_names(split_dir.parent), names)
     ap_inputs = ApInputs()
     tallies: dict[str, CardTally] = defaultdict(CardTally)
     for image_path in images:
         image = read_image(image_path)
         gt_cls, gt_xyxy = read_labels(split_dir / "labels" / f"{image_path.stem}.txt", image.shape[1], image.shape[0])
+        gt_cls = to_reader_id[gt_cls]
         found = reader.read(image).detections
         ap_inputs.cls.append(found.class_id)
         ap_inputs.conf.append(found.confidence)
@@ -197,6 +199,16 @@ def format_report(report: dict) -> str:
                      f"identity accuracy {figures['identity_accuracy']:.3f}, "
                      f"recall {figures['recall']:.3f}, precision {figures['precision']:.3f}")
     return "\n".join(lines)
+
+
+def _label_ids(dataset_names: list[str], reader_names: dict[int, str]) -> np.ndarray:
+    """Dataset class id -> the reader's class id of the same name (a box-only detector + classifier
+    names classes in its own order)."""
+    ids = {name: c for c, name in reader_names.items()}
+    missing = [name for name in dataset_names if name not in ids]
+    if missing:
+        raise DatasetError(f"the model can't name these dataset classes: {', '.join(missing)}.")
+    return np.array([ids[name] for name in dataset_names], dtype=np.int64)
 
 
 def _class_of(label: str, names: dict[int, str]) -> int:

@@ -82,6 +82,7 @@ def train_detector(
     workers: int = 0,
     seed: int = 0,
     resume: bool = False,
+    init: Path | None = None,
 ) -> TrainResult:
     """Train from scratch; ``hours`` (if given) overrides ``epochs`` and fits the schedule to the time.
 
@@ -99,6 +100,10 @@ def train_detector(
         YOLO(str(last)).train(resume=True)
     else:
         model = YOLO(arch)
+        if init is not None:
+            if not init.is_file():
+                raise TrainingError(f"--init weights not found: {init} (only local files; nothing is downloaded).")
+            model.load(str(init))
         model.train(
             data=str(data_yaml.resolve()),
             imgsz=imgsz,
@@ -112,7 +117,7 @@ def train_detector(
             exist_ok=True,
             seed=seed,
             deterministic=True,
-            pretrained=False,
+            pretrained=str(init) if init is not None else False,
             cache=True,
             plots=False,
             amp=False,
@@ -134,11 +139,16 @@ def export_onnx(weights: Path, *, imgsz: int) -> Path:
     return Path(path)
 
 
+def model_stem(arch: str, imgsz: int, kind: str = "") -> str:
+    """``cards-[<kind>-]<arch>-<imgsz>``: the name of a run folder and of the shipped files."""
+    return "-".join(part for part in ("cards", kind, arch.removesuffix(".yaml"), str(imgsz)) if part)
+
+
 def ship(
-    result_pt: Path, result_onnx: Path, *, arch: str, imgsz: int, models_dir: Path = MODELS_DIR
+    result_pt: Path, result_onnx: Path, *, arch: str, imgsz: int, models_dir: Path = MODELS_DIR, kind: str = ""
 ) -> tuple[Path, Path]:
-    """Copy the weights into ``models/`` as ``cards-<arch>-<imgsz>.{pt,onnx}``."""
-    stem = f"cards-{arch.removesuffix('.yaml')}-{imgsz}"
+    """Copy the weights into ``models/`` as ``cards-[<kind>-]<arch>-<imgsz>.{pt,onnx}``."""
+    stem = model_stem(arch, imgsz, kind)
     models_dir.mkdir(parents=True, exist_ok=True)
     pt, onnx = models_dir / f"{stem}.pt", models_dir / f"{stem}.onnx"
     shutil.copyfile(result_pt, pt)

@@ -23,6 +23,7 @@ from tablewatch.vision.boxes import box_iou
 from tablewatch.vision.detections import Detections
 
 BACK_LABEL = "BACK"
+INDEX_LABEL = "INDEX"  # a box-only detector's face-up class: the identity comes from the classifier
 RANKS = {"10": "T", "A": "A", "K": "K", "Q": "Q", "J": "J"} | {str(n): str(n) for n in range(2, 10)}
 SUITS = {"C": "c", "D": "d", "H": "h", "S": "s"}
 

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from tablewatch.vision.boxes import nms
+from tablewatch.vision.cards import BACK_LABEL, INDEX_LABEL
 from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import MODELS_DIR, DetectorError
 
@@ -35,6 +36,11 @@ def crop_index(image: np.ndarray, box: np.ndarray | tuple[float, ...]) -> np.nda
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     return cv2.warpAffine(image, matrix, (CROP_HW[1], CROP_HW[0]), flags=interpolation,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+def is_box_only(detector_names: dict[int, str]) -> bool:
+    """A detector that finds index boxes without naming them (``tablewatch train --index-only``)."""
+    return INDEX_LABEL in detector_names.values()
 
 
 def default_classifier_path(models_dir: Path = MODELS_DIR) -> Path | None:
@@ -81,25 +87,37 @@ class OnnxIndexClassifier:
         exp = np.exp(logits)
         return exp / exp.sum(axis=1, keepdims=True)
 
+    def output_names(self, detector_names: dict[int, str]) -> dict[int, str]:
+        """The classes of relabelled detections: the detector's own when it names cards; for a box-only
+        detector (``INDEX``/``BACK``), the classifier's classes plus ``BACK``."""
+        if not is_box_only(detector_names):
+            return detector_names
+        return dict(enumerate([*self.names, BACK_LABEL]))
+
     def relabel(self, image: np.ndarray, detections: Detections, detector_names: dict[int, str]) -> Detections:
         """Face-up boxes get the classifier's identity; confidence = sqrt(box score × identity probability).
+
+        Class ids of the result are in ``output_names(detector_names)``.
 
         Overlapping face-up boxes are first reduced to one (class-agnostic NMS): the detector may box one
         index under two classes, which would otherwise become two agreeing indices of one identity.
         """
-        back = np.array([detector_names[int(c)] == "BACK" for c in detections.class_id], dtype=bool)
+        names = self.output_names(detector_names)
+        ids = {name: c for c, name in names.items()}
+        back = np.array([detector_names[int(c)] == BACK_LABEL for c in detections.class_id], dtype=bool)
         face = np.flatnonzero(~back)
-        if not len(face):
-            return detections
-        face = face[nms(detections.xyxy[face], detections.confidence[face], AGNOSTIC_IOU)]
+        face = face[nms(detections.xyxy[face], detections.confidence[face], AGNOSTIC_IOU)] if len(face) else face
         detections = detections[np.sort(np.concatenate([face, np.flatnonzero(back)]))]
-        back = np.array([detector_names[int(c)] == "BACK" for c in detections.class_id], dtype=bool)
+        back = np.array([detector_names[int(c)] == BACK_LABEL for c in detections.class_id], dtype=bool)
         face = np.flatnonzero(~back)
+        class_id, confidence = detections.class_id.copy(), detections.confidence.copy()
+        class_id[back] = ids[BACK_LABEL]
+        if not len(face):
+            return Detections(detections.xyxy, confidence, class_id, tracker_id=detections.tracker_id,
+                              data=dict(detections.data), metadata=dict(detections.metadata))
         crops = np.stack([crop_index(image, detections.xyxy[i]) for i in face])
         probs = self.probabilities(crops)
         best = probs.argmax(axis=1)
-        ids = {name: c for c, name in detector_names.items()}
-        class_id, confidence = detections.class_id.copy(), detections.confidence.copy()
         class_id[face] = [ids[self.names[b]] for b in best]
         confidence[face] = np.sqrt(probs[np.arange(len(face)), best] * confidence[face])
         return Detections(detections.xyxy, confidence, class_id, tracker_id=detections.tracker_id,

@@ -72,16 +72,23 @@ def cards(image: Path, as_json: bool, annotate: Path | None, model: Path | None,
 @click.option("--threads", type=click.IntRange(0, 64), default=0, help="ONNX Runtime threads (0: all cores).")
 @click.option("--mode", "modes", type=click.Choice(["whole", "tiled"]), multiple=True, default=("whole", "tiled"),
               show_default=True)
+@click.option("--classifier", default="auto", show_default=True,
+              help="Index classifier ONNX (identity from crops): a path, 'auto' (the shipped one if any) or 'none'.")
 def bench_vision(
-    video: tuple[Path, ...], photos: Path | None, frames: int, model: Path | None, threads: int, modes: tuple[str, ...]
+    video: tuple[Path, ...], photos: Path | None, frames: int, model: Path | None, threads: int, modes: tuple[str, ...],
+    classifier: str,
 ) -> None:
     """Per-stage ms and fps of the card path at 1280x720 and 3840x2160."""
     from tablewatch.vision.bench import bench_composed, bench_video
+    from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
     from tablewatch.vision.detector import OnnxDetector, default_model_path
     from tablewatch.vision.reader import CardReader
 
     try:
-        reader = CardReader(OnnxDetector(model or default_model_path(), threads=threads or None))
+        classifier_path = resolve_classifier(classifier)
+        index_classifier = OnnxIndexClassifier(classifier_path, threads=threads or None) if classifier_path else None
+        reader = CardReader(OnnxDetector(model or default_model_path(), threads=threads or None),
+                            classifier=index_classifier)
         if video:
             results = [bench_video(reader, path, label=path.name, mode=mode, max_frames=frames)
                        for path in video for mode in modes]

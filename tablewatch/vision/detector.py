@@ -18,6 +18,7 @@ from tablewatch.vision.detections import Detections
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL_GLOB = "cards-*.onnx"
+CLASSIFIER_MARK = "-cls-"  # ``cards-index-cls-*.onnx`` is the identity classifier, not a detector
 
 
 class DetectorError(RuntimeError):
@@ -25,8 +26,9 @@ class DetectorError(RuntimeError):
 
 
 def default_model_path(models_dir: Path = MODELS_DIR) -> Path:
-    """The shipped card model: ``models/cards-*.onnx`` (the newest if there are several)."""
-    found = sorted(models_dir.glob(DEFAULT_MODEL_GLOB), key=lambda path: path.stat().st_mtime)
+    """The shipped card detector: ``models/cards-*.onnx`` (the newest if there are several)."""
+    found = sorted((path for path in models_dir.glob(DEFAULT_MODEL_GLOB) if CLASSIFIER_MARK not in path.name),
+                   key=lambda path: path.stat().st_mtime)
     if not found:
         raise DetectorError(f"no card model ({DEFAULT_MODEL_GLOB}) in {models_dir}; train one with 'tablewatch train'.")
     return found[-1]

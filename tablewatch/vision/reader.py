@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from tablewatch.vision.cards import Card, count_backs, group_cards
-from tablewatch.vision.classifier import OnnxIndexClassifier
+from tablewatch.vision.classifier import OnnxIndexClassifier, is_box_only
 from tablewatch.vision.detections import Detections
-from tablewatch.vision.detector import OnnxDetector, default_model_path
+from tablewatch.vision.detector import DetectorError, OnnxDetector, default_model_path
 from tablewatch.vision.tiling import StageTimes, Window, detect_windows, pyramid_windows
 
 BOX_CONF_WITH_CLASSIFIER = 0.05
@@ -50,6 +50,11 @@ class CardReader:
         self.min_tile = min_tile or 2 * self.detector.imgsz
         self.times = StageTimes()
         self.classifier = classifier
+        if classifier is None and is_box_only(self.detector.names):
+            raise DetectorError(f"{self.detector.path} only finds index boxes: card identity needs the index "
+                                "classifier (models/cards-index-cls-*.onnx, or --classifier PATH).")
+        # the classes of what ``read`` returns (a box-only detector's boxes are named by the classifier)
+        self.names = classifier.output_names(self.detector.names) if classifier else self.detector.names
 
     def windows(self, height: int, width: int) -> list[Window]:
         if self.tiles == "none":
@@ -80,8 +85,8 @@ class CardReader:
             self.times.add("classify", time.perf_counter() - start)
             detections = detections[detections.confidence >= self.conf]
         start = time.perf_counter()
-        cards = group_cards(detections, self.detector.names)
-        backs = count_backs(detections, self.detector.names)
+        cards = group_cards(detections, self.names)
+        backs = count_backs(detections, self.names)
         self.times.add("cards", time.perf_counter() - start)
         self.times.calls += 1
         return CardReading(cards=cards, backs=backs, detections=detections, windows=len(windows))

@@ -114,3 +114,15 @@ def test_never_overwrites_a_folder_it_did_not_make(tmp_path: Path):
         prepare_dataset(export, tmp_path / "precious")
     prepare_dataset(export, tmp_path / "ours")
     prepare_dataset(export, tmp_path / "ours")  # its own folder is rebuilt
+
+
+def test_index_only_keeps_the_boxes_and_names_every_face_up_index_index(tmp_path: Path):
+    export = make_export(tmp_path / "export", {"train": copies("IMG_20_1"), "test": copies("IMG_78", 1)})
+    label = export / "train" / "labels" / f"{Path(copies('IMG_20_1')[0]).stem}.txt"
+    (export / "data.yaml").write_text(yaml.safe_dump({"nc": 3, "names": ["AS", "KD", "BACK"]}))
+    label.write_text("1 0.5 0.5 0.1 0.2\n2 0.3 0.3 0.2 0.2\n")  # KD becomes INDEX (0), BACK becomes 1
+    data_yaml = prepare_dataset(export, tmp_path / "prepared", index_only=True)
+    assert yaml.safe_load(data_yaml.read_text())["names"] == ["INDEX", "BACK"]
+    split = next(s for s in ("train", "val", "test") if (tmp_path / "prepared" / s / "labels" / label.name).exists())
+    rewritten = (tmp_path / "prepared" / split / "labels" / label.name).read_text().splitlines()
+    assert rewritten == ["0 0.500000 0.500000 0.100000 0.200000", "1 0.300000 0.300000 0.200000 0.200000"]

@@ -73,3 +73,36 @@ def test_draw_cards_marks_the_index_boxes():
     out = draw_cards(image, [card])
     assert tuple(out[75, 50]) == AGREED and tuple(out[155, 150]) == AGREED  # left and right box edges
     assert not image.any()  # the input is not drawn on
+
+
+def test_a_box_only_detector_gets_names_from_the_classifier():
+    detector_names = {0: "INDEX", 1: "BACK"}
+    classifier = FixedClassifier()
+    names = classifier.output_names(detector_names)
+    assert names == {0: "AS", 1: "KD", 2: "BACK"}
+    boxes = np.array([[10, 10, 20, 25], [50, 50, 90, 95]], np.float32)
+    found = Detections(boxes, np.array([0.5, 0.9]), np.array([0, 1]))
+    out = classifier.relabel(np.zeros((100, 100, 3), np.uint8), found, detector_names)
+    assert [names[c] for c in out.class_id.tolist()] == ["KD", "BACK"]
+
+
+def test_a_box_only_detector_without_a_classifier_is_a_clear_error():
+    from tablewatch.vision.reader import CardReader
+
+    class BoxOnlyDetector:
+        path, names, imgsz = Path("cards-boxes.onnx"), {0: "INDEX", 1: "BACK"}, 320
+
+    with pytest.raises(DetectorError, match="needs the index classifier"):
+        CardReader(BoxOnlyDetector())  # type: ignore[arg-type]
+
+
+def test_the_default_detector_is_never_the_classifier(tmp_path: Path):
+    import os
+
+    from tablewatch.vision.detector import default_model_path
+
+    detector, classifier = tmp_path / "cards-yolo11n-320.onnx", tmp_path / "cards-index-cls-32.onnx"
+    detector.write_bytes(b"d")
+    classifier.write_bytes(b"c")
+    os.utime(detector, (1, 1))  # the classifier is the newer file
+    assert default_model_path(tmp_path) == detector
