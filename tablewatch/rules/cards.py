@@ -38,6 +38,9 @@ class CardFlow:
     def _ensure_tracker(self) -> None:
         raise NotImplementedError
 
+    def _muck_held(self, seat: int) -> bool:
+        raise NotImplementedError
+
     def _at_showdown(self) -> bool:
         self._advance()
         return self.hole_flushed and self.state.status and self.state.actor_index is None and (
@@ -128,6 +131,8 @@ class CardFlow:
         if self.stuck:
             return False
         if info.mucked:
+            if not force and self._muck_held(self.order[index]):
+                return False  # the caller may still ask to see it (club, 001 TDA-7 exception)
             # all-in (TDA-9) or the last live hand: tabled, not mucked
             return self._table(False if not state.all_in_status and live > 1 else unknown)
         if info.tabled is not None:

@@ -260,6 +260,8 @@ class HandEngine(CardFlow, Corrections):
         elif isinstance(event, CardsTabled | CardsMucked) and seat in self.seats and self._at_showdown():
             self.seats[seat].tabled = event.cards if isinstance(event, CardsTabled) else None
             self.seats[seat].mucked = isinstance(event, CardsMucked)
+            if isinstance(event, CardsMucked) and self._muck_held(seat):
+                self._aggressor_mucked(seat, event.ts)
             self._advance()
         elif isinstance(event, CardsTabled) and seat in self.seats:
             self.seats[seat].tabled = event.cards  # shown early (all-in) or at the end: kept for the showdown
@@ -614,6 +616,35 @@ class HandEngine(CardFlow, Corrections):
                 to = view.min_raise_to if view.can_raise else min(view.cur, view.bet + view.stack)
                 self._apply(seat, Reading(action="raise" if to > view.cur else "call", to=to,
                                           basis=f'"{decl.word}" declared, no chips: a minimum'), decl.ts)
+
+    # --- the showdown ---------------------------------------------------------------------------------------
+
+    def river_aggressor(self) -> tuple[int, tuple[int, ...]] | None:
+        """The last bettor or raiser of the river and the seats that called him, when anyone did."""
+        river = [a for a in self.actions if a.street == "river"]
+        last = max((i for i, a in enumerate(river) if a.kind == "cbr"), default=None)
+        if last is None:
+            return None
+        callers = tuple(a.seat for a in river[last + 1:] if a.kind == "cc")
+        return (river[last].seat, callers) if callers else None
+
+    def _muck_held(self, seat: int) -> bool:
+        """001 TDA-7 exception (club, C12): the called river aggressor's face-down muck waits for the caller's
+        request: if the dealer turns the cards over, the hand is live again and the caller must beat it."""
+        if self.profile.mucked_aggressor_rule != "club" or self.state.all_in_status:
+            return False  # an all-in and call: both hands are opened anyway (TDA-9)
+        aggressor = self.river_aggressor()
+        return aggressor is not None and aggressor[0] == seat
+
+    def _aggressor_mucked(self, seat: int, ts: float) -> None:
+        aggressor = self.river_aggressor()
+        assert aggressor is not None
+        callers = ", ".join(map(str, aggressor[1]))
+        self._finding(Finding(
+            rule_id="TDA-7-exception", title="River aggressor mucked after being called", severity=Severity.ADVISORY,
+            observed=f"seat {seat} bet the river, was called by seat(s) {callers}, and mucked face down",
+            ruling=f"club rule: seat {seat} has no claim to the pot unless a caller asks to see his hand; then the "
+                   f"dealer turns it over and the caller must show a better hand, or seat {seat} wins"), seat, ts)
 
     # --- findings -------------------------------------------------------------------------------------------
 

@@ -77,6 +77,12 @@ class RuleProfile(StrictModel):
     paid_to_see_right: bool = Field(
         True, description="C12, engine: a caller may ask to see the last aggressor's hand (TDA-11); not in cash (001)."
     )
+    mucked_aggressor_rule: Literal["tda", "club"] = Field(
+        "tda",
+        description="C12, engine: the last aggressor of the river mucks face down after being called: his hand is "
+        "dead and the caller wins (TDA-7, TDA-11), or, if the caller asks, the dealer turns it over and the caller "
+        "must show a better hand, or the aggressor wins (001 TDA-7 exception, club).",
+    )
     short_allin_reopens: Literal["tda_cumulative", "house_full_raise"] = Field(
         "tda_cumulative",
         description="C13, engine: short all-ins reopen the betting only when they add up to a full raise (TDA-34A), "
@@ -106,6 +112,12 @@ class RuleProfile(StrictModel):
     left_live_hand_penalty: bool = Field(
         True, description="checks: leaving the table with a live hand is a penalty (TDA22-31, alert) or only the "
         "player's risk (001 TDA-21, logged)."
+    )
+
+    nuts_last_to_act_must_bet: bool = Field(
+        False, description="checks: the live-tournament rule of FAQ-002-L324-326: the last to act on the river "
+        "holding the nuts must bet or raise; a check or call is logged for review (NUTS_NOT_BET). TDA has no such "
+        "rule: checking the nuts is not automatically soft play (TDA-56B)."
     )
 
     long_absence_s: float | None = Field(
@@ -176,6 +188,7 @@ PRESETS: dict[str, dict[str, object]] = {
         "bba_priority": "big_blind_first",
         "single_chip_over_prior_chips": "always_call",
         "missed_raise_call": "may_fold",
+        "mucked_aggressor_rule": "club",
         "left_live_hand_penalty": False,
         "long_absence_s": 3600.0,
         "consecutive_all_ins_warning": 3,

@@ -13,7 +13,7 @@ from tablewatch.rules.checks.chips import (
     StackVisibilityCheck,
     UnknownChipCheck,
 )
-from tablewatch.rules.checks.conduct import ConsecutiveAllInCheck
+from tablewatch.rules.checks.conduct import ConsecutiveAllInCheck, NutsNotBetCheck
 from tablewatch.rules.checks.exposure import ExposedCardCheck
 from tablewatch.rules.checks.fouled import FouledDeckCheck
 from tablewatch.rules.checks.misdeal import MisdealCheck
@@ -36,6 +36,7 @@ CHECK_CLASSES = (
     LeftWithLiveHandCheck,  # TDA-21
     LongAbsenceCheck,  # TDA-63 (club; off unless the profile sets long_absence_s)
     ConsecutiveAllInCheck,  # TDA-64 (club; off unless the profile sets consecutive_all_ins_warning)
+    NutsNotBetCheck,  # TDA-54 / FAQ-002 NUTS_NOT_BET (off unless the profile sets nuts_last_to_act_must_bet)
     # showdown and the pot (§1.6)
     AllInShowdownCheck,  # TDA-9
     TabledToWinCheck,  # TDA-6A

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tablewatch.events import (
     BetMotion,
     BoardCardDealt,
@@ -20,6 +22,7 @@ from tablewatch.rules.engine import HandEngine
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.physical import physical_events
 from tablewatch.rules.profiles import RuleProfile
+from tablewatch.rules.snapshot import Check
 from tablewatch.rules.table import FinishedHand, TableRules
 
 
@@ -28,9 +31,9 @@ class Hand:
 
     def __init__(self, config: GameConfig, stacks: dict[int, int], *, button: int | None = None,
                  cards: dict[int, str] | None = None, profile: RuleProfile | None = None,
-                 blinds: tuple[tuple[int, int], ...] = ()) -> None:
+                 blinds: tuple[tuple[int, int], ...] = (), checks: Sequence[Check] = ()) -> None:
         self.config = config
-        self.rules = TableRules(config, table="T", profile=profile, checks=[], strict=True)
+        self.rules = TableRules(config, table="T", profile=profile, checks=list(checks), strict=True)
         self.ts = 0.0
         seats = tuple(sorted(stacks))
         self.button = button if button is not None else seats[-1]
