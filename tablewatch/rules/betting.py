@@ -1,4 +1,6 @@
-"""What a seat faces on the current street, the TDA way, over pokerkit's chip ledger.
+"""What a seat faces on the current street, the TDA way, over pokerkit's chip ledger: the legal actions
+(ENG-05: ``can_raise``, the amount to call), the bet sizes (ENG-06), the minimum raise (ENG-07) and the
+pot-limit maximum counting the call first (ENG-08) in ``view_for``.
 
 pokerkit's ``State`` holds the chips (stacks, bets, pots). ``RoundTracker`` keeps what the TDA rules need
 and pokerkit does not model the same way (catalogue Appendix C):

@@ -10,7 +10,10 @@ Rules applied (ids from shared/rules/CATALOGUE.md): TDA-27A/27C (verbal vs chips
 TDA-28/37 (undercall), TDA-29 (string raise), TDA-30A/30B (50 % standard; "raise X" = total X),
 TDA-31 (single oversized chip), TDA-32 (smallest-chip test), TDA-33 (chips already in front),
 TDA-34 (no raise when the betting was not reopened), TDA-38A/38B (underraise, over-pot), TDA-40C,
-TDA-41 (incorrect declarations), TDA-43 (ambiguous amounts), TDA-47 (no change-making), ENG-10..16.
+TDA-41 (incorrect declarations), TDA-43 (ambiguous amounts), TDA-47 (no change-making); catalogue §2:
+ENG-10 (verbal amounts), ENG-11 (silent chips), ENG-12 (50 % standard), ENG-13 (no raise unless reopened),
+ENG-14 (undercall), ENG-15 (underbets and underraises), ENG-16 (over-pot, the under-pot correction is in
+``corrections.py``), ENG-45 (incorrect declarations).
 """
 
 from __future__ import annotations

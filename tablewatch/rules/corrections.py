@@ -3,10 +3,10 @@
 pokerkit's state cannot take an action back, so a correction replays the hand on a fresh state with the
 corrected action (``_rebuild``); everything else — cards, the other actions, the TDA bookkeeping — is replayed
 as it was. Two rulings use it:
-- **a pot-limit pot bet counted too low** (TDA-38B, EX-71/72): the engine books the declared pot at once, as
+- **a pot-limit pot bet counted too low** (TDA-38B, ENG-16, EX-71/72): the engine books the declared pot at once, as
   the floor rules while it can still be corrected; if the player has not made the bet up by the next
   substantial action (ENG-18), the smaller bet stands and the hand is replayed with it;
-- **a call made having missed a raise** (TDA-35, EX-17): accepted action, the call stands at the full amount
+- **a call made having missed a raise** (TDA-35, ENG-19, EX-17): accepted action, the call stands at the full amount
   (TDA22-49); in the club's rule (001 TDA-35) the player may take the call back and fold — not raise — until
   the next player acts (``RuleProfile.missed_raise_call``).
 """

@@ -5,6 +5,14 @@ things (out of turn, undercall, underraise, string raise, …) never stop the ha
 finding with the ruling a floor would give and carries on as ruled. The TDA view of each street is in
 ``betting.py``, the reading of chips and words in ``chipreading.py``, the cards (deal, board, showdown) in
 ``cards.py``. ``TableRules`` (``tablewatch.rules.table``) wraps it for a whole session of hands.
+
+Catalogue §2 rules owned here, on pokerkit's game: ENG-01 (the hand's structure: pokerkit's hold'em or Omaha,
+2-10 seats), ENG-02 (forced bets: blinds, antes, big-blind ante and straddle posted in ``_game``), ENG-04 (the
+order of action: pokerkit's actor; actions out of turn held, ENG-17), ENG-09 (the fixed-limit raise cap, C8,
+``_cap_reached``), ENG-21 (main and side pots, uncalled bets returned: pokerkit's pots, ``expected_awards``),
+ENG-23 (dead hands: a fold said or cards mucked here, a non-standard fold is binding; the other ways are the
+clock's, the procedure checks' and the penalties'), ENG-44 (acting in turn, waiting for the bet amount,
+TDA-36B).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Every amount in tablewatch is an integer count of the table's smallest unit (``currency_unit``): a $5/$10
 game played to the cent has ``currency_unit = 0.01`` and a big blind of 1000. pokerkit is fed the same
-integers; the hand-history writer turns them back into money.
+integers; the hand-history writer turns them back into money. The variants are the hand structures of
+ENG-01 (hold'em, and Omaha with 4 hole cards); the bet sizes of each structure (ENG-06) are ``bet_size``.
 """
 
 from __future__ import annotations

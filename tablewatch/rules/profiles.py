@@ -2,8 +2,9 @@
 
 Each field of ``RuleProfile`` names the conflict of ``shared/rules/CATALOGUE.md`` §0.5 (C1–C14) or the
 rule it tunes. The procedure checks (``tablewatch.rules.checks``) read the fields marked "checks"; the
-betting engine reads those marked "engine". Thresholds marked *(default — not in seeds)* are engineering
-choices, not seed text.
+betting engine reads those marked "engine"; the floor's and the tournament's units (penalties, final table,
+showdown order) are named in their field. Conflict C3 (a premature stud card) has no setting: the monitor
+follows flop games only. Thresholds marked *(default — not in seeds)* are engineering choices, not seed text.
 
 A profile is plain config: ``RuleProfile.model_validate(dict)``, ``load_profile(path)`` for a TOML, YAML or
 JSON file (unknown keys are errors), or one of the named ``PRESETS``.
@@ -38,12 +39,10 @@ class RuleProfile(StrictModel):
         description="C2, checks: early turn goes back to the stub and is redealt without a burn (2022, TDA-57B), "
         "or is set aside and the next card is burned-and-dealt, river without a burn (2017, TR-002-L164-170).",
     )
-    premature_stud_variant: Literal["tda2022", "tda2017"] = Field(
-        "tda2022", description="C3: stud premature card (stud is not monitored; kept so a venue file can state it)."
-    )
     penalty_offender_away: bool = Field(
         True,
-        description="C4, engine: a penalised player must be away from the table (TDA22-71C) or may stay (TDA-56C).",
+        description="C4, penalties (ENG-31, ``tablewatch.rules.penalties``): a penalised player must be away from the "
+        "table (TDA22-71C) or may stay (TDA-56C).",
     )
     expose_facing_bet_kills: bool = Field(
         False,
@@ -51,7 +50,8 @@ class RuleProfile(StrictModel):
         "HOUSE-004-pass(h)); TDA (TDA-53): the cards stay live and a penalty follows the hand.",
     )
     final_table_size_rule: Literal["tda2022", "tda2017"] = Field(
-        "tda2022", description="C6: final table of 9 (8/9-max) or 7 (RP-9, 2022), or table max + 1 (2017)."
+        "tda2022", description="C6, final table (ENG-33, ``tablewatch.rules.finaltable``): 9 players (8/9-max) or 7 "
+        "(6/7-max) (TDA22-RP-9, 2022), or table max + 1, at most 10, not in heads-up events (TR-002-L43, 2017)."
     )
     bba_priority: Literal["ante_first", "big_blind_first"] = Field(
         "ante_first", description="C7, engine: a short big-blind-ante player posts the ante first (TDA 2022 RP-11) "
@@ -72,7 +72,9 @@ class RuleProfile(StrictModel):
         "multiple-chip rule (TDA22-ILL-46 Sit. 2) or is always a call (001 TDA-33D).",
     )
     showdown_order_variant: Literal["tda", "cash"] = Field(
-        "tda", description="C11, engine: last aggressor shows first (TDA-10), or side-pot contestants first (cash)."
+        "tda", description="C11, showdown order (ENG-20, ``tablewatch.rules.showdown.showdown_order``): the last "
+        "aggressor shows first (TDA-10), or the side-pot contestants first, pot by pot inwards (cash, 001 cash "
+        "section, HOUSE-002-2.10.5)."
     )
     paid_to_see_right: bool = Field(
         True, description="C12, engine: a caller may ask to see the last aggressor's hand (TDA-11); not in cash (001)."
@@ -108,6 +110,16 @@ class RuleProfile(StrictModel):
         "misdeal",
         description="checks: one extra hole card before any action is a wrong-count misdeal (TDA-22A(5)) or goes "
         "back as the flop burn (HOUSE-002-2.7.6; two or more extra cards are a misdeal, HOUSE-002-2.5(d)).",
+    )
+    button_rule: Literal["dead", "moving"] = Field(
+        "dead", description="button (ENG-03, ``tablewatch.rules.button``): the dead button, blinds and button placed "
+        "from last hand's even on empty seats (tournaments, TDA22-32), or a moving button, the blinds the next two "
+        "players (a cash room's choice, HOUSE-002-2.11.1)."
+    )
+    team_play_rule: Literal["tda", "club"] = Field(
+        "tda", description="penalties (ENG-34, ``tablewatch.rules.penalties``): soft play is penalised at the TD's "
+        "discretion (TDA22-69, TDA22-71), or by the club's ladder: warning, then the hand exposed and the chips to "
+        "the real winner, then 1/2/3/… missed rounds (001 TDA-54). Collusion disqualifies in both."
     )
     left_live_hand_penalty: bool = Field(
         True, description="checks: leaving the table with a live hand is a penalty (TDA22-31, alert) or only the "
@@ -189,6 +201,7 @@ PRESETS: dict[str, dict[str, object]] = {
         "single_chip_over_prior_chips": "always_call",
         "missed_raise_call": "may_fold",
         "mucked_aggressor_rule": "club",
+        "team_play_rule": "club",
         "left_live_hand_penalty": False,
         "long_absence_s": 3600.0,
         "consecutive_all_ins_warning": 3,
@@ -196,7 +209,6 @@ PRESETS: dict[str, dict[str, object]] = {
     # The TDA 2017 text (seed 002, Turkish): the premature-turn and final-table procedures of 2017.
     "tda-2017": {
         "premature_turn_variant": "tda2017",
-        "premature_stud_variant": "tda2017",
         "final_table_size_rule": "tda2017",
     },
 }

@@ -11,21 +11,14 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parents[1]
 
 NOT_RULED_BY_THE_MONITOR: dict[int, str] = {
-    28: "club team-play ladder: starts from the dealer's suspicion and the floor's count of offences; no table "
-        "event shows either",
-    29: "missed-round penalty: the floor imposes it and no event tells the monitor a seat is penalised; the count "
-        "of hands is the floor's bookkeeping",
     33: "the 1-minute dispute window before a break runs on the tournament clock, which the monitor does not see "
         "(the usual window, until the next hand's substantial action, is in the TDA-5 misaward ruling)",
     34: "dealer change shortly before a level ends: needs the tournament level clock and a dealer-swap event, "
         "neither of which the monitor receives",
     36: "seat draw when a table breaks: a seating procedure away from any dealt hand, with no event of its own",
     37: "halting play at a short table: tournament-wide balancing across tables, the TD's call",
-    82: "final-table size (2022): a tournament structure the TD sets when tables merge, not a table's play",
     83: "stud dealing when the deck runs out on 7th street: the monitor follows flop games only",
-    94: "final-table size (2017): a tournament structure the TD sets when tables merge, not a table's play",
     95: "stud 7th-street card dealt face up: the monitor follows flop games only",
-    99: "short buy-in amount: a sale at the cash desk or by the dealer between hands, with no buy-in event",
 }
 
 EXAMPLE = re.compile(r"^\*\*EX-(\d+) — ", re.MULTILINE)
@@ -76,3 +69,45 @@ def test_every_worked_example_is_tested_or_listed(shared_dir: Path) -> None:
     unknown = sorted(listed - examples)
     assert unknown == [], f"listed ids that are not examples of the catalogue: {unknown}"
     assert all(reason.strip() for reason in NOT_RULED_BY_THE_MONITOR.values())
+
+
+# --- every engine rule of §2 is named in the rules code ------------------------------------------------------
+
+RULES_CODE = Path(__file__).resolve().parents[2] / "tablewatch" / "rules"
+
+# ENG ids of catalogue §2 deliberately not implemented, with the reason; an id here that the code names is stale
+ENG_NOT_IMPLEMENTED: dict[str, str] = {}
+
+ENG_HEADING = re.compile(r"^#### (ENG-\d+) — ", re.MULTILINE)
+
+
+def eng_rules_in_catalogue(text: str) -> set[str]:
+    """The ENG ids of §2 (from its heading to the next top-level section)."""
+    start = text.index("\n## 2. ")
+    end = text.index("\n## ", start + 1)
+    return set(ENG_HEADING.findall(text[start:end]))
+
+
+def named_in(source: str, ids: set[str]) -> set[str]:
+    """The ids ``source`` names, whole: ENG-1 is not ENG-10."""
+    return {rule for rule in ids if re.search(rf"{re.escape(rule)}(?!\d)", source)}
+
+
+def test_the_eng_parsers_read_whole_ids() -> None:
+    text = "#### ENG-99 — x\n## 2. Game\n#### ENG-01 — a\n#### ENG-02 — b\n- #### ENG-07 — no\n## 3. W\n#### ENG-03 — c"
+    assert eng_rules_in_catalogue(text) == {"ENG-01", "ENG-02"}
+    assert named_in("see ENG-010 and ENG-02.", {"ENG-01", "ENG-02"}) == {"ENG-02"}
+
+
+def test_every_eng_rule_is_named_in_the_rules_code_or_listed(shared_dir: Path) -> None:
+    ids = eng_rules_in_catalogue((shared_dir / "rules" / "CATALOGUE.md").read_text(encoding="utf-8"))
+    assert len(ids) >= 45 and ids == {f"ENG-{n:02d}" for n in range(1, len(ids) + 1)}, "§2 is not ENG-01…ENG-n"
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(RULES_CODE.rglob("*.py")))
+    named = named_in(source, ids)
+    listed = set(ENG_NOT_IMPLEMENTED)
+    missing = sorted(ids - named - listed)
+    assert missing == [], f"ENG rules of §2 named nowhere in tablewatch/rules and not listed: {missing}"
+    stale = sorted(listed & named)
+    assert stale == [], f"ENG rules listed as not implemented, yet named in tablewatch/rules (stale): {stale}"
+    assert sorted(listed - ids) == [], "listed ids that are not rules of §2"
+    assert all(reason.strip() for reason in ENG_NOT_IMPLEMENTED.values())

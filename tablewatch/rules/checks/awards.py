@@ -1,5 +1,5 @@
 """Awarding the pot: pushes compared with the engine's awards (TDA-5 misaward, correctable per TDA-13),
-and side pots settled before the main pot (TDA22-21).
+and side pots settled before the main pot (TDA22-21; the pots themselves, ENG-21, are the engine's).
 
 The engine puts what each seat should get in ``snapshot.expected_awards`` at the showdown; with no
 expected awards in the snapshot there is nothing to compare and the checks stay silent.

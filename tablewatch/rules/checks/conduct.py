@@ -1,5 +1,5 @@
 """Conduct a camera can see, off unless the venue's profile asks for it:
-- club rule TDA-64 (EX-31): a player who moves all-in in three hands in a row gets a warning; further
+- club rule TDA-64 (ENG-35, EX-31): a player who moves all-in in three hands in a row gets a warning; further
   repeats may be penalised as unsporting play;
 - the live-tournament "bet the nuts" rule (FAQ-002-L324-326, under TDA-54 soft play; EX-96): the last to
   act on the river who holds the nuts and only checks or calls is logged for the floor's review.

@@ -1,4 +1,4 @@
-"""Misdeal conditions of the initial deal (TDA-22A, HOUSE-002-2.5) and the redeal (TDA-22C), the button dealt
+"""Misdeal conditions of the initial deal (TDA-22A, HOUSE-002-2.5) and the redeal (TDA-22C; ENG-24), the button dealt
 too few cards (TDA-24), and a wrong number of hole cards after substantial action (TDA-25 / TDA22-ILL-38).
 
 The initial deal is modelled as the sequence of ``CardDealt`` events: one card per pass, clockwise from the

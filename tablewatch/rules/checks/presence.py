@@ -157,7 +157,7 @@ class LeftWithLiveHandCheck(HandCheck):
 
 
 class LongAbsenceCheck(HandCheck):
-    """Club rule TDA-63 (EX-30): a player away from the table for an hour may have his chips removed by the TD.
+    """Club rule TDA-63 (ENG-36, EX-30): a player away from the table for an hour may have his chips removed by the TD.
     While away he is dealt in and posts (TDA-20 mucks his hands). Off unless the profile sets a time."""
 
     rule_id = "TDA-63"
