@@ -24,6 +24,12 @@ log = logging.getLogger(__name__)
 
 Emit = Callable[[Event], None]
 
+# How long the pipeline holds events to put the sensors' reports back in time order. Vision reports a bet
+# once the hand has gone and the chips have settled (~0.7 s after its motion): with a perceiving camera
+# the pipeline waits that long; RFID and console reports are late by a sweep at most.
+LATENESS_S = 0.15
+VISION_LATENESS_S = 1.2
+
 
 class EventSource(Protocol):
     """Anything that produces events from its own thread: a camera, an RFID reader, a dealer console."""
@@ -101,7 +107,7 @@ class TablePipeline:
     """Runs one table. ``start()`` lists the steps, ``stop()`` undoes them in reverse."""
 
     def __init__(self, *, rules: Rules, outputs: Iterable[Output], sources: Iterable[EventSource] = (),
-                 fusion: SceneFusion | None = None, lateness: float = 0.15,
+                 fusion: SceneFusion | None = None, lateness: float = LATENESS_S,
                  clock: Callable[[], float] | None = None) -> None:
         self.rules = rules
         self.outputs = list(outputs)

@@ -5,10 +5,15 @@ and restarts itself when its device fails (the RFID poller and the console reope
 camera source reconnects); the pipeline orders and fuses what they report, the rules judge it, and the
 outputs publish it. SIGINT or SIGTERM stops the sources, processes what they already sent, drains the
 outbox and announces ``offline``: nothing received is lost.
+
+A camera whose configuration names the table profile calibrated from it (``tablewatch calibrate``) is
+watched by vision perception, and its events join the readers' and the console's as in the simulated
+session; without a profile a camera gives evidence clips and its frame rate only.
 """
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 import time
@@ -19,22 +24,33 @@ from typing import Any
 from pydantic import Field
 from rich.console import Console
 
-from tablewatch.config import StrictModel, load_config
+from tablewatch.calibration.layout import LayoutError
+from tablewatch.calibration.profile import load_profile
+from tablewatch.config import ConfigError, StrictModel, load_config
 from tablewatch.devices.console import SerialConsole
 from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.poller import ReaderConfig, ReaderPoller, session_clock
 from tablewatch.devices.registry import TagRegistry
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
-from tablewatch.e2e.pipeline import Emit, Output, TablePipeline
+from tablewatch.e2e.pipeline import LATENESS_S, VISION_LATENESS_S, Emit, Output, TablePipeline
+from tablewatch.events import Event
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
+from tablewatch.vision.perception.perception import Perception, PerceptionError
+
+log = logging.getLogger(__name__)
 
 
 class CameraConfig(StrictModel):
     source: str = Field(description="video file, rtsp://…, http://…, /dev/videoN or a camera index")
     name: str = Field(default="overhead", description="camera name in evidence and events")
+    profile: Path | None = Field(default=None, description="the table profile calibrated from this camera "
+                                 "(`tablewatch calibrate`): its frames then go through vision perception and "
+                                 "its events join the table's; none: the camera gives evidence only")
+    deck: str | None = Field(default=None, description="card faces to read identities against (a deck shipped "
+                             "with tablewatch, e.g. anglo_poker); none: cards are seen but not read")
 
 
 class RunConfig(StrictModel):
@@ -89,38 +105,79 @@ class ConsoleSource:
 
 
 class CameraSource:
-    """Frames from a camera or file into the evidence ring buffer, counted for the status line.
+    """Frames from a camera or file into the evidence ring buffer, counted for the status line, and, when
+    the camera has a calibrated table profile, through vision perception into table events.
 
-    Turning these frames into table events needs the vision perception stage; until a calibrated table
-    profile and that stage are configured, the camera gives evidence and health only.
+    A live camera's frames are stamped with the table's clock as they arrive; a video file is played at
+    its own pace, each frame stamped with the clock at its start plus its place in the file, so its events
+    line up with the other sources'. When the frames end or the table stops, what perception still waits
+    to decide is flushed: nothing seen is lost.
     """
 
-    def __init__(self, config: CameraConfig, *, clock: Any, frame_sinks: list[Any]) -> None:
+    def __init__(self, config: CameraConfig, *, clock: Any, frame_sinks: list[Any],
+                 perception: Perception | None = None) -> None:
         self.name = f"camera {config.name}"
         self.config, self.clock, self.frame_sinks = config, clock, frame_sinks
+        self.perception = perception
         self.frames = 0
+        self.events = 0
         self.error = ""
+        self._emit: Emit | None = None
+        self._last_ts: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self, emit: Emit) -> None:
+        self._emit = emit
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        from tablewatch.vision.sources import SourceError, open_source
+        from tablewatch.vision.sources import SourceError, VideoFileSource, open_source
 
         try:
             source = open_source(self.config.source)
-            for frame in source.frames():
-                if self._stop.is_set():
-                    break
-                self.frames += 1
-                for sink in self.frame_sinks:
-                    sink(self.config.name, self.clock(), frame.image)
-            source.close()
-        except SourceError as exc:
+            try:
+                paced, start = isinstance(source, VideoFileSource), self.clock()
+                for frame in source.frames():
+                    ts = self._when(start + frame.ts) if paced else self.clock()
+                    if ts is None or self._stop.is_set():
+                        break
+                    self._frame(ts, frame.image)
+            finally:
+                source.close()
+        except (SourceError, PerceptionError) as exc:
             self.error = str(exc)
+        except Exception as exc:  # a fault in perception must show in the status line, not end silently
+            log.exception("%s failed", self.name)
+            self.error = f"failed: {exc}"
+        finally:
+            self._flush()
+
+    def _when(self, due: float) -> float | None:
+        """Wait until a file's frame is due on the table's clock; None when the table stops meanwhile."""
+        if self._stop.wait(max(0.0, due - self.clock())):
+            return None
+        return due
+
+    def _frame(self, ts: float, image: Any) -> None:
+        self.frames += 1
+        for sink in self.frame_sinks:
+            sink(self.config.name, ts, image)
+        if self.perception is None or (self._last_ts is not None and ts <= self._last_ts):
+            return
+        self._last_ts = ts
+        self._send(self.perception.process(image, ts))
+
+    def _flush(self) -> None:
+        if self.perception is not None and self._last_ts is not None:
+            self._send(self.perception.flush(self._last_ts + self.perception.decision_wait_s))
+
+    def _send(self, events: list[Event]) -> None:
+        self.events += len(events)
+        if self._emit is not None:
+            for event in events:
+                self._emit(event)
 
     def stop(self) -> None:
         self._stop.set()
@@ -128,13 +185,37 @@ class CameraSource:
             self._thread.join(timeout=5)
 
 
+def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:
+    """Vision perception for a camera with a calibrated table profile (None without one); ConfigError
+    when the profile can't be used."""
+    if camera.profile is None:
+        return None
+    profile = load_profile(camera.profile)
+    if profile.table != table:
+        raise ConfigError(f"{camera.profile}: a profile of table {profile.table!r}, but camera {camera.name!r} "
+                          f"is at table {table!r} (calibrate with --table {table})")
+    if profile.chips is None:
+        raise ConfigError(f"{camera.profile}: no chip colours; calibrate them with the profile "
+                          "(tablewatch calibrate --denominations, or --sim-chips for simulated video)")
+    try:
+        return Perception(layout=profile.load_layout(), table=table, chips=profile.chips, deck=camera.deck,
+                          calibration=profile.calibration)
+    except (PerceptionError, LayoutError) as exc:
+        raise ConfigError(f"camera {camera.name!r} ({camera.profile}): {exc}") from exc
+
+
 def load_run_config(path: Path) -> RunConfig:
-    return load_config(path, RunConfig)
+    """The table's configuration; ConfigError naming the problem (a camera's profile is checked too)."""
+    config = load_config(path, RunConfig)
+    for camera in config.cameras:
+        camera_perception(camera, table=config.table)
+    return config
 
 
 def run_table(config: RunConfig, *, console: Console, duration: float | None = None,
               status_every: float = 5.0) -> TablePipeline:
     """Run the table until SIGINT/SIGTERM (or ``duration`` seconds); return the stopped pipeline."""
+    perceptions = [camera_perception(c, table=config.table) for c in config.cameras]  # before anything opens
     config.out.mkdir(parents=True, exist_ok=True)
     clock = session_clock()
     stop = threading.Event()
@@ -145,10 +226,13 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         if publisher is not None:
             outputs.append(MqttOutput(publisher))
         sinks = [recorder.add_frame] if recorder is not None else []
-        sources = _sources(config, clock=clock, frame_sinks=sinks)
-        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=bool(config.cameras))
+        sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions)
+        perceiving = any(p is not None for p in perceptions)
+        # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
+        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving)
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
-                                 outputs=outputs, sources=sources, fusion=fusion, clock=clock)
+                                 outputs=outputs, sources=sources, fusion=fusion, clock=clock,
+                                 lateness=VISION_LATENESS_S if perceiving else LATENESS_S)
         _on_signals(stop)
         pipeline.start()
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
@@ -172,20 +256,23 @@ def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, sta
         if isinstance(source, RfidSource):
             parts.append(f"{source.name} {'online' if source.online else 'OFFLINE'}")
         elif isinstance(source, CameraSource):
-            parts.append(f"{source.name} {source.frames / elapsed:.1f} fps" + (f" ({source.error})" if source.error
-                                                                                else ""))
+            seen = f", {source.events} events" if source.perception is not None else ", evidence only"
+            parts.append(f"{source.name} {source.frames / elapsed:.1f} fps{seen}"
+                         + (f" ({source.error})" if source.error else ""))
     if publisher is not None:
         health = publisher.health()
         parts.append(f"mqtt {'up' if health.connected else 'DOWN'}, {health.backlog} queued")
     return " | ".join(parts)
 
 
-def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any]) -> list[Any]:
+def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any],
+             perceptions: list[Perception | None]) -> list[Any]:
     registry = TagRegistry.from_csv(config.registry) if config.registry else TagRegistry()
     sources: list[Any] = [RfidSource(r, table=config.table, registry=registry, clock=clock) for r in config.readers]
     if config.console:
         sources.append(ConsoleSource(config.console, table=config.table, clock=clock))
-    sources += [CameraSource(c, clock=clock, frame_sinks=frame_sinks) for c in config.cameras]
+    sources += [CameraSource(c, clock=clock, frame_sinks=frame_sinks, perception=perception)
+                for c, perception in zip(config.cameras, perceptions, strict=True)]
     return sources
 
 

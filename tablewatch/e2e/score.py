@@ -180,9 +180,19 @@ def _player_actions(hh: HandHistory) -> list[str]:
     shows: dict[str, str] = {}
     for a in actions:
         if " sm " in f" {a} " and "?" not in a:
-            shows.setdefault(a.split()[0], a)
+            shows.setdefault(a.split()[0], _cards_in_order(a))
     contested = len(players - folded) >= 2
     return betting + ([shows[p] for p in sorted(shows) if p not in folded] if contested else [])
+
+
+def _cards_in_order(show: str) -> str:
+    """A show line with its cards sorted: the order a hand is tabled in says nothing (a camera reads the
+    cards as they lie, the PHH lists them as dealt)."""
+    parts = show.split()
+    if len(parts) < 3:
+        return show
+    player, verb, cards = parts[:3]
+    return f"{player} {verb} {''.join(sorted(cards[i:i + 2] for i in range(0, len(cards), 2)))}"
 
 
 def _final_stacks(hand: Any) -> list[int]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput
-from tablewatch.e2e.pipeline import Output, TablePipeline
+from tablewatch.e2e.pipeline import LATENESS_S, VISION_LATENESS_S, Output, TablePipeline
 from tablewatch.e2e.simulated import CameraMode, SimulatedRfid, on_session_clock, session_steps, vision_for
 from tablewatch.events import BoardCardDealt, Event, Violation
 from tablewatch.rules.game import GameConfig
@@ -120,9 +120,7 @@ class SimulatedTable:
         self.record = SessionRecord()
         self.history = HandHistoryOutput(out / "hands", store_url=store_url)
         self.outputs: list[Output] = [self.record, FilesOutput(out), self.history, *extra_outputs]
-        # Vision reports a bet once the hand has gone and the chips have settled (~0.7 s later): the pipeline
-        # waits that long to put the sensors' reports back in time order.
-        lateness = 1.2 if camera == "vision" else 0.15
+        lateness = VISION_LATENESS_S if camera == "vision" else LATENESS_S
         self.pipeline = TablePipeline(rules=TableRules(game, table=table), outputs=self.outputs,
                                       fusion=SceneFusion(expect_rfid=rfid), lateness=lateness)
         self.offset, self.frames, self.hand_no = 0.0, 0, 0
@@ -134,10 +132,12 @@ class SimulatedTable:
         self.injected += [InjectedTruth(v.type, v.rule_id, self.hand_no, v.ts + self.offset, v.end_ts + self.offset,
                                         tuple(v.seats), observable_at(v, sim) + self.offset) for v in sim.violations]
         reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
+        last = sim.duration
         try:
             perceive = vision_for(sim) if self.camera == "vision" else None
             for step in session_steps(sim, reader, camera=self.camera, fps=self.fps, render_fps=self.render_fps,
                                       perceive=perceive):
+                last = step.t
                 self.record.now, self.record.step_started = step.t + self.offset, time.perf_counter()
                 if step.frame is not None:
                     self.frames += 1
@@ -149,7 +149,8 @@ class SimulatedTable:
         finally:
             if reader is not None:
                 reader.stop()
-        self.offset = round(self.offset + sim.duration + self.gap_s, 6)
+        # The next hand starts after the gap, and never before this one's last step (vision's flush).
+        self.offset = round(self.offset + max(sim.duration + self.gap_s, last + 1.0 / self.fps), 6)
 
     def close(self) -> None:
         self.record.now = self.offset

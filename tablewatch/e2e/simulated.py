@@ -16,9 +16,9 @@ simulated delay plus the wall-clock time spent processing (see ``bench``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from tablewatch.devices.emulator import ReaderEmulator
 from tablewatch.devices.ledger import ChipLedger
@@ -95,22 +95,45 @@ def console_truth(sim: Simulation) -> list[Event]:
     return [e for e in sim.events if isinstance(e, CONSOLE_KINDS)]
 
 
-def vision_for(sim: Simulation) -> Callable[[object, float], list[Event]]:
+class Camera(Protocol):
+    """The camera of a simulated hand: events from each frame, then what still waits when the hand ends."""
+
+    def __call__(self, frame: object, t: float) -> list[Event]: ...
+
+    def flush(self, t: float) -> list[Event]: ...
+
+    @property
+    def flush_after_s(self) -> float:
+        """How long after the last frame ``flush`` has every decision due."""
+
+
+class SimulatedVision:
     """Perception for one simulated hand's overhead camera: calibrated from the table's markers in the
     first frames (not from the simulator's true camera), chip colours of the scenario's chip set."""
-    from tablewatch.calibration.chips import from_simulator
-    from tablewatch.vision.perception.perception import Perception
 
-    perception = Perception(layout=sim.run.layout, table=sim.scenario.table, chips=from_simulator(sim.scenario.chips),
-                            deck=sim.scenario.deck)
-    uhd = sim.renderer("overhead", "2160p")
+    def __init__(self, sim: Simulation) -> None:
+        from tablewatch.calibration.chips import from_simulator
+        from tablewatch.vision.perception.perception import Perception
 
-    def perceive(frame: object, t: float) -> list[Event]:
+        self.perception = Perception(layout=sim.run.layout, table=sim.scenario.table,
+                                     chips=from_simulator(sim.scenario.chips), deck=sim.scenario.deck)
+        self.uhd = sim.renderer("overhead", "2160p")
+
+    def __call__(self, frame: object, t: float) -> list[Event]:
         # Identity is read from a 4K crop (the pixel budget of DESIGN.md): the 4K frame of the same moment
         # is rendered only when a card is being read.
-        return perception.process(frame, t, hires=lambda: uhd.render(t, labels=False).image)  # type: ignore[arg-type]
+        return self.perception.process(frame, t, hires=lambda: self.uhd.render(t, labels=False).image)  # type: ignore[arg-type]
 
-    return perceive
+    def flush(self, t: float) -> list[Event]:
+        return self.perception.flush(t)
+
+    @property
+    def flush_after_s(self) -> float:
+        return self.perception.decision_wait_s
+
+
+def vision_for(sim: Simulation) -> SimulatedVision:
+    return SimulatedVision(sim)
 
 
 @dataclass
@@ -123,14 +146,15 @@ class Step:
 
 
 def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: CameraMode = "truth",
-                  perceive: Callable[[object, float], list[Event]] | None = None,
-                  fps: float = 15.0, render_fps: float = 0.0) -> Iterator[Step]:
+                  perceive: Camera | None = None, fps: float = 15.0, render_fps: float = 0.0) -> Iterator[Step]:
     """One simulated hand in time order: RFID sweeps and camera reports (truth, or vision on frames).
 
     Steps come every ``1 / fps`` s. With ``camera="vision"`` every step carries a rendered frame and
-    ``perceive(frame, t)`` gives the camera's events; with ``camera="truth"``, ``render_fps`` > 0 still
-    renders frames that often (for evidence clips). RFID reading starts when the hand does, so the chips
-    already on the table are the ledger's first read (a baseline), not chips that appeared.
+    ``perceive(frame, t)`` gives the camera's events; after the last frame one more step, once every
+    decision still waiting is due, carries ``perceive.flush`` (bets, gathers the hand's end left
+    undecided). With ``camera="truth"``, ``render_fps`` > 0 still renders frames that often (for evidence
+    clips). RFID reading starts when the hand does, so the chips already on the table are the ledger's
+    first read (a baseline), not chips that appeared.
     """
     truth = camera_truth(sim) if camera == "truth" else console_truth(sim)
     frame_fps = fps if camera == "vision" else render_fps
@@ -138,7 +162,7 @@ def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: Camera
     pending = next(frames, None) if frames else None
     period = rfid.period if rfid else float("inf")
     step = 1.0 / fps
-    t, i = 0.0, 0
+    t, i, last_frame = 0.0, 0, None
     next_read = sim.events[0].ts if sim.events else 0.0
     while t <= sim.duration + 2 * step:
         events: list[Event] = []
@@ -153,8 +177,12 @@ def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: Camera
             frame, pending = pending.image, next(frames, None)
             if camera == "vision" and perceive is not None:
                 events += perceive(frame, t)
+                last_frame = t
         yield Step(t=t, events=sorted(events, key=lambda e: e.ts), frame=frame)
         t = round(t + step, 6)
+    if last_frame is not None and perceive is not None:
+        end = round(last_frame + perceive.flush_after_s, 6)
+        yield Step(t=end, events=perceive.flush(end))
 
 
 def on_session_clock(event: Event, *, offset: float, hand_no: int) -> Event:

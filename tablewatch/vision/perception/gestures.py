@@ -47,6 +47,9 @@ DWELL_S = 0.18  # a tap holds still this long at its farthest point; a bet's rel
 OBSCURE_AFTER_S = 1.0
 GATHER_GAP_S = 1.2
 HISTORY_S = 3.0
+DEAL_PACE_S = 1.0  # hole cards come to rest this soon after one another while the deal goes on
+ROUND_MIN_S = 0.5  # a seat's next card comes a round later: two cards to the others at the least
+PIECES_S, PIECES_MM = 0.25, 90.0  # parts of one card coming to rest: this soon after, this close to each other
 
 
 @dataclass
@@ -115,6 +118,9 @@ class Gestures:
         self.board: set[int] = set()
         self.mucked: set[int] = set()
         self.last_burn = -1e9
+        self.last_dealt = -1e9  # when the last hole card came to rest
+        self.dealt_at: dict[int, float] = {}  # when each seat's last hole card came to rest
+        self.dealt_where: dict[int, tuple[float, float]] = {}  # and where
         self.gather: list[float] = []
         self.pushed: dict[int, float] = {}
         self.cleared: list[tuple[float, str]] = []
@@ -213,6 +219,8 @@ class Gestures:
         if f.what == "card_on_card" and zone == "burn" and f.t - self.last_burn > 0.35:
             self.last_burn = f.t
             return [self._event(CardBurned, f.t)]
+        if f.what == "card_on_card" and seat is not None and zone.endswith(".stack") and self._onto_first(f, seat):
+            return self._dealt(f, seat)
         if f.what == "card_in":
             if seat is not None and zone.endswith(".stack"):
                 return self._dealt(f, seat)
@@ -248,13 +256,28 @@ class Gestures:
         self.chips_moved.append(seat)
         return [self._event(PotPushed, f.t, seat=seat)]
 
+    def _onto_first(self, f: Found, seat: int) -> bool:
+        """A seat's second hole card pitched squarely onto its first changes only a sliver of the picture (a
+        card on a card): during the deal, at a seat holding one card since the last round (a sliver sooner
+        is the edge of that card itself), with the player's hand away, that sliver is the second card."""
+        return (self.hand_open and self.dealt.get(seat, 0) == 1 and f.t - self.last_dealt <= DEAL_PACE_S
+                and f.t - self.dealt_at.get(seat, -1e9) >= ROUND_MIN_S and f"seat{seat}" not in self.open)
+
+    def _same_card(self, f: Found, seat: int) -> bool:
+        """A card that came to rest in pieces (parts of it settling a frame or two apart, beside each other)."""
+        where = self.dealt_where.get(seat)
+        return (where is not None and f.t - self.dealt_at.get(seat, -1e9) < PIECES_S
+                and float(np.hypot(f.centre[0] - where[0], f.centre[1] - where[1])) < PIECES_MM)
+
     def _dealt(self, f: Found, seat: int) -> list[Event]:
         if not self.hand_open:
             self.hand_open = True
-            self.dealt, self.board, self.mucked = {}, set(), set()
-        if self.dealt.get(seat, 0) >= 2:
+            self.dealt, self.board, self.mucked, self.dealt_at, self.dealt_where = {}, set(), set(), {}, {}
+        if self.dealt.get(seat, 0) >= 2 or self._same_card(f, seat):
             return []
         self.dealt[seat] = self.dealt.get(seat, 0) + 1
+        self.last_dealt = self.dealt_at[seat] = f.t
+        self.dealt_where[seat] = f.centre
         out = [self._event(CardDealt, f.t, seat=seat, card=f.card, face_up=f.face_up)]
         if f.face_up:
             out.append(self._event(CardExposed, f.t, seat=seat, card=f.card))

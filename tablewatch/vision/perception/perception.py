@@ -31,12 +31,13 @@ from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import TableProfile
 from tablewatch.events import Event
 from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
-from tablewatch.vision.perception.gestures import Found, Gestures
+from tablewatch.vision.perception.gestures import DECIDE_S, GATHER_GAP_S, Found, Gestures
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import SceneTracker, Settle
 from tablewatch.vision.perception.stacks import StackWatch
 
 CARD_AREA = CARD_W * CARD_H
+SEVERAL_CARDS = 1.5  # a face-up region this many cards' area is several cards side by side
 HiRes = np.ndarray | Callable[[], np.ndarray]
 
 
@@ -147,7 +148,8 @@ class Perception:
         self._frame, self._hires = frame, hires
         events = self.gestures.arms(ts, arms)
         for settle in settles:
-            events += self.gestures.settled(self._classify(settle))
+            for found in self._classify(settle):
+                events += self.gestures.settled(found)
         events += self.gestures.decide(ts)
         for seat in self.gestures.chips_moved:
             self.stacks.reset(seat)
@@ -169,12 +171,31 @@ class Perception:
         return sorted(out, key=lambda e: e.ts)
 
     def flush(self, ts: float) -> list[Event]:
-        """Decide what still waits (call at the end of a stream, with a time past its last frame)."""
+        """Decide what still waits (call at the end of a stream, with a time past its last frame: at least
+        ``decision_wait_s`` past it for every decision to be due)."""
         return sorted(self.gestures.decide(ts), key=lambda e: e.ts)
+
+    @property
+    def decision_wait_s(self) -> float:
+        """How long after a stream's last frame every decision still waiting on it is due."""
+        return max(DECIDE_S, GATHER_GAP_S) + self.min_interval_s
 
     # --- what came to rest ------------------------------------------------------------------------------------
 
-    def _classify(self, s: Settle) -> Found:
+    def _classify(self, s: Settle) -> list[Found]:
+        """What came to rest (or left): one finding, or one per card when face-up cards settle together."""
+        found = self._classify_one(s)
+        if found.what != "card_in" or not found.face_up or s.area_mm2 < SEVERAL_CARDS * CARD_AREA:
+            return [found]
+        assert self.plane is not None
+        several = []
+        for card, at in self._identify_several(s):
+            zone = self.plane.layout.zone_at(*at)  # a board slot is each card's own; elsewhere the region's zone
+            several.append(Found(t=found.t, zone=zone if zone.startswith("board.") else found.zone, what="card_in",
+                                 face_up=True, card=card, centre=at))
+        return several or [found]
+
+    def _classify_one(self, s: Settle) -> Found:
         assert self.look is not None and self.plane is not None
         t = s.t - self.still_s - 0.5 * max(self.min_interval_s, 1 / 30)
         after, before = s.after[s.mask], s.before[s.mask]
@@ -215,6 +236,39 @@ class Perception:
             best = max(best, self.look.identify(crop), key=lambda r: r[1])
         card, score = best
         return card if score > 0.3 else None
+
+    def _identify_several(self, s: Settle) -> list[tuple[str, tuple[float, float]]]:
+        """Face-up cards laid side by side that settled as one region (a hand tabled, a flop spread
+        touching): (card, centre) of each one read, best first.
+
+        The cards lie in a row along the region's long side: a card-sized crop slides along that row and
+        the best-read distinct cards, a card's width apart, are kept.
+        """
+        assert self.look is not None and self.plane is not None
+        ys, xs = np.nonzero(s.mask)
+        pts = np.stack([xs + s.box[0], ys + s.box[1]], axis=1).astype(np.float32)
+        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
+        row = np.radians(angle if w >= h else angle + 90.0)  # the row's direction; the cards upright across it
+        length = max(w, h) / self.plane.scale
+        count = max(2, round(s.area_mm2 / CARD_AREA))
+        centre = self.plane.to_mm(np.array([cx, cy]))
+        image, plane = self._identity_source()
+        scale = min(2.4, 1.5 / max(plane.calibration.mm_per_px, 1e-3))
+        turn = float(np.degrees(row))
+        read: list[tuple[float, str, tuple[float, float]]] = []
+        for offset in np.linspace(-1.0, 1.0, 2 * count + 1) * max(0.0, length - CARD_W) / 2:
+            at = (float(centre[0] + offset * np.cos(row)), float(centre[1] + offset * np.sin(row)))
+            tries = [(at, turn)] if plane is self.plane else [(at, turn), self._refine(image, plane, at, turn, scale)]
+            for where, a in tries:
+                card, score = self.look.identify(plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale,
+                                                            angle_deg=a))
+                if card is not None and score > 0.3:
+                    read.append((score, card, where))
+        chosen: list[tuple[str, tuple[float, float]]] = []
+        for _, card, at in sorted(read, key=lambda r: -r[0]):
+            if all(card != c and np.hypot(at[0] - a[0], at[1] - a[1]) >= 0.6 * CARD_W for c, a in chosen):
+                chosen.append((card, at))
+        return chosen[:count]
 
     def _refine(self, image: np.ndarray, plane: TablePlane, centre: tuple[float, float], angle: float,
                 scale: float) -> tuple[tuple[float, float], float]:
