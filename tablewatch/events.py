@@ -367,6 +367,15 @@ class CameraMoved(Event):
     shift_mm: float
 
 
+@dataclass(frozen=True, kw_only=True)
+class CameraRecalibrated(Event):
+    """A camera that moved has held still and was calibrated again from the table's markers."""
+
+    camera: str
+    error_mm: float  # the new calibration's mean marker error on the table
+    markers: int  # how many markers it was fitted to
+
+
 # --- What the rules layer says -----------------------------------------------------------------------
 
 

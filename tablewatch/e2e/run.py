@@ -8,7 +8,9 @@ outbox and announces ``offline``: nothing received is lost.
 
 A camera whose configuration names the table profile calibrated from it (``tablewatch calibrate``) is
 watched by vision perception, and its events join the readers' and the console's as in the simulated
-session; without a profile a camera gives evidence clips and its frame rate only.
+session; without a profile a camera gives evidence clips and its frame rate only. Such a camera is also
+watched for drift (``tablewatch.e2e.drift``): moved or knocked, it raises SYS-CAMERA, its vision events are
+set aside until it holds still, and it goes on with a calibration refitted from the markers.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from typing import Any
 from pydantic import Field
 from rich.console import Console
 
+from tablewatch.alerts.evidence import EvidenceConfig
+from tablewatch.calibration.drift import DriftMonitor
 from tablewatch.calibration.layout import LayoutError
 from tablewatch.calibration.profile import load_profile
 from tablewatch.config import ConfigError, StrictModel, load_config
@@ -31,6 +35,7 @@ from tablewatch.devices.console import SerialConsole
 from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.poller import ReaderConfig, ReaderPoller, session_clock
 from tablewatch.devices.registry import TagRegistry
+from tablewatch.e2e.drift import DEFAULT_EVERY, DriftGate
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.e2e.pipeline import LATENESS_S, VISION_LATENESS_S, Emit, Output, TablePipeline
 from tablewatch.events import Event
@@ -51,6 +56,8 @@ class CameraConfig(StrictModel):
                                  "its events join the table's; none: the camera gives evidence only")
     deck: str | None = Field(default=None, description="card faces to read identities against (a deck shipped "
                              "with tablewatch, e.g. anglo_poker); none: cards are seen but not read")
+    drift_every: int = Field(default=DEFAULT_EVERY, ge=0, description="with a profile: look for the table's "
+                             "markers every this many frames to notice the camera moved or knocked (0: never)")
 
 
 class RunConfig(StrictModel):
@@ -66,6 +73,8 @@ class RunConfig(StrictModel):
     cameras: list[CameraConfig] = Field(default_factory=list)
     mqtt: str | None = Field(default=None, description="broker URL; none: alerts to the terminal and files only")
     out: Path = Field(default=Path("out/run"), description="where events, alerts, hands and evidence go")
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig, description="each alert's still and clip "
+                                     "(with a broker and a camera); a relative folder is under `out`")
 
 
 class RfidSource:
@@ -115,10 +124,12 @@ class CameraSource:
     """
 
     def __init__(self, config: CameraConfig, *, clock: Any, frame_sinks: list[Any],
-                 perception: Perception | None = None) -> None:
+                 perception: Perception | None = None, drift: DriftGate | None = None) -> None:
         self.name = f"camera {config.name}"
         self.config, self.clock, self.frame_sinks = config, clock, frame_sinks
         self.perception = perception
+        self.drift = drift  # between perception and the table, when the camera is watched for drift
+        self.origin: float | None = None  # a video file's start on the table's clock
         self.frames = 0
         self.events = 0
         self.error = ""
@@ -139,6 +150,7 @@ class CameraSource:
             source = open_source(self.config.source)
             try:
                 paced, start = isinstance(source, VideoFileSource), self.clock()
+                self.origin = start if paced else None
                 for frame in source.frames():
                     ts = self._when(start + frame.ts) if paced else self.clock()
                     if ts is None or self._stop.is_set():
@@ -167,11 +179,13 @@ class CameraSource:
         if self.perception is None or (self._last_ts is not None and ts <= self._last_ts):
             return
         self._last_ts = ts
-        self._send(self.perception.process(image, ts))
+        self._send(self.drift.frame(image, ts) if self.drift else self.perception.process(image, ts))
 
     def _flush(self) -> None:
-        if self.perception is not None and self._last_ts is not None:
-            self._send(self.perception.flush(self._last_ts + self.perception.decision_wait_s))
+        if self.perception is None or self._last_ts is None:
+            return
+        until = self._last_ts + self.perception.decision_wait_s
+        self._send(self.drift.flush(until) if self.drift else self.perception.flush(until))
 
     def _send(self, events: list[Event]) -> None:
         self.events += len(events)
@@ -202,6 +216,17 @@ def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:
                           calibration=profile.calibration)
     except (PerceptionError, LayoutError) as exc:
         raise ConfigError(f"camera {camera.name!r} ({camera.profile}): {exc}") from exc
+
+
+def camera_drift(camera: CameraConfig, perception: Perception | None, *, table: str,
+                 tolerance_mm: float) -> DriftGate | None:
+    """The drift watch of a perceiving camera (None without perception or with ``drift_every = 0``); a move
+    beyond the rules' ``camera_shift_tolerance_mm`` is a move."""
+    if perception is None or camera.drift_every == 0 or perception.calibration is None:
+        return None
+    monitor = DriftMonitor(calibration=perception.calibration, layout=perception.layout, table=table,
+                           camera=camera.name, threshold_mm=tolerance_mm)
+    return DriftGate(monitor=monitor, perception=perception, every=camera.drift_every)
 
 
 def load_run_config(path: Path) -> RunConfig:
@@ -257,7 +282,8 @@ def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, sta
             parts.append(f"{source.name} {'online' if source.online else 'OFFLINE'}")
         elif isinstance(source, CameraSource):
             seen = f", {source.events} events" if source.perception is not None else ", evidence only"
-            parts.append(f"{source.name} {source.frames / elapsed:.1f} fps{seen}"
+            drift = source.drift.status() if source.drift is not None else ""
+            parts.append(f"{source.name} {source.frames / elapsed:.1f} fps{seen}" + (f", {drift}" if drift else "")
                          + (f" ({source.error})" if source.error else ""))
     if publisher is not None:
         health = publisher.health()
@@ -271,15 +297,16 @@ def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any],
     sources: list[Any] = [RfidSource(r, table=config.table, registry=registry, clock=clock) for r in config.readers]
     if config.console:
         sources.append(ConsoleSource(config.console, table=config.table, clock=clock))
-    sources += [CameraSource(c, clock=clock, frame_sinks=frame_sinks, perception=perception)
+    tolerance = config.rules.camera_shift_tolerance_mm
+    sources += [CameraSource(c, clock=clock, frame_sinks=frame_sinks, perception=perception,
+                             drift=camera_drift(c, perception, table=config.table, tolerance_mm=tolerance))
                 for c, perception in zip(config.cameras, perceptions, strict=True)]
     return sources
 
 
 def _publisher(stack: ExitStack, config: RunConfig) -> tuple[Any, Any]:
-    from tablewatch.alerts import EvidenceConfig
-
-    evidence = EvidenceConfig(folder=config.out / "evidence") if config.cameras else None
+    evidence = config.evidence.model_copy(update={"folder": config.out / config.evidence.folder})
+    evidence = evidence if config.cameras else None
     return start_publisher(stack, url=config.mqtt, site=config.site, table=config.table, out=config.out,
                            evidence=evidence)
 

@@ -6,7 +6,7 @@ Rule ids here are tablewatch's own (``SYS-…``), not the catalogue's: no seed r
 
 from __future__ import annotations
 
-from tablewatch.events import CameraMoved, DeviceStatus, Event, Severity, Violation
+from tablewatch.events import CameraMoved, CameraRecalibrated, DeviceStatus, Event, Severity, Violation
 from tablewatch.rules.checks.base import HandCheck
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot
@@ -18,16 +18,21 @@ class DeviceHealthCheck(HandCheck):
     def __init__(self, profile: RuleProfile) -> None:
         super().__init__(profile)
         self.offline_since: dict[str, float] = {}  # kept across hands
+        self.moved_since: dict[str, float] = {}  # camera -> when it was reported moved
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if isinstance(event, DeviceStatus):
             return self._status(snapshot, event)
+        if isinstance(event, CameraRecalibrated):
+            return self._recalibrated(snapshot, event)
         if isinstance(event, CameraMoved) and event.shift_mm > self.profile.camera_shift_tolerance_mm:
+            self.moved_since.setdefault(event.camera, event.ts)
             return [self.violation(
                 snapshot, event, rule_id="SYS-CAMERA", severity=Severity.SYSTEM, title="Camera moved",
                 observed=f"Camera {event.camera} shifted {event.shift_mm:.1f} mm against its calibration.",
-                ruling="Zones and betting lines no longer match the felt: recalibrate the camera (tablewatch "
-                "calibrate) before relying on chip and card positions.")]
+                ruling="Zones and betting lines no longer match the felt: the camera's chip and card positions are "
+                "not checked until it holds still and is recalibrated from the markers (or with tablewatch "
+                "calibrate).")]
         return []
 
     def _status(self, snapshot: HandSnapshot, event: DeviceStatus) -> list[Violation]:
@@ -48,3 +53,15 @@ class DeviceHealthCheck(HandCheck):
             snapshot, event, severity=Severity.SYSTEM, title="Device back online", evidence_ts=(since,),
             observed=f"{event.device} is back after {event.ts - since:.0f} s offline{detail}.",
             ruling="Monitoring is complete again; events during the outage were not checked.")]
+
+    def _recalibrated(self, snapshot: HandSnapshot, event: CameraRecalibrated) -> list[Violation]:
+        since = self.moved_since.pop(event.camera, None)
+        if since is None:
+            return []  # never reported moved: nothing the floor was told to take back
+        return [self.violation(
+            snapshot, event, rule_id="SYS-CAMERA", severity=Severity.SYSTEM, title="Camera recalibrated",
+            evidence_ts=(since,),
+            observed=f"Camera {event.camera} held still again and was recalibrated from {event.markers} markers "
+            f"(error {event.error_mm:.1f} mm), {event.ts - since:.0f} s after it moved.",
+            ruling="Vision monitoring resumed with the new calibration; what the camera saw while it was moved "
+            "was not checked.")]

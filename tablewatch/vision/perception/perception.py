@@ -96,6 +96,16 @@ class Perception:
         self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
         self.scene = SceneTracker(self.plane, still_s=self.still_s, seats=self.seats)
 
+    def recalibrate(self, calibration: TableCalibration) -> None:
+        """Go on with a new calibration of the same camera (it was knocked and has settled).
+
+        The view of the table is rebuilt from the next frame (the old reference, felt colour and stacks were
+        seen through the old homography); what the hand has shown so far (cards dealt, board) is kept.
+        """
+        self._start(calibration)
+        self.look, self.stacks, self._last_done = None, None, None
+        self._hires_planes.clear()
+
     def _calibrate(self, frame: np.ndarray) -> bool:
         self._pending.append(frame)
         if len(self._pending) < self.calibration_frames:
