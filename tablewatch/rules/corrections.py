@@ -31,6 +31,7 @@ from pokerkit import (
 )
 
 from tablewatch.events import BetMotion, CardsMucked, Declaration, Event, Severity
+from tablewatch.rules.betting import booked_kind
 from tablewatch.rules.chipreading import Finding
 from tablewatch.rules.profiles import RuleProfile
 
@@ -117,8 +118,8 @@ class Corrections:
                 kind, amount = edits.get(betting, (record.kind, record.amount))
                 booked = self._book(op.player_index, kind, amount)
                 if betting in edits:
-                    self.actions[betting] = replace(record, kind="cbr" if booked is not None else kind,
-                                                    amount=booked, basis=basis)
+                    self.actions[betting] = replace(record, kind=booked_kind(kind, booked), amount=booked,
+                                                    basis=basis)
                 betting += 1
             else:
                 _redo(self.state, op)

@@ -18,6 +18,7 @@ TDA-36B).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from pokerkit import ChipsPushing, Poker, State
@@ -39,7 +40,7 @@ from tablewatch.events import (
     Tap,
     Violation,
 )
-from tablewatch.rules.betting import STREETS, BettingView, RoundTracker, new_round, view_for
+from tablewatch.rules.betting import STREETS, BettingView, RoundTracker, booked_kind, new_round, view_for
 from tablewatch.rules.cards import CardFlow
 from tablewatch.rules.chipreading import (
     SIMULTANEOUS_S,
@@ -153,9 +154,21 @@ class HandEngine(CardFlow, Corrections):
                 blinds[2] = cfg.straddle
         antes = {i: cfg.ante for i in range(n)} if cfg.ante else {}
         if cfg.big_blind_ante:
-            antes = {1: cfg.big_blind_ante}
+            antes = {1: self._big_blind_ante(abs(blinds.get(1, cfg.big_blind)))}
         straddle = blinds.get(2, 0) if n >= 3 and blinds.get(2, 0) > cfg.big_blind else 0
-        return cfg.pokerkit_game(antes=antes, blinds=blinds), straddle
+        # the house cap (C8) lifts when the hand is down to two players: the engine owns it (``_cap_reached``)
+        capped = self.profile.limit_raise_cap == "tda"
+        return cfg.pokerkit_game(antes=antes, blinds=blinds, capped=capped), straddle
+
+    def _big_blind_ante(self, big_blind: int) -> int:
+        """The big-blind ante posted (TDA-60, C7). pokerkit posts a short big blind's ante first, then the blind
+        from what is left (``bba_priority = "ante_first"``); with ``big_blind_first`` the blind is posted in
+        full first and the ante takes only what is left. The ante is dead money, the blind a live bet."""
+        ante = self.config.big_blind_ante
+        if self.profile.bba_priority == "ante_first":
+            return ante
+        poster = 0 if len(self.order) == 2 else 1  # heads-up pokerkit posts the ante and blind of index 1 at index 0
+        return max(0, min(ante, self.starting_stacks[poster] - big_blind))
 
     # --- the public face ---------------------------------------------------------------------------------
 
@@ -509,7 +522,7 @@ class HandEngine(CardFlow, Corrections):
         else:
             kind = "cbr"
         amount = self._book(index, kind, reading.to)
-        self._record(seat, "cbr" if amount is not None else kind, amount, ts, reading)
+        self._record(seat, booked_kind(kind, amount), amount, ts, reading)
         self._after_action()
 
     def _book(self, index: int, kind: str, to: int | None) -> int | None:
@@ -521,7 +534,7 @@ class HandEngine(CardFlow, Corrections):
         if kind == "f":
             self.state.fold()
             return None
-        amount = self._raise(index, to) if kind == "cbr" and to is not None else None
+        amount = self._raise(index, to, cur) if kind == "cbr" and to is not None else None
         if amount is None:
             self._call(index, cur)
         else:
@@ -546,25 +559,54 @@ class HandEngine(CardFlow, Corrections):
                        f"pokerkit, and a PHH replay by it, books {booked}")
         self.tracker.record(index, cur_before=cur, to=state.bets[index])
 
-    def _raise(self, index: int, to: int) -> int | None:
-        """Raise in pokerkit; where pokerkit's limits differ from the TDA's (Appendix C), own the ruling."""
+    def _raise(self, index: int, to: int, cur: int) -> int | None:
+        """A bet or raise to ``to``, the TDA's ruling (``cur``: the TDA's bet to match), in pokerkit; None, to be
+        booked as a call, when pokerkit allows no raise at all. Where pokerkit's limits differ from the TDA's
+        (catalogue Appendix C), pokerkit books the nearest raise it allows and the rest is moved on its own
+        ledger, as a call over a short blind is (``_call``), so its stacks, bets and pots stay the real chips:
+        - fixed limit: an all-in of at least half a bet reopens the betting (TDA-34B); pokerkit says closed;
+        - preflop, a short big blind counts in full (EX-7, EX-20): pokerkit sizes raises from the chips posted.
+        pokerkit's raise increment is then set to the TDA's, so the next minimum raise agrees (ENG-07)."""
         state = self.state
-        if not state.can_complete_bet_or_raise_to(to) and index in state.acted_player_indices:
-            state.acted_player_indices.discard(index)  # FL 50 % reopening (TDA-34B): pokerkit says closed
-            if not state.can_complete_bet_or_raise_to(to):
-                state.acted_player_indices.add(index)
-        if state.can_complete_bet_or_raise_to(to):
-            state.complete_bet_or_raise_to(to)
-            return to
+        to = min(to, state.bets[index] + state.stacks[index])
+        increment, posted = state.completion_betting_or_raising_amount, max(state.bets)
+        undo = self._reopen_fixed_limit(index, cur)
         low = state.min_completion_betting_or_raising_to_amount
         high = state.max_completion_betting_or_raising_to_amount
         if low is None or high is None:
+            undo()
             self._note(f"pokerkit allows no raise to {to} for seat {self.order[index]}: recorded as a call")
             return None
-        clipped = min(max(to, low), high)
-        self._note(f"pokerkit limits the raise to {low}..{high}; ruled {to}, recorded {clipped}")
-        state.complete_bet_or_raise_to(clipped)
-        return clipped
+        booked = min(max(to, low), high)
+        state.complete_bet_or_raise_to(booked)
+        if booked != to:
+            state.stacks[index] -= to - booked
+            state.bets[index] += to - booked
+            state.payoffs[index] -= to - booked
+            why = "a short big blind counts in full (EX-7, EX-20)" if cur > posted else "catalogue Appendix C"
+            self._note(f"seat {self.order[index]} raised to {to}: {why}; pokerkit allows {low}..{high} here and, "
+                       f"in a PHH replay by it, books {booked}")
+        state.completion_betting_or_raising_amount = max(increment, to - cur)
+        return to
+
+    def _reopen_fixed_limit(self, index: int, cur: int) -> Callable[[], None]:
+        """TDA-34B: in fixed limit an all-in of at least half a bet reopens the betting for players who have
+        acted; pokerkit reopens only on a full raise (its "already acted" and "short all-in cannot be raised"
+        guards). Where the TDA tracker says reopened, both guards are lifted: the fixed-limit raise size does
+        not depend on the increment lowered here (pokerkit takes the street's bet when it is larger). Returns
+        what puts them back if no raise is booked after all."""
+        state, tracker = self.state, self.tracker
+        acted, increment = set(state.acted_player_indices), state.completion_betting_or_raising_amount
+
+        def undo() -> None:
+            state.acted_player_indices.clear()
+            state.acted_player_indices.update(acted)
+            state.completion_betting_or_raising_amount = increment
+
+        if self.config.structure == "FL" and tracker is not None and tracker.reopened(index, cur):
+            state.acted_player_indices.discard(index)
+            state.completion_betting_or_raising_amount = min(increment, max(state.bets) - state.bets[index])
+        return undo
 
     def _after_action(self) -> None:
         self._advance()

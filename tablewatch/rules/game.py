@@ -9,6 +9,7 @@ ENG-01 (hold'em, and Omaha with 4 hole cards); the bet sizes of each structure (
 from __future__ import annotations
 
 import enum
+from dataclasses import replace
 from decimal import Decimal
 from typing import Literal
 
@@ -159,9 +160,11 @@ class GameConfig(StrictModel):
         quotient, remainder = divmod(amount // unit, ways)
         return quotient * unit, remainder * unit + amount % unit
 
-    def pokerkit_game(self, *, antes: dict[int, int], blinds: dict[int, int]) -> pokerkit.Poker:
+    def pokerkit_game(self, *, antes: dict[int, int], blinds: dict[int, int], capped: bool = True) -> pokerkit.Poker:
         """The pokerkit game for one hand; ``antes``/``blinds`` map pokerkit player indices to amounts
-        (a negative blind is a post out of position, as in PHH)."""
+        (a negative blind is a post out of position, as in PHH). Fixed limit: each street is capped at
+        ``raise_cap`` (ENG-09), or not at all when ``capped`` is False (the engine owns a cap that changes
+        within the hand, C8)."""
         common = {
             "divmod": self.chip_divmod,
             "automations": AUTOMATIONS,
@@ -184,5 +187,17 @@ class GameConfig(StrictModel):
             case Variant.FLHE | Variant.FLO8:
                 small = self.small_bet or self.big_blind
                 game = pokerkit.FixedLimitTexasHoldem if self.variant == Variant.FLHE else FIXED_LIMIT_OMAHA_HI_LO
-                return game(**common, small_bet=small, big_bet=self.big_bet or 2 * small)
+                return self._limit_capped(game(**common, small_bet=small, big_bet=self.big_bet or 2 * small),
+                                          self.raise_cap if capped else None)
         raise AssertionError(self.variant)  # pragma: no cover
+
+    @staticmethod
+    def _limit_capped(game: pokerkit.Poker, cap: int | None) -> pokerkit.Poker:
+        """pokerkit caps every fixed-limit street at 4 bets and raises and does not count the big blind, so it
+        allows the big blind + 4 raises preflop. The TDA counts the blind as the round's bet (bet + 3 raises,
+        EX-100): preflop takes ``cap - 1`` raises, each later street ``cap``; None: no cap."""
+        game.streets = tuple(
+            replace(street, max_completion_betting_or_raising_count=None if cap is None else cap - (i == 0))
+            for i, street in enumerate(game.streets)
+        )
+        return game

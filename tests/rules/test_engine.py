@@ -540,3 +540,28 @@ def test_c13_house_rule_short_all_ins_do_not_add_up() -> None:
     hand = _ex_62(RuleProfile(short_allin_reopens="house_full_raise"))
     view = hand.view(1)
     assert view.to_call == 100 and not view.can_raise  # HOUSE-004-allin: no single all-in was a full raise
+
+
+def test_ex_100_the_cap_is_pokerkits_too_and_the_house_lifts_it_heads_up() -> None:
+    """pokerkit caps a limit street at 4 bets and raises without counting the big blind (5 bets preflop);
+    the engine gives it the TDA cap (the blind is the bet), and none at all under the house rule (C8)."""
+    config = GameConfig(variant=Variant.FLHE, small_blind=50, big_blind=100, small_bet=100, big_bet=200)
+    hand = Hand(config, dict.fromkeys(range(1, 5), 10_000))
+    for seat, to in ((3, 200), (4, 300), (1, 400)):
+        hand.act(seat, f"cbr {to}")
+    assert hand.engine.state.min_completion_betting_or_raising_to_amount is None  # pokerkit: capped as well
+    heads_up = Hand(config, {1: 10_000, 2: 10_000}, profile=RuleProfile(limit_raise_cap="house"))
+    for seat, to in ((2, 200), (1, 300), (2, 400), (1, 500), (2, 600)):
+        assert heads_up.view(seat).can_raise
+        heads_up.act(seat, f"cbr {to}")
+    assert [(a.kind, a.amount) for a in heads_up.engine.actions][-1] == ("cbr", 600)
+    assert heads_up.bets() == {1: 500, 2: 600} and not heads_up.engine.notes
+
+
+def test_a_raise_cap_of_five_is_booked_in_pokerkit() -> None:
+    config = GameConfig(variant=Variant.FLHE, small_blind=50, big_blind=100, small_bet=100, big_bet=200,
+                        raise_cap=5)
+    hand = Hand(config, dict.fromkeys(range(1, 5), 10_000))
+    for seat, to in ((3, 200), (4, 300), (1, 400), (2, 500)):
+        hand.act(seat, f"cbr {to}")
+    assert hand.bets() == {1: 400, 2: 500, 3: 200, 4: 300} and not hand.view(3).can_raise

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tablewatch.events import Chips
+from tablewatch.rules.betting import BettingView
 from tablewatch.rules.chipreading import PhysicalBet, read_bet
+from tablewatch.rules.engine import HandEngine
 from tablewatch.rules.game import GameConfig, Variant
 from tests.rules.engine_helpers import Hand
 
@@ -14,71 +16,212 @@ DENOMS = (1, 5, 25, 100, 500, 1000, 5000)
 
 
 @st.composite
-def games(draw: st.DrawFn) -> tuple[GameConfig, dict[int, int]]:
+def games(draw: st.DrawFn, *, variants: tuple[Variant, ...] = (Variant.NLHE, Variant.PLHE, Variant.PLO, Variant.FLHE),
+          short_blind: bool = False) -> tuple[GameConfig, dict[int, int]]:
     n = draw(st.integers(2, 6))
     bb = draw(st.sampled_from([2, 10, 100]))
-    variant = draw(st.sampled_from([Variant.NLHE, Variant.PLHE, Variant.PLO, Variant.FLHE]))
-    # blinds are never short here: a short big blind is where the TDA and pokerkit's ledger part (EX-7, EX-20)
+    variant = draw(st.sampled_from(variants))
     stacks = draw(st.lists(st.integers(bb + 1, 150 * bb), min_size=n, max_size=n))
+    if short_blind and n >= 3 and draw(st.booleans()):
+        stacks[1] = draw(st.integers(1, bb - 1))  # seat 2, the big blind, all-in for less as he posts (EX-7)
     limit = {"small_bet": bb, "big_bet": 2 * bb} if variant == Variant.FLHE else {}
     config = GameConfig(variant=variant, small_blind=bb // 2, big_blind=bb, chip_denominations=DENOMS, **limit)
     return config, dict(zip(range(1, n + 1), stacks, strict=True))
 
 
-def _next_street(hand: Hand) -> None:
-    dealt = len(hand.engine.state.board_cards)
-    hand.board(*([None] * (3 if dealt == 0 else 1)))
+class Oracle:
+    """One hand played through the engine, checked at every turn against pokerkit's legal actions and, where
+    pokerkit differs from the seeds (catalogue Appendix C), against the seeds' rule, named by its id. It keeps
+    its own count of the street's bets and raises and of the level each seat last acted at, so the raise cap
+    (ENG-09) and the fixed-limit 50 % reopening (TDA-34B) are checked from the actions, not from the engine."""
+
+    def __init__(self, game: tuple[GameConfig, dict[int, int]]) -> None:
+        self.config = game[0]
+        self.hand = Hand(*game)
+        self.street: int | None = None
+        self.raises = 0  # bets and raises this street; preflop the big blind is the bet (EX-100)
+        self.acted: dict[int, int] = {}  # seat -> its bet when it last acted this street
+        state = self.engine.state  # pokerkit index 1 is the big blind (seat 2) with three or more seats
+        short = len(state.bets) > 2 and state.stacks[1] == 0 and state.bets[1] < self.config.big_blind
+        self.blind_gap = self.config.big_blind - state.bets[1] if short else 0  # counted, not posted (EX-20)
+
+    @property
+    def engine(self) -> HandEngine:
+        return self.hand.engine
+
+    def next_street(self) -> None:
+        dealt = len(self.engine.state.board_cards)
+        self.hand.board(*([None] * (3 if dealt == 0 else 1)))
+
+    def check_turn(self, seat: int) -> tuple[BettingView, range]:
+        """The checks before ``seat`` acts; returns its view and the raise totals the seeds allow and pokerkit
+        does not (catalogue Appendix C), each case named by its rule."""
+        state, view = self.engine.state, self.hand.view(seat)
+        if state.street_index != self.street:
+            self.street, self.raises, self.acted = state.street_index, int(state.street_index == 0), {}
+        if view.cur != max(state.bets):  # EX-7: a short big blind counts in full; pokerkit: the chips posted
+            return view, self._short_blind(view)
+        pk_min = state.min_completion_betting_or_raising_to_amount
+        pk_max = state.max_completion_betting_or_raising_to_amount
+        if view.structure == "FL":
+            return view, self._fixed_limit(seat, view, pk_min, pk_max)
+        if not view.can_raise:
+            return view, range(0)
+        assert pk_min is not None and pk_max is not None
+        # EX-20: pot limit preflop, a short big blind counts in full in the pot all round; pokerkit: as posted
+        gap = self.blind_gap if view.structure == "PL" and self.street == 0 else 0
+        seeds_max = min(pk_max + gap, view.bet + view.stack)
+        assert pk_min <= view.min_raise_to <= view.max_raise_to <= seeds_max
+        if view.structure == "PL":
+            assert view.max_raise_to == seeds_max  # the pot-limit maximum (ENG-08)
+        if view.structure == "NL":
+            assert view.max_raise_to == pk_max == view.bet + view.stack
+        return view, range(pk_max + 1, seeds_max + 1)
+
+    def _fixed_limit(self, seat: int, view: BettingView, pk_min: int | None, pk_max: int | None) -> range:
+        """Fixed limit: the one raise size and whether a raise is open agree with pokerkit exactly, except
+        where the seeds reopen the betting and pokerkit does not (TDA-34B)."""
+        bet = self.config.bet_size(self.street or 0)
+        full = min(view.cur + bet, view.bet + view.stack)
+        if self.raises >= (self.config.raise_cap or self.raises + 1):
+            assert not view.can_raise and pk_min is None, "ENG-09: the raise cap is reached"
+        level = self.acted.get(seat)
+        if pk_min is not None and view.can_raise:
+            assert (view.min_raise_to, view.max_raise_to) == (pk_min, pk_max) == (full, full)
+        elif pk_min is not None:
+            # EX-66 (Appendix C): preflop pokerkit takes the first all-in over the big blind, however short, as
+            # a full raise and reopens the betting; the seeds reopen it at half a bet (TDA-34B)
+            assert self.street == 0 and level is not None and 2 * (view.cur - level) < bet, (seat, view, level)
+        elif view.can_raise:
+            # TDA-34B (Appendix C): an all-in of at least half a bet reopens the betting for a seat that has
+            # acted; pokerkit reopens only on a full raise
+            assert level is not None and 2 * (view.cur - level) >= bet, (seat, view, level)
+            assert view.min_raise_to == view.max_raise_to == full
+            return range(full, full + 1)
+        return range(0)
+
+    def _short_blind(self, view: BettingView) -> range:
+        """The first action over a short big blind all-in: the full blind to call and to raise from (EX-7),
+        in pot limit counted in full in the pot (EX-20). pokerkit counts the chips posted."""
+        state, bb, index = self.engine.state, self.config.big_blind, self.engine.index[view.seat]
+        all_in = view.bet + view.stack
+        covered = any(state.statuses[i] and state.bets[i] + state.stacks[i] > bb for i in range(len(state.bets))
+                      if i != index)  # someone left to raise against
+        assert view.cur == bb and self.street == 0 and view.can_raise == (all_in > bb and covered)
+        if view.structure == "FL":
+            assert view.min_raise_to == view.max_raise_to == min(bb + self.config.bet_size(0), all_in)
+        else:
+            assert view.min_raise_to == min(2 * bb, all_in)  # the full blind + a full raise (ENG-07)
+        if view.structure == "PL":
+            pot = state.total_pot_amount + self.blind_gap
+            assert view.max_raise_to == min(bb + pot + view.to_call, all_in)
+        return range(view.min_raise_to, view.max_raise_to + 1)
+
+    def act(self, seat: int, action: str, motions: int) -> None:
+        """``seat`` acts; the engine must book exactly that action, on pokerkit's ledger too."""
+        engine, index = self.engine, self.engine.index[seat]
+        view = self.hand.view(seat)
+        before = len(engine.actions)
+        found = self.hand.act(seat, action, motions=motions)
+        assert not found, found
+        record = engine.actions[before]
+        kind = action.split()[0]
+        assert record.seat == seat and record.kind == kind, (record, action)
+        if kind == "f":
+            return
+        to = int(action.split()[1]) if kind == "cbr" else min(view.cur, view.bet + view.stack)
+        assert record.amount == (to if kind == "cbr" else None)
+        if engine.state.street_index == self.street and any(engine.state.bets):  # the round is open: the ledger
+            assert engine.state.bets[index] == to, (engine.state.bets, to)
+        self.acted[seat] = to
+        self.raises += kind == "cbr"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(game=games(), data=st.data())
-def test_limits_agree_with_pokerkit_and_physical_bets_read_back(game: tuple[GameConfig, dict[int, int]],
-                                                                data: st.DataObject) -> None:
-    """At every turn: the TDA min/max bracket pokerkit's (never looser); the chosen action, acted out as
-    chips by physical.py, is read back by the engine as exactly that action; any silent chips read to an
-    action pokerkit accepts."""
-    hand = Hand(*game)
-    engine = hand.engine
+def _play(oracle: Oracle, data: st.DataObject) -> None:
+    engine = oracle.engine
     for _ in range(60):
         if engine.complete:
             break
         seat = engine.to_act()
         if seat is None:
-            _next_street(hand)
+            oracle.next_street()
             continue
-        state, view = engine.state, hand.view(seat)
-        pk_min = state.min_completion_betting_or_raising_to_amount
-        pk_max = state.max_completion_betting_or_raising_to_amount
-        short_blind = view.cur != max(state.bets)  # a short big blind counts in full (EX-7/20, Appendix C)
-        if view.can_raise and not short_blind:
-            assert pk_min is not None and pk_max is not None
-            assert pk_min <= view.min_raise_to <= view.max_raise_to <= pk_max
-            if view.structure == "PL":
-                assert view.max_raise_to == pk_max  # the pot-limit maximum (ENG-08)
-            if view.structure == "NL":
-                assert view.max_raise_to == pk_max == view.bet + view.stack
+        view, seeds_only = oracle.check_turn(seat)
+        state = engine.state
         counts = data.draw(st.dictionaries(st.sampled_from(DENOMS), st.integers(1, 4), min_size=1, max_size=3))
         chips = Chips.of(counts)
-        if chips.value <= view.stack and not short_blind:
+        if chips.value <= view.stack:
             reading = read_bet(view.context(), PhysicalBet(chips=chips, chips_ts=1.0))
-            if reading.to > max(state.bets):
-                assert state.can_complete_bet_or_raise_to(reading.to), (reading, pk_min, pk_max)
+            if reading.to > view.cur:  # silent chips read to a raise pokerkit accepts, or to one the seeds do
+                assert state.can_complete_bet_or_raise_to(reading.to) or reading.to in seeds_only, (reading, view)
             else:
-                assert reading.action in ("call", "check") and state.can_check_or_call()
-        can_raise = view.can_raise and (not short_blind or state.can_complete_bet_or_raise_to(view.min_raise_to))
-        choices = (["f"] if view.to_call else []) + ["cc"] + (["cbr"] if can_raise else [])
+                assert reading.action in ("call", "check", "all-in") and state.can_check_or_call()
+        choices = (["f"] if view.to_call else []) + ["cc"] + (["cbr"] if view.can_raise else [])
         kind = data.draw(st.sampled_from(choices))
         action = kind
         if kind == "cbr":
-            top = min(view.max_raise_to, pk_max or view.max_raise_to)
-            action = f"cbr {data.draw(st.integers(view.min_raise_to, max(view.min_raise_to, top)))}"
-        before = len(engine.actions)
-        found = hand.act(seat, action, motions=data.draw(st.sampled_from([1, 1, 2])))
-        assert not found, found
-        record = engine.actions[before]
-        assert record.seat == seat and record.kind == kind
-        if kind == "cbr":
-            assert record.amount == int(action.split()[1])
+            action = f"cbr {data.draw(st.integers(view.min_raise_to, view.max_raise_to))}"
+        oracle.act(seat, action, data.draw(st.sampled_from([1, 1, 2])))
+
+
+# Each example plays a whole hand (tens of ms; a few seconds for a property). Shrinking a failing hand, with
+# its draws chained turn by turn, can run past five minutes and the 300 s pytest timeout, which then hides
+# the failure: a failing hand is reported as found, its draws listed turn by turn.
+HANDS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                 phases=(Phase.explicit, Phase.reuse, Phase.generate))
+
+
+@HANDS
+@given(game=games(), data=st.data())
+def test_limits_agree_with_pokerkit_and_physical_bets_read_back(game: tuple[GameConfig, dict[int, int]],
+                                                                data: st.DataObject) -> None:
+    """At every turn: the TDA min/max bracket pokerkit's (never looser); the chosen action, acted out as
+    chips by physical.py, is read back by the engine as exactly that action and booked on pokerkit's ledger at
+    that amount; any silent chips read to an action pokerkit accepts."""
+    _play(Oracle(game), data)
+
+
+@HANDS
+@given(game=games(variants=(Variant.FLHE,), short_blind=True), data=st.data())
+def test_fixed_limit_agrees_with_pokerkit_short_blinds_and_all_ins(game: tuple[GameConfig, dict[int, int]],
+                                                                  data: st.DataObject) -> None:
+    """Fixed limit, short big blinds and short all-ins: the raise, its cap and who may raise as pokerkit has
+    them, or as the seeds have them where pokerkit differs (TDA-34B, EX-7)."""
+    _play(Oracle(game), data)
+
+
+@settings(HANDS, max_examples=25)
+@given(game=games(variants=(Variant.NLHE, Variant.PLHE), short_blind=True), data=st.data())
+def test_a_short_big_blind_counts_in_full_in_raises(game: tuple[GameConfig, dict[int, int]],
+                                                    data: st.DataObject) -> None:
+    """NL and PL over a short big blind: raised from the full blind, up to the pot with the blind counted in
+    full (EX-7, EX-20), and booked at that amount on pokerkit's ledger."""
+    _play(Oracle(game), data)
+
+
+# hypothesis's first failing example (found in a local run, kept here for CI, which has no example database):
+# fixed limit, flop: seat 4 bets, seat 1 raises, seat 4 is all-in 60 over it. 60 is at least half a bet, so
+# the betting is reopened for seat 1 (TDA-34B); pokerkit says closed, and the engine booked seat 1's raise
+# to 360 as a call, and recorded it as "cbr" with no amount.
+FL_REOPEN = (
+    (GameConfig(variant=Variant.FLHE, small_blind=50, big_blind=100, small_bet=100, big_bet=200,
+                chip_denominations=DENOMS), {1: 569, 2: 312, 3: 6883, 4: 460, 5: 5000}),
+    ["cbr 200", "cc", "cc", "cc", "cc", "cc", "cc", "cc", "cbr 100", "f", "cbr 200", "f", "cc", "cbr 260",
+     "cbr 360"],
+)
+
+
+def test_fixed_limit_half_bet_all_in_reopens_for_a_seat_that_acted() -> None:
+    oracle = Oracle(FL_REOPEN[0])
+    actions = iter(FL_REOPEN[1])
+    while (action := next(actions, None)) is not None:
+        while (seat := oracle.engine.to_act()) is None:
+            oracle.next_street()
+        view, seeds_only = oracle.check_turn(seat)
+        if action == "cbr 360":
+            assert (seat, view.can_raise, view.min_raise_to, seeds_only) == (1, True, 360, range(360, 361))
+        oracle.act(seat, action, 1)
+    assert oracle.engine.state.bets == [360, 0, 200, 260, 0] and not oracle.engine.notes
 
 
 @settings(max_examples=200, deadline=None)

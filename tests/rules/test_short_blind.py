@@ -135,3 +135,33 @@ def test_ex_20_pot_limit_counts_the_short_blind_in_full_all_preflop() -> None:
 def test_heads_up_the_short_big_blind_is_called_as_posted() -> None:
     hand = Hand(NL_100_200, {1: 150, 2: 5000}, button=2)  # HOUSE-002-2.3.2: the exception is heads-up
     assert hand.view(2).to_call == 50
+
+
+def test_fixed_limit_raise_over_a_short_big_blind_is_from_the_full_blind() -> None:
+    """pokerkit raises from the chips posted (60 + 100 = 160); the TDA from the full blind (100 + 100)."""
+    config = GameConfig(variant=Variant.FLHE, small_blind=50, big_blind=100, small_bet=100, big_bet=200)
+    hand = Hand(config, {1: 5000, 2: 60, 3: 5000, 4: 5000}, button=4)
+    assert hand.engine.state.min_completion_betting_or_raising_to_amount == 160
+    assert (hand.view(3).min_raise_to, hand.view(3).max_raise_to) == (200, 200)
+    hand.act(3, "cbr 200")
+    assert hand.engine.actions[-1].amount == 200 and hand.bets()[3] == 200  # on pokerkit's ledger too
+    view, state = hand.view(4), hand.engine.state
+    assert view.min_raise_to == state.min_completion_betting_or_raising_to_amount == 300
+
+
+def test_ex_20_a_pot_raise_over_a_short_big_blind_is_booked_in_full() -> None:
+    config = GameConfig(variant=Variant.PLHE, small_blind=50, big_blind=100)
+    hand = Hand(config, {1: 5000, 2: 75, 3: 5000, 4: 5000}, button=4)
+    assert hand.engine.state.max_completion_betting_or_raising_to_amount == 275  # pokerkit: the chips posted
+    hand.act(3, "cbr 350")
+    assert hand.engine.actions[-1].amount == 350 and hand.bets()[3] == 350
+    # the next minimum raise: 350 + the raise of 250 over the full blind, as pokerkit now has it too
+    assert hand.view(4).min_raise_to == hand.engine.state.min_completion_betting_or_raising_to_amount == 600
+
+
+def test_no_limit_the_raise_over_a_short_big_blind_sets_the_increment_from_the_full_blind() -> None:
+    hand = Hand(NL_100_200, {1: 5000, 2: 150, 3: 5000, 4: 5000}, button=4)
+    hand.act(3, "cbr 400")  # a raise of 200 over the full blind (pokerkit: 250 over the 150 posted)
+    assert hand.view(4).min_raise_to == hand.engine.state.min_completion_betting_or_raising_to_amount == 600
+    hand.act(4, "cbr 600")
+    assert hand.engine.actions[-1].amount == 600 and hand.bets()[4] == 600
