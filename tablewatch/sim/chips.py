@@ -113,6 +113,47 @@ def make_change(value: int, available: dict[int, int]) -> dict[int, int] | None:
     return solve(0, value)
 
 
+Counts = dict[int, int]
+
+
+def exchange(value: int, pile: Counts, tray: Counts) -> tuple[Counts, Counts, Counts] | None:
+    """How the dealer makes change so ``pile`` can pay exactly ``value``: ``(give, get, pay)``.
+
+    ``give`` goes from the pile to the tray and ``get`` (worth the same) comes back from the tray's own
+    chips; then the pile pays ``value`` with ``pay``. First the smallest move a dealer makes, breaking one
+    chip of the pile into smaller ones; failing that, the pile is made up anew from pile and tray together
+    (colouring up or down) and only the chips that differ move. None when pile and tray can't make it.
+    """
+    for d in sorted(d for d, n in pile.items() if n):
+        smaller = {s: n for s, n in tray.items() if s < d and n}
+        get = make_change(d, smaller)
+        if get is None:
+            continue
+        pay = make_change(value, _plus(_plus(pile, {d: -1}), get))
+        if pay is not None:
+            return {d: 1}, get, pay
+    pool = _plus(pile, tray)
+    pay = make_change(value, pool)
+    if pay is None:
+        return None
+    rest_value = sum(d * n for d, n in pile.items()) - value
+    kept = {d: n - min(n, pay.get(d, 0)) for d, n in pile.items()}  # the pile's chips not in ``pay``
+    rest = make_change(rest_value, kept) or make_change(rest_value, _plus(pool, {d: -n for d, n in pay.items()}))
+    if rest is None:
+        return None
+    new = _plus(pay, rest)
+    give = {d: n - new.get(d, 0) for d, n in pile.items() if n > new.get(d, 0)}
+    get = {d: n - pile.get(d, 0) for d, n in new.items() if n > pile.get(d, 0)}
+    return give, get, pay
+
+
+def _plus(a: Counts, b: Counts) -> Counts:
+    out = dict(a)
+    for d, n in b.items():
+        out[d] = out.get(d, 0) + n
+    return {d: n for d, n in out.items() if n}
+
+
 def compose_stack(value: int, denominations: list[int], rng: random.Random) -> dict[int, int]:
     """A realistic starting stack: mostly mid chips, a few big ones, enough small ones to bet anything."""
     denoms = sorted(denominations)

@@ -35,7 +35,7 @@ from tablewatch.events import (
 )
 from tablewatch.rules.betting import BettingView
 from tablewatch.rules.chipreading import PhysicalBet, read_bet
-from tablewatch.sim.chips import Pile, count_chips, make_change
+from tablewatch.sim.chips import Pile, count_chips, exchange, make_change
 from tablewatch.sim.inject import RULE_IDS, STREETS, InjectedViolation, Injections
 from tablewatch.sim.motions import Stage, seat_angle
 from tablewatch.sim.plan import Act, HandPlan
@@ -412,30 +412,40 @@ class HandDriver(Injections):
 
     def _counts(self, pile: Pile, value: int, seat: int | None) -> dict[int, int]:
         counts = make_change(value, pile.available())
-        if counts is None:
-            if pile.value() < value:
-                raise ScenarioError(f"hand {self.plan.hand_no}: {pile.zone} holds {pile.value()}, less than {value}")
-            self._change(pile, value)
-            counts = make_change(value, pile.available())
-            assert counts is not None
-        return counts
+        if counts is not None:
+            return counts
+        if pile.value() < value:
+            raise ScenarioError(f"hand {self.plan.hand_no}: {pile.zone} holds {pile.value()}, less than {value}")
+        return self._change(pile, value)
 
-    def _change(self, pile: Pile, value: int) -> None:
-        """The dealer changes chips: everything in ``pile`` to the tray, back in denominations that pay ``value``."""
-        old = pile.chips
+    def _change(self, pile: Pile, value: int) -> dict[int, int]:
+        """The dealer makes change from the tray so ``pile`` can pay ``value``; returns the chips that pay it.
+
+        Real chips change hands (pile → tray, then tray → pile, each a ``ChipsMoved``), none are made or
+        destroyed: the RFID ledger sees two moves, not chips leaving the table and others appearing.
+        """
         tray = self.piles["tray"]
+        plan = exchange(value, pile.available(), tray.available())
+        if plan is None:
+            unit = self.plan.odd_chip
+            why = (f"{value} is not a multiple of the smallest chip ({unit})" if value % unit else
+                   f"{pile.zone} holds {pile.available()} and the tray {tray.available()}")
+            raise ScenarioError(f"hand {self.plan.hand_no}: the dealer can't make change to pay {value} from "
+                                f"{pile.zone}: {why}")
+        give, get, pay = plan
+        seat = _zone_seat(pile.zone)
         self.t = max(self.t, self.stage.arm_free("dealer"))
-        self.t = self.stage.carry_chips("dealer", old, pile, tray, t=self.t, duration=0.8)
-        self.stage.vanish(old, t=self.t + 0.05)
-        tray.remove(old)
-        denoms = sorted({c.value for c in self.stage.mint.world.chips if not c.counterfeit}, reverse=True)
-        need = _greedy(value, denoms) or {}
-        rest = _greedy(sum(c.value for c in old) - value, denoms) or {}
-        merged = {d: need.get(d, 0) + rest.get(d, 0) for d in denoms}
-        new = self.stage.mint_pile(tray, merged, t=self.t + 0.1)
-        self.t = self.stage.carry_chips("dealer", new, tray, pile, t=self.t + 0.2, duration=0.8)
-        self._emit(ChipsMoved, self.t, src=pile.zone, dst="tray", chips=count_chips(old))
-        self._emit(ChipsMoved, self.t, src="tray", dst=pile.zone, chips=count_chips(new))
+        if give:
+            out = pile.take(give)
+            self.t = self.stage.carry_chips("dealer", out, pile, tray, t=self.t, duration=0.8)
+            self._emit(ChipsMoved, self.t, seat=seat, src=pile.zone, dst=tray.zone, chips=count_chips(out))
+            self.t += 0.2
+        if get:
+            back = tray.take(get)
+            self.t = self.stage.carry_chips("dealer", back, tray, pile, t=self.t, duration=0.8)
+            self._emit(ChipsMoved, self.t, seat=seat, src=tray.zone, dst=pile.zone, chips=count_chips(back))
+            self.t += 0.1
+        return pay
 
     def _gather(self, bets: tuple[int, ...]) -> None:
         if not any(bets) and not any(self.piles[f"seat{s}.bet"].chips for s in self.plan.seats):
@@ -512,11 +522,10 @@ class HandDriver(Injections):
             detail=detail, params=params or {}))
 
 
-def _greedy(value: int, denoms: list[int]) -> dict[int, int] | None:
-    out: dict[int, int] = {}
-    for d in denoms:
-        out[d], value = divmod(value, d)
-    return out if value == 0 else None
+def _zone_seat(zone: str) -> int | None:
+    """``seat3.stack`` → 3 (as the RFID ledger names the seat of a move); the pot or tray → None."""
+    head = zone.split(".")[0]
+    return int(head[4:]) if head.startswith("seat") and head[4:].isdigit() else None
 
 
 __all__ = ["RULE_IDS", "HandDriver", "InjectedViolation"]

@@ -45,6 +45,7 @@ class HandPlan:
     violations: list[ViolationSpec]
     unit: int = 1
     source: str = "scenario"
+    odd_chip: int = 1  # the smallest chip in play: pots are split in its multiples (TDA-12), as the rules do
 
     @property
     def button(self) -> int:

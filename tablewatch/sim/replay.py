@@ -8,7 +8,9 @@ pocket), and whether the recorded actions take the hand to its end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from pokerkit import Automation, Mode, NoLimitTexasHoldem, State
 
@@ -29,8 +31,19 @@ AUTOMATIONS = (
 def new_state(plan: HandPlan) -> State:
     return NoLimitTexasHoldem.create_state(
         AUTOMATIONS, True, tuple(plan.antes), tuple(plan.blinds), plan.min_bet, tuple(plan.stacks), len(plan.seats),
-        mode=Mode.CASH_GAME,
+        mode=Mode.CASH_GAME, divmod=chip_divmod(plan.odd_chip),
     )
+
+
+def chip_divmod(unit: int) -> Callable[[int, int], tuple[int, int]]:
+    """pokerkit's pot splitter in whole chips of ``unit`` (TDA-12), as ``GameConfig.chip_divmod`` splits for the
+    rules: pokerkit's own splits to 1 (975 two ways: 488 + 487), which no chips pay when the smallest is 25."""
+    return partial(_split_in_chips, unit)
+
+
+def _split_in_chips(unit: int, amount: int, ways: int) -> tuple[int, int]:
+    quotient, remainder = divmod(amount // unit, ways)
+    return quotient * unit, remainder * unit + amount % unit  # the remainder: the odd chips, to the first winner
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from tablewatch.sim.chips import Mint, Pile, compose_stack
 from tablewatch.sim.hand import HandDriver, InjectedViolation
 from tablewatch.sim.motions import Stage
 from tablewatch.sim.plan import HandPlan, plan_phh, plan_scripted
-from tablewatch.sim.replay import AUTOMATIONS, new_state
+from tablewatch.sim.replay import AUTOMATIONS, chip_divmod, new_state
 from tablewatch.sim.scenario import LAYOUT_SEATS, Scenario, ScenarioError
 from tablewatch.sim.table import SimTable
 from tablewatch.sim.world import World
@@ -80,6 +80,7 @@ def simulate(scenario: Scenario) -> SimRun:
             button = hand.button or _next_button(list(stacks), button)
             plan = plan_scripted(hand, hand_no=no, stacks=stacks, button=button, blinds=scenario.blinds,
                                  ante=scenario.ante)
+        plan.odd_chip = min(c.value for c in scenario.chips)
         _check_seats(plan, table)
         _prepare_stacks(plan, piles, stage, scenario, t=t)
         state = new_state(plan)
@@ -158,15 +159,27 @@ def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenar
         except ValueError as exc:
             raise ScenarioError(f"hand {plan.hand_no}, seat {seat}: {exc} Add a smaller chip to 'chips'.") from exc
         stage.mint_pile(pile, counts, t=t - 0.2)
-    tray = piles["tray"]
-    if not tray.chips:
-        stage.mint_pile(tray, {d: 20 for d in denoms[:4]}, t=0.0)
+    if not piles["tray"].chips:
+        _stock_tray(piles["tray"], stage, denoms, scenario.seed)
+
+
+def _stock_tray(tray: Pile, stage: Stage, denoms: list[int], seed: int) -> None:
+    """The dealer's float: 20 of each chip but the largest (of the four smallest with fewer kinds), so the dealer
+    can break any chip in play. The first four are laid from the shared random stream as they always were; the
+    rest from their own, so adding them leaves every other draw of the run (cards, jitter) as it was."""
+    stage.mint_pile(tray, {d: 20 for d in denoms[:4]}, t=0.0)
+    extra = denoms[4:-1]
+    if extra:
+        shared, tray.rng = tray.rng, random.Random(f"{seed}/tray")
+        stage.mint_pile(tray, {d: 20 for d in extra}, t=0.0)
+        tray.rng = shared
 
 
 def _history(plan: HandPlan, state: State) -> HandHistory:
+    split = chip_divmod(plan.odd_chip)
     game = NoLimitTexasHoldem(AUTOMATIONS, True, tuple(plan.antes), tuple(plan.blinds), plan.min_bet,
-                              mode=Mode.CASH_GAME)
-    hh = HandHistory.from_game_state(game, state)
+                              mode=Mode.CASH_GAME, divmod=split)
+    hh = HandHistory.from_game_state(game, state, divmod=split)  # a replay of it splits pots as the hand did
     hh.seats = list(plan.seats)
     hh.seat_count = None
     hh.hand = plan.hand_no
