@@ -3,18 +3,21 @@
 The tray holds one denomination per column (tube), left to right in an order the venue states
 (``--denominations 25,100,500,1000,5000``). Chips are told from the tray by their colour distance to
 the tray's own border colour; the picture is then cut along x into as many stretches as there are
-denominations, where the chip colours vary least, and each stretch must be one colour unlike its
-neighbours. Colours are kept in CIELAB (OpenCV's 8-bit scale), where distances follow what people
-see, with each denomination's spread so classification can say "none of these".
+denominations, each as near one mix of colours as can be (see ``_segments``), and each stretch must be
+one colour unlike its neighbours. Colours are kept in CIELAB (OpenCV's 8-bit scale), where distances
+follow what people see, with each denomination's spread so classification can say "none of these".
 
 A chip's body colour is not the median of its pixels: edge spots, the printed ring, the inlay and the
 stack's darker side take up much of a chip seen from above (the simulator's yellow 1000 shows more black
-spot and side than yellow). ``_body`` splits the pixels into two colour clusters and keeps the one with
-the larger *saturation-weighted* count: spots, rings and sides are white, black or a darker shade of
-the body, so where areas are close the more saturated cluster is the body; a neutral chip (black,
-white, grey) weighs its pixels about equally and the larger cluster wins. Learning and classifying a
-chip's pixels use the same estimate, so a chip in a frame is measured the way the tray was.
-Known limit: a neutral body with strongly coloured spots (white with red spots) is read by its spots.
+spot and side than yellow). ``_body`` reads a chip with a colour (at least ``COLOURED_SHARE`` of its pixels
+with chroma ``CHROMATIC`` or more) by its coloured pixels alone, so white or black spots and rings never
+compete with the body; a neutral chip (black, white, grey) by all of them. Among those it takes the
+densest colour, each pixel counting ``1 + chroma / CHROMA_SCALE``: the stack's side is a darker, less
+saturated shade of the body and the inlay a paler one, so the body is the densest and most saturated.
+A density peak, unlike a fixed number of clusters, is not split when one colour fills most of the chip.
+Learning and classifying a chip's pixels use the same estimate, so a chip in a frame is measured the way
+the tray was. Known limit: a neutral body with strongly coloured spots (white with red spots) is read by
+its spots.
 """
 
 from __future__ import annotations
@@ -34,7 +37,11 @@ MIN_PIXELS = 20  # fewer chip pixels than this in a column: no chips there
 MAX_SPREAD = 40.0  # a column whose pixels stray further than this from its median mixes colours
 LIGHTNESS_WEIGHT = 0.5  # light over a table varies more in brightness than in hue: L counts half
 MIN_SPREAD = 8.0
-CHROMA_SCALE = 30.0  # Lab chroma at which a pixel counts twice toward its cluster (see ``_body``)
+COLOUR_BIN = 12.0  # Lab units (L at half weight): colour cells for cutting the tray and finding a chip's body
+MAX_CUT_POSITIONS = 600  # a wider tray photo is cut between groups of columns (keeps the search quick)
+CHROMATIC = 20.0  # Lab chroma from which a pixel has a colour (the simulator's felt: 47, its black chip: under 10)
+COLOURED_SHARE = 1 / 3  # a chip with at least this share of coloured pixels is read by them alone (see ``_body``)
+CHROMA_SCALE = 30.0  # Lab chroma at which a pixel counts twice toward the body colour (see ``_body``)
 
 
 class ChipColour(StrictModel):
@@ -122,37 +129,52 @@ def from_simulator(specs: Iterable[object] | None = None) -> ChipColours:
 
 
 def _segments(lab: np.ndarray, mask: np.ndarray, k: int) -> list[np.ndarray]:
-    """Cut the image into ``k`` stretches along x whose chip colours vary least (1-D dynamic programming).
+    """Cut the image into ``k`` stretches along x, each as near one mix of colours as can be (1-D dynamic programming).
 
-    Works whether the columns stand apart or touch (a tray photographed from far away blurs the gaps).
-    Returns each stretch's chip pixels (Lab).
+    A stretch costs the bits needed to name its chip pixels' colours (binned ``COLOUR_BIN`` apart) with its own
+    colour frequencies: a stretch of one denomination's chips (body, spots, inlay, side, in whatever shares) is
+    cheap, and joining two denominations' colours costs about a bit per pixel, however near the colours are.
+    A variance cost would rather cut a many-coloured chip (yellow, black spots, dark side) in two, pairing its
+    body with a neighbour of a similar hue. Works whether the columns stand apart or touch (a tray photographed
+    from far away blurs the gaps). Returns each stretch's chip pixels (Lab).
     """
-    weighted = lab.astype(np.float64) * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])
-    m = mask.astype(np.float64)[..., None]
-    count = np.concatenate([[0.0], np.cumsum(m.sum(axis=0)[:, 0])])
-    total = np.vstack([np.zeros(3), np.cumsum((weighted * m).sum(axis=0), axis=0)])
-    square = np.concatenate([[0.0], np.cumsum((weighted**2 * m).sum(axis=(0, 2)))])
-
-    def cost(a: np.ndarray, b: int) -> np.ndarray:  # squared deviation of columns a..b-1 from their mean
-        n = count[b] - count[a]
-        s = total[b] - total[a]
-        return square[b] - square[a] - (s**2).sum(axis=1) / np.maximum(n, 1e-9)
-
     width = lab.shape[1]
-    best = np.full((k + 1, width + 1), np.inf)
-    cut = np.zeros((k + 1, width + 1), int)
+    step = max(1, -(-width // MAX_CUT_POSITIONS))  # wide photos are cut between groups of ``step`` columns
+    n_groups = -(-width // step)
+    _, colour = np.unique(_cells(lab[mask]), axis=0, return_inverse=True)
+    colour = colour.ravel()
+    n_colours = int(colour.max()) + 1 if len(colour) else 1
+    group = np.nonzero(mask)[1] // step  # row-major, as ``lab[mask]``
+    hist = np.bincount(group * n_colours + colour, minlength=n_groups * n_colours).reshape(n_groups, n_colours)
+    cum = np.vstack([np.zeros((1, n_colours)), np.cumsum(hist, axis=0)])
+
+    def cost(a: np.ndarray, b: int) -> np.ndarray:  # nats to name the colours of groups a..b-1, one code per stretch
+        h = cum[b] - cum[a]
+        return _xlogx(h.sum(axis=1)) - _xlogx(h).sum(axis=1)
+
+    best = np.full((k + 1, n_groups + 1), np.inf)
+    cut = np.zeros((k + 1, n_groups + 1), int)
     best[0, 0] = 0.0
     for j in range(1, k + 1):
-        for b in range(j, width + 1):
+        for b in range(j, n_groups + 1):
             a = np.arange(j - 1, b)
             options = best[j - 1, a] + cost(a, b)
             i = int(np.argmin(options))
             best[j, b], cut[j, b] = options[i], a[i]
-    bounds, b = [], width
+    bounds, b = [], n_groups
     for j in range(k, 0, -1):
-        bounds.append((cut[j, b], b))
+        bounds.append((cut[j, b] * step, min(b * step, width)))
         b = cut[j, b]
     return [lab[:, a:b][mask[:, a:b]] for a, b in reversed(bounds)]
+
+
+def _xlogx(x: np.ndarray) -> np.ndarray:
+    return x * np.log(np.maximum(x, 1.0))  # counts are whole numbers: 0 log 0 = 0
+
+
+def _cells(lab: np.ndarray) -> np.ndarray:
+    """(N, 3) Lab → (N, 3) integer colour cells ``COLOUR_BIN`` wide (L at half weight, as in ``colour_distance``)."""
+    return np.floor(lab * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0]) / COLOUR_BIN).astype(np.int64)
 
 
 def _check_segments(segments: list[np.ndarray], denominations: Sequence[int]) -> None:
@@ -188,18 +210,20 @@ def _chip(value: int, pixels: np.ndarray) -> ChipColour:
 
 
 def _body(pixels: np.ndarray) -> np.ndarray:
-    """The chip body's pixels among a chip's (Lab): of two colour clusters, the one with the larger count
-    when each pixel counts ``1 + chroma / CHROMA_SCALE`` (the other: spots, ring, side, shadow; see above)."""
+    """The chip body's pixels among a chip's (Lab), see above: the chip's densest colour, each pixel counting
+    ``1 + chroma / CHROMA_SCALE``, among its coloured pixels when it has a colour; returns the pixels near it."""
+    chroma = np.hypot(pixels[:, 1] - 128.0, pixels[:, 2] - 128.0)
+    coloured = chroma >= CHROMATIC
+    if coloured.mean() >= COLOURED_SHARE:
+        pixels, chroma = pixels[coloured], chroma[coloured]
     if len(pixels) < 2 * MIN_PIXELS:
         return pixels
-    cv2.setRNGSeed(0)  # k-means++ seeding: the same photo gives the same profile
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
-    weighted = (pixels * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])).astype(np.float32)
-    _, labels, _ = cv2.kmeans(weighted, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
-    labels = labels.ravel()
-    chroma = np.hypot(pixels[:, 1] - 128.0, pixels[:, 2] - 128.0)
-    score = np.bincount(labels, weights=1.0 + chroma / CHROMA_SCALE, minlength=2)
-    return pixels[labels == int(np.argmax(score))]
+    cells, which = np.unique(_cells(pixels), axis=0, return_inverse=True)
+    which = which.ravel()
+    weight = np.bincount(which, weights=1.0 + chroma / CHROMA_SCALE)
+    near = np.abs(cells[:, None, :] - cells[None, :, :]).max(axis=2) <= 1  # a cell and its 26 neighbours
+    densest = int(np.argmax(near @ weight))
+    return pixels[near[densest][which]]
 
 
 def colour_distance(lab_a: np.ndarray, lab_b: np.ndarray) -> np.ndarray:

@@ -5,6 +5,11 @@ jokers) so simulated and real images train one model; chips by denomination and 
 A card box covers the whole visible card (the real photos box the corner index instead; the models part
 decides how to mix them). An object is labelled when enough of it is visible: a box is the extent of
 its visible pixels, so occlusion by a hand, another card or the frame edge shrinks or removes it.
+A box must also be mostly about its object: when the visible pixels fill under ``MIN_BOX_FILL`` of their
+own box (a hole card showing only as a diagonal strip beside the card on top of it, or corners sticking
+out from under a crossed card), the box would mostly show the other card and the felt under this card's
+class, so the object gets no box. A whole card at its least favourable angle (45 degrees) fills about
+half its box, a chip top about three quarters.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ CHIP_VALUES = (1, 5, 25, 100, 500, 1000, 5000, 25000, 100000)
 CLASS_NAMES = [*CARD_CLASSES, *(f"chip_{v}" for v in CHIP_VALUES), "chip_other", "hand"]
 CLASS_INDEX = {name: i for i, name in enumerate(CLASS_NAMES)}
 MIN_VISIBLE = {"card": 0.30, "chip": 0.45, "hand": 0.30}
+MIN_BOX_FILL = 0.35  # share of a box that must be its object's own pixels (see above)
 HAND_AREA_MM2 = math.pi * 52 * 40
 
 
@@ -103,12 +109,11 @@ def label_objects(renderer: Renderer, id_img: np.ndarray, drawn: dict[int, tuple
         kind = "card" if not name.startswith(("chip_", "hand")) else name.split("_")[0]
         full = _full_area_px(renderer, kind, pts.mean(axis=0))
         visible = min(1.0, len(xs) / full)
-        if visible < MIN_VISIBLE[kind]:
+        box = (int(x0 + xs.min()), int(y0 + ys.min()), int(x0 + xs.max() + 1), int(y0 + ys.max() + 1))
+        if visible < MIN_VISIBLE[kind] or len(xs) < MIN_BOX_FILL * (box[2] - box[0]) * (box[3] - box[1]):
             continue
         cls_name = class_name(name)
-        labels.append(Label(cls=CLASS_INDEX[cls_name], name=cls_name, oid=oid, visible=round(visible, 3),
-                            box=(int(x0 + xs.min()), int(y0 + ys.min()), int(x0 + xs.max() + 1),
-                                 int(y0 + ys.max() + 1))))
+        labels.append(Label(cls=CLASS_INDEX[cls_name], name=cls_name, oid=oid, visible=round(visible, 3), box=box))
     return labels + extra
 
 

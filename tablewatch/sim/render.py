@@ -170,13 +170,14 @@ class Renderer:
         sprite = self.cards[code]
         cx, cy = self.to_canvas(pose.x, pose.y, pose.z)
         sh, sw = sprite.shape[:2]
-        M = cv2.getRotationMatrix2D((sw / 2, sh / 2), -pose.angle, 1.0)
+        mid = ((sw - 1) / 2, (sh - 1) / 2)  # the sprite's centre: its pixels span -0.5 .. size - 0.5
+        M = cv2.getRotationMatrix2D(mid, -pose.angle, 1.0)
         half = math.hypot(sw, sh) / 2 + 2
         x0, y0 = int(cx - half), int(cy - half)
         x1, y1 = int(cx + half) + 1, int(cy + half) + 1
-        M[:, 2] += (cx - sw / 2 - x0, cy - sh / 2 - y0)
+        M[:, 2] += (cx - mid[0] - x0, cy - mid[1] - y0)
         if code != "back":  # where the two corner indices land, for index-style labels
-            quads = INDEX_QUADS * (sw, sh)
+            quads = INDEX_QUADS * (sw, sh) - 0.5  # fractions of the card's edges, in pixel-centre coordinates
             self._index_quads[oid] = (quads @ M[:, :2].T + M[:, 2]) + (x0, y0)
         return self._blit(canvas, ids, oid, sprite, M, (x0, y0, x1, y1))
 
@@ -217,7 +218,7 @@ class Renderer:
         """Alpha-blend a premultiplied sprite at a whole-pixel position (chips need no rotation)."""
         pre, inv, mask = art
         s = pre.shape[0]
-        x0, y0 = round(centre[0] - s / 2), round(centre[1] - s / 2)
+        x0, y0 = round(centre[0] - (s - 1) / 2), round(centre[1] - (s - 1) / 2)  # sprite centre at (s - 1) / 2
         H, W = canvas.shape[:2]
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x0 + s, W), min(y0 + s, H)
         if cx1 <= cx0 or cy1 <= cy0:

@@ -15,6 +15,7 @@ from tablewatch.sim.scenario import COLOURS, ChipSpec
 from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER
 
 ROTATIONS = 8  # pre-rotated chip tops (their spots make rotation visible)
+SUPERSAMPLE = 4  # markers are warped this much finer than the canvas, then box-averaged
 
 
 @cache
@@ -35,32 +36,34 @@ def _chip_sprites(value: int, colour: str, spots: str, scale: float) -> tuple[li
     big = d * 4
     base, spot = np.array(COLOURS[colour], float), np.array(COLOURS[spots], float)
     tops = []
+    c = (big - 1) / 2  # the sprite's centre (pixels span -0.5 .. big - 0.5), drawn in 1/16 px (shift=4)
+    c16 = (round(c * 16), round(c * 16))
     for k in range(ROTATIONS):
         img = np.zeros((big, big, 4), np.uint8)
-        c, r = big // 2, big // 2 - 2
-        cv2.circle(img, (c, c), r, (*base.tolist(), 255), -1, cv2.LINE_AA)
+        r = big // 2 - 2
+        cv2.circle(img, c16, r * 16, (*base.tolist(), 255), -1, cv2.LINE_AA, shift=4)
         for i in range(6):  # edge spots
             a = math.radians(k * 360 / 6 / ROTATIONS + i * 60)
             pts = [(c + math.cos(a + da) * rr, c + math.sin(a + da) * rr) for da, rr in
                    ((-0.16, r), (0.16, r), (0.16, r * 0.78), (-0.16, r * 0.78))]
-            cv2.fillConvexPoly(img, np.int32(pts), (*spot.tolist(), 255), cv2.LINE_AA)
-        cv2.circle(img, (c, c), int(r * 0.70), (*spot.tolist(), 255), max(1, big // 60), cv2.LINE_AA)
+            cv2.fillConvexPoly(img, np.int32(np.round(np.array(pts) * 16)), (*spot.tolist(), 255), cv2.LINE_AA, shift=4)
+        cv2.circle(img, c16, round(r * 0.70 * 16), (*spot.tolist(), 255), max(1, big // 60), cv2.LINE_AA, shift=4)
         inlay = base * 0.55 + np.array([235.0, 235.0, 235.0]) * 0.45
-        cv2.circle(img, (c, c), int(r * 0.58), (*inlay.tolist(), 255), -1, cv2.LINE_AA)
+        cv2.circle(img, c16, round(r * 0.58 * 16), (*inlay.tolist(), 255), -1, cv2.LINE_AA, shift=4)
         text = f"{value:g}" if value < 1000 else f"{value // 1000}K"
         fs = big / 120 * (1.0 if len(text) <= 2 else 0.75)
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, fs, max(1, big // 50))
         ink = (20, 20, 20) if inlay.mean() > 120 else (240, 240, 240)
-        cv2.putText(img, text, (c - tw // 2, c + th // 2), cv2.FONT_HERSHEY_DUPLEX, fs, (*ink, 255), max(1, big // 50),
-                    cv2.LINE_AA)
+        cv2.putText(img, text, (big // 2 - tw // 2, big // 2 + th // 2), cv2.FONT_HERSHEY_DUPLEX, fs, (*ink, 255),
+                    max(1, big // 50), cv2.LINE_AA)
         tops.append(cv2.resize(img, (d, d), interpolation=cv2.INTER_AREA))
     side = np.zeros((big, big, 4), np.uint8)
     dark = base * 0.6
-    cv2.circle(side, (big // 2, big // 2), big // 2 - 2, (*dark.tolist(), 255), -1, cv2.LINE_AA)
+    cv2.circle(side, c16, (big // 2 - 2) * 16, (*dark.tolist(), 255), -1, cv2.LINE_AA, shift=4)
     for i in range(6):
         a = math.radians(i * 60 + 15)
-        p = (int(big / 2 + math.cos(a) * (big / 2 - 4)), int(big / 2 + math.sin(a) * (big / 2 - 4)))
-        cv2.circle(side, p, big // 10, (*(spot * 0.8).tolist(), 255), -1, cv2.LINE_AA)
+        p = (round((c + math.cos(a) * (big / 2 - 4)) * 16), round((c + math.sin(a) * (big / 2 - 4)) * 16))
+        cv2.circle(side, p, big // 10 * 16, (*(spot * 0.8).tolist(), 255), -1, cv2.LINE_AA, shift=4)
     return tops, cv2.resize(side, (d, d), interpolation=cv2.INTER_AREA)
 
 
@@ -106,21 +109,42 @@ def _markers(img: np.ndarray, layout: TableLayout, px: Callable[[np.ndarray], np
         centre = corners.mean(axis=0)
         quiet = centre + (corners - centre) * (1 + 2 * q / m.size_mm)
         cv2.fillConvexPoly(img, px(quiet), (250, 250, 250), cv2.LINE_AA, shift=4)
-        n = max(24, round(m.size_mm * scale * 2))
-        marker = cv2.aruco.generateImageMarker(dictionary, m.id, n)
-        src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
-        dst = np.float32((corners - np.asarray(origin)) * scale)
-        M = cv2.getPerspectiveTransform(src, dst)
-        x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
-        x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
-        x0, y0 = max(x0, 0), max(y0, 0)
-        x1, y1 = min(x1, img.shape[1]), min(y1, img.shape[0])
-        if x1 <= x0 or y1 <= y0:
-            continue
-        T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float) @ M
-        warped = cv2.warpPerspective(marker, T, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA, borderValue=255)
-        mask = cv2.warpPerspective(np.full_like(marker, 255), T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
-        roi = img[y0:y1, x0:x1]
-        a = (mask.astype(np.float32) / 255)[..., None]
-        roi[:] = (roi * (1 - a) + cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR) * a).astype(np.uint8)
+        _warp_marker(img, cv2.aruco.generateImageMarker(dictionary, m.id, _pattern_px(dictionary, m.size_mm * scale)),
+                     np.float32((corners - np.asarray(origin)) * scale))
 
+
+def _pattern_px(dictionary: cv2.aruco.Dictionary, side_px: float) -> int:
+    """A pattern size in whole modules (border included), fine enough for the supersampled warp."""
+    modules = dictionary.markerSize + 2
+    return modules * max(4, math.ceil(side_px * SUPERSAMPLE / modules))
+
+
+def _warp_marker(img: np.ndarray, marker: np.ndarray, dst: np.ndarray) -> None:
+    """Blend ``marker`` onto ``img`` with its outer corners at ``dst`` (canvas pixels), area-sampled.
+
+    warpPerspective has no area filter (INTER_AREA falls back to bilinear), and point samples of a pattern
+    finer than the canvas put its edges up to half a pixel off, so it is warped ``SUPERSAMPLE`` times finer,
+    then box-averaged; the coverage is premultiplied, so the edge is the coverage's alone.
+    """
+    n, k = marker.shape[0], SUPERSAMPLE
+    # Pixel edges, not indices: pixel i spans i ± 0.5, so the pattern's outer edge is at -0.5 and n - 0.5.
+    src = np.float32([[0, 0], [n, 0], [n, n], [0, n]]) - 0.5
+    x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, img.shape[1]), min(y1, img.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    # Canvas x → supersampled X = k (x - x0 + 0.5) - 0.5: fine pixel j is centred at x0 + (j + 0.5) / k - 0.5.
+    fine = np.array([[k, 0, k * (0.5 - x0) - 0.5], [0, k, k * (0.5 - y0) - 0.5], [0, 0, 1]], float)
+    T = fine @ cv2.getPerspectiveTransform(src, dst)
+    size = ((x1 - x0) * k, (y1 - y0) * k)
+    ink = cv2.warpPerspective(marker, T, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cover = cv2.warpPerspective(np.ones(marker.shape, np.float32), T, size, flags=cv2.INTER_LINEAR)
+
+    def area(a: np.ndarray) -> np.ndarray:
+        return cv2.resize(a, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)[..., None]
+
+    a, premultiplied = area(cover), area(ink.astype(np.float32) * cover)
+    roi = img[y0:y1, x0:x1]
+    roi[:] = np.clip(roi * (1 - a) + premultiplied + 0.5, 0, 255).astype(np.uint8)

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tablewatch.sim.labels import CLASS_INDEX, CLASS_NAMES
+from tablewatch.sim.labels import CLASS_INDEX, CLASS_NAMES, MIN_BOX_FILL, MIN_VISIBLE
 from tablewatch.sim.render import Effects, Renderer
 from tablewatch.sim.scenarios import example
 from tablewatch.sim.script import SimRun
@@ -47,7 +47,7 @@ def test_boxes_lie_inside_the_frame_on_their_objects(demo: Simulation, t: float)
         assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
         ids = frame.ids[y0:y1, x0:x1]
         mine = np.mean(ids == label.oid)
-        assert mine >= 0.3, label  # the box is mostly its own object, not neighbours
+        assert mine >= MIN_BOX_FILL, label  # the labeller's rule: the box is not mostly neighbours
         if label.name != "hand":
             pixels = frame.image[y0:y1, x0:x1].reshape(-1, 3).astype(float)
             off_felt = np.mean(np.linalg.norm(pixels - felt, axis=1) > 40)
@@ -94,6 +94,32 @@ def test_a_hand_over_a_card_hides_its_label(demo: Simulation) -> None:
         return (b[2] - b[0]) * (b[3] - b[1])
 
     assert area(partly[0].box) <= area(clear[0].box) and partly[0].visible < 0.8
+
+
+def test_a_card_showing_as_corners_of_a_crossed_card_gets_no_box(demo: Simulation) -> None:
+    """A card at 45 degrees under one across it: well over ``MIN_VISIBLE`` of it shows, as two corners whose box
+    is mostly the top card and felt, so it gets no box; with the top card gone it gets one."""
+    x, y = demo.run.table.board_slot(2)
+    camera = demo.camera("overhead", "1280x720")
+
+    def render(crossed: bool) -> tuple[list, np.ndarray, int, int]:
+        world = World()
+        under = world.new_card("Ah", Pose(t=0.0, x=x, y=y, angle=45.0, face_up=True, zone="board.2"))
+        top = world.new_card("Kd", Pose(t=0.0, x=x + 30.0, y=y if crossed else y + 400.0, z=0.5, angle=90.0,
+                                        face_up=True, zone="board.2"))
+        run = SimRun(scenario=demo.scenario, layout=demo.run.layout, table=demo.run.table, world=world, events=[],
+                     violations=[], hands=[], registry={}, duration=1.0)
+        frame = Renderer(run, camera, effects=Effects.none()).render(0.5)
+        return frame.labels, frame.ids, under.oid, top.oid
+
+    labels, ids, under, top = render(crossed=True)
+    ys, xs = np.nonzero(ids == under)
+    fill = len(xs) / ((np.ptp(xs) + 1) * (np.ptp(ys) + 1))
+    shown = len(xs) / np.count_nonzero(ids == top)  # the top card is whole and the same size
+    assert shown > MIN_VISIBLE["card"] + 0.05 and fill < MIN_BOX_FILL - 0.03, (shown, fill)
+    assert [lb.name for lb in labels] == ["KD"]
+    labels, *_ = render(crossed=False)
+    assert sorted(lb.name for lb in labels) == ["AH", "KD"]
 
 
 def test_overhead_frames_show_the_layout_markers_where_the_camera_puts_them(demo: Simulation) -> None:
