@@ -4,9 +4,11 @@
 held-out test split; Roboflow Universe ``cadyzedevelopmenthub/card-detection-zk7wu`` v12, CC BY 4.0) with
 its label file: four face-up twos, eight index boxes.
 
-The model shipped now (29 epochs from scratch on two shared CPU cores; test mAP50 0.007, see the model
-card) does not read cards yet: the identity tests are strict xfails, so they turn into failures (XPASS)
-the day a trained model reads the photo and the marks must come off.
+The shipped pair (a box-only detector, INDEX/BACK, and the rank × suit index classifier; see the model
+card: identity accuracy about 0.5 on held-out sources) does not read cards reliably yet: on this photo it
+reads three of the four twos, boxed where they are, but also three cards that are not there, so the test
+that asks for no extra cards is a strict xfail; it turns into a failure (XPASS) the day a trained model
+reads the photo and the mark must come off.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from click.testing import CliRunner
 
 from tablewatch.cli import cli
 from tablewatch.vision.cards import BACK_LABEL
+from tablewatch.vision.classifier import OnnxIndexClassifier, default_classifier_path
 from tablewatch.vision.detector import DetectorError, OnnxDetector, default_model_path
 from tablewatch.vision.reader import CardReader
 from tablewatch.vision.sources import read_image
@@ -48,32 +51,44 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
 
 
-def labelled_cards(detector: OnnxDetector) -> set[str]:
-    names = detector.names
+# the photo's label file numbers classes as the real data set does (tests/vision/data: 55 names)
+DATASET_NAMES = ["10C", "10D", "10H", "10S", "2C", "2D", "2H", "2S"]
+
+
+def labelled_cards() -> set[str]:
     rows = (DATA / "held_out_cards.txt").read_text().split("\n")
-    return {names[int(row.split()[0])] for row in rows if row.strip()} - {BACK_LABEL}
+    return {DATASET_NAMES[int(row.split()[0])] for row in rows if row.strip()} - {BACK_LABEL}
+
+
+def shipped_reader(**options: object) -> CardReader:
+    classifier_path = default_classifier_path()
+    assert classifier_path is not None, "no index classifier shipped in models/"
+    return CardReader(OnnxDetector(default_model_path()), classifier=OnnxIndexClassifier(classifier_path), **options)
 
 
 def test_the_shipped_model_loads_and_runs_without_network(no_network: None):
     detector = OnnxDetector(default_model_path())
-    assert len(detector.names) == 55 and detector.names[39] == "AS" and detector.input_hw == (320, 320)
+    assert detector.names == {0: "INDEX", 1: "BACK"} and detector.input_hw == (320, 320)
     image = read_image(PHOTO)
     found = OnnxDetector(default_model_path(), conf=0.001).detect(image)
     assert len(found) > 0  # the graph runs and decodes to boxes
     assert (found.xyxy >= 0).all() and (found.xyxy[:, [0, 2]] <= 640).all() and (found.xyxy[:, [1, 3]] <= 640).all()
     assert ((found.confidence > 0) & (found.confidence <= 1)).all()
-    reading = CardReader(detector).read(image)
-    assert all(card.label in detector.names.values() for card in reading.cards)
+    reader = shipped_reader()
+    assert len(reader.names) == 55 and "AS" in reader.names.values()  # the classifier names the boxes
+    reading = reader.read(image)
+    assert reading.cards and all(card.label in reader.names.values() for card in reading.cards)
+    # a guard on the run-time path (crop, colour order, classifier input): the twos are mostly read as twos
+    assert sum(card.label.startswith("2") for card in reading.cards) >= len(reading.cards) // 2
 
 
-XFAIL_REASON = "the shipped model (29 epochs, test mAP50 0.007) does not read card identities yet"
+XFAIL_REASON = "the shipped detector + classifier (identity about 0.5 on held-out sources) misreads cards"
 
 
 @pytest.mark.xfail(strict=True, reason=XFAIL_REASON)
 def test_the_shipped_model_reads_a_held_out_photo_without_network(no_network: None):
-    detector = OnnxDetector(default_model_path())
-    reading = CardReader(detector).read(read_image(PHOTO))
-    expected = labelled_cards(detector)
+    reading = shipped_reader().read(read_image(PHOTO))
+    expected = labelled_cards()
     read = {card.label for card in reading.cards}
     assert len(expected) >= 3
     assert len(expected - read) <= ALLOWED_MISSES, f"missed {expected - read}; read {read}"
@@ -81,14 +96,12 @@ def test_the_shipped_model_reads_a_held_out_photo_without_network(no_network: No
     assert all(0 < card.confidence <= 1 for card in reading.cards)
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL_REASON)
 def test_the_card_is_found_where_it_is():
-    detector = OnnxDetector(default_model_path())
     image = read_image(PHOTO)
-    reading = CardReader(detector, tiles="none").read(image)
+    reading = shipped_reader(tiles="none").read(image)
     height, width = image.shape[:2]
     rows = [row.split() for row in (DATA / "held_out_cards.txt").read_text().splitlines() if row.strip()]
-    centres = {(detector.names[int(r[0])], float(r[1]) * width, float(r[2]) * height) for r in rows}
+    centres = {(DATASET_NAMES[int(r[0])], float(r[1]) * width, float(r[2]) * height) for r in rows}
     hits = 0
     for card in reading.cards:
         for x0, y0, x1, y1 in card.index_boxes:
