@@ -160,8 +160,12 @@ class EvidenceRecorder:
                                               evidence=evidence))
         return evidence
 
-    def flush(self, timeout: float = 30.0) -> None:
-        """Write every booked clip with the frames there are (at shutdown) and wait for the writer."""
+    def flush(self, timeout: float = 180.0) -> None:
+        """Write every booked clip with the frames there are (at shutdown) and wait for the writer.
+
+        The wait is long because a loaded machine encodes a run's clips slowly (30 s was exceeded by the
+        vision demo beside the test suite) and exiting while the writer is inside the encoder aborts the
+        process and loses the clip."""
         with self._lock:
             for clip in self._pending:
                 ring = self.rings[clip.camera]

@@ -83,6 +83,9 @@ class SceneFusion:
     """
 
     window: float = 0.3
+    # A camera bet that left no chips it could see is a tap only if RFID reads no chips either; the readers
+    # sweep every 0.5 s, so it waits a full sweep and a margin for them (a call read 0.4 s later is a call).
+    tap_window: float = 0.7
     expect_rfid: bool = True
     expect_camera: bool = True
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
@@ -118,11 +121,16 @@ class SceneFusion:
 
     def flush(self, now: float | None = None) -> list[Event]:
         """Release the reports whose window has passed (all of them when ``now`` is None)."""
-        ready = [key for key, p in self._pending.items() if now is None or now - p.first_ts >= self.window]
+        ready = [key for key, p in self._pending.items() if now is None or now - p.first_ts >= self._wait(p)]
         released = [self._merge(self._pending.pop(key), key) for key in ready]
         if now is None:
             self._unpaired.clear()
         return sorted((e for group in released for e in group), key=lambda e: e.ts)
+
+    def _wait(self, pending: _Pending) -> float:
+        camera = pending.camera
+        maybe_tap = isinstance(camera, BetMotion) and not camera.chips.count and not pending.parts
+        return max(self.window, self.tap_window) if maybe_tap and self.expect_rfid else self.window
 
     def _hold(self, event: Event, *, from_rfid: bool) -> list[Event]:
         assert event.seat is not None

@@ -159,8 +159,21 @@ def test_a_bet_with_a_foreign_chip_keeps_the_chips_as_seen() -> None:
 def test_a_motion_that_left_no_chips_anywhere_is_a_tap() -> None:
     fusion = SceneFusion(window=0.3)
     assert fusion.feed(camera_bet(5.0, {})) == []
-    out = fusion.flush(5.4)
+    assert fusion.flush(5.4) == []  # RFID sweeps every 0.5 s: a full sweep is awaited before calling it a tap
+    out = fusion.flush(5.8)
     assert [(e.kind, e.seat) for e in out] == [("Tap", 3)]
+
+
+def test_chips_the_camera_missed_and_rfid_reads_a_sweep_later_are_a_call_not_a_tap() -> None:
+    # The demo in vision mode: a hand over seat 3's line with no chips seen at 13.6 s, and RFID reading the
+    # two 500s of the call on its next sweep, 0.4 s later (beyond the 0.3 s pairing window).
+    fusion = SceneFusion(window=0.3)
+    assert fusion.feed(camera_bet(13.6, {})) == []
+    out = fusion.feed(rfid_move(14.0, "seat3.stack", "seat3.bet", {500: 2}))
+    out += fusion.flush(14.5)
+    bets = [e for e in out if e.kind == "BetMotion"]
+    assert not [e for e in out if e.kind == "Tap"]
+    assert len(bets) == 1 and bets[0].chips.value == 1000 and bets[0].source == "scene"
 
 
 def test_rfid_reads_between_motions_give_the_value_of_each_motion() -> None:
