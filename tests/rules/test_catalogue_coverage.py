@@ -61,14 +61,19 @@ def test_every_worked_example_is_tested_or_listed(shared_dir: Path) -> None:
     assert len(examples) >= 122 and examples == set(range(1, max(examples) + 1)), "§3 numbering is not EX-1…EX-n"
     sources = [p.read_text(encoding="utf-8") for p in sorted(TESTS.rglob("test_*.py"))]
     tested = examples_named_by_tests(sources, examples)
-    listed = set(NOT_RULED_BY_THE_MONITOR)
-    untested = sorted(examples - tested - listed)
-    assert untested == [], f"EX ids with no test_ex_<n> test, not listed as not ruled: {untested}"
-    stale = sorted(listed & tested)
-    assert stale == [], f"EX ids listed as not ruled by the monitor, yet tested (stale entries): {stale}"
-    unknown = sorted(listed - examples)
-    assert unknown == [], f"listed ids that are not examples of the catalogue: {unknown}"
-    assert all(reason.strip() for reason in NOT_RULED_BY_THE_MONITOR.values())
+    assert_covered(examples, tested, NOT_RULED_BY_THE_MONITOR, covered_as="with a test_ex_<n> test",
+                   listed_as="as not ruled by the monitor")
+
+
+def assert_covered(ids: set, covered: set, listed: dict, *, covered_as: str, listed_as: str) -> None:
+    """Every id is covered or listed with a reason, never both, and only ids that exist are listed."""
+    missing = sorted(ids - covered - set(listed))
+    assert missing == [], f"ids neither {covered_as} nor listed {listed_as}: {missing}"
+    stale = sorted(set(listed) & covered)
+    assert stale == [], f"ids listed {listed_as}, yet {covered_as} (stale entries): {stale}"
+    unknown = sorted(set(listed) - ids)
+    assert unknown == [], f"listed ids that are not in the catalogue: {unknown}"
+    assert all(reason.strip() for reason in listed.values())
 
 
 # --- every engine rule of §2 is named in the rules code ------------------------------------------------------
@@ -103,11 +108,5 @@ def test_every_eng_rule_is_named_in_the_rules_code_or_listed(shared_dir: Path) -
     ids = eng_rules_in_catalogue((shared_dir / "rules" / "CATALOGUE.md").read_text(encoding="utf-8"))
     assert len(ids) >= 45 and ids == {f"ENG-{n:02d}" for n in range(1, len(ids) + 1)}, "§2 is not ENG-01…ENG-n"
     source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(RULES_CODE.rglob("*.py")))
-    named = named_in(source, ids)
-    listed = set(ENG_NOT_IMPLEMENTED)
-    missing = sorted(ids - named - listed)
-    assert missing == [], f"ENG rules of §2 named nowhere in tablewatch/rules and not listed: {missing}"
-    stale = sorted(listed & named)
-    assert stale == [], f"ENG rules listed as not implemented, yet named in tablewatch/rules (stale): {stale}"
-    assert sorted(listed - ids) == [], "listed ids that are not rules of §2"
-    assert all(reason.strip() for reason in ENG_NOT_IMPLEMENTED.values())
+    assert_covered(ids, named_in(source, ids), ENG_NOT_IMPLEMENTED, covered_as="named in tablewatch/rules",
+                   listed_as="as not implemented")
