@@ -128,9 +128,12 @@ class SceneFusion:
         return sorted((e for group in released for e in group), key=lambda e: e.ts)
 
     def _wait(self, pending: _Pending) -> float:
-        camera = pending.camera
-        maybe_tap = isinstance(camera, BetMotion) and not camera.chips.count and not pending.parts
-        return max(self.window, self.tap_window) if maybe_tap and self.expect_rfid else self.window
+        maybe_tap = self._may_be_tap(pending.camera) and not pending.parts
+        return max(self.window, self.tap_window) if maybe_tap else self.window
+
+    def _may_be_tap(self, camera: Event | None) -> bool:
+        """A camera bet with no chips seen: a tap unless RFID reads the chips it carried."""
+        return isinstance(camera, BetMotion) and not camera.chips.count and self.expect_rfid
 
     def _hold(self, event: Event, *, from_rfid: bool) -> list[Event]:
         assert event.seat is not None
@@ -160,7 +163,7 @@ class SceneFusion:
                 self._unpaired[key] = kept + pending.parts
             return [rfid] if rfid is not None and not self.expect_camera else []
         if rfid is None:
-            if isinstance(camera, BetMotion) and not camera.chips.count and self.expect_rfid:
+            if self._may_be_tap(camera):
                 # A hand over the line that left no chips the camera could see, and no chips moved by RFID:
                 # a tap on the felt, a check (TDA22-3), not a bet of nothing.
                 return [Tap(ts=camera.ts, table=camera.table, source="scene", seat=camera.seat)]
