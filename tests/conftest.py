@@ -6,11 +6,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tablewatch.shared import shared_dir
 from tests.support.mosquitto import Mosquitto
 
 SHARED = shared_dir()
+
+# Property tests draw the same examples on every run by default, so a red CI means a change broke something,
+# not that a new draw found an old bug. `pytest --hypothesis-profile=explore` draws fresh examples to hunt.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("repeatable")
 
 
 @pytest.fixture(scope="session")

@@ -89,9 +89,10 @@ class Oracle:
         if pk_min is not None and view.can_raise:
             assert (view.min_raise_to, view.max_raise_to) == (pk_min, pk_max) == (full, full)
         elif pk_min is not None:
-            # EX-66 (Appendix C): preflop pokerkit takes the first all-in over the big blind, however short, as
-            # a full raise and reopens the betting; the seeds reopen it at half a bet (TDA-34B)
-            assert self.street == 0 and level is not None and 2 * (view.cur - level) < bet, (seat, view, level)
+            # pokerkit takes a short all-in as reopening the betting where the seeds reopen it only at half a bet
+            # (TDA-34B): preflop the first all-in over the big blind (EX-66, Appendix C), postflop a short
+            # all-in opening bet faced by a seat that checked
+            assert level is not None and 2 * (view.cur - level) < bet, (seat, view, level)
         elif view.can_raise:
             # TDA-34B (Appendix C): an all-in of at least half a bet reopens the betting for a seat that has
             # acted; pokerkit reopens only on a full raise
@@ -222,6 +223,29 @@ def test_fixed_limit_half_bet_all_in_reopens_for_a_seat_that_acted() -> None:
             assert (seat, view.can_raise, view.min_raise_to, seeds_only) == (1, True, 360, range(360, 361))
         oracle.act(seat, action, 1)
     assert oracle.engine.state.bets == [360, 0, 200, 260, 0] and not oracle.engine.notes
+
+
+# found by hypothesis in CI: fixed limit, flop: seat 1 checks, seat 3 bets all-in 14 (under half of the 100
+# bet), seat 4 calls. Seat 1 has acted and the all-in is short, so seat 1 may only call or fold (TDA-34B);
+# pokerkit lets seat 1 raise.
+FL_SHORT_OPENING_ALL_IN = (
+    (GameConfig(variant=Variant.FLHE, small_blind=50, big_blind=100, small_bet=100, big_bet=200, raise_cap=4,
+                chip_denominations=DENOMS), {1: 191, 2: 89, 3: 114, 4: 4295}),
+    ["cc", "cc", "cc", "cc", "cbr 14", "cc", "cc"],
+)
+
+
+def test_fixed_limit_short_all_in_opening_bet_does_not_reopen_for_a_seat_that_checked() -> None:
+    oracle = Oracle(FL_SHORT_OPENING_ALL_IN[0])
+    for turn, action in enumerate(FL_SHORT_OPENING_ALL_IN[1]):
+        while (seat := oracle.engine.to_act()) is None:
+            oracle.next_street()
+        view, seeds_only = oracle.check_turn(seat)
+        if turn == 6:
+            assert (seat, view.street, view.cur, view.can_raise, seeds_only) == (1, "flop", 14, False, range(0))
+            assert oracle.engine.state.min_completion_betting_or_raising_to_amount == 91  # pokerkit differs
+        oracle.act(seat, action, 1)
+    assert oracle.engine.state.bets == [0, 0, 0, 0]  # seat 1's call closed the flop
 
 
 @settings(max_examples=200, deadline=None)
