@@ -82,10 +82,10 @@ class SceneFusion:
     no such sensor, so reports are not held back waiting for a twin that will never come.
     """
 
-    window: float = 0.3
-    # A camera bet that left no chips it could see is a tap only if RFID reads no chips either; the readers
-    # sweep every 0.5 s, so it waits a full sweep and a margin for them (a call read 0.4 s later is a call).
-    tap_window: float = 0.7
+    # The readers sweep every 0.5 s, so a move is read up to a sweep after the motion the camera stamps:
+    # a camera report waits a full sweep and a margin for its twin (a call read 0.45 s later is that call,
+    # and a chipless bet read nothing by then is a tap).
+    window: float = 0.7
     expect_rfid: bool = True
     expect_camera: bool = True
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
@@ -128,8 +128,10 @@ class SceneFusion:
         return sorted((e for group in released for e in group), key=lambda e: e.ts)
 
     def _wait(self, pending: _Pending) -> float:
-        maybe_tap = self._may_be_tap(pending.camera) and not pending.parts
-        return max(self.window, self.tap_window) if maybe_tap else self.window
+        """How long after its first report a pair is released without agreement: a window past the camera's
+        last motion (its chips are read up to a sweep after it), or past the first report."""
+        last_motion = _motion_end(pending.camera) if pending.camera is not None else pending.first_ts
+        return max(last_motion, pending.first_ts) - pending.first_ts + self.window
 
     def _may_be_tap(self, camera: Event | None) -> bool:
         """A camera bet with no chips seen: a tap unless RFID reads the chips it carried."""
@@ -147,7 +149,7 @@ class SceneFusion:
             pending.camera = event
         twin_expected = self.expect_camera if from_rfid else self.expect_rfid
         rfid = pending.rfid
-        if not twin_expected or (pending.camera and rfid and _values_agree(pending.camera, rfid)):
+        if not twin_expected or (pending.camera and rfid and _complete(pending.camera, rfid, pending.parts)):
             return self._merge(self._pending.pop(key), key)
         return []
 
@@ -202,6 +204,20 @@ def _per_motion(motion_times: tuple[float, ...], parts: list[Event]) -> tuple[in
 def _motion_start(event: Event) -> float:
     times = getattr(event, "motion_times", ())
     return min(times) if times else event.ts
+
+
+def _motion_end(event: Event) -> float:
+    times = getattr(event, "motion_times", ())
+    return max(times) if times else event.ts
+
+
+def _complete(camera: Event, rfid: Event, parts: list[Event]) -> bool:
+    """The RFID moves read so far are the whole of what the camera reports. A bet in several motions is
+    whole once a move was read after its last motion (the camera may have valued only part of it, and the
+    rules need each motion's chips, TDA-29); anything else when the values agree."""
+    if getattr(camera, "motions", 1) > 1:
+        return any(part.ts >= _motion_end(camera) for part in parts)
+    return _values_agree(camera, rfid)
 
 
 def _value(event: Event) -> int | None:

@@ -157,7 +157,7 @@ def test_a_bet_with_a_foreign_chip_keeps_the_chips_as_seen() -> None:
 
 
 def test_a_motion_that_left_no_chips_anywhere_is_a_tap() -> None:
-    fusion = SceneFusion(window=0.3)
+    fusion = SceneFusion()
     assert fusion.feed(camera_bet(5.0, {})) == []
     assert fusion.flush(5.4) == []  # RFID sweeps every 0.5 s: a full sweep is awaited before calling it a tap
     out = fusion.flush(5.8)
@@ -166,8 +166,8 @@ def test_a_motion_that_left_no_chips_anywhere_is_a_tap() -> None:
 
 def test_chips_the_camera_missed_and_rfid_reads_a_sweep_later_are_a_call_not_a_tap() -> None:
     # The demo in vision mode: a hand over seat 3's line with no chips seen at 13.6 s, and RFID reading the
-    # two 500s of the call on its next sweep, 0.4 s later (beyond the 0.3 s pairing window).
-    fusion = SceneFusion(window=0.3)
+    # two 500s of the call on its next sweep, 0.4 s later (beyond the 0.3 s pairing window it once had).
+    fusion = SceneFusion()
     assert fusion.feed(camera_bet(13.6, {})) == []
     out = fusion.feed(rfid_move(14.0, "seat3.stack", "seat3.bet", {500: 2}))
     out += fusion.flush(14.5)
@@ -182,9 +182,45 @@ def test_rfid_reads_between_motions_give_the_value_of_each_motion() -> None:
     fusion.feed(Tap(ts=29.8, table="T1", source="vision", seat=5))
     bet = BetMotion(ts=30.0, table="T1", source="vision", seat=3, chips=Chips(), motions=2, motion_times=(28.9, 30.0))
     fusion.feed(bet)
-    fusion.feed(rfid_move(30.25, "seat3.stack", "seat3.bet", {500: 2}))
-    merged = next(e for e in fusion.flush(30.5) if isinstance(e, BetMotion))
+    out = fusion.feed(rfid_move(30.25, "seat3.stack", "seat3.bet", {500: 2})) + fusion.flush(30.5)
+    merged = next(e for e in out if isinstance(e, BetMotion))
     assert merged.chips.value == 2000 and merged.motion_values == (1000, 1000)
+
+
+def test_a_string_bet_whose_first_motion_the_camera_valued_waits_for_the_read_of_the_second() -> None:
+    # The demo in vision mode, hand 1: seat 3 bets 2 × 500 at 28.9 s and 2 × 500 more at 30.0 s; the camera
+    # valued 1000 (what it saw settle), RFID read the motions at 29.5 and 30.5. Pairing at the first read,
+    # whose value agreed, lost the second motion and with it the string bet (TDA-29).
+    fusion = SceneFusion()
+    fusion.feed(rfid_move(29.5, "seat3.stack", "seat3.bet", {500: 2}))
+    bet = BetMotion(ts=30.0, table="T1", source="vision", seat=3, chips=Chips.of({500: 2}), motions=2,
+                    motion_times=(28.933, 30.0))
+    assert fusion.feed(bet) == []
+    out = fusion.feed(rfid_move(30.5, "seat3.stack", "seat3.bet", {500: 2}))
+    merged = [e for e in out if isinstance(e, BetMotion)]
+    assert len(merged) == 1 and merged[0].chips.value == 2000 and merged[0].motion_values == (1000, 1000)
+
+
+def test_a_string_bet_whose_second_motion_rfid_never_reads_goes_out_a_window_after_that_motion() -> None:
+    fusion = SceneFusion()
+    fusion.feed(rfid_move(29.5, "seat3.stack", "seat3.bet", {500: 2}))
+    fusion.feed(BetMotion(ts=30.0, table="T1", source="vision", seat=3, chips=Chips.of({500: 2}), motions=2,
+                          motion_times=(28.933, 30.0)))
+    assert fusion.flush(30.6) == []
+    merged = [e for e in fusion.flush(30.75) if isinstance(e, BetMotion)]
+    assert len(merged) == 1 and merged[0].chips.value == 1000 and merged[0].motions == 2
+
+
+def test_a_misread_bet_waits_a_sweep_for_rfid_and_the_count_wins() -> None:
+    # The demo in vision mode, hand 4: the camera read a raise as 3100, RFID counted 3000 on the sweep 0.47 s
+    # after the motion. Released before that read, the camera's 3100 stood and the call was an undercall.
+    fusion = SceneFusion()
+    assert fusion.feed(camera_bet(106.983, {2500: 1, 500: 1, 100: 1})) == []
+    out = fusion.flush(107.4) + fusion.feed(rfid_move(107.45, "seat3.stack", "seat3.bet", {2500: 1, 500: 1}))
+    out += fusion.flush(107.7)
+    bets = [e for e in out if isinstance(e, BetMotion)]
+    assert [b.chips.value for b in bets] == [3000]
+    assert [v.rule_id for v in out if isinstance(v, Violation)] == ["SYS-SENSORS"]
 
 
 def test_a_push_of_a_pot_holding_a_foreign_chip_keeps_the_value_as_seen() -> None:
