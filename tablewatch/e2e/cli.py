@@ -13,6 +13,13 @@ from tablewatch.e2e.scenarios import DEMO_HANDS, HandSet, hand_simulations
 
 console = Console(highlight=False)
 
+# The camera channel of a simulated table: vision on the rendered frames is what `run` does with a camera;
+# the simulator's ground truth of what a camera reports tests the rules and devices alone, faster.
+CAMERA_OPTION = click.option(
+    "--camera", type=click.Choice(["vision", "truth"]), default="vision", show_default=True,
+    help="vision: perception on the rendered frames, as `run` perceives a camera; truth: the simulator's "
+    "ground truth stands in for vision (faster; the rules and devices alone).")
+
 
 def _simulate(hands_file: Path, *, hands: int, seed: int, first: int) -> HandSet:
     with console.status(f"simulating {hands} hand(s) of {hands_file.name}…"):
@@ -35,9 +42,7 @@ def _simulate(hands_file: Path, *, hands: int, seed: int, first: int) -> HandSet
 @click.option("--seed", default=1, show_default=True)
 @click.option("--evidence-fps", default=4.0, show_default=True, help="Frames per second rendered for evidence clips "
               "(0: none, faster).")
-@click.option("--camera", type=click.Choice(["truth", "vision"]), default="truth", show_default=True,
-              help="truth: the simulator's ground truth stands in for vision; vision: perception on rendered "
-              "frames (slower, less accurate today).")
+@CAMERA_OPTION
 def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: bool, out: Path, seed: int,
          evidence_fps: float, camera: str) -> None:
     """A simulated table with violations, end to end: simulator → RFID emulator and driver → rules → MQTT."""
@@ -56,8 +61,7 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
 @click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
 @click.option("--seed", default=1, show_default=True)
 @click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only).")
-@click.option("--camera", type=click.Choice(["truth", "vision"]), default="truth", show_default=True,
-              help="truth: the simulator's ground truth stands in for vision; vision: perception on rendered frames.")
+@CAMERA_OPTION
 @click.option("--fps", default=15.0, show_default=True, help="Frames per second rendered for --camera vision.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/bench"),
               show_default=True)

@@ -24,7 +24,7 @@ SITE = "demo"
 
 
 def run_demo(hand_set: HandSet, *, out: Path, mqtt_url: str | None, broker: bool, evidence_fps: float,
-             console: Console, camera: str = "truth") -> None:
+             console: Console, camera: str = "vision") -> None:
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     if not hand_set.sims:

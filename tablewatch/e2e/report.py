@@ -14,7 +14,7 @@ from tablewatch.e2e.score import SessionScore
 from tablewatch.e2e.session import SessionResult
 
 CAMERA_NOTE = {
-    "truth": "camera channel: simulator ground truth (vision does not yet turn pixels into every event)",
+    "truth": "camera channel: the simulator's ground truth of what a camera reports (not vision)",
     "vision": "camera channel: tablewatch vision on the rendered frames",
 }
 

@@ -1,8 +1,8 @@
 """End to end on simulated hands: simulator → RFID emulator over a pty → driver → ledger → fusion → rules
 → alerts over a real mosquitto, and hand histories that match the simulator's ground truth.
 
-The camera channel is the simulator's ground truth (vision cannot yet turn pixels into every event);
-everything after it is the real monitor.
+Each test runs twice: with the camera channel as vision on the rendered frames (what ``tablewatch run`` does
+with a camera), and as the simulator's ground truth of what a camera reports (the rules and devices alone).
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from tests.support.mosquitto import Mosquitto
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[SessionResult, list[dict[str, object]]]:
-    workdir = tmp_path_factory.mktemp("e2e")
+@pytest.fixture(scope="module", params=["vision", "truth"])
+def session(request: pytest.FixtureRequest,
+            tmp_path_factory: pytest.TempPathFactory) -> tuple[SessionResult, list[dict[str, object]]]:
+    workdir = tmp_path_factory.mktemp(f"e2e-{request.param}")
     hands = hand_simulations(DEMO_HANDS, hands=3, seed=1)
     assert not hands.skipped
     with Mosquitto(workdir / "broker") as broker:
@@ -35,7 +36,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[SessionResult, li
         publisher = Publisher(config).start()
         assert publisher.wait_connected(5)
         result = run_simulated_session(hands.sims, workdir / "out", extra_outputs=[MqttOutput(publisher)],
-                                       rfid_period=0.5)
+                                       rfid_period=0.5, camera=request.param)
         publisher.stop(drain_s=5)
         listener.close()
     return result, listener.alerts
