@@ -71,6 +71,14 @@ class DriftGate:
                        else cal.mm_to_px(corners) for m, corners in known.items()}
 
     @property
+    def horizon(self) -> float | None:
+        """The earliest time an event still to come from this camera may carry: held events count."""
+        times = [e.ts for e in self._held]
+        if self.perception.horizon is not None:
+            times.append(self.perception.horizon)
+        return min(times) if times else None
+
+    @property
     def paused(self) -> bool:
         return self.monitor.state is DriftState.MOVED
 

@@ -24,9 +24,11 @@ log = logging.getLogger(__name__)
 
 Emit = Callable[[Event], None]
 
-# How long the pipeline holds events to put the sensors' reports back in time order. Vision reports a bet
-# once the hand has gone and the chips have settled (~0.7 s after its motion): with a perceiving camera
-# the pipeline waits that long; RFID and console reports are late by a sweep at most.
+# How long the pipeline holds events to put the sensors' reports back in time order. RFID and console
+# reports are stamped when read. Vision stamps a bet at its motion but reports it once the hand has gone
+# and the chips have settled (~0.7 s later): a perceiving camera says how far back its reports still to
+# come may reach (its horizon), and the pipeline holds the others that long, never more than
+# VISION_LATENESS_S.
 LATENESS_S = 0.15
 VISION_LATENESS_S = 1.2
 
@@ -78,8 +80,12 @@ class ReorderBuffer:
     table's events in the order they happened.
     """
 
-    def __init__(self, lateness: float) -> None:
+    def __init__(self, lateness: float, *, horizon: Callable[[], float | None] | None = None,
+                 max_lateness: float = VISION_LATENESS_S) -> None:
         self.lateness = lateness
+        self.horizon = horizon  # a slow source's earliest time still to come (None: nothing pending)
+        self.max_lateness = max_lateness  # ...held for at most this long
+        self.until = float("-inf")  # everything up to this time has been released
         self._heap: list[tuple[float, int, Event]] = []
         self._counter = itertools.count()
         self._clock = float("-inf")
@@ -87,16 +93,24 @@ class ReorderBuffer:
     def push(self, event: Event) -> list[Event]:
         heapq.heappush(self._heap, (event.ts, next(self._counter), event))
         self._clock = max(self._clock, event.ts)
-        return self._release(self._clock - self.lateness)
+        return self._release(self._limit(self._clock))
 
     def drain(self) -> list[Event]:
         return self._release(float("inf"))
 
     def tick(self, now: float) -> list[Event]:
         """Release what is older than ``now - lateness`` even if no newer event came (a quiet table)."""
-        return self._release(now - self.lateness)
+        return self._release(self._limit(now))
+
+    def _limit(self, now: float) -> float:
+        """How far events may go out: ``lateness`` behind ``now``, and not past the slow source's horizon
+        unless that is more than ``max_lateness`` behind."""
+        until = now - self.lateness
+        horizon = self.horizon() if self.horizon is not None else None
+        return until if horizon is None else min(until, max(horizon, now - self.max_lateness))
 
     def _release(self, until: float) -> list[Event]:
+        self.until = max(self.until, until)
         out = []
         while self._heap and self._heap[0][0] <= until:
             out.append(heapq.heappop(self._heap)[2])
@@ -108,12 +122,13 @@ class TablePipeline:
 
     def __init__(self, *, rules: Rules, outputs: Iterable[Output], sources: Iterable[EventSource] = (),
                  fusion: SceneFusion | None = None, lateness: float = LATENESS_S,
+                 horizon: Callable[[], float | None] | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         self.rules = rules
         self.outputs = list(outputs)
         self.sources = list(sources)
         self.fusion = fusion or SceneFusion()
-        self.order = ReorderBuffer(lateness)
+        self.order = ReorderBuffer(lateness, horizon=horizon)
         self.stats = PipelineStats()
         self.clock = clock  # the sources' clock: lets a quiet table release what it holds
         self._inbox: queue.Queue[Event | None] = queue.Queue()
@@ -169,7 +184,7 @@ class TablePipeline:
         """Let time pass to ``now`` (the sources' clock): release held events and fusion reports that are due."""
         self._fuse(self.order.tick(now))
         # Fusion's clock is the ordered stream's: reports still waiting in the reorder buffer may be the twins.
-        self._dispatch(self.fusion.flush(now - self.order.lateness))
+        self._dispatch(self.fusion.flush(self.order.until))
 
     def drain(self) -> None:
         self._fuse(self.order.drain())

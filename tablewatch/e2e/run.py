@@ -19,6 +19,7 @@ import logging
 import signal
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from tablewatch.devices.poller import ReaderConfig, ReaderPoller, session_clock
 from tablewatch.devices.registry import TagRegistry
 from tablewatch.e2e.drift import DEFAULT_EVERY, DriftGate
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
-from tablewatch.e2e.pipeline import LATENESS_S, VISION_LATENESS_S, Emit, Output, TablePipeline
+from tablewatch.e2e.pipeline import Emit, Output, TablePipeline
 from tablewatch.events import Event
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
@@ -137,6 +138,9 @@ class CameraSource:
         self._last_ts: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # What the pipeline may hold the other sensors' events for: the earliest time an event still to come
+        # from this camera may carry. Set only after the events of a frame are sent, so none is overtaken.
+        self.horizon: float | None = None
 
     def start(self, emit: Emit) -> None:
         self._emit = emit
@@ -180,12 +184,14 @@ class CameraSource:
             return
         self._last_ts = ts
         self._send(self.drift.frame(image, ts) if self.drift else self.perception.process(image, ts))
+        self.horizon = self.drift.horizon if self.drift else self.perception.horizon
 
     def _flush(self) -> None:
         if self.perception is None or self._last_ts is None:
             return
         until = self._last_ts + self.perception.decision_wait_s
         self._send(self.drift.flush(until) if self.drift else self.perception.flush(until))
+        self.horizon = None  # the stream is over: nothing more will come
 
     def _send(self, events: list[Event]) -> None:
         self.events += len(events)
@@ -237,6 +243,14 @@ def load_run_config(path: Path) -> RunConfig:
     return config
 
 
+def camera_horizon(cameras: list[CameraSource]) -> Callable[[], float | None]:
+    """The earliest time an event still to come from any of the perceiving cameras may carry."""
+    def horizon() -> float | None:
+        times = [h for h in (c.horizon for c in cameras) if h is not None]
+        return min(times) if times else None
+    return horizon
+
+
 def run_table(config: RunConfig, *, console: Console, duration: float | None = None,
               status_every: float = 5.0) -> TablePipeline:
     """Run the table until SIGINT/SIGTERM (or ``duration`` seconds); return the stopped pipeline."""
@@ -255,9 +269,10 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         perceiving = any(p is not None for p in perceptions)
         # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
         fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving)
+        cameras = [s for s in sources if isinstance(s, CameraSource) and s.perception is not None]
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
                                  outputs=outputs, sources=sources, fusion=fusion, clock=clock,
-                                 lateness=VISION_LATENESS_S if perceiving else LATENESS_S)
+                                 horizon=camera_horizon(cameras) if perceiving else None)
         _on_signals(stop)
         pipeline.start()
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput
-from tablewatch.e2e.pipeline import LATENESS_S, VISION_LATENESS_S, Output, TablePipeline
+from tablewatch.e2e.pipeline import LATENESS_S, Output, TablePipeline
 from tablewatch.e2e.simulated import CameraMode, SimulatedRfid, on_session_clock, session_steps, vision_for
 from tablewatch.events import BoardCardDealt, Event, Violation
 from tablewatch.rules.game import GameConfig
@@ -120,9 +120,12 @@ class SimulatedTable:
         self.record = SessionRecord()
         self.history = HandHistoryOutput(out / "hands", store_url=store_url)
         self.outputs: list[Output] = [self.record, FilesOutput(out), self.history, *extra_outputs]
-        lateness = VISION_LATENESS_S if camera == "vision" else LATENESS_S
+        # The earliest time (table clock) the playing hand's camera may still report, set once the events of
+        # a step are in the pipeline, so none is overtaken; None when no camera is waited for.
+        self.horizon: float | None = None
         self.pipeline = TablePipeline(rules=TableRules(game, table=table), outputs=self.outputs,
-                                      fusion=SceneFusion(expect_rfid=rfid), lateness=lateness)
+                                      fusion=SceneFusion(expect_rfid=rfid), lateness=LATENESS_S,
+                                      horizon=(lambda: self.horizon) if camera == "vision" else None)
         self.offset, self.frames, self.hand_no = 0.0, 0, 0
         self.injected: list[InjectedTruth] = []
 
@@ -145,8 +148,11 @@ class SimulatedTable:
                         sink(step.t + self.offset, step.frame)
                 for event in step.events:
                     self.pipeline.process(on_session_clock(event, offset=self.offset, hand_no=self.hand_no))
+                if perceive is not None and perceive.perception.horizon is not None:
+                    self.horizon = perceive.perception.horizon + self.offset
                 self.pipeline.tick(step.t + self.offset)
         finally:
+            self.horizon = None  # the hand's camera is done: nothing more to wait for
             if reader is not None:
                 reader.stop()
         # The next hand starts after the gap, and never before this one's last step (vision's flush).

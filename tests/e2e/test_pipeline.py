@@ -25,6 +25,22 @@ def test_reorder_buffer_releases_in_time_order_after_the_lateness() -> None:
     assert [e.ts for e in buffer.drain()] == [1.6]
 
 
+def test_reorder_buffer_holds_events_back_to_a_slow_sources_horizon_and_no_further() -> None:
+    horizon: list[float | None] = [None]
+    buffer = ReorderBuffer(lateness=0.15, horizon=lambda: horizon[0], max_lateness=1.2)
+    buffer.push(tap(10.0, seat=2))
+    assert [e.ts for e in buffer.tick(10.5)] == [10.0]  # nothing pending at the camera: RFID's lateness only
+    horizon[0] = 10.6  # the camera is deciding a gesture that began then
+    buffer.push(tap(10.7, seat=2))
+    assert buffer.tick(11.2) == []  # held: a report stamped 10.6 may still come
+    buffer.push(tap(10.65, seat=3))  # it comes
+    horizon[0] = 11.5
+    assert [e.ts for e in buffer.tick(11.6)] == [10.65, 10.7]
+    horizon[0] = 11.0  # a camera that stalls holds nothing longer than max_lateness
+    buffer.push(tap(12.0, seat=2))
+    assert [e.ts for e in buffer.tick(13.3)] == [12.0]
+
+
 class Broken:
     def on_event(self, event: Event) -> None:
         raise RuntimeError("disk full")

@@ -76,3 +76,24 @@ def test_card_identity_from_a_high_resolution_frame(demo: Simulation, window: Wi
     board = sorted((e for e in events if isinstance(e, BoardCardDealt)), key=lambda e: e.slot)
     assert [(e.slot, e.card) for e in board] == [(0, "Qc"), (1, "7c"), (2, "2s")]
     assert 1 <= len(asked) <= 2  # the flop turns over at once: one 4K frame (two if it settles across frames)
+
+
+@pytest.mark.parametrize(("span", "longest_hold"), [((31.7, 35.6), 0.7), ((16.0, 19.8), 0.39), ((37.8, 43.3), 0.39)],
+                         ids=["two-motion bet", "burn and flop", "pot pushes"])
+def test_no_event_is_stamped_before_the_horizon_given_a_frame_earlier(demo: Simulation, window: Window,
+                                                                      span: tuple[float, float],
+                                                                      longest_hold: float) -> None:
+    # The pipeline holds the other sensors' events only back to vision's horizon: an event stamped before it
+    # would reach the rules out of order. A bet is stamped at its last motion and reported ~0.7 s later; a
+    # card or chips that came to rest are stamped when they did, ~0.4 s before the frame that sees them.
+    perception = perception_for(demo, hand_in_progress=True)
+    horizon, held, events = None, [], 0
+    for frame, ts in window(*span):
+        for event in perception.process(frame, ts):
+            events += 1
+            assert horizon is None or event.ts >= horizon, (event, horizon)
+        if perception.horizon is not None:
+            horizon = perception.horizon
+            held.append(ts - horizon)
+    assert events and max(held) >= longest_hold  # held back while a gesture is undecided...
+    assert min(held) < 0.5  # ...and not otherwise

@@ -283,6 +283,19 @@ class Gestures:
             out.append(self._event(CardExposed, f.t, seat=seat, card=f.card))
         return out
 
+    def horizon(self, t: float) -> float:
+        """The earliest time an event still to come may carry, as of the frame at ``t``: what is decided
+        later is stamped at its moment (a bet at its last motion, a tap at its deepest point), never before
+        its episode began; a gather not yet closed at its first chips less a second; a push at the dealer's
+        turn-back, up to half a second earlier; anything else at the frame it is seen in."""
+        starts = [ep.start for ep in (*self.open.values(), *self.closed) if ep.samples]
+        earliest = [t, *(start - 0.2 for start in starts)]
+        if self.gather:
+            earliest.append(self.gather[0] - 1.0)
+        if self.dealer_path and self.dealer_path[-1].t >= t:
+            earliest.append(t - 0.5)
+        return min(earliest)
+
     # --- decisions once things settle ----------------------------------------------------------------------
 
     def decide(self, t: float) -> list[Event]:

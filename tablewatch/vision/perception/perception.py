@@ -76,6 +76,9 @@ class Perception:
         self._hires: HiRes | None = None
         self._hires_planes: dict[tuple[int, int], TablePlane] = {}
         self._last_ts: float | None = None
+        # the earliest time an event still to come may carry (None: nothing pending), for the pipeline
+        # to hold the other sensors' events that long and no longer
+        self.horizon: float | None = None
         self.timing = {"rectify": 0.0, "scene": 0.0, "events": 0.0, "frames": 0}
         if calibration is not None:
             self._start(calibration)
@@ -165,6 +168,7 @@ class Perception:
             self.stacks.reset(seat)
         self.gestures.chips_moved.clear()
         events += self.gestures.obscured(ts, self.stacks.update(ts, flat, self.scene.ref))
+        self.horizon = min(self.gestures.horizon(ts), ts - self.settle_lag_s)
         t3 = time.perf_counter()
         for key, dt in (("rectify", t1 - t0), ("scene", t2 - t1), ("events", t3 - t2)):
             self.timing[key] += dt
@@ -184,6 +188,12 @@ class Perception:
         """Decide what still waits (call at the end of a stream, with a time past its last frame: at least
         ``decision_wait_s`` past it for every decision to be due)."""
         return sorted(self.gestures.decide(ts), key=lambda e: e.ts)
+
+    @property
+    def settle_lag_s(self) -> float:
+        """How long before the frame it is seen in a thing came to rest: it held still ``still_s``, and moved
+        last somewhere between two analysed frames."""
+        return self.still_s + 0.5 * max(self.min_interval_s, 1 / 30)
 
     @property
     def decision_wait_s(self) -> float:
@@ -207,7 +217,7 @@ class Perception:
 
     def _classify_one(self, s: Settle) -> Found:
         assert self.look is not None and self.plane is not None
-        t = s.t - self.still_s - 0.5 * max(self.min_interval_s, 1 / 30)
+        t = s.t - self.settle_lag_s
         after, before = s.after[s.mask], s.before[s.mask]
         back, face = self.look.card_like(after)
         cardish = float((back | face).mean())
