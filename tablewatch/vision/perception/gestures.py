@@ -50,6 +50,9 @@ HISTORY_S = 3.0
 DEAL_PACE_S = 1.0  # hole cards come to rest this soon after one another while the deal goes on
 ROUND_MIN_S = 0.5  # a seat's next card comes a round later: two cards to the others at the least
 PIECES_S, PIECES_MM = 0.25, 90.0  # parts of one card coming to rest: this soon after, this close to each other
+# A hand resting behind the line this long after a bet's last motion: the bet is decided without waiting for
+# the hand to leave the felt (a string bet's motions come within a second of each other).
+SETTLED_BET_S = 1.5
 
 
 @dataclass
@@ -66,6 +69,15 @@ class Episode:
     samples: list[Sample] = field(default_factory=list)
     zones_entered: set[str] = field(default_factory=set)
     hand_open: bool = True  # whether a hand was being dealt when the arm came
+    after_bet: bool = False  # the same arm resting on after a bet decided while it stayed: no tap, no bet
+
+    def may_stamp_from(self, t: float) -> float:
+        """The earliest time an event decided from this episode may carry: its start while it may still be a
+        tap or has been over the line (a bet is stamped at its motions, the hand's entry before them), else
+        the moment it is decided (cards mucked at its end)."""
+        short = self.last - self.start <= TAP_MAX_S
+        reached = any(s.depth > 0 for s in self.samples)
+        return self.start - 0.2 if (short and not self.after_bet) or reached else t
 
     @property
     def start(self) -> float:
@@ -145,11 +157,23 @@ class Gestures:
             ep = self.open.setdefault(arm.actor, Episode(actor=arm.actor, hand_open=self.hand_open))
             ep.samples.append(sample)
             out += self._seat_sample(ep, sample)
+            if self._bet_settled(ep, t):
+                out += self._episode(ep)
+                self.open[arm.actor] = Episode(actor=arm.actor, samples=[sample], hand_open=self.hand_open,
+                                               after_bet=True)
         self.dealer_path = [s for s in self.dealer_path if s.t > t - HISTORY_S]
         for actor, ep in list(self.open.items()):
             if t - ep.last > GAP_S:
                 self.closed.append(self.open.pop(actor))
         return out
+
+    def _bet_settled(self, ep: Episode, t: float) -> bool:
+        """A bet made while the player's hand stays on the felt (resting on or by the stack): decided once the
+        hand has been back behind the line ``SETTLED_BET_S`` since the last motion, not when it leaves."""
+        if ep.samples[-1].depth > LINE_DEPTH_MM:
+            return False
+        times = ep.motions()
+        return bool(times) and t - times[-1] >= SETTLED_BET_S
 
     def _depth(self, actor: str, tip: tuple[float, float]) -> float:
         if actor == "dealer":
@@ -288,8 +312,8 @@ class Gestures:
         later is stamped at its moment (a bet at its last motion, a tap at its deepest point), never before
         its episode began; a gather not yet closed at its first chips less a second; a push at the dealer's
         turn-back, up to half a second earlier; anything else at the frame it is seen in."""
-        starts = [ep.start for ep in (*self.open.values(), *self.closed) if ep.samples]
-        earliest = [t, *(start - 0.2 for start in starts)]
+        earliest = [t, *(ep.may_stamp_from(t) for ep in self.open.values() if ep.samples),
+                    *(ep.may_stamp_from(ep.last) for ep in self.closed if ep.samples)]
         if self.gather:
             earliest.append(self.gather[0] - 1.0)
         if self.dealer_path and self.dealer_path[-1].t >= t:
@@ -341,7 +365,7 @@ class Gestures:
                 return [hand, self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
             return [hand, self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
                                       motion_times=tuple(round(x, 3) for x in times))]
-        if short and not chip_evidence:
+        if short and not chip_evidence and not ep.after_bet:
             return [self._event(Tap, max(self._at_deepest(ep, seat)), seat=seat)]
         return []
 
