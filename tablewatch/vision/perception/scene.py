@@ -26,6 +26,7 @@ EDGE_MM = 70.0  # the felt's outer band: every arm crosses it
 ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
 WARM_UP_S = 1.0  # the first moments only learn the table
 PALM_MM = 50.0  # the middle of a hand, back from its leading edge
+ELONGATED = 2.0  # an arm's visible part this many times longer than wide has a direction worth following
 GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
 
 
@@ -184,7 +185,12 @@ def _nearest_owner(pts: np.ndarray, origins: dict[str, np.ndarray]) -> str | Non
     direction still points at the shoulder.
     """
     centre = pts.mean(axis=0)
-    _, _, vt = np.linalg.svd(pts - centre, full_matrices=False)
+    _, spread, vt = np.linalg.svd(pts - centre, full_matrices=False)
+    if spread[0] < ELONGATED * spread[1]:
+        # Only the hand shows (all of the sleeve over the rail): a blob points nowhere; the nearest place owns it.
+        near = {a: float(np.hypot(*(o - centre))) for a, o in origins.items()}
+        actor = min(near, key=near.__getitem__)
+        return actor if near[actor] <= ROOT_MAX_MM + 250.0 else None
     axis = vt[0]
     along = (pts - centre) @ axis
     ends = (centre + axis * along.min(), centre + axis * along.max())
