@@ -40,7 +40,7 @@ def _simulate(hands_file: Path, *, hands: int, seed: int, first: int) -> HandSet
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/demo"),
               show_default=True)
 @click.option("--seed", default=1, show_default=True)
-@click.option("--evidence-fps", default=4.0, show_default=True, help="Frames per second rendered for evidence clips "
+@click.option("--evidence-fps", default=4.0, show_default=True, help="Frames per second recorded for evidence clips "
               "(0: none, faster).")
 @CAMERA_OPTION
 def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: bool, out: Path, seed: int,

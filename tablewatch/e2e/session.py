@@ -127,6 +127,7 @@ class SimulatedTable:
                                       fusion=SceneFusion(expect_rfid=rfid), lateness=LATENESS_S,
                                       horizon=(lambda: self.horizon) if camera == "vision" else None)
         self.offset, self.frames, self.hand_no = 0.0, 0, 0
+        self._next_sink_ts = float("-inf")
         self.injected: list[InjectedTruth] = []
 
     def play(self, sim: Simulation) -> None:
@@ -144,8 +145,7 @@ class SimulatedTable:
                 self.record.now, self.record.step_started = step.t + self.offset, time.perf_counter()
                 if step.frame is not None:
                     self.frames += 1
-                    for sink in self.frame_sinks:
-                        sink(step.t + self.offset, step.frame)
+                    self._to_sinks(step.t + self.offset, step.frame)
                 for event in step.events:
                     self.pipeline.process(on_session_clock(event, offset=self.offset, hand_no=self.hand_no))
                 if perceive is not None and perceive.perception.horizon is not None:
@@ -157,6 +157,14 @@ class SimulatedTable:
                 reader.stop()
         # The next hand starts after the gap, and never before this one's last step (vision's flush).
         self.offset = round(self.offset + max(sim.duration + self.gap_s, last + 1.0 / self.fps), 6)
+
+    def _to_sinks(self, ts: float, frame: object) -> None:
+        """Evidence gets ``render_fps`` frames a second, however many vision is given."""
+        if self.render_fps > 0 and ts < self._next_sink_ts - 1e-6:
+            return
+        self._next_sink_ts = ts + (1.0 / self.render_fps if self.render_fps > 0 else 0.0)
+        for sink in self.frame_sinks:
+            sink(ts, frame)
 
     def close(self) -> None:
         self.record.now = self.offset
