@@ -1,0 +1,64 @@
+"""Gestures from arm samples, without rendering: when a bet is decided and what vision's horizon says."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tablewatch.calibration.layout import load_layout
+from tablewatch.events import BetMotion, Tap
+from tablewatch.vision.perception.gestures import SETTLED_BET_S, Found, Gestures
+from tablewatch.vision.perception.scene import Arm
+
+LAYOUT = load_layout("oval6")
+SEAT = 3
+
+
+def _arm_at(depth_mm: float) -> Arm:
+    """Seat 3's hand ``depth_mm`` beyond the middle of its betting line (negative: behind it)."""
+    line = np.asarray(LAYOUT.seat(SEAT).line, float)
+    middle, player = line.mean(axis=0), np.asarray(LAYOUT.seat(SEAT).player, float)
+    forward = (middle - player) / np.linalg.norm(middle - player)
+    tip = middle + forward * depth_mm
+    palm = tip - forward * 50.0
+    return Arm(actor=f"seat{SEAT}", tip_mm=(float(tip[0]), float(tip[1])), palm_mm=(float(palm[0]), float(palm[1])),
+               area_mm2=20_000.0)
+
+
+def _bet_then_rest(gestures: Gestures, *, rest_s: float) -> list:
+    """Over the line at 10.2-10.4 s, back behind it, then resting there (on the stack) for ``rest_s``."""
+    out, t = [], 10.0
+    for depth in (-120, 60, 90, 60):
+        out += gestures.arms(t, [_arm_at(depth)])
+        t = round(t + 0.1, 3)
+    middle = np.asarray(LAYOUT.seat(SEAT).line, float).mean(axis=0)
+    gestures.settled(Found(t=10.6, zone=f"seat{SEAT}.bet", what="chips_in", chips={500: 2},
+                           centre=(float(middle[0]), float(middle[1]))))
+    while t < 10.3 + rest_s:
+        out += gestures.arms(t, [_arm_at(-150)])
+        out += gestures.decide(t)
+        t = round(t + 0.1, 3)
+    return out
+
+
+def test_a_bet_whose_hand_rests_on_the_felt_is_decided_without_waiting_for_it_to_leave() -> None:
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    out = _bet_then_rest(gestures, rest_s=SETTLED_BET_S + 0.5)
+    bets = [e for e in out if isinstance(e, BetMotion)]
+    assert [(b.seat, b.motions, b.chips.value) for b in bets] == [(SEAT, 1, 1000)]
+    assert f"seat{SEAT}" in gestures.open  # the hand is still there
+    # and when it finally leaves, the rest of its stay is neither a tap nor another bet
+    later = []
+    for t in np.arange(12.5, 14.0, 0.1):
+        later += gestures.arms(float(t), []) + gestures.decide(float(t))
+    assert not [e for e in later if isinstance(e, BetMotion | Tap)]
+
+
+def test_vision_horizon_holds_back_to_an_undecided_bet_and_no_further() -> None:
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    _bet_then_rest(gestures, rest_s=1.0)  # the hand has rested 1 s behind the line: the bet is undecided
+    assert gestures.horizon(11.3) <= 10.0  # it will be stamped at its motion (10.2), the hand's entry before
+    decided = []
+    for t in np.arange(11.3, 12.6, 0.1):
+        decided += gestures.arms(round(float(t), 3), [_arm_at(-150)])
+    assert [e.kind for e in decided].count("BetMotion") == 1
+    assert gestures.horizon(12.5) == 12.5  # the hand resting on can stamp nothing earlier
