@@ -39,7 +39,7 @@ def test_burn_and_flop_are_seen_with_their_identities(demo: Simulation, window: 
     assert len(burns) == 1 and burns[0].ts == pytest.approx(17.7, abs=0.4)
     assert [(e.slot, e.face_up) for e in board] == [(0, True), (1, True), (2, True)]
     # At 720p a card is ~30 px wide and clubs/spades pips differ by a few pixels: template matching reads
-    # about 85 % of board cards right at this size (README, perception row); the live path reads identity
+    # about 82-85 % of board cards right at this size (README, perception row); the live path reads identity
     # from the 4K frame. Here: at most one of the three misread, and a misread card keeps its rank (only a
     # look-alike suit may flip).
     truth = ["Qc", "7c", "2s"]
