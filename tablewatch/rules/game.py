@@ -83,6 +83,13 @@ _STRUCTURE: dict[Variant, Structure] = {
 }
 
 
+def split_in_chips(unit: int, amount: int, ways: int) -> tuple[int, int]:
+    """``amount`` split ``ways`` ways in whole chips of ``unit`` (TDA-12): each share, and the remainder (the odd
+    chips), which pokerkit gives to the first winner left of the button."""
+    quotient, remainder = divmod(amount // unit, ways)
+    return quotient * unit, remainder * unit + amount % unit
+
+
 class GameConfig(StrictModel):
     """Stakes and structure of one table's game. Amounts are in units of ``currency_unit``."""
 
@@ -154,11 +161,8 @@ class GameConfig(StrictModel):
         return units * self.currency_unit
 
     def chip_divmod(self, amount: int, ways: int) -> tuple[int, int]:
-        """Split a pot in units of the smallest chip in play (TDA-12); pokerkit gives the remainder (the odd
-        chips) to the first winner left of the button."""
-        unit = self.chip_denominations[0]
-        quotient, remainder = divmod(amount // unit, ways)
-        return quotient * unit, remainder * unit + amount % unit
+        """Split a pot in units of the smallest chip in play (TDA-12), see ``split_in_chips``."""
+        return split_in_chips(self.chip_denominations[0], amount, ways)
 
     def pokerkit_game(self, *, antes: dict[int, int], blinds: dict[int, int], capped: bool = True) -> pokerkit.Poker:
         """The pokerkit game for one hand; ``antes``/``blinds`` map pokerkit player indices to amounts

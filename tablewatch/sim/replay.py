@@ -14,6 +14,7 @@ from functools import partial
 
 from pokerkit import Automation, Mode, NoLimitTexasHoldem, State
 
+from tablewatch.rules.game import split_in_chips
 from tablewatch.sim.plan import HandPlan
 from tablewatch.sim.scenario import ScenarioError
 
@@ -38,12 +39,7 @@ def new_state(plan: HandPlan) -> State:
 def chip_divmod(unit: int) -> Callable[[int, int], tuple[int, int]]:
     """pokerkit's pot splitter in whole chips of ``unit`` (TDA-12), as ``GameConfig.chip_divmod`` splits for the
     rules: pokerkit's own splits to 1 (975 two ways: 488 + 487), which no chips pay when the smallest is 25."""
-    return partial(_split_in_chips, unit)
-
-
-def _split_in_chips(unit: int, amount: int, ways: int) -> tuple[int, int]:
-    quotient, remainder = divmod(amount // unit, ways)
-    return quotient * unit, remainder * unit + amount % unit  # the remainder: the odd chips, to the first winner
+    return partial(split_in_chips, unit)
 
 
 @dataclass(frozen=True)
