@@ -16,6 +16,7 @@ from pokerkit import (
     State,
 )
 
+from tablewatch.calibration.layout import seat_of_zone
 from tablewatch.events import (
     BetMotion,
     BoardCardDealt,
@@ -433,7 +434,7 @@ class HandDriver(Injections):
             raise ScenarioError(f"hand {self.plan.hand_no}: the dealer can't make change to pay {value} from "
                                 f"{pile.zone}: {why}")
         give, get, pay = plan
-        seat = _zone_seat(pile.zone)
+        seat = seat_of_zone(pile.zone)
         self.t = max(self.t, self.stage.arm_free("dealer"))
         if give:
             out = pile.take(give)
@@ -520,12 +521,6 @@ class HandDriver(Injections):
             type=kind, rule_id=RULE_IDS[kind], hand_no=self.plan.hand_no, ts=round(ts, 4), end_ts=round(end, 4),
             seats=seats, street=street or (STREETS[self.state.street_index or 0] if self.state.status else "showdown"),
             detail=detail, params=params or {}))
-
-
-def _zone_seat(zone: str) -> int | None:
-    """``seat3.stack`` → 3 (as the RFID ledger names the seat of a move); the pot or tray → None."""
-    head = zone.split(".")[0]
-    return int(head[4:]) if head.startswith("seat") and head[4:].isdigit() else None
 
 
 __all__ = ["RULE_IDS", "HandDriver", "InjectedViolation"]
