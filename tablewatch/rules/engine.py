@@ -552,12 +552,18 @@ class HandEngine(CardFlow, Corrections):
         booked = state.bets[index]
         extra = min(cur, booked + state.stacks[index]) - booked
         if extra > 0 and state.street_index == 0 and state.actor_index is not None:
-            state.stacks[index] -= extra
-            state.bets[index] += extra
-            state.payoffs[index] -= extra
+            self._to_bet(index, extra)
             self._note(f"seat {self.order[index]} called {booked + extra}: a short blind counts in full (EX-7); "
                        f"pokerkit, and a PHH replay by it, books {booked}")
         self.tracker.record(index, cur_before=cur, to=state.bets[index])
+
+    def _to_bet(self, index: int, chips: int) -> None:
+        """Move ``chips`` from a player's stack to his bet on pokerkit's own ledger: what the TDA's ruling puts
+        in beyond what pokerkit booked, so its pots, side pots and uncalled-bet returns stay the real chips."""
+        state = self.state
+        state.stacks[index] -= chips
+        state.bets[index] += chips
+        state.payoffs[index] -= chips
 
     def _raise(self, index: int, to: int, cur: int) -> int | None:
         """A bet or raise to ``to``, the TDA's ruling (``cur``: the TDA's bet to match), in pokerkit; None, to be
@@ -580,9 +586,7 @@ class HandEngine(CardFlow, Corrections):
         booked = min(max(to, low), high)
         state.complete_bet_or_raise_to(booked)
         if booked != to:
-            state.stacks[index] -= to - booked
-            state.bets[index] += to - booked
-            state.payoffs[index] -= to - booked
+            self._to_bet(index, to - booked)
             why = "a short big blind counts in full (EX-7, EX-20)" if cur > posted else "catalogue Appendix C"
             self._note(f"seat {self.order[index]} raised to {to}: {why}; pokerkit allows {low}..{high} here and, "
                        f"in a PHH replay by it, books {booked}")
