@@ -75,9 +75,13 @@ class Episode:
         """The earliest time an event decided from this episode may carry: its start while it may still be a
         tap or has been over the line (a bet is stamped at its motions, the hand's entry before them), else
         the moment it is decided (cards mucked at its end)."""
-        short = self.last - self.start <= TAP_MAX_S
         reached = any(s.depth > 0 for s in self.samples)
-        return self.start - 0.2 if (short and not self.after_bet) or reached else t
+        return self.start - 0.2 if (self.short and not self.after_bet) or reached else t
+
+    @property
+    def short(self) -> bool:
+        """Brief enough to be a tap."""
+        return self.last - self.start <= TAP_MAX_S
 
     @property
     def start(self) -> float:
@@ -356,8 +360,7 @@ class Gestures:
                 chips = chips + Chips.of(f.chips)
         chip_evidence = chips.count > 0 or any(f.zone == stack_zone and f.what.startswith("chips") and f.chips
                                                for f in window)
-        short = ep.last - ep.start <= TAP_MAX_S
-        if times and (chip_evidence or not self._dwells(ep, seat) or not short):
+        if times and (chip_evidence or not self._dwells(ep, seat) or not ep.short):
             entered = next((s.t for s in ep.samples if s.zone == bet_zone), times[0])
             self.chips_moved.append(seat)
             hand = self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)
@@ -365,7 +368,7 @@ class Gestures:
                 return [hand, self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
             return [hand, self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
                                       motion_times=tuple(round(x, 3) for x in times))]
-        if short and not chip_evidence and not ep.after_bet:
+        if ep.short and not chip_evidence and not ep.after_bet:
             return [self._event(Tap, max(self._at_deepest(ep, seat)), seat=seat)]
         return []
 

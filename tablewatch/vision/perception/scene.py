@@ -24,6 +24,7 @@ SETTLE_MIN_MM2 = 500.0  # a third of a chip's top: smaller changes are noise
 ARM_GUARD_PX = 5  # pixels this close to an arm are not absorbed (blur and shadow around it)
 EDGE_MM = 70.0  # the felt's outer band: every arm crosses it
 ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
+OWNER_MAX_MM = ROOT_MAX_MM + 250.0  # what is seen of an arm (its nearer end, or a hand alone) is this near its owner
 WARM_UP_S = 1.0  # the first moments only learn the table
 PALM_MM = 50.0  # the middle of a hand, back from its leading edge
 ELONGATED = 2.0  # an arm's visible part this many times longer than wide has a direction worth following
@@ -190,7 +191,7 @@ def _nearest_owner(pts: np.ndarray, origins: dict[str, np.ndarray]) -> str | Non
         # Only the hand shows (all of the sleeve over the rail): a blob points nowhere; the nearest place owns it.
         near = {a: float(np.hypot(*(o - centre))) for a, o in origins.items()}
         actor = min(near, key=near.__getitem__)
-        return actor if near[actor] <= ROOT_MAX_MM + 250.0 else None
+        return actor if near[actor] <= OWNER_MAX_MM else None
     axis = vt[0]
     along = (pts - centre) @ axis
     ends = (centre + axis * along.min(), centre + axis * along.max())
@@ -201,6 +202,6 @@ def _nearest_owner(pts: np.ndarray, origins: dict[str, np.ndarray]) -> str | Non
         perp = abs(float(v[0] * axis[1] - v[1] * axis[0]))
         reach = float(np.hypot(*(o - end)))
         score = perp + 0.25 * reach
-        if reach <= ROOT_MAX_MM + 250.0 and score < best_score:
+        if reach <= OWNER_MAX_MM and score < best_score:
             best, best_score = actor, score
     return best
