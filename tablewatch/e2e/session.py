@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput
-from tablewatch.e2e.pipeline import LATENESS_S, Output, TablePipeline
+from tablewatch.e2e.pipeline import Output, TablePipeline
 from tablewatch.e2e.simulated import CameraMode, SimulatedRfid, on_session_clock, session_steps, vision_for
 from tablewatch.events import BoardCardDealt, Event, Violation
 from tablewatch.rules.game import GameConfig
@@ -124,7 +124,7 @@ class SimulatedTable:
         # a step are in the pipeline, so none is overtaken; None when no camera is waited for.
         self.horizon: float | None = None
         self.pipeline = TablePipeline(rules=TableRules(game, table=table), outputs=self.outputs,
-                                      fusion=SceneFusion(expect_rfid=rfid), lateness=LATENESS_S,
+                                      fusion=SceneFusion(expect_rfid=rfid),
                                       horizon=(lambda: self.horizon) if camera == "vision" else None)
         self.offset, self.frames, self.hand_no = 0.0, 0, 0
         self._next_sink_ts = float("-inf")
@@ -160,9 +160,10 @@ class SimulatedTable:
 
     def _to_sinks(self, ts: float, frame: object) -> None:
         """Evidence gets ``render_fps`` frames a second, however many vision is given."""
-        if self.render_fps > 0 and ts < self._next_sink_ts - 1e-6:
+        if ts < self._next_sink_ts - 1e-6:
             return
-        self._next_sink_ts = ts + (1.0 / self.render_fps if self.render_fps > 0 else 0.0)
+        if self.render_fps > 0:
+            self._next_sink_ts = ts + 1.0 / self.render_fps
         for sink in self.frame_sinks:
             sink(ts, frame)
 
