@@ -62,3 +62,24 @@ def test_vision_horizon_holds_back_to_an_undecided_bet_and_no_further() -> None:
         decided += gestures.arms(round(float(t), 3), [_arm_at(-150)])
     assert [e.kind for e in decided].count("BetMotion") == 1
     assert gestures.horizon(12.5) == 12.5  # the hand resting on can stamp nothing earlier
+
+
+def test_a_hand_resting_from_the_blind_into_the_deal_then_calls_a_bet_not_a_blind() -> None:
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=False)
+    out = _bet_then_rest(gestures, rest_s=SETTLED_BET_S + 0.5)  # posts a blind, the hand stays on the felt
+    assert [e.kind for e in out if e.kind in ("BetMotion", "ChipsMoved")] == ["ChipsMoved"]
+    middle = np.asarray(LAYOUT.seat(SEAT).line, float).mean(axis=0)
+    player = np.asarray(LAYOUT.seat(SEAT).player, float)
+    near = middle + (player - middle) * 0.3
+    gestures.settled(Found(t=12.5, zone=f"seat{SEAT}.stack", what="card_in", centre=(float(near[0]), float(near[1]))))
+    assert gestures.hand_open
+    later, t = [], 13.0
+    for depth in (-150, -120, 60, 90, 60, -150, -150):
+        later += gestures.arms(t, [_arm_at(depth)])
+        t = round(t + 0.1, 3)
+    gestures.settled(Found(t=13.6, zone=f"seat{SEAT}.bet", what="chips_in", chips={500: 2},
+                           centre=(float(middle[0]), float(middle[1]))))
+    while t < 16.0:
+        later += gestures.arms(t, [_arm_at(-150)]) + gestures.decide(t)
+        t = round(t + 0.1, 3)
+    assert [(e.kind, e.seat) for e in later if e.kind in ("BetMotion", "ChipsMoved")] == [("BetMotion", SEAT)]

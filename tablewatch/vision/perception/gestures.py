@@ -68,7 +68,8 @@ class Episode:
     actor: str
     samples: list[Sample] = field(default_factory=list)
     zones_entered: set[str] = field(default_factory=set)
-    hand_open: bool = True  # whether a hand was being dealt when the arm came
+    hand_open: bool = True  # whether a hand was being dealt when the arm first went over the line
+    crossed: bool = False  # over the line yet (from then on ``hand_open`` stays as it was)
     after_bet: bool = False  # the same arm resting on after a bet decided while it stayed: no tap, no bet
 
     def may_stamp_from(self, t: float) -> float:
@@ -160,6 +161,11 @@ class Gestures:
                 continue
             ep = self.open.setdefault(arm.actor, Episode(actor=arm.actor, hand_open=self.hand_open))
             ep.samples.append(sample)
+            if sample.depth > LINE_DEPTH_MM:
+                ep.crossed = True
+            elif not ep.crossed:
+                # A hand resting on the felt from the blinds into the deal: its next motion is an action.
+                ep.hand_open = self.hand_open
             out += self._seat_sample(ep, sample)
             if self._bet_settled(ep, t):
                 out += self._episode(ep)

@@ -28,6 +28,9 @@ OWNER_MAX_MM = ROOT_MAX_MM + 250.0  # what is seen of an arm (its nearer end, or
 WARM_UP_S = 1.0  # the first moments only learn the table
 PALM_MM = 50.0  # the middle of a hand, back from its leading edge
 ELONGATED = 2.0  # an arm's visible part this many times longer than wide has a direction worth following
+HAND_MIN_MM2 = 4000.0  # a hand seen without its arm is at least this big (a few chips are smaller)
+HAND_MOVING = 0.25  # and this share of it moved since the last frame (chips just put down lie still)
+BRIDGE_MM = 200.0  # the most of a sleeve the felt can hide between the arm seen and its hand
 GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
 
 
@@ -72,7 +75,7 @@ class SceneTracker:
         self.outside_small = cv2.resize(outside, (outside.shape[1] // 2, outside.shape[0] // 2),
                                         interpolation=cv2.INTER_NEAREST) > 0
         a = plane.scale**2
-        self.arm_min_px, self.settle_min_px = ARM_MIN_MM2 * a, SETTLE_MIN_MM2 * a
+        self.arm_min_px, self.settle_min_px, self.hand_min_px = ARM_MIN_MM2 * a, SETTLE_MIN_MM2 * a, HAND_MIN_MM2 * a
         self.fg: np.ndarray | None = None
         self.t0: float | None = None
         self.warm: list[np.ndarray] = []
@@ -97,7 +100,7 @@ class SceneTracker:
         self.prev = cur
         fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
         fg_clean = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        arms, arm_mask = self._arms(fg_clean)
+        arms, arm_mask = self._arms(fg_clean, moved)
         guard = cv2.dilate(arm_mask, np.ones((2 * ARM_GUARD_PX + 1,) * 2, np.uint8)) > 0
         still = t - self.still_since
         # An arm never becomes table, unless it does not move at all for GHOST_S: then it is the imprint
@@ -109,49 +112,86 @@ class SceneTracker:
         self.fg = fg_clean > 0
         return arms, settles
 
-    def _arms(self, fg: np.ndarray) -> tuple[list[Arm], np.ndarray]:
+    def _arms(self, fg: np.ndarray, moved: np.ndarray) -> tuple[list[Arm], np.ndarray]:
         """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each."""
         small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
+        moving = cv2.resize(moved.view(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(small, connectivity=8)
         arm_small = np.zeros(small.shape, np.uint8)
         owners = np.zeros(small.shape, np.uint8)
-        best: dict[str, Arm] = {}
+        parts: list[tuple[np.ndarray, int, str | None, int]] = []  # points (mm), label, owner, area
         for k in range(1, n):
             x, y, w, h, area = stats[k]
-            if area * 4 < self.arm_min_px:
+            if area * 4 < self.hand_min_px:
                 continue
             comp = labels[y:y + h, x:x + w] == k
-            out = comp & self.outside_small[y:y + h, x:x + w]
-            if out.sum() < 0.02 * area:
-                continue  # a large thing entirely on the felt is no arm (a card fan, a pushed pot)
             ys, xs = np.nonzero(comp)
             pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)
-            actor = self._owner(comp, (x, y), pts)
-            if actor is None:
-                continue
-            d = np.hypot(*(pts - self.origins[actor]).T)
-            far = pts[d >= d.max() - 25.0].mean(axis=0)  # the hand's leading edge, averaged
-            back = self.origins[actor] - far
-            palm = far + back / max(float(np.hypot(*back)), 1.0) * PALM_MM
-            arm = Arm(actor=actor, tip_mm=(float(far[0]), float(far[1])), palm_mm=(float(palm[0]), float(palm[1])),
-                      area_mm2=float(4 * area / self.plane.scale**2))
-            if actor not in best or arm.area_mm2 > best[actor].area_mm2:
-                best[actor] = arm
-            arm_small[y:y + h, x:x + w][comp] = 255
-            owners[y:y + h, x:x + w][comp] = self.actor_ids[actor]
+            out = comp & self.outside_small[y:y + h, x:x + w]
+            if area * 4 >= self.arm_min_px and out.sum() >= 0.02 * area:
+                actor = self._owner(comp, (x, y), pts)
+                if actor is not None:
+                    parts.append((pts, k, actor, int(area)))
+            elif moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+                # not an arm by itself (a card fan, a pushed pot), unless it is a hand whose sleeve the felt hides
+                parts.append((pts, k, self._previous_owner(comp, (x, y)), int(area)))
+        main: dict[str, tuple[np.ndarray, int, int]] = {}  # actor -> its largest arm: points, label, area
+        for pts, k, actor, area in parts:
+            if actor is not None and (actor not in main or area > main[actor][2]):
+                main[actor] = (pts, k, area)
+        points = {actor: pts for actor, (pts, _, _) in main.items()}
+        members = {k: actor for actor, (_, k, _) in main.items()}  # label -> the arm it is part of
+        for pts, k, actor, _ in parts:
+            joined = None if k in members else self._bridged(pts, points, only=actor)
+            if joined is not None:
+                points[joined] = np.concatenate([points[joined], pts])
+                members[k] = joined
+        for k, actor in members.items():
+            arm_small[labels == k] = 255
+            owners[labels == k] = self.actor_ids[actor]
         self.owners = owners
-        return list(best.values()), cv2.resize(arm_small, (fg.shape[1], fg.shape[0]), interpolation=cv2.INTER_NEAREST)
+        arms = [self._arm(actor, pts, main[actor][2]) for actor, pts in points.items()]
+        return arms, cv2.resize(arm_small, (fg.shape[1], fg.shape[0]), interpolation=cv2.INTER_NEAREST)
+
+    def _arm(self, actor: str, pts: np.ndarray, area_px: float) -> Arm:
+        d = np.hypot(*(pts - self.origins[actor]).T)
+        far = pts[d >= d.max() - 25.0].mean(axis=0)  # the hand's leading edge, averaged
+        back = self.origins[actor] - far
+        palm = far + back / max(float(np.hypot(*back)), 1.0) * PALM_MM
+        return Arm(actor=actor, tip_mm=(float(far[0]), float(far[1])), palm_mm=(float(palm[0]), float(palm[1])),
+                   area_mm2=float(4 * area_px / self.plane.scale**2))
+
+    def _bridged(self, part: np.ndarray, arms: dict[str, np.ndarray], *, only: str | None) -> str | None:
+        """The arm (``only``'s, when the part was an arm's in the last frame) that a part continues: it begins
+        within BRIDGE_MM of the arm's far end, in line with the arm, and reaches farther from the owner (a
+        hand beyond a sleeve the felt hides), else None."""
+        for actor, pts in arms.items():
+            if only is not None and actor != only:
+                continue
+            origin = self.origins[actor]
+            reach = np.hypot(*(pts - origin).T)
+            end = pts[reach >= reach.max() - 25.0].mean(axis=0)
+            gap = float(np.min(np.hypot(*(part - end).T)))
+            axis = (end - origin) / max(float(np.hypot(*(end - origin))), 1.0)
+            off_axis = abs(float(np.cross(axis, part.mean(axis=0) - origin)))
+            if gap <= BRIDGE_MM and off_axis <= BRIDGE_MM / 2 and float(np.max(np.hypot(*(part - origin).T))) > \
+                    float(reach.max()):
+                return actor
+        return None
 
     def _owner(self, comp: np.ndarray, at: tuple[int, int], pts: np.ndarray) -> str | None:
         """Whose arm: the owner of the arm it overlaps in the previous frame, else the nearest place."""
+        return self._previous_owner(comp, at) or _nearest_owner(pts, self.origins)
+
+    def _previous_owner(self, comp: np.ndarray, at: tuple[int, int]) -> str | None:
+        """The owner of the arm a component overlaps in the previous frame, if it overlaps one."""
         x, y = at
         h, w = comp.shape
-        if self.owners is not None:
-            ids = self.owners[y:y + h, x:x + w][comp]
-            ids = ids[ids > 0]
-            if ids.size > 0.2 * comp.sum():
-                return self.actor_names[int(np.bincount(ids).argmax())]
-        return _nearest_owner(pts, self.origins)
+        if self.owners is None:
+            return None
+        ids = self.owners[y:y + h, x:x + w][comp]
+        ids = ids[ids > 0]
+        return self.actor_names[int(np.bincount(ids).argmax())] if ids.size > 0.2 * comp.sum() else None
 
     def _settles(self, changed: np.ndarray, cur: np.ndarray, t: float) -> list[Settle]:
         assert self.ref is not None
