@@ -83,3 +83,25 @@ def test_a_hand_resting_from_the_blind_into_the_deal_then_calls_a_bet_not_a_blin
         later += gestures.arms(t, [_arm_at(-150)]) + gestures.decide(t)
         t = round(t + 0.1, 3)
     assert [(e.kind, e.seat) for e in later if e.kind in ("BetMotion", "ChipsMoved")] == [("BetMotion", SEAT)]
+
+
+def _dealer_reaches_from_pot_to_stack(gestures: Gestures, *, gathered: bool) -> list:
+    """The dealer's hand goes into the pot, chips leave the pot, the hand goes out to seat 3's stack and back."""
+    pot, stack = LAYOUT.polygon("pot").mean(axis=0), LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0)
+    dealer = np.asarray(LAYOUT.dealer_position, float)
+    if gathered:
+        gestures.settled(Found(t=9.0, zone="pot", what="chips_in", chips={500: 4}, centre=tuple(pot)))
+        gestures.decide(10.5)  # the gather is over: a PotGathered
+    gestures.settled(Found(t=11.0, zone="pot", what="chips_out", chips={500: 4}, centre=tuple(pot)))
+    path = [pot, pot, (pot + stack) / 2, stack * 0.9 + pot * 0.1, stack, stack * 0.6 + dealer * 0.4, dealer * 0.8]
+    out = []
+    for i, tip in enumerate(path):
+        out += gestures.arms(11.0 + 0.15 * i, [Arm(actor="dealer", tip_mm=(float(tip[0]), float(tip[1])),
+                                                    palm_mm=(float(tip[0]), float(tip[1])), area_mm2=30_000.0)])
+    return [e for e in out if e.kind == "PotPushed"]
+
+
+def test_a_pot_push_needs_chips_gathered_into_the_pot_first() -> None:
+    assert [e.seat for e in _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=True)] == [SEAT]
+    # the dealer tidying by an empty pot and reaching for a player's mucked cards pushes nothing
+    assert _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=False) == []

@@ -139,6 +139,7 @@ class Gestures:
         self.dealt_at: dict[int, float] = {}  # when each seat's last hole card came to rest
         self.dealt_where: dict[int, tuple[float, float]] = {}  # and where
         self.gather: list[float] = []
+        self.pot_filled = False  # chips were gathered into the pot since it was last pushed
         self.pushed: dict[int, float] = {}
         self.cleared: list[tuple[float, str]] = []
         self.obscured_reported: dict[int, float] = {}
@@ -228,14 +229,11 @@ class Gestures:
         if seat is None or not peak.zone.endswith(".stack") or peak.t - self.pushed.get(seat, -1e9) < 2.0:
             return []
         zones = [p.zone for p in path if peak.t - 2.0 <= p.t < peak.t]
-        pot_emptied = any(f.zone == "pot" and f.what == "chips_out" and peak.t - 3.0 <= f.t <= peak.t
-                          for f in self.found)
+        pot_emptied = self._pot_emptied(peak.t)
         moved_on = any(other != seat and peak.t - when < 5.0 for other, when in self.pushed.items())
         if not ((pot_emptied and "pot" in zones) or moved_on):
             return []  # e.g. an uncalled bet going back to its owner
-        self.pushed[seat] = peak.t
-        self.chips_moved.append(seat)
-        return [self._event(PotPushed, peak.t, seat=seat)]
+        return self._pushed(seat, peak.t)
 
     # --- settles ----------------------------------------------------------------------------------------
 
@@ -282,13 +280,23 @@ class Gestures:
         push to another seat): a push the dealer's hand path did not show clearly."""
         if f.t - self.pushed.get(seat, -1e9) < 3.0:
             return []
-        pot_emptied = any(x.zone == "pot" and x.what == "chips_out" and f.t - 3.0 <= x.t <= f.t for x in self.found)
+        pot_emptied = self._pot_emptied(f.t)
         moved_on = any(other != seat and f.t - when < 5.0 for other, when in self.pushed.items())
         if not (pot_emptied or moved_on):
             return []
-        self.pushed[seat] = f.t
+        return self._pushed(seat, f.t)
+
+    def _pushed(self, seat: int, t: float) -> list[Event]:
+        self.pushed[seat] = t
+        self.pot_filled = False
         self.chips_moved.append(seat)
-        return [self._event(PotPushed, f.t, seat=seat)]
+        return [self._event(PotPushed, t, seat=seat)]
+
+    def _pot_emptied(self, t: float) -> bool:
+        """Chips left the pot in the last 3 s, and there were chips in it (a hand tidying cards by the pot
+        changes it too)."""
+        return (self.pot_filled or bool(self.gather)) and any(
+            f.zone == "pot" and f.what == "chips_out" and t - 3.0 <= f.t <= t for f in self.found)
 
     def _onto_first(self, f: Found, seat: int) -> bool:
         """A seat's second hole card pitched squarely onto its first changes only a sliver of the picture (a
@@ -341,7 +349,7 @@ class Gestures:
             first, last = self.gather[0], self.gather[-1]
             in_pot = [s.t for s in self.dealer_path if s.zone == "pot" and first - 1.0 <= s.t <= last]
             out.append(self._event(PotGathered, max([self.gather[-1], *in_pot])))
-            self.gather = []
+            self.gather, self.pot_filled = [], True
         return out
 
     def _episode(self, ep: Episode) -> list[Event]:
