@@ -49,6 +49,9 @@ def print_score(score: SessionScore, console: Console) -> None:
                   f"p95 {_ms(score.latency(0.95))} ({len(score.latencies_ms)} alerts)")
     console.print(f"speed: {score.session_s:.0f} s of table time in {score.wall_s:.0f} s "
                   f"({score.realtime_factor:.2f}× real time); frames rendered: {score.frames}")
+    if score.render_s:
+        console.print(f"of which drawing the simulated camera's frames: {score.render_s:.0f} s; the monitor itself: "
+                      f"{score.wall_s - score.render_s:.0f} s ({score.monitor_realtime_factor:.2f}× real time)")
     console.print(f"[dim]{CAMERA_NOTE[score.camera]}[/]")
     for line in score.missed:
         console.print(f"[yellow]missed:[/] {line}")

@@ -77,12 +77,19 @@ class SessionScore:
     session_s: float
     wall_s: float
     frames: int
+    render_s: float = 0.0  # of wall_s, drawing the simulated camera's frames (a live camera's work)
     skipped_hands: list[str] = field(default_factory=list)
     inexact: list[str] = field(default_factory=list)
 
     @property
     def realtime_factor(self) -> float:
         return self.session_s / self.wall_s if self.wall_s else 0.0
+
+    @property
+    def monitor_realtime_factor(self) -> float:
+        """Table time over the monitor's own time: the run's less the simulator's drawing of frames."""
+        spent = self.wall_s - self.render_s
+        return self.session_s / spent if spent > 0 else 0.0
 
     def latency(self, q: float) -> float | None:
         if not self.latencies_ms:
@@ -94,7 +101,8 @@ class SessionScore:
         data = asdict(self)
         data["per_type"] = {k: {**asdict(v), "recall": v.recall, "precision": v.precision}
                             for k, v in self.per_type.items()}
-        data.update(realtime_factor=self.realtime_factor, latency_median_ms=self.latency(0.5),
+        data.update(realtime_factor=self.realtime_factor, monitor_realtime_factor=self.monitor_realtime_factor,
+                    latency_median_ms=self.latency(0.5),
                     latency_p95_ms=self.latency(0.95),
                     latency_mean_ms=statistics.fmean(self.latencies_ms) if self.latencies_ms else None)
         return data
@@ -108,6 +116,7 @@ def score_session(result: SessionResult, *, skipped: list[str] | None = None) ->
                         actions_right=right, per_type=per_type, false_by_rule=false_by_rule,
                         advisories=advisories, corroborating=corroborating, latencies_ms=latencies,
                         missed=missed, session_s=result.session_s, wall_s=result.wall_s, frames=result.frames,
+                        render_s=result.render_s,
                         skipped_hands=list(skipped or []), inexact=inexact)
 
 

@@ -14,7 +14,14 @@ from typing import Any, Protocol
 
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput
 from tablewatch.e2e.pipeline import Output, TablePipeline
-from tablewatch.e2e.simulated import CameraMode, SimulatedRfid, on_session_clock, session_steps, vision_for
+from tablewatch.e2e.simulated import (
+    CameraMode,
+    RenderClock,
+    SimulatedRfid,
+    on_session_clock,
+    session_steps,
+    vision_for,
+)
 from tablewatch.events import BoardCardDealt, Event, Violation
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
@@ -84,6 +91,7 @@ class SessionResult:
     wall_s: float
     session_s: float
     frames: int
+    render_s: float = 0.0  # of wall_s, drawing the simulated camera's frames
 
 
 def game_for(sim: Simulation) -> GameConfig:
@@ -129,6 +137,7 @@ class SimulatedTable:
         self.offset, self.frames, self.hand_no = 0.0, 0, 0
         self._next_sink_ts = float("-inf")
         self.injected: list[InjectedTruth] = []
+        self.render_clock = RenderClock()
 
     def play(self, sim: Simulation) -> None:
         """One simulated hand, its events moved onto the table's clock after the hands before it."""
@@ -138,9 +147,9 @@ class SimulatedTable:
         reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
         last = sim.duration
         try:
-            perceive = vision_for(sim) if self.camera == "vision" else None
+            perceive = vision_for(sim, self.render_clock) if self.camera == "vision" else None
             for step in session_steps(sim, reader, camera=self.camera, fps=self.fps, render_fps=self.render_fps,
-                                      perceive=perceive):
+                                      perceive=perceive, clock=self.render_clock):
                 last = step.t
                 self.record.now, self.record.step_started = step.t + self.offset, time.perf_counter()
                 if step.frame is not None:
@@ -192,4 +201,5 @@ def run_simulated_session(sims: Sequence[Simulation], out: Path, *, camera: Came
         table.close()
     return SessionResult(sims=list(sims), camera=camera, alerts=table.record.alerts, hands=table.record.hands,
                          hand_paths=table.history.paths, injected=table.injected,
-                         wall_s=time.perf_counter() - started, session_s=table.offset, frames=table.frames)
+                         wall_s=time.perf_counter() - started, session_s=table.offset, frames=table.frames,
+                         render_s=table.render_clock.seconds)

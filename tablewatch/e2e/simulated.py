@@ -16,7 +16,8 @@ simulated delay plus the wall-clock time spent processing (see ``bench``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -111,18 +112,20 @@ class SimulatedVision:
     """Perception for one simulated hand's overhead camera: calibrated from the table's markers in the
     first frames (not from the simulator's true camera), chip colours of the scenario's chip set."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: Simulation, clock: RenderClock) -> None:
         from tablewatch.calibration.chips import from_simulator
         from tablewatch.vision.perception.perception import Perception
 
         self.perception = Perception(layout=sim.run.layout, table=sim.scenario.table,
                                      chips=from_simulator(sim.scenario.chips), deck=sim.scenario.deck)
         self.uhd = sim.renderer("overhead", "2160p")
+        self.clock = clock
 
     def __call__(self, frame: object, t: float) -> list[Event]:
         # Identity is read from a 4K crop (the pixel budget of DESIGN.md): the 4K frame of the same moment
         # is rendered only when a card is being read.
-        return self.perception.process(frame, t, hires=lambda: self.uhd.render(t, labels=False).image)  # type: ignore[arg-type]
+        return self.perception.process(frame, t, hires=lambda: self.clock.timed(  # type: ignore[arg-type]
+            lambda: self.uhd.render(t, labels=False).image))
 
     def flush(self, t: float) -> list[Event]:
         return self.perception.flush(t)
@@ -132,8 +135,23 @@ class SimulatedVision:
         return self.perception.decision_wait_s
 
 
-def vision_for(sim: Simulation) -> SimulatedVision:
-    return SimulatedVision(sim)
+@dataclass
+class RenderClock:
+    """Wall time spent drawing the simulated camera's frames: a live table's camera draws them for free, so
+    the monitor's own speed is the run's time less this."""
+
+    seconds: float = 0.0
+
+    def timed(self, draw: Callable[[], object]) -> object:
+        started = time.perf_counter()
+        try:
+            return draw()
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def vision_for(sim: Simulation, clock: RenderClock | None = None) -> SimulatedVision:
+    return SimulatedVision(sim, clock or RenderClock())
 
 
 @dataclass
@@ -146,7 +164,8 @@ class Step:
 
 
 def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: CameraMode = "truth",
-                  perceive: Camera | None = None, fps: float = 15.0, render_fps: float = 0.0) -> Iterator[Step]:
+                  perceive: Camera | None = None, fps: float = 15.0, render_fps: float = 0.0,
+                  clock: RenderClock | None = None) -> Iterator[Step]:
     """One simulated hand in time order: RFID sweeps and camera reports (truth, or vision on frames).
 
     Steps come every ``1 / fps`` s. With ``camera="vision"`` every step carries a rendered frame and
@@ -159,7 +178,8 @@ def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: Camera
     truth = camera_truth(sim) if camera == "truth" else console_truth(sim)
     frame_fps = fps if camera == "vision" else render_fps
     frames = iter(sim.frames(resolution="720p", fps=frame_fps, labels=False)) if frame_fps > 0 else None
-    pending = next(frames, None) if frames else None
+    clock = clock or RenderClock()
+    pending = clock.timed(lambda: next(frames, None)) if frames else None
     period = rfid.period if rfid else float("inf")
     step = 1.0 / fps
     t, i, last_frame = 0.0, 0, None
@@ -174,7 +194,7 @@ def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: Camera
             i += 1
         frame = None
         if frames is not None and pending is not None and pending.t <= t + 1e-6:
-            frame, pending = pending.image, next(frames, None)
+            frame, pending = pending.image, clock.timed(lambda: next(frames, None))
             if camera == "vision" and perceive is not None:
                 events += perceive(frame, t)
                 last_frame = t
