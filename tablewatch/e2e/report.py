@@ -29,11 +29,11 @@ def _ms(value: float | None) -> str:
 
 def score_table(score: SessionScore) -> Table:
     table = Table(title="Violations: injected vs alerted", title_justify="left")
-    for name in ("violation", "injected", "found", "false alerts", "recall", "precision"):
+    for name in ("violation", "injected", "found", "false alerts", "recall", "precision", "slowest alert"):
         table.add_column(name, justify="left" if name == "violation" else "right")
     for kind, rule in sorted(score.per_type.items()):
         table.add_row(kind, str(rule.injected), str(rule.found), str(rule.false_alerts), _pct(rule.recall),
-                      _pct(rule.precision))
+                      _pct(rule.precision), _ms(max(rule.latencies_ms, default=None)))
     return table
 
 

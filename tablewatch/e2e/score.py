@@ -50,6 +50,7 @@ class RuleScore:
     injected: int = 0
     found: int = 0
     false_alerts: int = 0
+    latencies_ms: list[float] = field(default_factory=list)  # of the alerts that found one
 
     @property
     def recall(self) -> float | None:
@@ -230,7 +231,9 @@ def score_violations(injected: list[InjectedTruth], alerts: list[TimedAlert]) ->
         index, alert = match
         used.add(index)
         per_type[truth.type].found += 1
-        latencies.append(max(0.0, alert.session_t - truth.observable_ts) * 1000 + alert.processing_s * 1000)
+        latency = max(0.0, alert.session_t - truth.observable_ts) * 1000 + alert.processing_s * 1000
+        per_type[truth.type].latencies_ms.append(latency)
+        latencies.append(latency)
     incidents = {(t.hand_no, rule) for t in injected for rule in ACCEPTED_RULES.get(t.type, (t.rule_id,))}
     corroborating = 0
     for index, alert in violations:

@@ -112,14 +112,14 @@ class SimulatedVision:
     """Perception for one simulated hand's overhead camera: calibrated from the table's markers in the
     first frames (not from the simulator's true camera), chip colours of the scenario's chip set."""
 
-    def __init__(self, sim: Simulation, clock: RenderClock) -> None:
+    def __init__(self, sim: Simulation, clock: RenderClock | None = None) -> None:
         from tablewatch.calibration.chips import from_simulator
         from tablewatch.vision.perception.perception import Perception
 
         self.perception = Perception(layout=sim.run.layout, table=sim.scenario.table,
                                      chips=from_simulator(sim.scenario.chips), deck=sim.scenario.deck)
         self.uhd = sim.renderer("overhead", "2160p")
-        self.clock = clock
+        self.clock = clock or RenderClock()
 
     def __call__(self, frame: object, t: float) -> list[Event]:
         # Identity is read from a 4K crop (the pixel budget of DESIGN.md): the 4K frame of the same moment
@@ -151,7 +151,7 @@ class RenderClock:
 
 
 def vision_for(sim: Simulation, clock: RenderClock | None = None) -> SimulatedVision:
-    return SimulatedVision(sim, clock or RenderClock())
+    return SimulatedVision(sim, clock)
 
 
 @dataclass

@@ -10,7 +10,8 @@ camera report covers its whole motion, so RFID moves read since the motion began
 ledger move itself always goes on to the rules as well (the hidden-chip and ledger checks read it). A
 camera report with no RFID twin goes through alone once the window has passed; an RFID move with no
 camera twin stays a plain ``ChipsMoved`` (a blind posted, chips tidied) unless the table has no camera,
-in which case it stands for the action itself.
+in which case it stands for the action itself; chips counted from the pot into a stack stand for a push in
+any case (the camera may miss the dealer's hand, the count is the push), after a wait for the camera's twin.
 
 When the two disagree on the value, the RFID chips win (they are counted, not seen) and a SYSTEM
 finding says so, because a persistent disagreement means a dirty lens, a dead antenna or a foreign chip.
@@ -94,6 +95,10 @@ class SceneFusion:
     left_window: float = 5.0  # chips seen leaving by one sensor are the same chips the other reports this soon
     _left: dict[str, tuple[str, float]] = field(default_factory=dict)  # zone -> (first sensor, when)
     _foreign: dict[int | str, float] = field(default_factory=dict)  # seat or zone -> when a foreign chip was read
+    # A push the camera did not report stands on RFID's count: it waits this long after its last read for the
+    # camera's twin (a push is read over several sweeps), and a twin later than that is the same push.
+    push_wait: float = 1.0
+    _pushed_alone: dict[int, float] = field(default_factory=dict)  # seat -> when RFID alone reported a push
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
@@ -104,6 +109,8 @@ class SceneFusion:
                 return [*out, event]
             return [*out, event, *self._hold(translated, from_rfid=True)]
         if isinstance(event, BetMotion | ChipsPulledBack | PotPushed) and event.source != "rfid":
+            if isinstance(event, PotPushed) and self._reported_by_rfid(event):
+                return out
             return [*out, *self._hold(event, from_rfid=False)]
         if isinstance(event, ChipsLeftTable) and self._seen_leaving(event):
             return out
@@ -129,7 +136,10 @@ class SceneFusion:
 
     def _wait(self, pending: _Pending) -> float:
         """How long after its first report a pair is released without agreement: a window past the camera's
-        last motion (its chips are read up to a sweep after it), or past the first report."""
+        last motion (its chips are read up to a sweep after it), or past the first report; a push read by RFID
+        alone waits ``push_wait`` past its last read."""
+        if pending.camera is None and pending.parts and isinstance(pending.parts[0], PotPushed) and self.expect_camera:
+            return pending.parts[-1].ts - pending.first_ts + self.push_wait
         last_motion = _motion_end(pending.camera) if pending.camera is not None else pending.first_ts
         return max(last_motion, pending.first_ts) - pending.first_ts + self.window
 
@@ -159,6 +169,10 @@ class SceneFusion:
     def _merge(self, pending: _Pending, key: tuple[str, int]) -> list[Event]:
         camera, rfid = pending.camera, pending.rfid
         if camera is None:
+            if isinstance(rfid, PotPushed) and rfid.seat is not None:
+                # Chips counted from the pot into a stack are a push however the dealer's hand went.
+                self._pushed_alone[rfid.seat] = rfid.ts
+                return [rfid]
             # RFID alone: the raw ChipsMoved already went out; it stands for the action only without a camera.
             if rfid is not None and self.expect_camera:
                 kept = [e for e in self._unpaired.get(key, []) if rfid.ts - e.ts <= self.lookback]
@@ -178,6 +192,11 @@ class SceneFusion:
         if isinstance(merged, BetMotion) and merged.motions > 1 and not merged.motion_values:
             merged = dataclasses.replace(merged, motion_values=_per_motion(merged.motion_times, pending.parts))
         return [merged, *_disagreement(camera, rfid)]
+
+    def _reported_by_rfid(self, camera: PotPushed) -> bool:
+        """The camera's push of a seat that RFID alone reported pushed just before: the same push, late."""
+        assert camera.seat is not None
+        return abs(camera.ts - self._pushed_alone.get(camera.seat, float("-inf"))) <= self.push_wait + self.window
 
     def _foreign_chip_near(self, camera: Event) -> bool:
         """A foreign chip read at this seat around the motion (or, for a push, in the pot it came from)."""

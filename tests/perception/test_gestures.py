@@ -105,3 +105,12 @@ def test_a_pot_push_needs_chips_gathered_into_the_pot_first() -> None:
     assert [e.seat for e in _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=True)] == [SEAT]
     # the dealer tidying by an empty pot and reaching for a player's mucked cards pushes nothing
     assert _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=False) == []
+
+
+def test_an_arm_seen_again_after_a_gap_starts_a_new_episode_even_at_a_low_frame_rate() -> None:
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    for t, depth in ((10.0, -120), (10.1, 60), (10.2, -120)):
+        gestures.arms(t, [_arm_at(depth)])
+    gestures.arms(10.9, [_arm_at(-120)])  # the next frame with this arm comes after the gap
+    assert [ep.last for ep in gestures.closed] == [10.2]
+    assert gestures.open[f"seat{SEAT}"].start == 10.9

@@ -231,3 +231,14 @@ def test_a_push_of_a_pot_holding_a_foreign_chip_keeps_the_value_as_seen() -> Non
     out += fusion.flush(70.5)
     pushes = [e for e in out if isinstance(e, PotPushed)]
     assert [p.value for p in pushes] == [49500]
+
+
+def test_a_push_the_camera_missed_stands_on_the_rfid_count_and_its_late_twin_is_dropped() -> None:
+    fusion = SceneFusion(window=0.7, push_wait=1.0)
+    assert [e.kind for e in fusion.feed(rfid_move(40.0, "pot", "seat4.stack", {500: 2}))] == ["ChipsMoved"]
+    fusion.feed(rfid_move(40.5, "pot", "seat4.stack", {500: 1}))  # the push, read over two sweeps
+    assert fusion.flush(41.4) == []  # still waiting for the camera's twin
+    out = fusion.flush(41.5)
+    assert [(e.kind, e.seat, e.value, e.source) for e in out] == [("PotPushed", 4, 1500, "rfid")]
+    late = PotPushed(ts=41.6, table="T1", source="vision", seat=4)
+    assert fusion.feed(late) == [] and fusion.flush() == []

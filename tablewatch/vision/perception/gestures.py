@@ -139,7 +139,7 @@ class Gestures:
         self.dealt_at: dict[int, float] = {}  # when each seat's last hole card came to rest
         self.dealt_where: dict[int, tuple[float, float]] = {}  # and where
         self.gather: list[float] = []
-        self.pot_filled = False  # chips were gathered into the pot since it was last pushed
+        self.pot_filled = hand_in_progress  # chips were gathered into the pot since it was last pushed (or may be)
         self.pushed: dict[int, float] = {}
         self.cleared: list[tuple[float, str]] = []
         self.obscured_reported: dict[int, float] = {}
@@ -152,6 +152,7 @@ class Gestures:
 
     def arms(self, t: float, arms: list[Arm]) -> list[Event]:
         out: list[Event] = []
+        self._close_stale(t)  # an arm seen again after a gap is a new episode, whatever the frame rate
         for arm in arms:
             zone = self.layout.zone_at(*arm.palm_mm)
             depth = self._depth(arm.actor, arm.tip_mm)
@@ -173,10 +174,13 @@ class Gestures:
                 self.open[arm.actor] = Episode(actor=arm.actor, samples=[sample], hand_open=self.hand_open,
                                                after_bet=True)
         self.dealer_path = [s for s in self.dealer_path if s.t > t - HISTORY_S]
+        self._close_stale(t)
+        return out
+
+    def _close_stale(self, t: float) -> None:
         for actor, ep in list(self.open.items()):
             if t - ep.last > GAP_S:
                 self.closed.append(self.open.pop(actor))
-        return out
 
     def _bet_settled(self, ep: Episode, t: float) -> bool:
         """A bet made while the player's hand stays on the felt (resting on or by the stack): decided once the

@@ -28,7 +28,7 @@ OWNER_MAX_MM = ROOT_MAX_MM + 250.0  # what is seen of an arm (its nearer end, or
 WARM_UP_S = 1.0  # the first moments only learn the table
 PALM_MM = 50.0  # the middle of a hand, back from its leading edge
 ELONGATED = 2.0  # an arm's visible part this many times longer than wide has a direction worth following
-HAND_MIN_MM2 = 4000.0  # a hand seen without its arm is at least this big (a few chips are smaller)
+HAND_MIN_MM2, HAND_MAX_MM2 = 4000.0, 25000.0  # a hand seen without its arm (a few chips are smaller)
 HAND_MOVING = 0.25  # and this share of it moved since the last frame (chips just put down lie still)
 BRIDGE_MM = 200.0  # the most of a sleeve the felt can hide between the arm seen and its hand
 GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
@@ -75,7 +75,8 @@ class SceneTracker:
         self.outside_small = cv2.resize(outside, (outside.shape[1] // 2, outside.shape[0] // 2),
                                         interpolation=cv2.INTER_NEAREST) > 0
         a = plane.scale**2
-        self.arm_min_px, self.settle_min_px, self.hand_min_px = ARM_MIN_MM2 * a, SETTLE_MIN_MM2 * a, HAND_MIN_MM2 * a
+        self.arm_min_px, self.settle_min_px = ARM_MIN_MM2 * a, SETTLE_MIN_MM2 * a
+        self.hand_min_px, self.hand_max_px = HAND_MIN_MM2 * a, HAND_MAX_MM2 * a
         self.fg: np.ndarray | None = None
         self.t0: float | None = None
         self.warm: list[np.ndarray] = []
@@ -132,7 +133,7 @@ class SceneTracker:
                 actor = self._owner(comp, (x, y), pts)
                 if actor is not None:
                     parts.append((pts, k, actor, int(area)))
-            elif moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+            elif area * 4 <= self.hand_max_px and moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
                 # not an arm by itself (a card fan, a pushed pot), unless it is a hand whose sleeve the felt hides
                 parts.append((pts, k, self._previous_owner(comp, (x, y)), int(area)))
         main: dict[str, tuple[np.ndarray, int, int]] = {}  # actor -> its largest arm: points, label, area
