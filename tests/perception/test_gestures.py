@@ -114,3 +114,20 @@ def test_an_arm_seen_again_after_a_gap_starts_a_new_episode_even_at_a_low_frame_
     gestures.arms(10.9, [_arm_at(-120)])  # the next frame with this arm comes after the gap
     assert [ep.last for ep in gestures.closed] == [10.2]
     assert gestures.open[f"seat{SEAT}"].start == 10.9
+
+
+def _brief_reach(depths: tuple[float, ...]) -> list:
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    out, t = [], 20.0
+    for depth in depths:
+        out += gestures.arms(t, [_arm_at(depth)])
+        t = round(t + 0.1, 3)
+    for _ in range(20):  # the arm has gone: the episode is decided
+        out += gestures.arms(t, []) + gestures.decide(t)
+        t = round(t + 0.1, 3)
+    return [e.kind for e in out if e.kind in ("Tap", "BetMotion")]
+
+
+def test_a_tap_reaches_the_line_and_a_brief_move_over_the_stack_is_no_check() -> None:
+    assert _brief_reach((-150, -60, 25, 25, 25, -60, -150)) == ["Tap"]
+    assert _brief_reach((-150, -60, -47, -47, -47, -60, -150)) == []  # chips taken from the stack to a pocket

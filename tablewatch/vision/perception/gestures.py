@@ -41,6 +41,7 @@ from tablewatch.vision.perception.scene import Arm, Settle
 GAP_S = 0.5  # an arm unseen this long has left (a bet's motions come back within it)
 DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle
 TAP_MAX_S = 1.0
+TAP_MIN_DEPTH_MM = 0.0  # a tap reaches the betting line (the hand's tip at or over it)
 LINE_DEPTH_MM = 15.0  # a hand this far beyond the line is over it
 DWELL_MM = 30.0
 DWELL_S = 0.18  # a tap holds still this long at its farthest point; a bet's release does not
@@ -386,7 +387,7 @@ class Gestures:
                 return [hand, self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
             return [hand, self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
                                       motion_times=tuple(round(x, 3) for x in times))]
-        if ep.short and not chip_evidence and not ep.after_bet:
+        if ep.short and not chip_evidence and not ep.after_bet and self._reaches_line(ep):
             return [self._event(Tap, max(self._at_deepest(ep, seat)), seat=seat)]
         return []
 
@@ -394,6 +395,12 @@ class Gestures:
         """Times the hand was at (within DWELL_MM of) its farthest point from the player."""
         deepest = max(ep.samples, key=lambda s: np.hypot(*np.subtract(s.tip, self._origin(seat))))
         return [s.t for s in ep.samples if np.hypot(*np.subtract(s.tip, deepest.tip)) < DWELL_MM]
+
+    @staticmethod
+    def _reaches_line(ep: Episode) -> bool:
+        """A tap knocks the felt at the betting line; a brief move that stays over the stack (taking chips to
+        a pocket, tidying a stack) is no check."""
+        return max(s.depth for s in ep.samples) >= TAP_MIN_DEPTH_MM
 
     def _dwells(self, ep: Episode, seat: int) -> bool:
         """A tap rests on the felt a moment; a bet releases its chips and the hand comes straight back."""
