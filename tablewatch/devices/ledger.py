@@ -29,9 +29,14 @@ def seat_of(zone: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+# Chips carried from stack to bet are off the antennas for well under a second; two sweeps (0.5 s apart)
+# without them is a pocket or a hand leaving the table. Chips riffled in the hand stay over the stack antenna.
+LEAVE_AFTER_S = 1.0
+
+
 class ChipLedger:
     def __init__(self, registry: TagRegistry, *, table: str, zones: Mapping[str, str] | None = None,
-                 leave_after: float = 2.0, announce_first_read: bool = False) -> None:
+                 leave_after: float = LEAVE_AFTER_S, announce_first_read: bool = False) -> None:
         self.registry = registry
         self.table = table
         self.zones = dict(zones or {})

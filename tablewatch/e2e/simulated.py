@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from tablewatch.devices.emulator import ReaderEmulator
-from tablewatch.devices.ledger import ChipLedger
+from tablewatch.devices.ledger import LEAVE_AFTER_S, ChipLedger
 from tablewatch.devices.poller import ReaderConfig, ReaderPoller
 from tablewatch.devices.registry import ChipTag, TagRegistry
 from tablewatch.events import (
@@ -57,7 +57,8 @@ class SimulatedRfid:
     clock_value: list[float] = field(default_factory=lambda: [0.0])
 
     @classmethod
-    def start(cls, sim: Simulation, *, leave_after: float = 1.0, period: float | None = None) -> SimulatedRfid:
+    def start(cls, sim: Simulation, *, leave_after: float = LEAVE_AFTER_S,
+              period: float | None = None) -> SimulatedRfid:
         """Serve ``sim``'s antennas on a pty; read them every ``period`` s (default: the scenario's)."""
         nodes = antenna_nodes(sim.run)
         emulator = ReaderEmulator(nodes, seed=sim.scenario.seed)
