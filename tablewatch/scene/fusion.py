@@ -118,6 +118,11 @@ class SceneFusion:
             self._foreign[event.seat if event.seat is not None else event.zone] = event.ts
         return [*out, event]
 
+    def leaving(self, event: ChipsLeftTable) -> list[Event]:
+        """Chips leaving the table, reported out of time order (nothing is flushed): [event], or [] when the
+        other sensor reported them first."""
+        return [] if self._seen_leaving(event) else [event]
+
     def _seen_leaving(self, event: ChipsLeftTable) -> bool:
         """True when the other sensor already reported these chips leaving (the first report stands)."""
         first = self._left.get(event.zone)

@@ -8,7 +8,7 @@ from typing import Any
 
 from tablewatch.e2e.outputs import FilesOutput
 from tablewatch.e2e.pipeline import ReorderBuffer, TablePipeline
-from tablewatch.events import Event, Tap, Violation, load_events
+from tablewatch.events import Chips, ChipsLeftTable, Event, Tap, Violation, load_events
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
 
@@ -102,3 +102,19 @@ def test_a_quiet_table_releases_what_it_holds_as_time_passes(tmp_path: Path) -> 
     assert (tmp_path / "events.jsonl").read_text() == ""
     pipeline.tick(1.31)
     assert [e.ts for e in load_events((tmp_path / "events.jsonl").read_text())] == [1.0]
+
+
+def test_chips_counted_gone_go_out_at_once_while_the_camera_still_decides(tmp_path: Path) -> None:
+    files = FilesOutput(tmp_path)
+    pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[files], lateness=0.15,
+                             horizon=lambda: 9.0)  # a gesture that began at 9.0 is still being decided
+    pipeline.process(tap(9.5))
+    gone = ChipsLeftTable(ts=10.0, table="T1", source="rfid", seat=2, zone="seat2.stack", chips=Chips.of({500: 1}))
+    pipeline.process(gone)
+    assert load_events((tmp_path / "alerts.jsonl").read_text())[0].rule_id == "TDA-49"
+    assert [e.kind for e in load_events((tmp_path / "events.jsonl").read_text())] == ["ChipsLeftTable"]
+    # the camera's report of the same chips, in time order later, is not a second departure
+    pipeline.process(ChipsLeftTable(ts=10.2, table="T1", source="vision", seat=2, zone="seat2.stack",
+                                    chips=Chips.of({500: 1})))
+    pipeline.drain()
+    assert [e.kind for e in load_events((tmp_path / "events.jsonl").read_text())] == ["ChipsLeftTable", "Tap"]
