@@ -8,6 +8,7 @@ import click
 
 from tablewatch.models.dataset import DatasetError
 from tablewatch.shared import shared_dir
+from tablewatch.vision.reader import CARD_CONF
 
 DEFAULT_DATA = shared_dir() / "data" / "cards-real"
 DEFAULT_PREPARED = Path("out/cards-real")
@@ -66,7 +67,7 @@ def train(
 @click.option("--data", "data_root", type=click.Path(path_type=Path), default=DEFAULT_DATA, show_default=True,
               help="Used to prepare the split when --prepared does not exist yet.")
 @click.option("--split", type=click.Choice(["test", "val", "train"]), default="test", show_default=True)
-@click.option("--conf", type=click.FloatRange(0, 1), default=0.25, show_default=True,
+@click.option("--conf", type=click.FloatRange(0, 1), default=CARD_CONF, show_default=True,
               help="Confidence threshold for identity accuracy (mAP uses every box).")
 @click.option("--min-tile", type=click.IntRange(64, 10000), default=None,
               help="Also read tiles down to this many pixels (default: whole images only, as in training).")

@@ -28,7 +28,7 @@ from tablewatch.vision.boxes import box_iou
 from tablewatch.vision.cards import BACK_LABEL, Card, group_cards
 from tablewatch.vision.classifier import OnnxIndexClassifier
 from tablewatch.vision.detector import OnnxDetector
-from tablewatch.vision.reader import CardReader
+from tablewatch.vision.reader import CARD_CONF, CardReader
 from tablewatch.vision.sources import read_image
 
 MAP_CONF, MAP_NMS_IOU, MATCH_IOU = 0.001, 0.7, 0.5
@@ -139,7 +139,7 @@ def tally_cards(cards: list[Card], gt_cls: np.ndarray, gt_xyxy: np.ndarray, name
     return tally
 
 
-def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = 0.25, min_tile: int | None = None,
+def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF, min_tile: int | None = None,
                    classifier_path: Path | None = None) -> dict:
     """mAP50 and card identity figures of ``model_path`` on the images of ``split_dir``.
 

@@ -9,6 +9,7 @@ import click
 
 from tablewatch.shared import shared_dir
 from tablewatch.vision.detector import DetectorError
+from tablewatch.vision.reader import CARD_CONF
 from tablewatch.vision.sources import SourceError
 
 TEST_PHOTOS = Path("out/cards-real/test/images")
@@ -21,7 +22,8 @@ SHARED_TEST_PHOTOS = shared_dir() / "data" / "cards-real" / "test" / "images"
 @click.option("--annotate", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write a copy of the image with the cards drawn (e.g. OUT.png).")
 @click.option("--model", type=click.Path(path_type=Path), default=None, help="ONNX model (default: the shipped one).")
-@click.option("--conf", type=click.FloatRange(0.0, 1.0), default=0.25, show_default=True, help="Confidence threshold.")
+@click.option("--conf", type=click.FloatRange(0.0, 1.0), default=CARD_CONF, show_default=True,
+              help="Confidence threshold.")
 @click.option("--tiles", type=click.Choice(["auto", "none"]), default="auto", show_default=True,
               help="auto: also look at overlapping tiles, so small cards in a big photo are read.")
 @click.option("--min-tile", type=click.IntRange(64, 100000), default=None,
