@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from tablewatch.events import (
     BetMotion,
+    Chips,
     ChipsLeftTable,
     ChipsMoved,
     ChipsPulledBack,
@@ -190,9 +191,9 @@ class SceneFusion:
                 return [Tap(ts=camera.ts, table=camera.table, source="scene", seat=camera.seat)]
             return [camera]
         if self._foreign_chip_near(camera):
-            # RFID values only the house's chips: with a foreign chip in the move its count is short, and the
-            # chips as seen are what the player put out (the counterfeit is the floor's business, TDA-16B).
-            return [dataclasses.replace(camera, source="scene")]
+            # RFID values only the house's chips: with a foreign chip in the move its count is short by that
+            # chip, valued as it looks (the counterfeit is the floor's business, TDA-16B).
+            return [_with_foreign_chip(camera, rfid)]
         merged = _with_rfid_chips(camera, rfid)
         if isinstance(merged, BetMotion) and merged.motions > 1 and not merged.motion_values:
             merged = dataclasses.replace(merged, motion_values=_per_motion(merged.motion_times, pending.parts))
@@ -268,6 +269,20 @@ def _add_chips(first: Event, second: Event) -> Event:
     if isinstance(first, PotPushed):
         changes["value"] = (chips + more).value
     return dataclasses.replace(first, **changes)
+
+
+def _with_foreign_chip(camera: Event, rfid: Event) -> Event:
+    """A bet holding a foreign chip: the house chips RFID counted, plus the most valuable chip the camera saw
+    beyond them (from overhead a column shows its top chip only: the camera's own total is a poor count).
+    A push, or a camera that saw nothing beyond the count, keeps the chips as seen."""
+    seen, counted = getattr(camera, "chips", None), getattr(rfid, "chips", None)
+    if not isinstance(camera, BetMotion) or seen is None or counted is None:
+        return dataclasses.replace(camera, source="scene")
+    house = counted.as_dict()
+    beyond = [denomination for denomination, n in seen if n > house.get(denomination, 0)]
+    if not beyond:
+        return dataclasses.replace(camera, source="scene")
+    return dataclasses.replace(camera, chips=counted + Chips.of({max(beyond): 1}), source="scene")
 
 
 def _with_rfid_chips(camera: Event, rfid: Event) -> Event:

@@ -242,3 +242,14 @@ def test_a_push_the_camera_missed_stands_on_the_rfid_count_and_its_late_twin_is_
     assert [(e.kind, e.seat, e.value, e.source) for e in out] == [("PotPushed", 4, 1500, "rfid")]
     late = PotPushed(ts=41.6, table="T1", source="vision", seat=4)
     assert fusion.feed(late) == [] and fusion.flush() == []
+
+
+def test_a_bet_with_a_foreign_chip_is_the_rfid_count_and_the_chip_the_camera_saw_beyond_it() -> None:
+    fusion = SceneFusion(window=0.3)
+    fusion.feed(UnknownChip(ts=9.9, table="T1", source="rfid", seat=3, uid="E0FFFFFFFFFFFF01", zone="seat3.bet"))
+    fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {2500: 2, 500: 1}))
+    # from above the camera saw one 2500 (the top of the column), the 500 and the foreign 500, and a 100
+    # that is not there
+    fusion.feed(camera_bet(10.1, {2500: 1, 500: 2, 100: 1}))
+    out = fusion.flush(10.5)
+    assert [e.kind for e in out] == ["BetMotion"] and out[0].chips.as_dict() == {2500: 2, 500: 2}
