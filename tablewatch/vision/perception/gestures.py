@@ -3,8 +3,8 @@
 - A seat's *episode* is its arm on the table from arrival to leaving (gaps under ``GAP_S`` joined). Each
   run of its hand beyond the seat's betting line is one forward motion, released at the run's deepest
   point. When the episode ends and the table settles: new chips in the bet zone → ``BetMotion``; cards
-  slid there → ``CardsMucked`` (seen on arrival); no line crossed and no chips moved → ``Tap``; a hand
-  resting on its own stack → ``StackObscured`` every second.
+  slid there → ``CardsMucked`` (seen on arrival); a brief reach to the line that moved no chips →
+  ``Tap``; a hand resting on its own stack → ``StackObscured`` every second.
 - Cards coming to rest are dealt, burned, laid on the board (identity read when face up) or mucked,
   by the zone they settle in. Chips leaving the bet zones or reaching the pot close to each other are
   one ``PotGathered``; the dealer's hand at a seat's stack after the pot (or another stack) is a

@@ -4,7 +4,8 @@ A reference picture of the table holds what lies still. A pixel that has not cha
 seconds, and is not under an arm, is copied into it; where that copy changes the reference, something
 came to rest or was taken away: a *settle*. Pixels that differ from the reference are foreground; a large
 foreground region that reaches beyond the felt is an arm, owned by the seat (or the dealer) whose place it
-comes from, and its hand is the point of it farthest from that place.
+comes from, and its hand is the point of it farthest from that place. A sleeve the colour of the felt
+leaves the hand as a separate moving region beyond the arm's end: it joins that arm.
 """
 
 from __future__ import annotations
