@@ -86,6 +86,12 @@ class Episode:
         return self.last - self.start <= TAP_MAX_S
 
     @property
+    def reaches_line(self) -> bool:
+        """The hand's tip got to the betting line, as a tap does; a brief move that stays over the stack
+        (taking chips to a pocket, tidying a stack) is no check."""
+        return max(s.depth for s in self.samples) >= TAP_MIN_DEPTH_MM
+
+    @property
     def start(self) -> float:
         return self.samples[0].t
 
@@ -387,7 +393,7 @@ class Gestures:
                 return [hand, self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
             return [hand, self._event(BetMotion, times[-1], seat=seat, chips=chips, motions=len(times),
                                       motion_times=tuple(round(x, 3) for x in times))]
-        if ep.short and not chip_evidence and not ep.after_bet and self._reaches_line(ep):
+        if ep.short and not chip_evidence and not ep.after_bet and ep.reaches_line:
             return [self._event(Tap, max(self._at_deepest(ep, seat)), seat=seat)]
         return []
 
@@ -395,12 +401,6 @@ class Gestures:
         """Times the hand was at (within DWELL_MM of) its farthest point from the player."""
         deepest = max(ep.samples, key=lambda s: np.hypot(*np.subtract(s.tip, self._origin(seat))))
         return [s.t for s in ep.samples if np.hypot(*np.subtract(s.tip, deepest.tip)) < DWELL_MM]
-
-    @staticmethod
-    def _reaches_line(ep: Episode) -> bool:
-        """A tap knocks the felt at the betting line; a brief move that stays over the stack (taking chips to
-        a pocket, tidying a stack) is no check."""
-        return max(s.depth for s in ep.samples) >= TAP_MIN_DEPTH_MM
 
     def _dwells(self, ep: Episode, seat: int) -> bool:
         """A tap rests on the felt a moment; a bet releases its chips and the hand comes straight back."""

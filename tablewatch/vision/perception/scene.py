@@ -156,8 +156,7 @@ class SceneTracker:
         return arms, cv2.resize(arm_small, (fg.shape[1], fg.shape[0]), interpolation=cv2.INTER_NEAREST)
 
     def _arm(self, actor: str, pts: np.ndarray, area_px: float) -> Arm:
-        d = np.hypot(*(pts - self.origins[actor]).T)
-        far = pts[d >= d.max() - 25.0].mean(axis=0)  # the hand's leading edge, averaged
+        far, _ = _far_end(pts, self.origins[actor])
         back = self.origins[actor] - far
         palm = far + back / max(float(np.hypot(*back)), 1.0) * PALM_MM
         return Arm(actor=actor, tip_mm=(float(far[0]), float(far[1])), palm_mm=(float(palm[0]), float(palm[1])),
@@ -171,13 +170,11 @@ class SceneTracker:
             if only is not None and actor != only:
                 continue
             origin = self.origins[actor]
-            reach = np.hypot(*(pts - origin).T)
-            end = pts[reach >= reach.max() - 25.0].mean(axis=0)
+            end, reach = _far_end(pts, origin)
             gap = float(np.min(np.hypot(*(part - end).T)))
             axis = (end - origin) / max(float(np.hypot(*(end - origin))), 1.0)
             off_axis = abs(float(np.cross(axis, part.mean(axis=0) - origin)))
-            if gap <= BRIDGE_MM and off_axis <= BRIDGE_MM / 2 and float(np.max(np.hypot(*(part - origin).T))) > \
-                    float(reach.max()):
+            if gap <= BRIDGE_MM and off_axis <= BRIDGE_MM / 2 and float(np.max(np.hypot(*(part - origin).T))) > reach:
                 return actor
         return None
 
@@ -213,6 +210,13 @@ class SceneTracker:
                               box=(int(x), int(y), int(x + w), int(y + h)), mask=comp,
                               before=self.ref[y:y + h, x:x + w].copy(), after=cur[y:y + h, x:x + w].copy()))
         return out
+
+
+def _far_end(pts: np.ndarray, origin: np.ndarray) -> tuple[np.ndarray, float]:
+    """The leading edge of what is seen of an arm (its points within 25 mm of the farthest from ``origin``,
+    averaged), and how far the farthest point reaches."""
+    reach = np.hypot(*(pts - origin).T)
+    return pts[reach >= reach.max() - 25.0].mean(axis=0), float(reach.max())
 
 
 def _channel_max(img: np.ndarray) -> np.ndarray:
