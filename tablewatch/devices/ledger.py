@@ -4,7 +4,8 @@ Every chip has a UID, so the ledger follows chips one by one, not only totals:
 - a chip read in a new zone is ``ChipsMoved`` from where it was (grouped per source and destination:
   "seat3.stack -> seat3.bet, 2,500 in 3 chips");
 - a chip no longer read anywhere is first held as missing (a hand carrying it between antennas) and,
-  when it has not come back after ``leave_after`` seconds, ``ChipsLeftTable`` from its last zone (TDA-49);
+  when it has not come back after ``leave_after`` seconds (``dealer_leave_after`` for the pot and the
+  tray), ``ChipsLeftTable`` from its last zone (TDA-49);
 - a chip never seen before is ``ChipsAppeared`` (except on a zone's first read, the baseline);
 - a UID the registry does not know is ``UnknownChip`` (once per zone it shows up in): a possible counterfeit.
 
@@ -29,18 +30,22 @@ def seat_of(zone: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-# Chips carried from stack to bet are off the antennas for well under a second; two sweeps (0.5 s apart)
-# without them is a pocket or a hand leaving the table. Chips riffled in the hand stay over the stack antenna.
-LEAVE_AFTER_S = 1.0
+# A player's chips carried from stack to bet are off the antennas about half a second; three sweeps (0.25 s
+# apart) without them is a pocket or a hand leaving the table. Chips riffled in the hand stay over the stack
+# antenna. The dealer pushing a big pot across the table carries chips longer (a push: up to ~0.75 s).
+LEAVE_AFTER_S = 0.75
+DEALER_LEAVE_AFTER_S = 1.0
 
 
 class ChipLedger:
     def __init__(self, registry: TagRegistry, *, table: str, zones: Mapping[str, str] | None = None,
-                 leave_after: float = LEAVE_AFTER_S, announce_first_read: bool = False) -> None:
+                 leave_after: float = LEAVE_AFTER_S, dealer_leave_after: float = DEALER_LEAVE_AFTER_S,
+                 announce_first_read: bool = False) -> None:
         self.registry = registry
         self.table = table
         self.zones = dict(zones or {})
-        self.leave_after = leave_after
+        self.leave_after = leave_after  # for chips last in a seat's zones
+        self.dealer_leave_after = dealer_leave_after
         self.announce_first_read = announce_first_read
         self._location: dict[str, str] = {}  # uid -> zone
         self._missing: dict[str, tuple[str, float]] = {}  # uid -> (last zone, when it was first missed)
@@ -110,14 +115,15 @@ class ChipLedger:
         return events + self.expire(ts)
 
     def expire(self, ts: float) -> list[Event]:
-        """Chips missing for ``leave_after`` seconds or more have left the table."""
+        """Chips missing for ``leave_after`` seconds or more (``dealer_leave_after`` from the pot or the tray)
+        have left the table."""
         with self._lock:
             return self._expire(ts)
 
     def _expire(self, ts: float) -> list[Event]:
         gone: dict[str, list[str]] = {}
         for uid, (zone, since) in list(self._missing.items()):
-            if ts - since >= self.leave_after:
+            if ts - since >= (self.leave_after if seat_of(zone) is not None else self.dealer_leave_after):
                 del self._missing[uid]
                 gone.setdefault(zone, []).append(uid)
         events: list[Event] = []

@@ -113,15 +113,17 @@ class SceneFusion:
             if isinstance(event, PotPushed) and self._reported_by_rfid(event):
                 return out
             return [*out, *self._hold(event, from_rfid=False)]
-        if isinstance(event, ChipsLeftTable) and self._seen_leaving(event):
-            return out
-        if isinstance(event, UnknownChip):
-            self._foreign[event.seat if event.seat is not None else event.zone] = event.ts
+        if isinstance(event, ChipsLeftTable | UnknownChip):
+            return [*out, *self.rfid_fact(event)]
         return [*out, event]
 
-    def leaving(self, event: ChipsLeftTable) -> list[Event]:
-        """Chips leaving the table, reported out of time order (nothing is flushed): [event], or [] when the
-        other sensor reported them first."""
+    def rfid_fact(self, event: ChipsLeftTable | UnknownChip) -> list[Event]:
+        """Chips counted gone, or a UID the registry does not know: facts no camera report changes, so the
+        pipeline may hand them over out of time order (nothing is flushed). [event], or [] for chips the
+        other sensor already reported leaving."""
+        if isinstance(event, UnknownChip):
+            self._foreign[event.seat if event.seat is not None else event.zone] = event.ts
+            return [event]
         return [] if self._seen_leaving(event) else [event]
 
     def _seen_leaving(self, event: ChipsLeftTable) -> bool:

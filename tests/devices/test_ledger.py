@@ -57,6 +57,20 @@ def test_chips_that_stay_missing_have_left_the_table(registry: TagRegistry) -> N
                                   chips=Chips.of({1000: 1}))]
 
 
+def test_a_players_chips_are_gone_sooner_than_the_dealers(registry: TagRegistry) -> None:
+    """A player's chips are off the antennas only for the hop from stack to bet; a pot pushed across the
+    table is carried longer, so chips missing from the pot get the dealer's longer wait."""
+    stack, pot = registry.uids_of(500)[:2], registry.uids_of(1000)[:2]
+    ledger = ChipLedger(registry, table="T01", leave_after=0.75, dealer_leave_after=1.0)
+    ledger.apply(read(0.0, seat2_stack=stack, pot=pot))
+    assert ledger.apply(read(0.25, seat2_stack=stack[:1], pot=pot[:1])) == []  # one of each picked up
+    assert ledger.apply(read(0.75, seat2_stack=stack[:1], pot=pot[:1])) == []
+    gone = ledger.apply(read(1.0, seat2_stack=stack[:1], pot=pot[:1]))
+    assert [(e.zone, e.chips.as_dict()) for e in gone] == [("seat2.stack", {500: 1})]  # type: ignore[attr-defined]
+    gone = ledger.apply(read(1.25, seat2_stack=stack[:1], pot=pot[:1]))
+    assert [(e.zone, e.chips.as_dict()) for e in gone] == [("pot", {1000: 1})]  # type: ignore[attr-defined]
+
+
 def test_a_chip_seen_first_after_the_baseline_has_appeared(registry: TagRegistry) -> None:
     ledger = ChipLedger(registry, table="T01")
     ledger.apply(read(0.0, tray=registry.uids_of(25)[:5]))

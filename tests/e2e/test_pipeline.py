@@ -8,7 +8,7 @@ from typing import Any
 
 from tablewatch.e2e.outputs import FilesOutput
 from tablewatch.e2e.pipeline import ReorderBuffer, TablePipeline
-from tablewatch.events import Chips, ChipsLeftTable, Event, Tap, Violation, load_events
+from tablewatch.events import Chips, ChipsLeftTable, Event, Tap, UnknownChip, Violation, load_events
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
 
@@ -118,3 +118,16 @@ def test_chips_counted_gone_go_out_at_once_while_the_camera_still_decides(tmp_pa
                                     chips=Chips.of({500: 1})))
     pipeline.drain()
     assert [e.kind for e in load_events((tmp_path / "events.jsonl").read_text())] == ["ChipsLeftTable", "Tap"]
+
+
+def test_a_counterfeit_uid_goes_out_at_once_while_the_camera_still_decides(tmp_path: Path) -> None:
+    files = FilesOutput(tmp_path)
+    pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[files], lateness=0.15,
+                             horizon=lambda: 9.0)
+    pipeline.process(tap(9.5))
+    pipeline.process(UnknownChip(ts=10.0, table="T1", source="rfid", seat=4, uid="E0070000DEADBEEF",
+                                 zone="seat4.stack"))
+    assert [e.kind for e in load_events((tmp_path / "events.jsonl").read_text())] == ["UnknownChip"]
+    assert load_events((tmp_path / "alerts.jsonl").read_text())[0].rule_id == "TDA-16B"
+    pipeline.drain()
+    assert [e.kind for e in load_events((tmp_path / "events.jsonl").read_text())] == ["UnknownChip", "Tap"]

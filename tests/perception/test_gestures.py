@@ -6,7 +6,7 @@ import numpy as np
 
 from tablewatch.calibration.layout import load_layout
 from tablewatch.events import BetMotion, Tap
-from tablewatch.vision.perception.gestures import SETTLED_BET_S, Found, Gestures
+from tablewatch.vision.perception.gestures import DECIDE_S, GAP_S, SETTLED_BET_S, Found, Gestures
 from tablewatch.vision.perception.scene import Arm
 
 LAYOUT = load_layout("oval6")
@@ -131,3 +131,34 @@ def _brief_reach(depths: tuple[float, ...]) -> list:
 def test_a_tap_reaches_the_line_and_a_brief_move_over_the_stack_is_no_check() -> None:
     assert _brief_reach((-150, -60, 25, 25, 25, -60, -150)) == ["Tap"]
     assert _brief_reach((-150, -60, -47, -47, -47, -60, -150)) == []  # chips taken from the stack to a pocket
+
+
+def _leave_after(gestures: Gestures, depths: list[float], t: float = 10.0) -> tuple[list, float]:
+    """The hand at ``depths`` a tenth of a second apart, leaving chips in the bet zone at each release, then
+    gone; returns ((frame time, event) for each event, when the hand was last seen)."""
+    out = []
+    middle = np.asarray(LAYOUT.seat(SEAT).line, float).mean(axis=0)
+    for depth in depths:
+        out += [(t, e) for e in gestures.arms(t, [_arm_at(depth)]) + gestures.decide(t)]
+        if depth > 80:  # a release: its chips come to rest a moment later
+            gestures.settled(Found(t=t + 0.1, zone=f"seat{SEAT}.bet", what="chips_in", chips={500: 1},
+                                   centre=(float(middle[0]), float(middle[1]))))
+        t = round(t + 0.1, 3)
+    last = round(t - 0.1, 3)
+    while t < last + GAP_S + DECIDE_S + 0.3:
+        out += [(t, e) for e in gestures.arms(t, []) + gestures.decide(t)]
+        t = round(t + 0.1, 3)
+    return out, last
+
+
+def test_a_bet_in_two_motions_is_decided_when_the_arm_leaves_without_the_settling_wait() -> None:
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    out, last = _leave_after(gestures, [-120, 60, 90, -40, -60, 70, 95, -40, -120])
+    bets = [(t, e) for t, e in out if isinstance(e, BetMotion)]
+    assert [(e.motions, e.chips.value) for _, e in bets] == [(2, 1000)]
+    assert bets[0][0] < last + GAP_S + 0.15  # at the frame its episode closes, not DECIDE_S later
+    # a single motion still waits for what it moved to settle
+    single = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    out, last = _leave_after(single, [-120, 60, 90, -40, -120])
+    bets = [(t, e) for t, e in out if isinstance(e, BetMotion)]
+    assert [e.motions for _, e in bets] == [1] and bets[0][0] >= last + DECIDE_S

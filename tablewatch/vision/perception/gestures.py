@@ -39,7 +39,7 @@ from tablewatch.events import (
 from tablewatch.vision.perception.scene import Arm, Settle
 
 GAP_S = 0.5  # an arm unseen this long has left (a bet's motions come back within it)
-DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle
+DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle (a string bet: no wait)
 TAP_MAX_S = 1.0
 TAP_MIN_DEPTH_MM = 0.0  # a tap reaches the betting line (the hand's tip at or over it)
 LINE_DEPTH_MM = 15.0  # a hand this far beyond the line is over it
@@ -90,6 +90,13 @@ class Episode:
         """The hand's tip got to the betting line, as a tap does; a brief move that stays over the stack
         (taking chips to a pocket, tidying a stack) is no check."""
         return max(s.depth for s in self.samples) >= TAP_MIN_DEPTH_MM
+
+    @property
+    def string_bet(self) -> bool:
+        """Two or more forward motions: a bet whatever else settles (a tap has one), decided as soon as the
+        arm has left, without ``DECIDE_S``: the floor wants a string raise (TDA-29) at once, and RFID counts
+        each motion's chips."""
+        return len(self.motions()) >= 2
 
     @property
     def start(self) -> float:
@@ -353,7 +360,7 @@ class Gestures:
 
     def decide(self, t: float) -> list[Event]:
         out: list[Event] = []
-        for ep in [e for e in self.closed if t - e.last >= DECIDE_S]:
+        for ep in [e for e in self.closed if t - e.last >= DECIDE_S or e.string_bet]:
             self.closed.remove(ep)
             out += self._episode(ep)
         if self.gather and t - self.gather[-1] > GATHER_GAP_S:
