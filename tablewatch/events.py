@@ -24,9 +24,24 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
+
+SEAT_ZONE = re.compile(r"^seat(\d+)\.(stack|bet)$")
+
+
+def seat_zone(zone: str) -> tuple[int, str] | None:
+    """``"seat3.bet"`` → ``(3, "bet")``; any other zone → None."""
+    match = SEAT_ZONE.match(zone)
+    return (int(match.group(1)), match.group(2)) if match else None
+
+
+def seat_of_zone(zone: str) -> int | None:
+    """``"seat3.bet"`` → 3; any other zone → None."""
+    found = seat_zone(zone)
+    return found[0] if found else None
 
 Source = Literal["vision", "rfid", "console", "sim", "scene", "rules"]
 Street = Literal["preflop", "flop", "turn", "river", "showdown"]

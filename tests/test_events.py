@@ -15,6 +15,8 @@ from tablewatch.events import (
     Violation,
     dump_events,
     load_events,
+    seat_of_zone,
+    seat_zone,
 )
 
 
@@ -47,3 +49,13 @@ def test_unknown_type_and_unknown_field_are_named() -> None:
         Event.from_dict({"type": "Nope"})
     with pytest.raises(ValueError, match="no field"):
         Event.from_dict({"type": "Tap", "ts": 0, "table": "T", "source": "sim", "colour": "red"})
+
+
+@pytest.mark.parametrize(
+    ("zone", "expected"),
+    [("seat3.bet", (3, "bet")), ("seat10.stack", (10, "stack")), ("pot", None), ("seat3.line", None),
+     ("off_table", None)],
+)
+def test_a_seat_zone_names_its_seat_and_part(zone: str, expected: tuple[int, str] | None) -> None:
+    assert seat_zone(zone) == expected
+    assert seat_of_zone(zone) == (expected[0] if expected else None)

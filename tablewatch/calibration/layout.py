@@ -39,6 +39,7 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from tablewatch.calibration import geometry
 from tablewatch.config import ConfigError, StrictModel, load_config
+from tablewatch.events import SEAT_ZONE
 
 Point = tuple[float, float]
 Polygon = Annotated[list[Point], Field(min_length=3)]
@@ -46,7 +47,6 @@ Polygon = Annotated[list[Point], Field(min_length=3)]
 LAYOUTS_DIR = Path(__file__).with_name("layouts")
 SIMPLE_ZONES = ("pot", "board", "burn", "muck", "tray", "dealer")
 REQUIRED_ZONES = SIMPLE_ZONES
-SEAT_ZONE = re.compile(r"^seat(\d+)\.(stack|bet)$")
 BOARD_SLOT = re.compile(r"^board\.([0-4])$")
 SEAT_LINE = re.compile(r"^seat(\d+)\.line$")
 OVERLAP_TOLERANCE_MM2 = 50.0  # touching zones share a raster edge; a real overlap is much larger
@@ -212,12 +212,6 @@ class TableLayout(StrictModel):
         """(x_min, y_min, x_max, y_max) of the rail in mm."""
         r = self._arrays["rail"]
         return (float(r[:, 0].min()), float(r[:, 1].min()), float(r[:, 0].max()), float(r[:, 1].max()))
-
-
-def seat_of_zone(zone: str) -> int | None:
-    """``seat3.bet`` → 3; any other zone → None."""
-    match = SEAT_ZONE.match(zone)
-    return int(match.group(1)) if match else None
 
 
 # --- validation ---------------------------------------------------------------------------------------

@@ -15,20 +15,20 @@ antennas map to zones (by default an antenna's name is its zone).
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Mapping
 
 from tablewatch.devices.registry import TagRegistry
-from tablewatch.events import Chips, ChipsAppeared, ChipsLeftTable, ChipsMoved, Event, RfidInventory, UnknownChip
-
-_SEAT = re.compile(r"seat(\d+)\.")
-
-
-def seat_of(zone: str) -> int | None:
-    m = _SEAT.match(zone)
-    return int(m.group(1)) if m else None
-
+from tablewatch.events import (
+    Chips,
+    ChipsAppeared,
+    ChipsLeftTable,
+    ChipsMoved,
+    Event,
+    RfidInventory,
+    UnknownChip,
+    seat_of_zone,
+)
 
 # A player's chips carried from stack to bet are off the antennas about half a second; three sweeps (0.25 s
 # apart) without them is a pocket or a hand leaving the table. Chips riffled in the hand stay over the stack
@@ -123,14 +123,14 @@ class ChipLedger:
     def _expire(self, ts: float) -> list[Event]:
         gone: dict[str, list[str]] = {}
         for uid, (zone, since) in list(self._missing.items()):
-            if ts - since >= (self.leave_after if seat_of(zone) is not None else self.dealer_leave_after):
+            if ts - since >= (self.leave_after if seat_of_zone(zone) is not None else self.dealer_leave_after):
                 del self._missing[uid]
                 gone.setdefault(zone, []).append(uid)
         events: list[Event] = []
         for zone, uids in sorted(gone.items()):
             chips = self.registry.chips(uids)[0]
             if chips.count:
-                events.append(ChipsLeftTable(ts=ts, table=self.table, source="rfid", seat=seat_of(zone), zone=zone,
+                events.append(ChipsLeftTable(ts=ts, table=self.table, source="rfid", seat=seat_of_zone(zone), zone=zone,
                                              chips=chips))
         return events
 
@@ -138,15 +138,15 @@ class ChipLedger:
         if self.registry.lookup(uid) is not None or (uid, zone) in self._reported_unknown:
             return []
         self._reported_unknown.add((uid, zone))
-        return [UnknownChip(ts=ts, table=self.table, source="rfid", seat=seat_of(zone), uid=uid, zone=zone)]
+        return [UnknownChip(ts=ts, table=self.table, source="rfid", seat=seat_of_zone(zone), uid=uid, zone=zone)]
 
     def _moved_events(self, moved: dict[tuple[str, str], list[str]], ts: float) -> list[Event]:
         events: list[Event] = []
         for (src, dst), uids in sorted(moved.items()):
             chips = self.registry.chips(uids)[0]
             if chips.count:
-                events.append(ChipsMoved(ts=ts, table=self.table, source="rfid", seat=seat_of(src) or seat_of(dst),
-                                         src=src, dst=dst, chips=chips))
+                events.append(ChipsMoved(ts=ts, table=self.table, source="rfid",
+                                         seat=seat_of_zone(src) or seat_of_zone(dst), src=src, dst=dst, chips=chips))
         return events
 
     def _appeared_events(self, appeared: dict[str, list[str]], ts: float) -> list[Event]:
@@ -154,6 +154,6 @@ class ChipLedger:
         for zone, uids in sorted(appeared.items()):
             chips = self.registry.chips(uids)[0]
             if chips.count:
-                events.append(ChipsAppeared(ts=ts, table=self.table, source="rfid", seat=seat_of(zone), zone=zone,
+                events.append(ChipsAppeared(ts=ts, table=self.table, source="rfid", seat=seat_of_zone(zone), zone=zone,
                                             chips=chips))
         return events

@@ -18,10 +18,10 @@ from pydantic import Field, field_validator, model_validator
 
 from tablewatch.config import StrictModel
 from tablewatch.devices.inventory import InventoryFailed, InventoryResult, Link, LinkStats, run_inventory
-from tablewatch.devices.ledger import ChipLedger, seat_of
+from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.readers import ReaderError, reader_families, reader_family
 from tablewatch.devices.transport import Port, PortGone
-from tablewatch.events import DeviceStatus, Event, RfidInventory
+from tablewatch.events import DeviceStatus, Event, RfidInventory, seat_of_zone
 
 Clock = Callable[[], float]
 
@@ -150,7 +150,7 @@ class ReaderPoller:
             self.stats.bytes_in += result.bytes_in
             self.last_results[antenna] = result
             zone = self.ledger.zones.get(antenna, antenna) if self.ledger is not None else antenna
-            out.append(RfidInventory(ts=self.clock(), table=self.table, source="rfid", seat=seat_of(zone),
+            out.append(RfidInventory(ts=self.clock(), table=self.table, source="rfid", seat=seat_of_zone(zone),
                                      antenna=antenna, uids=result.uid_strings()))
         return out
 

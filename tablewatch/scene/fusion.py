@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 from dataclasses import dataclass, field
 
 from tablewatch.events import (
@@ -36,23 +35,16 @@ from tablewatch.events import (
     Tap,
     UnknownChip,
     Violation,
+    seat_zone,
 )
-
-_SEAT_ZONE = re.compile(r"^seat(\d+)\.(stack|bet)$")
 
 DISAGREEMENT_RULE = "SYS-SENSORS"  # not a poker rule: the monitor's own health
 POT_MEMORY_S = 120.0  # a foreign chip read in the pot is still there when the pot is pushed, up to a hand later
 
 
-def zone_seat(zone: str) -> tuple[int, str] | None:
-    """``"seat3.bet"`` → ``(3, "bet")``; any other zone → None."""
-    match = _SEAT_ZONE.match(zone)
-    return (int(match.group(1)), match.group(2)) if match else None
-
-
 def rfid_move_as_event(move: ChipsMoved) -> Event | None:
     """The table action an RFID ledger move stands for, or None when it stands for none."""
-    src, dst = zone_seat(move.src), zone_seat(move.dst)
+    src, dst = seat_zone(move.src), seat_zone(move.dst)
     common = {"ts": move.ts, "table": move.table, "source": "rfid"}
     if src and dst and src[0] == dst[0] and (src[1], dst[1]) == ("stack", "bet"):
         return BetMotion(**common, seat=src[0], chips=move.chips)

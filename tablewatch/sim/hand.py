@@ -16,7 +16,6 @@ from pokerkit import (
     State,
 )
 
-from tablewatch.calibration.layout import seat_of_zone
 from tablewatch.events import (
     BetMotion,
     BoardCardDealt,
@@ -33,6 +32,7 @@ from tablewatch.events import (
     PotGathered,
     PotPushed,
     Tap,
+    seat_of_zone,
 )
 from tablewatch.rules.betting import BettingView
 from tablewatch.rules.chipreading import PhysicalBet, read_bet

@@ -17,7 +17,6 @@ from tablewatch.calibration.layout import (
     available_layouts,
     layout_to_toml,
     load_layout,
-    seat_of_zone,
 )
 from tablewatch.calibration.templates import SPECS, build_template
 
@@ -120,8 +119,6 @@ def test_zone_names_match_the_event_vocabulary(oval10: TableLayout) -> None:
     for name in ("seat3.stack", "seat3.bet", "pot", "board", "burn", "muck", "tray", "dealer", "off_table"):
         assert f"``{name}``" in vocabulary
         assert name in oval10.zones or name == "off_table"
-    assert seat_of_zone("seat3.bet") == 3
-    assert seat_of_zone("pot") is None
 
 
 def test_polygon_of_unknown_zone_names_the_zones(oval10: TableLayout) -> None:

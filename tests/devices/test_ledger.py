@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablewatch.devices.ledger import ChipLedger, seat_of
+from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.registry import TagRegistry
 from tablewatch.events import Chips, ChipsAppeared, ChipsLeftTable, ChipsMoved, RfidInventory, UnknownChip
 
@@ -93,4 +93,3 @@ def test_antennas_map_to_zones(registry: TagRegistry) -> None:
     events = ledger.apply([RfidInventory(ts=0.0, table="T01", source="rfid", antenna="ant-7",
                                          uids=tuple(registry.uids_of(25)[:2]))])
     assert [(e.kind, e.zone, e.seat) for e in events] == [("ChipsAppeared", "seat3.stack", 3)]  # type: ignore[attr-defined]
-    assert seat_of("seat10.bet") == 10 and seat_of("pot") is None

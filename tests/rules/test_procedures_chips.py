@@ -20,7 +20,6 @@ from tablewatch.rules.checks.chips import (
     ChipsLeftTableCheck,
     StackVisibilityCheck,
     UnknownChipCheck,
-    zone_seat,
 )
 from tablewatch.rules.checks.system import DeviceHealthCheck
 from tablewatch.rules.profiles import RuleProfile, preset
@@ -84,10 +83,6 @@ def test_unknown_chip_is_a_possible_counterfeit() -> None:
     s = Script(UnknownChipCheck(RuleProfile()))
     (v,) = s.do(UnknownChip, uid="E004015012345678", zone="seat2.bet")
     assert v.seats == (2,) and "E004015012345678" in v.observed and v.severity is Severity.VIOLATION
-
-
-def test_zone_seat() -> None:
-    assert (zone_seat("seat10.stack"), zone_seat("pot"), zone_seat("off_table")) == (10, None, None)
 
 
 def test_device_offline_and_back_are_system_findings() -> None:

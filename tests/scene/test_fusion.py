@@ -15,7 +15,7 @@ from tablewatch.events import (
     UnknownChip,
     Violation,
 )
-from tablewatch.scene.fusion import SceneFusion, rfid_move_as_event, zone_seat
+from tablewatch.scene.fusion import SceneFusion, rfid_move_as_event
 
 
 def camera_bet(ts: float, value_chips: dict[int, int], motions: int = 1) -> BetMotion:
@@ -25,14 +25,6 @@ def camera_bet(ts: float, value_chips: dict[int, int], motions: int = 1) -> BetM
 
 def rfid_move(ts: float, src: str, dst: str, chips: dict[int, int]) -> ChipsMoved:
     return ChipsMoved(ts=ts, table="T1", source="rfid", src=src, dst=dst, chips=Chips.of(chips))
-
-
-@pytest.mark.parametrize(
-    ("zone", "expected"),
-    [("seat3.bet", (3, "bet")), ("seat10.stack", (10, "stack")), ("pot", None), ("seat3.line", None)],
-)
-def test_zone_seat(zone: str, expected: tuple[int, str] | None) -> None:
-    assert zone_seat(zone) == expected
 
 
 @pytest.mark.parametrize(

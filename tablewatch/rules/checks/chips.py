@@ -7,20 +7,19 @@ per-hand state beyond what each event says.
 
 from __future__ import annotations
 
-import re
-
-from tablewatch.events import ChipsAppeared, ChipsLeftTable, Event, Severity, StackObscured, UnknownChip, Violation
+from tablewatch.events import (
+    ChipsAppeared,
+    ChipsLeftTable,
+    Event,
+    Severity,
+    StackObscured,
+    UnknownChip,
+    Violation,
+    seat_of_zone,
+)
 from tablewatch.rules.checks.base import LIVE_PHASES, HandCheck, to_call
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot
-
-_SEAT_ZONE = re.compile(r"^seat(\d+)\.")
-
-
-def zone_seat(zone: str) -> int | None:
-    """The seat a zone belongs to: ``seat3.stack`` -> 3; ``pot`` -> None."""
-    match = _SEAT_ZONE.match(zone)
-    return int(match.group(1)) if match else None
 
 
 def in_hand(snapshot: HandSnapshot) -> bool:
@@ -80,7 +79,7 @@ class ChipsLeftTableCheck(HandCheck):
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if not isinstance(event, ChipsLeftTable):
             return []
-        seat = event.seat if event.seat is not None else zone_seat(event.zone)
+        seat = event.seat if event.seat is not None else seat_of_zone(event.zone)
         during = in_hand(snapshot)
         when = f"during hand {snapshot.hand_no}" if during else "between hands"
         observed = f"{event.chips.value} in chips ({event.chips.count}) left the table from {event.zone} {when}."
@@ -108,7 +107,7 @@ class ChipsAppearedCheck(HandCheck):
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if not isinstance(event, ChipsAppeared):
             return []
-        seat = event.seat if event.seat is not None else zone_seat(event.zone)
+        seat = event.seat if event.seat is not None else seat_of_zone(event.zone)
         seats = [seat] if seat else []
         if in_hand(snapshot):
             return [self.violation(
@@ -138,7 +137,7 @@ class UnknownChipCheck(HandCheck):
         if not isinstance(event, UnknownChip) or event.uid in self._reported:
             return []
         self._reported.add(event.uid)
-        seat = event.seat if event.seat is not None else zone_seat(event.zone)
+        seat = event.seat if event.seat is not None else seat_of_zone(event.zone)
         return [self.violation(
             snapshot, event, seats=[seat] if seat else [], title="Unknown chip (possible counterfeit)",
             observed=f"Chip UID {event.uid} in {event.zone} is not in the house's tag registry.",

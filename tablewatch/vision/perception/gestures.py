@@ -35,6 +35,7 @@ from tablewatch.events import (
     PotPushed,
     StackObscured,
     Tap,
+    seat_of_zone,
 )
 from tablewatch.vision.perception.scene import Arm, Settle
 
@@ -243,7 +244,7 @@ class Gestures:
         reach = [float(np.hypot(*(np.asarray(p.tip) - origin))) for p in (before, peak, s)]
         if not (reach[1] >= reach[0] and reach[1] > reach[2] + 5.0):
             return []  # the hand is still going out
-        seat = _seat_of(peak.zone)
+        seat = seat_of_zone(peak.zone)
         if seat is None or not peak.zone.endswith(".stack") or peak.t - self.pushed.get(seat, -1e9) < 2.0:
             return []
         zones = [p.zone for p in path if peak.t - 2.0 <= p.t < peak.t]
@@ -260,7 +261,7 @@ class Gestures:
         if self.log is not None:
             self.log.append(f)
         self.found = [x for x in self.found if x.t > f.t - 10.0]
-        zone, seat = f.zone, _seat_of(f.zone)
+        zone, seat = f.zone, seat_of_zone(f.zone)
         if f.what == "card_out" and zone.startswith("board."):
             self.board.discard(int(zone.split(".")[1]))  # a card taken back: the slot takes the next one
             self.cleared = [(t, z) for t, z in self.cleared if t > f.t - 1.5] + [(f.t, zone)]
@@ -416,12 +417,6 @@ class Gestures:
 
     def _origin(self, seat: int) -> tuple[float, float]:
         return self.layout.seat(seat).player
-
-
-def _seat_of(zone: str) -> int | None:
-    if zone.startswith("seat") and "." in zone:
-        return int(zone[4:].split(".")[0])
-    return None
 
 
 __all__ = ["Episode", "Found", "Gestures", "Settle"]
