@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from tablewatch.sim.assets import index_quads
 from tablewatch.sim.camera import CameraModel
 from tablewatch.sim.labels import Label, label_objects
 from tablewatch.sim.scenario import FELTS, ChipSpec
@@ -23,9 +24,6 @@ from tablewatch.sim.script import SimRun
 from tablewatch.sim.sprites import card_sprites, chip_sprites, table_background
 from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER, CHIP_HEIGHT, Pose
 
-# The corner indices (rank over suit) of the shipped decks, as fractions of the card: top-left, bottom-right.
-INDEX_QUADS = np.array([[[0.0, 0.0], [0.2, 0.0], [0.2, 0.27], [0.0, 0.27]],
-                        [[0.8, 0.73], [1.0, 0.73], [1.0, 1.0], [0.8, 1.0]]])
 SLEEVE_OFFSET = 1 << 20  # id of an arm's sleeve = arm id + this (only the hand itself is labelled)
 LIGHT = np.array([0.35, 0.25])  # shadow direction on the felt per mm of height
 
@@ -71,6 +69,7 @@ class Renderer:
         self.background = table_background(run.layout, felt=self.felt, origin=self.origin, scale=self.scale,
                                            size=self.size, rng=rng)
         self.cards = card_sprites(self.deck, self.scale)
+        self.index_quads = index_quads(self.deck)  # where each card's two corner indices are printed
         self.vignette = self._vignette()
         self.noise = [np.clip(rng.normal(8, self.effects.noise, (camera.height, camera.width, 3)), 0, 16)
                       .astype(np.uint8) for _ in range(3)] if self.effects.noise else []
@@ -177,7 +176,7 @@ class Renderer:
         x1, y1 = int(cx + half) + 1, int(cy + half) + 1
         M[:, 2] += (cx - mid[0] - x0, cy - mid[1] - y0)
         if code != "back":  # where the two corner indices land, for index-style labels
-            quads = INDEX_QUADS * (sw, sh) - 0.5  # fractions of the card's edges, in pixel-centre coordinates
+            quads = self.index_quads[code] * (sw, sh) - 0.5  # fractions of the card, in pixel-centre coordinates
             self._index_quads[oid] = (quads @ M[:, :2].T + M[:, 2]) + (x0, y0)
         return self._blit(canvas, ids, oid, sprite, M, (x0, y0, x1, y1))
 

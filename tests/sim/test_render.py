@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tablewatch.sim.assets import deck_names, index_quads, load_deck
 from tablewatch.sim.labels import CLASS_INDEX, CLASS_NAMES, MIN_BOX_FILL, MIN_VISIBLE
 from tablewatch.sim.render import Effects, Renderer
 from tablewatch.sim.scenarios import example
@@ -155,3 +156,18 @@ def test_index_boxes_sit_in_the_corners_of_their_cards(demo: Simulation) -> None
         assert card[0] - 2 <= lb.box[0] and lb.box[2] <= card[2] + 2 and card[1] - 2 <= lb.box[1] and \
             lb.box[3] <= card[3] + 2
         assert (lb.box[2] - lb.box[0]) * (lb.box[3] - lb.box[1]) < 0.12 * (card[2] - card[0]) * (card[3] - card[1])
+
+
+@pytest.mark.parametrize("deck", deck_names())
+def test_an_index_box_holds_the_rank_and_suit_and_not_the_big_pips(deck: str) -> None:
+    """The boxes are found in each deck's art: small, inked, and the same at both corners of a card."""
+    cards, quads = load_deck(deck), index_quads(deck)
+    for code, (top_left, bottom_right) in quads.items():
+        (x0, y0), (x1, y1) = top_left[0], top_left[2]
+        assert 0 <= x0 < x1 <= 0.25 and 0 <= y0 < y1 <= 0.33
+        assert (x1 - x0) * (y1 - y0) < 0.75 * 0.25 * 0.33, code  # found: not the whole corner region
+        img = cards[code]
+        h, w = img.shape[:2]
+        patch = img[round(y0 * h):round(y1 * h), round(x0 * w):round(x1 * w), :3].astype(int)
+        assert (patch.max(axis=2) - patch.min(axis=2) > 60).any() or (patch.max(axis=2) < 120).any(), code
+        np.testing.assert_allclose(bottom_right[2], 1 - top_left[0], atol=0.05)  # printed point-symmetric
