@@ -41,7 +41,7 @@ def run_demo(hand_set: HandSet, *, out: Path, mqtt_url: str | None, broker: bool
         sinks = [lambda ts, frame: recorder.add_frame("overhead", ts, frame)] if recorder is not None else []
         console.rule(f"table {table}: {len(hand_set.sims)} hands — {CAMERA_NOTE[camera]}")
         result = run_simulated_session(hand_set.sims, out, extra_outputs=outputs, render_fps=evidence_fps,
-                                       frame_sinks=sinks, rfid_period=0.5, camera=camera)  # type: ignore[arg-type]
+                                       frame_sinks=sinks, camera=camera)  # type: ignore[arg-type]
         if publisher is not None:
             health = publisher.health()
             console.print(f"MQTT: {'connected' if health.connected else 'NOT connected'} to {url}; "
