@@ -2,7 +2,8 @@
 
 Needs torch (the ``train`` extra). The crops are cut once (``tablewatch.models.crops``); augmentation
 here is what a table adds: any rotation (cards lie every way), scale and shift (detector boxes are not
-exact), brightness and contrast, blur.
+exact), brightness and contrast, blur; and, with ``dark_share``, a white-faced index recoloured as a black
+deck prints it (black paper, gold red suits, silver black suits), the kind of deck the photos hold few of.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class ClassifierResult:
 
 
 BASE_LR = 2e-3
+GOLD, SILVER = np.array([55.0, 165.0, 215.0]), np.array([205.0, 205.0, 200.0])  # BGR inks of a black deck
 
 
 def rank_and_suit(name: str) -> tuple[str, str]:
@@ -94,6 +96,29 @@ def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def as_black_deck(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A white-faced index crop recoloured as a black deck: paper → near black, red ink → gold, black → silver.
+
+    Each pixel is split into paper, red ink and dark ink by its redness and its darkness against the
+    crop's paper (its bright pixels), and the three weights mix the black deck's colours.
+    """
+    bgr = crop.astype(np.float32)
+    b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
+    lightness = bgr.max(axis=2)
+    paper = max(float(np.percentile(lightness, 90)), 1.0)
+    red = np.clip((r - (b + g) / 2 - 25) / 70, 0, 1)
+    dark = np.clip((1 - lightness / paper - 0.15) / 0.45, 0, 1) * (1 - red)
+    black = rng.uniform(10, 45) + rng.normal(0, 4, crop.shape[:2])
+    gold, silver = GOLD * rng.uniform(0.75, 1.1), SILVER * rng.uniform(0.75, 1.1)
+    out = ((1 - red - dark)[..., None] * black[..., None] + red[..., None] * gold + dark[..., None] * silver)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def is_dark_faced(crop: np.ndarray) -> bool:
+    """An index printed on dark paper already (the black deck's own crops are not recoloured)."""
+    return float(np.median(crop.max(axis=2))) < 140
+
+
 def to_tensor(crops: np.ndarray):
     import torch
 
@@ -111,7 +136,7 @@ def accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
 
 def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: int = 64, seed: int = 0,
                      minutes: float | None = None, rendered: list[Path] | None = None,
-                     real: bool = True, init: Path | None = None) -> ClassifierResult:
+                     real: bool = True, init: Path | None = None, dark_share: float = 0.0) -> ClassifierResult:
     """Train on ``prepared/train`` crops, keep the best ``val`` epoch, report ``test`` accuracy.
 
     The learning rate follows a cosine from ``BASE_LR`` to 0 over ``epochs``, or over ``minutes`` when that
@@ -120,7 +145,8 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
 
     ``rendered``: ``tablewatch sim dataset`` folders whose index crops join the training set (with
     ``real=False`` they are the whole training set: how well renders alone teach the real cards). Val and
-    test are always the real held-out sources.
+    test are always the real held-out sources. ``dark_share``: the share of white-faced crops recoloured
+    as a black deck each time they are drawn (``as_black_deck``).
     """
     import torch
 
@@ -128,7 +154,7 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
     rng = np.random.default_rng(seed)
     names = read_class_names(prepared)
     classes = face_up_names(names)
-    train_x, train_y = training_crops(prepared, names, rendered or [], real=real, seed=seed)
+    train_x, train_y, is_rendered = training_crops(prepared, names, rendered or [], real=real, seed=seed)
     val_x, val_y = extract_crops(prepared / "val", names)
     test_x, test_y = extract_crops(prepared / "test", names)
     net = build_net(classes)
@@ -148,7 +174,7 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
         losses = []
         for start in range(0, len(order), batch):
             idx = order[start : start + batch]
-            x = to_tensor(np.stack([augment(train_x[i], rng) for i in idx]))
+            x = to_tensor(np.stack([augment(_drawn(train_x[i], is_rendered[i], dark_share, rng), rng) for i in idx]))
             rank, suit = net.heads(x)
             target = torch.from_numpy(train_y[idx])
             loss = loss_fn(rank, net.rank_of[target]) + loss_fn(suit, net.suit_of[target])
@@ -177,19 +203,44 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
     return ClassifierResult(best_path, onnx, done, time.time() - started, best, test_acc)
 
 
+def _drawn(crop: np.ndarray, rendered: bool, dark_share: float, rng: np.random.Generator) -> np.ndarray:
+    """A training crop as drawn for a batch: a render given a photograph's look, some recoloured as a black deck."""
+    if rendered:
+        crop = photo_look(crop, rng)
+    if dark_share and rng.random() < dark_share and not is_dark_faced(crop):
+        return as_black_deck(crop, rng)
+    return crop
+
+
+def photo_look(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A rendered index as a phone or webcam photographs one: paper grey and tinted (white balance and
+    exposure), lower contrast, soft focus, sensor noise and JPEG; the renders are clean and bright."""
+    out = crop.astype(np.float32) * rng.uniform((0.8, 0.85, 0.85), (0.95, 1.0, 1.05)) * rng.uniform(0.7, 1.0)
+    mean = out.mean()
+    out = mean + (out - mean) * rng.uniform(0.75, 1.0)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 0.6))
+    out = out + rng.normal(0, rng.uniform(1.5, 5), out.shape)
+    ok, jpeg = cv2.imencode(".jpg", np.clip(out, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY,
+                                                                            int(rng.integers(35, 85))])
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else np.clip(out, 0, 255).astype(np.uint8)
+
+
 def _progress(step: int, steps: int, elapsed: float, minutes: float | None) -> float:
     """How far through the schedule a run is: by steps, or by time when that is further along."""
     return max(step / steps, elapsed / (minutes * 60) if minutes else 0.0)
 
 
 def training_crops(prepared: Path, names: list[str], rendered: list[Path], *, real: bool,
-                   seed: int) -> tuple[np.ndarray, np.ndarray]:
+                   seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops, their class ids, and whether each is a render (the rest are photographs)."""
     parts = [extract_crops(prepared / "train", names, seed=seed)] if real else []
     parts += [extract_rendered_crops(folder, face_up_names(names), seed=seed) for folder in rendered]
     if not parts or not sum(len(y) for _, y in parts):
         raise ValueError("no training crops: give the real split, rendered datasets, or both.")
     print("training crops: " + ", ".join(str(len(y)) for _, y in parts), flush=True)
-    return np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
+    is_rendered = np.concatenate([np.full(len(y), i > 0 or not real) for i, (_, y) in enumerate(parts)])
+    return np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts]), is_rendered
 
 
 def export_classifier(net, classes: list[str], path: Path) -> Path:
@@ -220,9 +271,12 @@ def main() -> None:
                         help="a 'tablewatch sim dataset' folder whose index crops join training (repeatable)")
     parser.add_argument("--no-real", action="store_true", help="train on the rendered crops only")
     parser.add_argument("--init", type=Path, default=None, help="start from this best.pt of an earlier run")
+    parser.add_argument("--dark-share", type=float, default=0.0,
+                        help="share of white-faced crops recoloured as a black deck when drawn (0..1)")
     args = parser.parse_args()
     print(train_classifier(args.prepared, args.out, epochs=args.epochs, minutes=args.minutes,
-                           rendered=args.rendered, real=not args.no_real, init=args.init))
+                           rendered=args.rendered, real=not args.no_real, init=args.init,
+                           dark_share=args.dark_share))
 
 
 if __name__ == "__main__":
