@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 
 from tablewatch.e2e.scenarios import DEMO_HANDS, HandSet, hand_simulations
+from tablewatch.sim.assets import deck_names
 
 console = Console(highlight=False)
 
@@ -21,10 +22,10 @@ CAMERA_OPTION = click.option(
     "ground truth stands in for vision (faster; the rules and devices alone).")
 
 
-def _simulate(hands_file: Path, *, hands: int, seed: int, first: int) -> HandSet:
+def _simulate(hands_file: Path, *, hands: int, seed: int, first: int, deck: str | None = None) -> HandSet:
     with console.status(f"simulating {hands} hand(s) of {hands_file.name}…"):
         try:
-            return hand_simulations(hands_file, hands=hands, seed=seed, first=first)
+            return hand_simulations(hands_file, hands=hands, seed=seed, first=first, deck=deck)
         except (OSError, ValueError) as exc:
             raise click.ClickException(str(exc)) from exc
 
@@ -61,19 +62,21 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
 @click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
 @click.option("--seed", default=1, show_default=True)
 @click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only).")
+@click.option("--deck", type=click.Choice(deck_names()), default=None,
+              help="Card art dealt at the simulated table (default: the scenarios' anglo_poker).")
 @CAMERA_OPTION
 @click.option("--fps", default=15.0, show_default=True, help="Frames per second rendered for --camera vision.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/bench"),
               show_default=True)
-def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, camera: str, fps: float,
-          out: Path) -> None:
+def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, deck: str | None, camera: str,
+          fps: float, out: Path) -> None:
     """Score the live pipeline on simulated hands with known violations; prints a table, writes JSON."""
     from tablewatch.e2e.report import print_score, write_score_json
     from tablewatch.e2e.score import score_session
     from tablewatch.e2e.session import run_simulated_session
 
     logging.basicConfig(level=logging.WARNING)
-    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=first)
+    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=first, deck=deck)
     if not hand_set.sims:
         raise click.ClickException(f"None of the hands could be simulated: {hand_set.skipped}")
     started = time.perf_counter()

@@ -155,12 +155,13 @@ class HandSet:
 
 
 def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T01", first: int = 1,
-                     inject: bool = True) -> HandSet:
+                     inject: bool = True, deck: str | None = None) -> HandSet:
     """One simulation per hand: ``hands`` hands of ``hands_file`` from hand ``first``, one violation in each.
 
     Each real hand has its own players and stacks, so each is simulated alone and the session plays them
     one after another at the same table (see ``tablewatch.e2e.session``). A violation the simulator can't
     stage in a hand (no chip of that size in the stack) gives way to the next one in the rotation.
+    ``deck``: the card art dealt (default: the scenario's, ``anglo_poker``).
     """
     with hands_file.open("rb") as handle:
         histories = list(HandHistory.load_all(handle))
@@ -169,7 +170,7 @@ def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T
     result = HandSet(sims=[], skipped=[])
     for k in range(first, first + hands):
         options = candidate_violations(hand_shape(histories[k - 1]), k - first) if inject else []
-        sim, why = _first_playable(hands_file, k, options, seed=seed + k, table=table)
+        sim, why = _first_playable(hands_file, k, options, seed=seed + k, table=table, deck=deck)
         if sim is None:
             result.skipped.append(f"hand {k}: {why}")
         else:
@@ -178,20 +179,23 @@ def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T
 
 
 def hand_scenario(hands_file: Path, k: int, *, violations: list[dict[str, Any]], seed: int,
-                  table: str) -> Scenario:
+                  table: str, deck: str | None = None) -> Scenario:
     """Hand ``k`` in cents with one chip set, so every hand of a session plays at the same stakes, on the
     smallest table template that has the hand's own seat numbers (so injected seats keep their meaning)."""
     data = {"table": table, "layout": table_layout(hands_file, k), "seed": seed, "chips": CHIP_SET,
             "hands": [{"phh": {"file": str(hands_file), "hand": k, "unit": CENTS}, "violations": violations}]}
+    if deck is not None:
+        data["deck"] = deck
     return Scenario.model_validate(data)
 
 
 def _first_playable(hands_file: Path, k: int, options: list[dict[str, Any]], *, seed: int,
-                    table: str) -> tuple[Simulation | None, str]:
+                    table: str, deck: str | None) -> tuple[Simulation | None, str]:
     why = ""
     for violations in [*([v] for v in options), []]:
         try:
-            return Simulation(hand_scenario(hands_file, k, violations=violations, seed=seed, table=table)), ""
+            return Simulation(hand_scenario(hands_file, k, violations=violations, seed=seed, table=table,
+                                            deck=deck)), ""
         except (ScenarioError, ValidationError) as exc:
             why = str(exc).splitlines()[0]
     return None, why

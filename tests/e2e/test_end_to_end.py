@@ -63,3 +63,13 @@ def test_captured_hands_match_the_ground_truth_and_replay_in_pokerkit(
             history = HandHistory.load(handle)
         *_, final = history  # pokerkit replays every action without error
         assert final.status is False  # the hand is over
+
+
+def test_the_hands_can_be_dealt_with_another_deck() -> None:
+    """``tablewatch bench --deck``: the same hands and violations, another card art at the table."""
+    default = hand_simulations(DEMO_HANDS, hands=2, seed=1)
+    plastic = hand_simulations(DEMO_HANDS, hands=2, seed=1, deck="plastic")
+    assert {sim.scenario.deck for sim in default.sims} == {"anglo_poker"}
+    assert {sim.scenario.deck for sim in plastic.sims} == {"plastic"}
+    assert [[v.type for v in s.violations] for s in plastic.sims] == \
+        [[v.type for v in s.violations] for s in default.sims]
