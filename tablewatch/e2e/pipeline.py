@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tablewatch.events import ChipsLeftTable, Event, UnknownChip, Violation
-from tablewatch.scene.fusion import SceneFusion
+from tablewatch.events import Event, Violation
+from tablewatch.scene.fusion import RfidFact, SceneFusion
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ class TablePipeline:
         """Handle one event synchronously (the worker's step; tests and replays may call it directly)."""
         self.stats.events_in += 1
         self.stats.by_source[event.source] = self.stats.by_source.get(event.source, 0) + 1
-        if isinstance(event, ChipsLeftTable | UnknownChip) and event.source == "rfid":
+        if isinstance(event, RfidFact) and event.source == "rfid":
             # Chips counted gone and counterfeit UIDs are facts no camera report can change, and the floor wants
             # them at once: they do not wait in time order behind a gesture the camera is still deciding.
             self._dispatch(self.fusion.rfid_fact(event))

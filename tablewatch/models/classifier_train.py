@@ -235,12 +235,13 @@ def training_crops(prepared: Path, names: list[str], rendered: list[Path], *, re
                    seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops, their class ids, and whether each is a render (the rest are photographs)."""
     parts = [extract_crops(prepared / "train", names, seed=seed)] if real else []
+    photographed = len(parts[0][1]) if real else 0  # the photographs come first
     parts += [extract_rendered_crops(folder, face_up_names(names), seed=seed) for folder in rendered]
     if not parts or not sum(len(y) for _, y in parts):
         raise ValueError("no training crops: give the real split, rendered datasets, or both.")
     print("training crops: " + ", ".join(str(len(y)) for _, y in parts), flush=True)
-    is_rendered = np.concatenate([np.full(len(y), i > 0 or not real) for i, (_, y) in enumerate(parts)])
-    return np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts]), is_rendered
+    labels = np.concatenate([y for _, y in parts])
+    return np.concatenate([x for x, _ in parts]), labels, np.arange(len(labels)) >= photographed
 
 
 def export_classifier(net, classes: list[str], path: Path) -> Path:

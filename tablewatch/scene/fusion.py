@@ -38,6 +38,8 @@ from tablewatch.events import (
     seat_zone,
 )
 
+# Chips counted gone, a UID the registry does not know: what RFID reports of these no camera report changes.
+RfidFact = ChipsLeftTable | UnknownChip
 DISAGREEMENT_RULE = "SYS-SENSORS"  # not a poker rule: the monitor's own health
 POT_MEMORY_S = 120.0  # a foreign chip read in the pot is still there when the pot is pushed, up to a hand later
 
@@ -105,11 +107,11 @@ class SceneFusion:
             if isinstance(event, PotPushed) and self._reported_by_rfid(event):
                 return out
             return [*out, *self._hold(event, from_rfid=False)]
-        if isinstance(event, ChipsLeftTable | UnknownChip):
+        if isinstance(event, RfidFact):
             return [*out, *self.rfid_fact(event)]
         return [*out, event]
 
-    def rfid_fact(self, event: ChipsLeftTable | UnknownChip) -> list[Event]:
+    def rfid_fact(self, event: RfidFact) -> list[Event]:
         """Chips counted gone, or a UID the registry does not know: facts no camera report changes, so the
         pipeline may hand them over out of time order (nothing is flushed). [event], or [] for chips the
         other sensor already reported leaving."""
