@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from tablewatch.e2e.scenarios import DEMO_HANDS, HandSet, hand_simulations
+from tablewatch.e2e.scenarios import DEMO_HANDS, EVERY_DECK, HandSet, hand_simulations
 from tablewatch.sim.assets import deck_names
 
 console = Console(highlight=False)
@@ -62,8 +62,9 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
 @click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
 @click.option("--seed", default=1, show_default=True)
 @click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only).")
-@click.option("--deck", type=click.Choice(deck_names()), default=None,
-              help="Card art dealt at the simulated table (default: the scenarios' anglo_poker).")
+@click.option("--deck", type=click.Choice([*deck_names(), EVERY_DECK]), default=None,
+              help=f"Card art dealt at the simulated table (default: the scenarios' anglo_poker; {EVERY_DECK}: "
+              "each shipped deck in turn, hand by hand).")
 @CAMERA_OPTION
 @click.option("--fps", default=15.0, show_default=True, help="Frames per second rendered for --camera vision.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/bench"),

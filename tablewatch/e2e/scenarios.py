@@ -15,6 +15,7 @@ from typing import Any
 from pokerkit import HandHistory
 from pydantic import ValidationError
 
+from tablewatch.sim.assets import deck_names
 from tablewatch.sim.coverage import table_layout
 from tablewatch.sim.scenario import Scenario, ScenarioError
 from tablewatch.sim.session import PHH_CHIP_COLOURS, Simulation
@@ -154,6 +155,9 @@ class HandSet:
     skipped: list[str]
 
 
+EVERY_DECK = "every"  # hand_simulations(deck=...): each shipped deck in turn
+
+
 def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T01", first: int = 1,
                      inject: bool = True, deck: str | None = None) -> HandSet:
     """One simulation per hand: ``hands`` hands of ``hands_file`` from hand ``first``, one violation in each.
@@ -161,7 +165,8 @@ def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T
     Each real hand has its own players and stacks, so each is simulated alone and the session plays them
     one after another at the same table (see ``tablewatch.e2e.session``). A violation the simulator can't
     stage in a hand (no chip of that size in the stack) gives way to the next one in the rotation.
-    ``deck``: the card art dealt (default: the scenario's, ``anglo_poker``).
+    ``deck``: the card art dealt (default: the scenario's, ``anglo_poker``); ``"every"`` deals each shipped
+    deck in turn, hand by hand.
     """
     with hands_file.open("rb") as handle:
         histories = list(HandHistory.load_all(handle))
@@ -170,7 +175,8 @@ def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T
     result = HandSet(sims=[], skipped=[])
     for k in range(first, first + hands):
         options = candidate_violations(hand_shape(histories[k - 1]), k - first) if inject else []
-        sim, why = _first_playable(hands_file, k, options, seed=seed + k, table=table, deck=deck)
+        dealt = deck_names()[(k - first) % len(deck_names())] if deck == EVERY_DECK else deck
+        sim, why = _first_playable(hands_file, k, options, seed=seed + k, table=table, deck=dealt)
         if sim is None:
             result.skipped.append(f"hand {k}: {why}")
         else:

@@ -14,9 +14,10 @@ from pokerkit import HandHistory
 
 from tablewatch.alerts import BrokerConfig, OutboxConfig, Publisher, PublisherConfig
 from tablewatch.e2e.outputs import MqttOutput
-from tablewatch.e2e.scenarios import DEMO_HANDS, hand_simulations
+from tablewatch.e2e.scenarios import DEMO_HANDS, EVERY_DECK, hand_simulations
 from tablewatch.e2e.score import score_session
 from tablewatch.e2e.session import SessionResult, run_simulated_session
+from tablewatch.sim.assets import deck_names
 from tests.support.floor import AlertListener
 from tests.support.mosquitto import Mosquitto
 
@@ -73,3 +74,9 @@ def test_the_hands_can_be_dealt_with_another_deck() -> None:
     assert {sim.scenario.deck for sim in plastic.sims} == {"plastic"}
     assert [[v.type for v in s.violations] for s in plastic.sims] == \
         [[v.type for v in s.violations] for s in default.sims]
+
+
+def test_every_deck_is_dealt_in_turn() -> None:
+    """``tablewatch bench --deck every``: hand by hand, each shipped card art."""
+    every = hand_simulations(DEMO_HANDS, hands=len(deck_names()) + 1, seed=1, first=3, deck=EVERY_DECK)
+    assert [sim.scenario.deck for sim in every.sims] == [*deck_names(), deck_names()[0]]

@@ -10,6 +10,7 @@ counts as one chip (see the package docstring).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -18,8 +19,13 @@ from tablewatch.calibration.chips import ChipColours
 
 CARD_W, CARD_H = 63.0, 88.0
 CHIP_DIAMETER = 39.0
-CARD_BACK_CHROMA = 0.07  # distance in normalised rgb from the deck's back colour
 FELT_DISTANCE = 28.0  # Lab units: closer than this to the felt is felt
+BACK_DISTANCE = 22.0  # Lab units: this close to one of the back's colours (as the plane shows them) may be a back
+EDGE_DISTANCE = 18.0  # grey levels: this close to a mix of felt and a card colour is a card's edge
+PAPER_GAP = 14.0  # Lab units: a back colour this close to the paper's cannot tell a back from a face
+BACK_COLOURS = 8  # the back's colours: k-means centres of its pixels at the plane's and twice its resolution
+HISTOGRAM_SHIFT = 4  # colour histograms of 16 levels a channel
+HISTOGRAM_BINS = 256 >> HISTOGRAM_SHIFT
 CHIP_DISTANCE = 4.5  # in units of a chip colour's spread
 
 
@@ -28,9 +34,81 @@ def _lab(bgr: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(px, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
 
 
-def _chroma(bgr: np.ndarray) -> np.ndarray:
-    b = np.asarray(bgr, np.float32).reshape(-1, 3)
-    return b / np.maximum(b.sum(axis=1, keepdims=True), 1.0)
+def _weighted(lab: np.ndarray) -> np.ndarray:
+    """Lab with lightness weighted 0.4: brightness drifts and vignetting move colours mostly along L."""
+    return lab * np.array([0.4, 1.0, 1.0], np.float32)
+
+
+def _resampled_pixels(card: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The BGR pixels of a BGRA card image wholly inside the card, shrunk to ``px_per_mm`` as a camera would."""
+    size = (max(2, round(CARD_W * px_per_mm)), max(2, round(CARD_H * px_per_mm)))
+    small = cv2.resize(card, size, interpolation=cv2.INTER_AREA)
+    return small[small[..., 3] == 255][:, :3]
+
+
+class CardLook(NamedTuple):
+    """A deck's colours as the plane shows them."""
+
+    paper: np.ndarray  # weighted Lab of the light colour most of every face shows
+    back: np.ndarray  # (n, 3) weighted Lab colours of the back, none near the paper
+    back_likelier: np.ndarray  # per BGR histogram bin: is the colour likelier on the back than on a face
+
+
+def card_look(deck: dict[str, np.ndarray], px_per_mm: float) -> CardLook:
+    """What a deck's faces and back look like on the plane.
+
+    The card images are shrunk to the plane's resolution and twice it (a fine pattern blends into tints there;
+    which tints depends on where the pixel grid falls). The back's colours are k-means centres of its pixels;
+    one near the paper is left out, as it cannot tell a back from a face (the white frame round many backs).
+    A colour both show (the red of a red back and of the hearts, the blue of a back and of a court picture)
+    goes to the side that shows more of it: colour histograms of backs and faces.
+    """
+    faces = np.concatenate([_resampled_pixels(img, s * px_per_mm) for code, img in deck.items() if code != "back"
+                            for s in (1.0, 2.0)])  # fmt: skip
+    face_lab = _weighted(_lab(faces))
+    paper = np.median(face_lab[face_lab[:, 0] >= np.percentile(face_lab[:, 0], 50)], axis=0)
+    if "back" not in deck:
+        return CardLook(paper, np.zeros((0, 3), np.float32), np.zeros(HISTOGRAM_BINS**3, bool))
+    back = np.concatenate([_resampled_pixels(deck["back"], s * px_per_mm) for s in (1.0, 2.0)])
+    centres = _centres(_weighted(_lab(back)), BACK_COLOURS)
+    centres = centres[np.linalg.norm(centres - paper, axis=1) >= PAPER_GAP]
+    return CardLook(paper, centres, _colour_density(back) > _colour_density(faces))
+
+
+def _centres(points: np.ndarray, k: int) -> np.ndarray:
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.5)
+    cv2.setRNGSeed(0)
+    _, _, centres = cv2.kmeans(points, min(k, len(points)), None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    return centres
+
+
+def _histogram_bins(bgr: np.ndarray) -> np.ndarray:
+    q = (np.asarray(bgr, np.uint8).reshape(-1, 3) >> HISTOGRAM_SHIFT).astype(np.int32)
+    return (q[:, 0] * HISTOGRAM_BINS + q[:, 1]) * HISTOGRAM_BINS + q[:, 2]
+
+
+def _colour_density(bgr: np.ndarray) -> np.ndarray:
+    """A smoothed, normalised BGR histogram of these pixels seen a little darker and brighter (the light on a
+    table drifts, and the corners of a frame are darker)."""
+    lit = np.concatenate([np.clip(bgr.astype(np.float32) * g, 0, 255) for g in (0.8, 0.9, 1.0, 1.08)])
+    hist = np.bincount(_histogram_bins(lit.astype(np.uint8)), minlength=HISTOGRAM_BINS**3).astype(np.float32)
+    hist = hist.reshape((HISTOGRAM_BINS,) * 3)
+    for axis in range(3):  # a [1, 2, 1] blur along each channel: neighbouring bins share sensor noise
+        padded = np.concatenate([hist.take([0], axis), hist, hist.take([-1], axis)], axis=axis)
+        n = hist.shape[axis]
+        hist = (padded.take(range(0, n), axis) + 2 * padded.take(range(1, n + 1), axis)
+                + padded.take(range(2, n + 2), axis)) / 4
+    return (hist / max(float(hist.sum()), 1.0)).reshape(-1)
+
+
+def _bgr(weighted_lab: np.ndarray) -> np.ndarray:
+    lab = np.clip(weighted_lab / np.array([0.4, 1.0, 1.0], np.float32), 0, 255).astype(np.uint8)
+    return cv2.cvtColor(lab.reshape(-1, 1, 3), cv2.COLOR_LAB2BGR).reshape(-1, 3).astype(np.float32)
+
+
+def _nearest(lab: np.ndarray, colours: np.ndarray) -> np.ndarray:
+    """Each pixel's distance to the nearest of ``colours``."""
+    return np.linalg.norm(lab[:, None, :] - colours[None, :, :], axis=2).min(axis=1)
 
 
 class Appearance:
@@ -39,13 +117,13 @@ class Appearance:
     def __init__(self, *, felt_bgr: np.ndarray, chips: ChipColours, deck: dict[str, np.ndarray] | None,
                  px_per_mm: float) -> None:
         self.felt_lab = _lab(felt_bgr)[0]
+        self.felt_bgr = np.asarray(felt_bgr, np.float32).reshape(3)
         self.chips = chips
         self.chip_lab = np.array([c.lab for c in chips.chips], np.float32)
         self.chip_spread = np.array([max(c.spread, 8.0) for c in chips.chips], np.float32)
         self.chip_values = [c.value for c in chips.chips]
         self.deck = {k: v for k, v in (deck or {}).items() if k != "back"}
-        back = (deck or {}).get("back")
-        self.back_chroma = _chroma(back[..., :3].reshape(-1, 3).mean(axis=0))[0] if back is not None else None
+        self.cards = card_look(deck, px_per_mm) if deck else None
         self.chip_px = math.pi * (CHIP_DIAMETER / 2) ** 2 * px_per_mm**2
         self._templates: dict[tuple[int, int], tuple[list[str], np.ndarray]] = {}
         levels = (np.arange(32) << 3) + 4
@@ -54,19 +132,33 @@ class Appearance:
 
     # --- pixels -----------------------------------------------------------------------------------------
 
+    def card_edge(self, bgr: np.ndarray) -> np.ndarray:
+        """Pixels that mix the felt with a card's colour (its paper or one of its back's colours): a card's
+        edge, which fills most of the narrow strips a card sticks out by beyond another."""
+        if self.cards is None:
+            return np.zeros(len(bgr), bool)
+        x = np.asarray(bgr, np.float32).reshape(-1, 3) - self.felt_bgr
+        edge = np.zeros(len(x), bool)
+        for colour in _bgr(np.vstack([self.cards.paper, self.cards.back])) - self.felt_bgr:
+            share = x @ colour / max(float(colour @ colour), 1.0)  # how much of the card colour the pixel holds
+            off = np.linalg.norm(x - share[:, None] * colour, axis=1)
+            edge |= (share >= 0.15) & (share <= 0.85) & (off < EDGE_DISTANCE)
+        return edge
+
     def felt_like(self, bgr: np.ndarray) -> np.ndarray:
         d = _lab(bgr) - self.felt_lab
         return np.sqrt((d[:, 0] * 0.4) ** 2 + d[:, 1] ** 2 + d[:, 2] ** 2) < FELT_DISTANCE
 
     def card_like(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(back, face) masks: the deck's back colour, or a light grey-white face."""
+        """(back, face) masks: near one of the back's colours and likelier on the back than on a face, or else
+        a light grey-white (a light patterned back is a tint of the paper at the plane's resolution)."""
         b = np.asarray(bgr, np.float32).reshape(-1, 3)
-        face = (b.min(axis=1) > 150) & (b.max(axis=1) - b.min(axis=1) < 45)
-        if self.back_chroma is None:
-            return np.zeros(len(b), bool), face
-        back = np.linalg.norm(_chroma(b) - self.back_chroma, axis=1) < CARD_BACK_CHROMA
-        back &= b.sum(axis=1) > 200
-        return back & ~face, face
+        light = (b.min(axis=1) > 150) & (b.max(axis=1) - b.min(axis=1) < 45)
+        if self.cards is None or not len(self.cards.back):
+            return np.zeros(len(b), bool), light
+        to_back = _nearest(_weighted(_lab(bgr)), self.cards.back)
+        back = (to_back < BACK_DISTANCE) & self.cards.back_likelier[_histogram_bins(bgr)]
+        return back, light & ~back
 
     def chip_counts(self, bgr: np.ndarray) -> dict[int, int]:
         """Chip tops by denomination among these pixels (a top shows its colour on about half its area)."""

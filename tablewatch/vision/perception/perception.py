@@ -38,6 +38,8 @@ from tablewatch.vision.perception.stacks import StackWatch
 
 CARD_AREA = CARD_W * CARD_H
 SEVERAL_CARDS = 1.5  # a face-up region this many cards' area is several cards side by side
+MATCH_SCORE = 0.3  # a face template's correlation with a card's crop above which it names the card
+FACE_SCORE = 0.45  # ... above which the card is face up, whatever its colours say
 HiRes = np.ndarray | Callable[[], np.ndarray]
 
 
@@ -223,11 +225,11 @@ class Perception:
         cardish = float((back | face).mean())
         b_back, b_face = self.look.card_like(before)
         was_card = float((b_back | b_face).mean()) >= 0.5
-        if cardish >= 0.5 and 0.08 * CARD_AREA <= s.area_mm2 < 0.3 * CARD_AREA and float(face.mean()) < 0.3:
-            return Found(t=t, zone=s.zone, what="card_on_card", centre=s.centre_mm)  # e.g. a burn on the burn pile
+        strip = 0.08 * CARD_AREA <= s.area_mm2 < 0.3 * CARD_AREA and float(face.mean()) < 0.3
+        if strip and (cardish >= 0.5 or (s.zone == "burn" and self._burn_strip(after, back))):
+            return Found(t=t, zone=s.zone, what="card_on_card", centre=s.centre_mm)
         if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
-            up = float(face.mean()) > float(back.mean())
-            card = self._identify(s) if up else None
+            up, card = self._face_up(s, float(back.mean()), float(face.mean()))
             return Found(t=t, zone=s.zone, what="card_in", face_up=up, card=card, centre=s.centre_mm)
         if float(self.look.felt_like(after).mean()) >= 0.6:
             if was_card:
@@ -236,8 +238,32 @@ class Perception:
         chips = self.look.chip_counts(after)
         return Found(t=t, zone=s.zone, what="chips_in" if chips else "other", chips=chips, centre=s.centre_mm)
 
+    def _burn_strip(self, after: np.ndarray, back: np.ndarray) -> bool:
+        """A burn dropped onto the burn pile shows only the narrow strips it sticks out by, many of whose pixels
+        mix the card's edge with the felt. Only cards go there, so the back's colours need not fill them."""
+        assert self.look is not None
+        return float(back.mean()) >= 0.25 and float((back | self.look.card_edge(after)).mean()) >= 0.5
+
+    def _face_up(self, s: Settle, back: float, face: float) -> tuple[bool, str | None]:
+        """Is the card that came to rest face up, and which is it.
+
+        Colour decides when one side clearly dominates. A light patterned back blends into a tint the faces'
+        ink can show too, so when neither does, the card's identity decides: a face matches its template
+        (scores 0.55-0.85 on 720p frames), a back matches none (0.3 at most).
+        """
+        if min(back, face) < 0.5 * max(back, face):
+            return face > back, self._identify(s) if face > back else None
+        card, score = self._read(s)
+        up = face > back or score >= FACE_SCORE
+        return up, card if up and score > MATCH_SCORE else None
+
     def _identify(self, s: Settle) -> str | None:
-        """The card's identity from a crop of the original frame, upright along the card's long side."""
+        """The card's identity from a crop of the original frame, or None when no face matches well enough."""
+        card, score = self._read(s)
+        return card if score > MATCH_SCORE else None
+
+    def _read(self, s: Settle) -> tuple[str | None, float]:
+        """The best-matching face for a crop of the original frame, upright along the card's long side."""
         assert self.look is not None and self.plane is not None and self._frame is not None
         ys, xs = np.nonzero(s.mask)
         pts = np.stack([xs + s.box[0], ys + s.box[1]], axis=1).astype(np.float32)
@@ -254,8 +280,7 @@ class Perception:
         for at, turn in tries:  # at full resolution, also a crop centred on the card itself; the better one wins
             crop = plane.crop(image, at, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=turn)
             best = max(best, self.look.identify(crop), key=lambda r: r[1])
-        card, score = best
-        return card if score > 0.3 else None
+        return best
 
     def _identify_several(self, s: Settle) -> list[tuple[str, tuple[float, float]]]:
         """Face-up cards laid side by side that settled as one region (a hand tabled, a flop spread
@@ -282,7 +307,7 @@ class Perception:
             for where, a in tries:
                 card, score = self.look.identify(plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale,
                                                             angle_deg=a))
-                if card is not None and score > 0.3:
+                if card is not None and score > MATCH_SCORE:
                     read.append((score, card, where))
         chosen: list[tuple[str, tuple[float, float]]] = []
         for _, card, at in sorted(read, key=lambda r: -r[0]):

@@ -22,6 +22,8 @@ FG_DIFF = 30  # grey levels (max over channels) from the reference: foreground
 MOTION_DIFF = 16  # between consecutive processed frames: the pixel moved
 ARM_MIN_MM2 = 9000.0  # an arm seen from above is at least ~95 mm wide and reaches 100 mm in
 SETTLE_MIN_MM2 = 500.0  # a third of a chip's top: smaller changes are noise
+SETTLE_PIECE_MM2 = 100.0  # smaller pieces of a zone's change are noise; larger ones may add up to a settle
+SETTLE_PIECES_MIN_MM2 = 400.0  # ... of this much: two strips a card sticks out by beyond the one beneath
 ARM_GUARD_PX = 5  # pixels this close to an arm are not absorbed (blur and shadow around it)
 EDGE_MM = 70.0  # the felt's outer band: every arm crosses it
 ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
@@ -77,6 +79,7 @@ class SceneTracker:
                                         interpolation=cv2.INTER_NEAREST) > 0
         a = plane.scale**2
         self.arm_min_px, self.settle_min_px = ARM_MIN_MM2 * a, SETTLE_MIN_MM2 * a
+        self.settle_piece_px, self.settle_pieces_min_px = SETTLE_PIECE_MM2 * a, SETTLE_PIECES_MIN_MM2 * a
         self.hand_min_px, self.hand_max_px = HAND_MIN_MM2 * a, HAND_MAX_MM2 * a
         self.fg: np.ndarray | None = None
         self.t0: float | None = None
@@ -193,23 +196,35 @@ class SceneTracker:
         return self.actor_names[int(np.bincount(ids).argmax())] if ids.size > 0.2 * comp.sum() else None
 
     def _settles(self, changed: np.ndarray, cur: np.ndarray, t: float) -> list[Settle]:
-        assert self.ref is not None
+        """What came to rest this frame: each large enough changed region, and the smaller pieces of one zone
+        together (a card dropped onto a pile of its like shows only the strips it sticks out by, often apart)."""
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((5, 5), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-        out = []
+        out, pieces = [], {}
         for k in range(1, n):
             x, y, w, h, _ = stats[k]
-            comp = (labels[y:y + h, x:x + w] == k) & changed[y:y + h, x:x + w]
-            area = int(comp.sum())
-            if area < self.settle_min_px:
-                continue
-            ys, xs = np.nonzero(comp)
-            centre = self.plane.to_mm(np.array([xs.mean() + x, ys.mean() + y]))
-            out.append(Settle(t=t, centre_mm=(float(centre[0]), float(centre[1])),
-                              area_mm2=area / self.plane.scale**2, zone=self.plane.layout.zone_at(*centre),
-                              box=(int(x), int(y), int(x + w), int(y + h)), mask=comp,
-                              before=self.ref[y:y + h, x:x + w].copy(), after=cur[y:y + h, x:x + w].copy()))
+            area = int(((labels[y:y + h, x:x + w] == k) & changed[y:y + h, x:x + w]).sum())
+            if area >= self.settle_min_px:
+                out.append(self._settle(t, labels, [k], stats, changed, cur))
+            elif area >= self.settle_piece_px:
+                centre = self.plane.to_mm(np.array([x + w / 2, y + h / 2]))
+                pieces.setdefault(self.plane.layout.zone_at(*centre), []).append((k, area))
+        for zone_pieces in pieces.values():
+            if len(zone_pieces) > 1 and sum(a for _, a in zone_pieces) >= self.settle_pieces_min_px:
+                out.append(self._settle(t, labels, [k for k, _ in zone_pieces], stats, changed, cur))
         return out
+
+    def _settle(self, t: float, labels: np.ndarray, ks: list[int], stats: np.ndarray, changed: np.ndarray,
+                cur: np.ndarray) -> Settle:
+        assert self.ref is not None
+        x0, y0 = int(stats[ks, 0].min()), int(stats[ks, 1].min())
+        x1, y1 = int((stats[ks, 0] + stats[ks, 2]).max()), int((stats[ks, 1] + stats[ks, 3]).max())
+        comp = np.isin(labels[y0:y1, x0:x1], ks) & changed[y0:y1, x0:x1]
+        ys, xs = np.nonzero(comp)
+        centre = self.plane.to_mm(np.array([xs.mean() + x0, ys.mean() + y0]))
+        return Settle(t=t, centre_mm=(float(centre[0]), float(centre[1])), area_mm2=comp.sum() / self.plane.scale**2,
+                      zone=self.plane.layout.zone_at(*centre), box=(x0, y0, x1, y1), mask=comp,
+                      before=self.ref[y0:y1, x0:x1].copy(), after=cur[y0:y1, x0:x1].copy())
 
 
 def _far_end(pts: np.ndarray, origin: np.ndarray) -> tuple[np.ndarray, float]:
