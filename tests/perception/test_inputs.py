@@ -83,3 +83,12 @@ def test_perception_from_a_table_profile(demo: Simulation, window: Window) -> No
     perception = Perception.from_profile(profile, deck="anglo_poker")
     assert perception.plane is not None  # calibrated from the start: no frames spent on markers
     assert perception.process(image, 18.5) == []
+
+
+def test_evaluate_deals_another_deck_on_another_felt(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.perception.conftest import DEMO
+
+    assert main([str(DEMO), "--deck", "simplistic", "--felt", "grey", "--seconds", "6.5"]) == 0
+    rows = {line.split()[0]: line.split()[1:4] for line in capsys.readouterr().out.splitlines() if line[:1].isupper()}
+    assert rows["CardDealt"] == ["8", "8", "8"]  # true, seen, matched: the pale held-out backs are not faces
+    assert "CardExposed" not in rows

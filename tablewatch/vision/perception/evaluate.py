@@ -2,6 +2,7 @@
 
     python -m tablewatch.vision.perception.evaluate tablewatch/sim/scenarios/demo.yaml [--fps 10]
     python -m tablewatch.vision.perception.evaluate --phh FILE.phh --hand 3
+    python -m tablewatch.vision.perception.evaluate --phh FILE.phh --hand 1 --hand 2 --deck simplistic --felt grey
 
 Prints, per event kind, precision and recall (a detection matches a true event of the same kind, seat
 and board slot within ``--tolerance`` seconds, each used once); for bets the share with the exact number
@@ -19,6 +20,9 @@ from dataclasses import dataclass, field
 
 from tablewatch.calibration.chips import from_simulator
 from tablewatch.events import BetMotion, BoardCardDealt, Event
+from tablewatch.sim.assets import HELD_OUT_DECKS, deck_names
+from tablewatch.sim.scenario import FELTS, ScenarioError, load_scenario
+from tablewatch.sim.session import Simulation, phh_scenario
 from tablewatch.vision.perception.perception import Perception, PerceptionError
 
 KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardsTabled", "CardExposed", "BetMotion", "Tap",
@@ -149,17 +153,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hires", help="read card identity from this resolution (e.g. 2160p), rendered on demand")
     parser.add_argument("--seconds", type=float, help="only the first SECONDS of each run")
     parser.add_argument("--tolerance", type=float, default=0.5, help="time tolerance of a match (s)")
+    parser.add_argument("--deck", choices=deck_names(), help="deal this card art instead of the scenarios' "
+                        f"(held out of every training set: {', '.join(HELD_OUT_DECKS)})")
+    parser.add_argument("--felt", choices=sorted(FELTS), help="this felt instead of the scenarios' (held out: grey)")
     args = parser.parse_args(argv)
-    from tablewatch.sim.scenario import ScenarioError
-    from tablewatch.sim.session import Simulation
 
     if not args.scenarios and not args.phh:
         parser.error("give a scenario file or --phh FILE --hand N")
     total = Score()
     try:
-        sims = [(str(p), Simulation.from_file(p)) for p in args.scenarios]
+        scenarios = [(str(p), load_scenario(p)) for p in args.scenarios]
         if args.phh:
-            sims += [(f"{args.phh} hand {h}", Simulation.from_phh(args.phh, h)) for h in (args.hand or [1])]
+            scenarios += [(f"{args.phh} hand {h}", phh_scenario(args.phh, h)) for h in (args.hand or [1])]
+        changes = {key: value for key, value in (("deck", args.deck), ("felt", args.felt)) if value}
+        sims = [(name, Simulation(scenario.model_copy(update=changes))) for name, scenario in scenarios]
         for name, sim in sims:
             score, _ = evaluate_simulation(sim, fps=args.fps, resolution=args.resolution, hires=args.hires,
                                            seconds=args.seconds, tolerance=args.tolerance)
