@@ -51,6 +51,7 @@ GATHER_GAP_S = 1.2
 HISTORY_S = 3.0
 DEAL_PACE_S = 1.0  # hole cards come to rest this soon after one another while the deal goes on
 ROUND_MIN_S = 0.5  # a seat's next card comes a round later: two cards to the others at the least
+HAND_AT_CARD_MM = 150.0  # a hand's tip this near a card may be touching it (a card is 88 mm long)
 PIECES_S, PIECES_MM = 0.25, 90.0  # parts of one card coming to rest: this soon after, this close to each other
 # A hand resting behind the line this long after a bet's last motion: the bet is decided without waiting for
 # the hand to leave the felt (a string bet's motions come within a second of each other).
@@ -320,9 +321,18 @@ class Gestures:
     def _onto_first(self, f: Found, seat: int) -> bool:
         """A seat's second hole card pitched squarely onto its first changes only a sliver of the picture (a
         card on a card): during the deal, at a seat holding one card since the last round (a sliver sooner
-        is the edge of that card itself), with the player's hand away, that sliver is the second card."""
+        is the edge of that card itself), with the player's hand away from it, that sliver is the second card."""
         return (self.hand_open and self.dealt.get(seat, 0) == 1 and f.t - self.last_dealt <= DEAL_PACE_S
-                and f.t - self.dealt_at.get(seat, -1e9) >= ROUND_MIN_S and f"seat{seat}" not in self.open)
+                and f.t - self.dealt_at.get(seat, -1e9) >= ROUND_MIN_S and not self._hand_near(seat, f.centre))
+
+    def _hand_near(self, seat: int, at: tuple[float, float]) -> bool:
+        """The player's hand is at this spot (touching a card there), not merely on the felt: a hand resting
+        beside the stack through the deal is no reason to doubt a card that lands."""
+        episode = self.open.get(f"seat{seat}")
+        if episode is None or not episode.samples:
+            return False
+        tip = episode.samples[-1].tip
+        return float(np.hypot(tip[0] - at[0], tip[1] - at[1])) < HAND_AT_CARD_MM
 
     def _same_card(self, f: Found, seat: int) -> bool:
         """A card that came to rest in pieces (parts of it settling a frame or two apart, beside each other)."""

@@ -40,6 +40,7 @@ CARD_AREA = CARD_W * CARD_H
 SEVERAL_CARDS = 1.5  # a face-up region this many cards' area is several cards side by side
 MATCH_SCORE = 0.3  # a face template's correlation with a card's crop above which it names the card
 FACE_SCORE = 0.45  # ... above which the card is face up, whatever its colours say
+FACES_MIN = 0.3  # share of paper-light pixels from which a region may be face-up cards (a face template decides)
 HiRes = np.ndarray | Callable[[], np.ndarray]
 
 
@@ -222,21 +223,34 @@ class Perception:
         t = s.t - self.settle_lag_s
         after, before = s.after[s.mask], s.before[s.mask]
         back, face = self.look.card_like(after)
+        backs, faces = float(back.mean()), float(face.mean())
         cardish = float((back | face).mean())
         b_back, b_face = self.look.card_like(before)
         was_card = float((b_back | b_face).mean()) >= 0.5
-        strip = 0.08 * CARD_AREA <= s.area_mm2 < 0.3 * CARD_AREA and float(face.mean()) < 0.3
+        strip = 0.08 * CARD_AREA <= s.area_mm2 < 0.3 * CARD_AREA and faces < 0.3
         if strip and (cardish >= 0.5 or (s.zone == "burn" and self._burn_strip(after, back))):
             return Found(t=t, zone=s.zone, what="card_on_card", centre=s.centre_mm)
         if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
-            up, card = self._face_up(s, float(back.mean()), float(face.mean()))
+            up, card = self._face_up(s, backs, faces)
             return Found(t=t, zone=s.zone, what="card_in", face_up=up, card=card, centre=s.centre_mm)
+        pictures = faces >= max(FACES_MIN, backs) and s.area_mm2 >= 0.6 * CARD_AREA
+        if pictures and (read := self._faces_match(s)) is not None:
+            return Found(t=t, zone=s.zone, what="card_in", face_up=True, card=read or None, centre=s.centre_mm)
         if float(self.look.felt_like(after).mean()) >= 0.6:
             if was_card:
                 return Found(t=t, zone=s.zone, what="card_out", centre=s.centre_mm)
             return Found(t=t, zone=s.zone, what="chips_out", chips=self.look.chip_counts(before), centre=s.centre_mm)
         chips = self.look.chip_counts(after)
         return Found(t=t, zone=s.zone, what="chips_in" if chips else "other", chips=chips, centre=s.centre_mm)
+
+    def _faces_match(self, s: Settle) -> str | None:
+        """Face-up cards whose pictures leave under half their pixels paper-light (court cards, a hand tabled
+        with chips beside it) still match their face templates: the card read ("" when several cards lie
+        there, each read later), or None when no face matches."""
+        if s.area_mm2 >= SEVERAL_CARDS * CARD_AREA:
+            return "" if self._identify_several(s, min_score=FACE_SCORE) else None
+        card, score = self._read(s)
+        return card if score >= FACE_SCORE else None
 
     def _burn_strip(self, after: np.ndarray, back: np.ndarray) -> bool:
         """A burn dropped onto the burn pile shows only the narrow strips it sticks out by, many of whose pixels
@@ -282,7 +296,7 @@ class Perception:
             best = max(best, self.look.identify(crop), key=lambda r: r[1])
         return best
 
-    def _identify_several(self, s: Settle) -> list[tuple[str, tuple[float, float]]]:
+    def _identify_several(self, s: Settle, *, min_score: float = MATCH_SCORE) -> list[tuple[str, tuple[float, float]]]:
         """Face-up cards laid side by side that settled as one region (a hand tabled, a flop spread
         touching): (card, centre) of each one read, best first.
 
@@ -307,7 +321,7 @@ class Perception:
             for where, a in tries:
                 card, score = self.look.identify(plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale,
                                                             angle_deg=a))
-                if card is not None and score > MATCH_SCORE:
+                if card is not None and score > min_score:
                     read.append((score, card, where))
         chosen: list[tuple[str, tuple[float, float]]] = []
         for _, card, at in sorted(read, key=lambda r: -r[0]):
