@@ -162,3 +162,28 @@ def test_a_bet_in_two_motions_is_decided_when_the_arm_leaves_without_the_settlin
     out, last = _leave_after(single, [-120, 60, 90, -40, -120])
     bets = [(t, e) for t, e in out if isinstance(e, BetMotion)]
     assert [e.motions for _, e in bets] == [1] and bets[0][0] >= last + DECIDE_S
+
+
+def _second_hole_card_with_the_hand_at(hand_mm: tuple[float, float]) -> list:
+    """Seat 3 gets a card, seat 1 gets one, then a sliver of card lands on seat 3's first card while seat 3's
+    hand rests at ``hand_mm``."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=False)
+    card = tuple(float(v) for v in LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0))
+    other = tuple(float(v) for v in LAYOUT.polygon("seat1.stack").mean(axis=0))
+    resting = Arm(actor=f"seat{SEAT}", tip_mm=hand_mm, palm_mm=hand_mm, area_mm2=20_000.0)
+    out = []
+    for t in np.arange(2.5, 4.0, 0.1):
+        out += gestures.arms(float(t), [resting])
+    out += gestures.settled(Found(t=3.0, zone=f"seat{SEAT}.stack", what="card_in", centre=card))
+    out += gestures.settled(Found(t=3.35, zone="seat1.stack", what="card_in", centre=other))
+    out += gestures.settled(Found(t=3.7, zone=f"seat{SEAT}.stack", what="card_on_card", centre=card))
+    return [e.seat for e in out if e.kind == "CardDealt"]
+
+
+def test_a_second_hole_card_onto_the_first_counts_unless_the_players_hand_is_at_it() -> None:
+    card = LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0)
+    player = np.asarray(LAYOUT.seat(SEAT).player, float)
+    away = card + (player - card) / np.linalg.norm(player - card) * 300.0  # resting by the rail
+    assert _second_hole_card_with_the_hand_at((float(away[0]), float(away[1]))) == [SEAT, 1, SEAT]
+    # the player's own hand on the card: the sliver may be the card moved, not a second one
+    assert _second_hole_card_with_the_hand_at((float(card[0]), float(card[1]))) == [SEAT, 1]
