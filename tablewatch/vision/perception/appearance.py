@@ -1,5 +1,8 @@
 """What a settled region looks like: a card (face up or back), chips by denomination, or bare felt.
 
+Back or face comes from the venue's deck itself (``card_look``): the back's colours as the plane shows them
+(a fine pattern blends into a tint there), the faces' light paper, and colour histograms of both for the
+colours they share. When colour leaves it open, ``Perception`` asks whether a face template matches.
 Card identity is template matching: the rectified crop of a face-up card (from the original frame, at
 its own resolution) is compared with every face of the venue's deck resampled to the same size, both
 ways up; the best normalised correlation wins. Chips are counted by colour against the venue's chip
