@@ -79,6 +79,7 @@ def card_look(deck: dict[str, np.ndarray], px_per_mm: float) -> CardLook:
 
 
 def _centres(points: np.ndarray, k: int) -> np.ndarray:
+    """k-means centres of these colours (seeded: the same deck always gives the same centres)."""
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.5)
     cv2.setRNGSeed(0)
     _, _, centres = cv2.kmeans(points, min(k, len(points)), None, criteria, 3, cv2.KMEANS_PP_CENTERS)
@@ -86,6 +87,7 @@ def _centres(points: np.ndarray, k: int) -> np.ndarray:
 
 
 def _histogram_bins(bgr: np.ndarray) -> np.ndarray:
+    """Each pixel's bin in a BGR histogram of ``HISTOGRAM_BINS`` levels a channel."""
     q = (np.asarray(bgr, np.uint8).reshape(-1, 3) >> HISTOGRAM_SHIFT).astype(np.int32)
     return (q[:, 0] * HISTOGRAM_BINS + q[:, 1]) * HISTOGRAM_BINS + q[:, 2]
 
@@ -127,6 +129,8 @@ class Appearance:
         self.chip_values = [c.value for c in chips.chips]
         self.deck = {k: v for k, v in (deck or {}).items() if k != "back"}
         self.cards = card_look(deck, px_per_mm) if deck else None
+        # felt-to-card colour steps: a card's edge pixel lies part way along one (see card_edge)
+        self._edge_steps = _bgr(np.vstack([self.cards.paper, self.cards.back])) - self.felt_bgr if self.cards else []
         self.chip_px = math.pi * (CHIP_DIAMETER / 2) ** 2 * px_per_mm**2
         self._templates: dict[tuple[int, int], tuple[list[str], np.ndarray]] = {}
         levels = (np.arange(32) << 3) + 4
@@ -138,11 +142,9 @@ class Appearance:
     def card_edge(self, bgr: np.ndarray) -> np.ndarray:
         """Pixels that mix the felt with a card's colour (its paper or one of its back's colours): a card's
         edge, which fills most of the narrow strips a card sticks out by beyond another."""
-        if self.cards is None:
-            return np.zeros(len(bgr), bool)
         x = np.asarray(bgr, np.float32).reshape(-1, 3) - self.felt_bgr
         edge = np.zeros(len(x), bool)
-        for colour in _bgr(np.vstack([self.cards.paper, self.cards.back])) - self.felt_bgr:
+        for colour in self._edge_steps:
             share = x @ colour / max(float(colour @ colour), 1.0)  # how much of the card colour the pixel holds
             off = np.linalg.norm(x - share[:, None] * colour, axis=1)
             edge |= (share >= 0.15) & (share <= 0.85) & (off < EDGE_DISTANCE)
