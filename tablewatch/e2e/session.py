@@ -197,6 +197,7 @@ def run_simulated_session(sims: Sequence[Simulation], out: Path, *, camera: Came
     try:
         for sim in sims:
             table.play(sim)
+            sim.release_renderers()  # fifty hands' 4K renderers do not fit in memory together
     finally:
         table.close()
     return SessionResult(sims=list(sims), camera=camera, alerts=table.record.alerts, hands=table.record.hands,

@@ -107,6 +107,11 @@ class Simulation:
                                             effects=Effects() if effects else Effects.none())
         return self._renderers[key]
 
+    def release_renderers(self) -> None:
+        """Drop the renderers made so far (a 4K one holds a few hundred MB of buffers and sprites): a hand
+        that has been played keeps only its truth. ``renderer`` makes them again when asked."""
+        self._renderers.clear()
+
     def frame_count(self, fps: float = 30.0) -> int:
         return math.ceil(self.duration * fps)
 

@@ -171,3 +171,14 @@ def test_an_index_box_holds_the_rank_and_suit_and_not_the_big_pips(deck: str) ->
         patch = img[round(y0 * h):round(y1 * h), round(x0 * w):round(x1 * w), :3].astype(int)
         assert (patch.max(axis=2) - patch.min(axis=2) > 60).any() or (patch.max(axis=2) < 120).any(), code
         np.testing.assert_allclose(bottom_right[2], 1 - top_left[0], atol=0.05)  # printed point-symmetric
+
+
+def test_released_renderers_are_made_again_and_draw_the_same() -> None:
+    """A bench keeps every played hand for scoring: their renderers (hundreds of MB at 4K) are released."""
+    sim = Simulation.from_file(example("demo"))
+    first = sim.renderer()
+    before = first.render(5.0, labels=False).image
+    sim.release_renderers()
+    again = sim.renderer()
+    assert again is not first
+    assert np.array_equal(again.render(5.0, labels=False).image, before)
