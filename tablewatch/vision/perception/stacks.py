@@ -17,7 +17,7 @@ from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.plane import TablePlane
 
 HIDDEN_SHARE = 0.3
-MIN_PIXELS = 0.12  # of one chip top: less is no chip of that denomination (as Appearance.chip_counts)
+MIN_PIXELS = 0.5  # of one chip top: less than this is no chip of that denomination
 
 
 @dataclass
