@@ -30,6 +30,7 @@ BACK_COLOURS = 8  # the back's colours: k-means centres of its pixels at the pla
 HISTOGRAM_SHIFT = 4  # colour histograms of 16 levels a channel
 HISTOGRAM_BINS = 256 >> HISTOGRAM_SHIFT
 CHIP_DISTANCE = 4.5  # in units of a chip colour's spread
+LAB_WEIGHTS = np.array([0.4, 1.0, 1.0], np.float32)  # lightness counts less: light drifts, corners are darker
 
 
 def _lab(bgr: np.ndarray) -> np.ndarray:
@@ -39,7 +40,7 @@ def _lab(bgr: np.ndarray) -> np.ndarray:
 
 def _weighted(lab: np.ndarray) -> np.ndarray:
     """Lab with lightness weighted 0.4: brightness drifts and vignetting move colours mostly along L."""
-    return lab * np.array([0.4, 1.0, 1.0], np.float32)
+    return lab * LAB_WEIGHTS
 
 
 def _resampled_pixels(card: np.ndarray, px_per_mm: float) -> np.ndarray:
@@ -107,7 +108,7 @@ def _colour_density(bgr: np.ndarray) -> np.ndarray:
 
 
 def _bgr(weighted_lab: np.ndarray) -> np.ndarray:
-    lab = np.clip(weighted_lab / np.array([0.4, 1.0, 1.0], np.float32), 0, 255).astype(np.uint8)
+    lab = np.clip(weighted_lab / LAB_WEIGHTS, 0, 255).astype(np.uint8)
     return cv2.cvtColor(lab.reshape(-1, 1, 3), cv2.COLOR_LAB2BGR).reshape(-1, 3).astype(np.float32)
 
 
@@ -151,8 +152,7 @@ class Appearance:
         return edge
 
     def felt_like(self, bgr: np.ndarray) -> np.ndarray:
-        d = _lab(bgr) - self.felt_lab
-        return np.sqrt((d[:, 0] * 0.4) ** 2 + d[:, 1] ** 2 + d[:, 2] ** 2) < FELT_DISTANCE
+        return np.sqrt((_weighted(_lab(bgr) - self.felt_lab) ** 2).sum(axis=1)) < FELT_DISTANCE
 
     def card_like(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(back, face) masks: near one of the back's colours and likelier on the back than on a face, or else
@@ -184,7 +184,7 @@ class Appearance:
         """0 for no chip colour, else 1 + the index of the nearest denomination's colour."""
         lab = _lab(bgr)
         d = lab[:, None, :] - self.chip_lab[None, :, :]
-        dist = np.sqrt((d[..., 0] * 0.4) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2) / self.chip_spread
+        dist = np.sqrt((_weighted(d) ** 2).sum(axis=-1)) / self.chip_spread
         best = dist.argmin(axis=1)
         ok = dist[np.arange(len(best)), best] < CHIP_DISTANCE
         ok &= ~self.felt_like(bgr)
