@@ -265,16 +265,11 @@ class Perception:
         ink can show too, so when neither does, the card's identity decides: a face matches its template
         (scores 0.55-0.85 on 720p frames), a back matches none (0.3 at most).
         """
-        if min(back, face) < 0.5 * max(back, face):
-            return face > back, self._identify(s) if face > back else None
+        if back > face and face < 0.5 * back:
+            return False, None
         card, score = self._read(s)
         up = face > back or score >= FACE_SCORE
         return up, card if up and score > MATCH_SCORE else None
-
-    def _identify(self, s: Settle) -> str | None:
-        """The card's identity from a crop of the original frame, or None when no face matches well enough."""
-        card, score = self._read(s)
-        return card if score > MATCH_SCORE else None
 
     def _read(self, s: Settle) -> tuple[str | None, float]:
         """The best-matching face for a crop of the original frame, upright along the card's long side."""
