@@ -32,12 +32,16 @@ def window(demo: Simulation) -> Window:
 
     def frames(t0: float, t1: float) -> list[tuple[np.ndarray, float]]:
         if (t0, t1) not in cache:
-            renderer = demo.renderer()
-            cache[(t0, t1)] = [(renderer.render(i / FPS, labels=False).image, i / FPS)
-                               for i in range(round(t0 * FPS), round(t1 * FPS))]
+            cache[(t0, t1)] = rendered(demo, t0, t1)
         return cache[(t0, t1)]
 
     return frames
+
+
+def rendered(sim: Simulation, t0: float, t1: float) -> list[tuple[np.ndarray, float]]:
+    """(frame, ts) pairs of ``sim`` from t0 to t1 seconds at ``FPS``, 720p."""
+    renderer = sim.renderer()
+    return [(renderer.render(i / FPS, labels=False).image, i / FPS) for i in range(round(t0 * FPS), round(t1 * FPS))]
 
 
 def perception_for(sim: Simulation, **options: object) -> Perception:

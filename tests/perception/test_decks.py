@@ -14,7 +14,7 @@ from tablewatch.sim.assets import deck_names, load_deck
 from tablewatch.sim.scenario import load_scenario
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.appearance import Appearance, card_look
-from tests.perception.conftest import DEMO, FPS, run_window
+from tests.perception.conftest import DEMO, rendered, run_window
 
 
 def _demo_with(deck: str) -> Simulation:
@@ -22,9 +22,7 @@ def _demo_with(deck: str) -> Simulation:
 
 
 def _window(sim: Simulation, t0: float, t1: float) -> list[Event]:
-    renderer = sim.renderer()
-    frames = [(renderer.render(i / FPS, labels=False).image, i / FPS) for i in range(round(t0 * FPS), round(t1 * FPS))]
-    return run_window(sim, frames)
+    return run_window(sim, rendered(sim, t0, t1))
 
 
 @pytest.mark.parametrize("deck", deck_names())
