@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,36 @@ def test_evaluate_deals_another_deck_on_another_felt(capsys: pytest.CaptureFixtu
     rows = {line.split()[0]: line.split()[1:4] for line in capsys.readouterr().out.splitlines() if line[:1].isupper()}
     assert rows["CardDealt"] == ["8", "8", "8"]  # true, seen, matched: the pale held-out backs are not faces
     assert "CardExposed" not in rows
+
+
+def test_evaluate_objects_scores_hands_and_chip_tops(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.perception.conftest import DEMO
+
+    assert main([str(DEMO), "--objects", "--seconds", "3.2"]) == 0
+    out = capsys.readouterr().out
+    assert "hands over the felt found:" in out and "chip tops by denomination:" in out
+
+
+def test_perception_bench_reads_every_frame_of_a_video_and_analyses_some(tmp_path: Path) -> None:
+    from tablewatch.vision.perception.bench import bench_video, render_video
+    from tests.perception.conftest import DEMO
+
+    sim = Simulation.from_file(DEMO)
+    video = render_video(sim, tmp_path / "demo.avi", resolution="720p", fps=30, start=2.0, seconds=1.5)
+    speed = bench_video(sim, video, resolution="720p", fps=30, start=2.0)
+    assert speed.frames == 45  # every frame of the video decoded and given to perception
+    assert 10 <= speed.analysed <= 20  # about one in three analysed (perception's 0.09 s interval)
+    assert set(speed.ms_per_frame) == {"decode", "perception"}
+    assert set(speed.ms_per_analysed) == {"rectify", "scene", "events"}
+    assert "frames/s" in speed.line()
+
+
+def test_perception_bench_names_a_broken_video(tmp_path: Path) -> None:
+    from tablewatch.vision.perception.bench import bench_video
+    from tablewatch.vision.sources import SourceError
+    from tests.perception.conftest import DEMO
+
+    broken = tmp_path / "broken.avi"
+    broken.write_bytes(b"RIFF\x00\x00not a video")
+    with pytest.raises(SourceError, match=r"broken\.avi"):
+        bench_video(Simulation.from_file(DEMO), broken, resolution="720p", fps=30, start=0.0)

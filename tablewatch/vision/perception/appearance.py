@@ -30,6 +30,7 @@ BACK_COLOURS = 8  # the back's colours: k-means centres of its pixels at the pla
 HISTOGRAM_SHIFT = 4  # colour histograms of 16 levels a channel
 HISTOGRAM_BINS = 256 >> HISTOGRAM_SHIFT
 CHIP_DISTANCE = 4.5  # in units of a chip colour's spread
+CHIP_TOP_SHARE = 0.15  # of a chip top's pixels in its denomination's colour (inlay, spots and print show others)
 LAB_WEIGHTS = np.array([0.4, 1.0, 1.0], np.float32)  # lightness counts less: light drifts, corners are darker
 
 
@@ -174,20 +175,38 @@ class Appearance:
         return out
 
     def chip_pixels(self, bgr: np.ndarray) -> dict[int, int]:
-        """How many of these pixels show each denomination's colour (a lookup table of 32 levels a channel)."""
-        q = (np.asarray(bgr, np.uint8).reshape(-1, 3) >> 3).astype(np.int32)
-        classes = self._lut[(q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]]
-        counts = np.bincount(classes, minlength=len(self.chip_values) + 1)
+        """How many of these pixels show each denomination's colour."""
+        counts = np.bincount(self._looked_up(bgr), minlength=len(self.chip_values) + 1)
         return {value: int(counts[k + 1]) for k, value in enumerate(self.chip_values)}
+
+    def _looked_up(self, bgr: np.ndarray) -> np.ndarray:
+        """``_chip_classes`` of each pixel from a lookup table of 32 levels a channel."""
+        q = (np.asarray(bgr, np.uint8).reshape(-1, 3) >> 3).astype(np.int32)
+        return self._lut[(q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]]
+
+    def chip_like(self, bgr: np.ndarray) -> np.ndarray:
+        """Which of these pixels show one of the chip set's colours."""
+        return self._looked_up(bgr) > 0
+
+    def chip_value(self, bgr: np.ndarray) -> int | None:
+        """The denomination of one chip top from its pixels: the colour most of them show (None: no chip's)."""
+        counts = self.chip_pixels(bgr)
+        value, n = max(counts.items(), key=lambda kv: kv[1], default=(None, 0))
+        if n >= CHIP_TOP_SHARE * len(np.asarray(bgr).reshape(-1, 3)):
+            return value
+        # a chip the felt's hue: its pixels are taken for felt, but its body colour is the chip's
+        return self.chips.classify_pixels(bgr, max_distance=CHIP_DISTANCE)
 
     def _chip_classes(self, bgr: np.ndarray) -> np.ndarray:
         """0 for no chip colour, else 1 + the index of the nearest denomination's colour."""
         lab = _lab(bgr)
-        d = lab[:, None, :] - self.chip_lab[None, :, :]
-        dist = np.sqrt((_weighted(d) ** 2).sum(axis=-1)) / self.chip_spread
+        raw = np.sqrt((_weighted(lab[:, None, :] - self.chip_lab[None, :, :]) ** 2).sum(axis=-1))
+        dist = raw / self.chip_spread
         best = dist.argmin(axis=1)
-        ok = dist[np.arange(len(best)), best] < CHIP_DISTANCE
-        ok &= ~self.felt_like(bgr)
+        rows = np.arange(len(best))
+        ok = dist[rows, best] < CHIP_DISTANCE
+        # nearer that chip's colour than the felt's: a chip the felt's hue (green 25s on green felt) still counts
+        ok &= raw[rows, best] < np.sqrt((_weighted(lab - self.felt_lab) ** 2).sum(axis=1))
         return np.where(ok, best + 1, 0).astype(np.uint8)
 
     # --- card identity -------------------------------------------------------------------------------------

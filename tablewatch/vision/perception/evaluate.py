@@ -13,14 +13,17 @@ per second of perception alone (rendering excluded).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tablewatch.calibration.chips import from_simulator
 from tablewatch.events import BetMotion, BoardCardDealt, Event
 from tablewatch.sim.assets import HELD_OUT_DECKS, deck_names
+from tablewatch.sim.labels import Label
 from tablewatch.sim.scenario import FELTS, ScenarioError, load_scenario
 from tablewatch.sim.session import Simulation, phh_scenario
 from tablewatch.vision.perception.perception import Perception, PerceptionError
@@ -29,12 +32,36 @@ KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardsTable
          "PotGathered", "PotPushed", "HandInZone", "StackObscured", "ChipsLeftTable")
 
 
+HAND_MATCH_MM = 80.0  # a hand seen within this of a true hand's middle found it (a hand is about 104 × 80 mm)
+CHIPS_EVERY = 10  # chip tops are scored on every this many analysed frames (resting chips change slowly)
+CHIP_IN_VIEW = 0.9  # share of a chip top visible (not under a hand or another chip) for it to be scored
+
+
+@dataclass
+class ObjectScore:
+    """Per analysed frame, against the simulator's labels: hands over the felt, and chip tops in full view
+    read by denomination (what the stack watch and bet values rest on)."""
+
+    hands_true: int = 0
+    hands_found: int = 0  # true hands with a hand seen within HAND_MATCH_MM
+    hands_owner: int = 0  # ... and given to the right seat or the dealer
+    hands_seen: int = 0
+    hands_false: int = 0  # hands seen near no true hand
+    chips: Counter[tuple[int, int | None]] = field(default_factory=Counter)  # (true value, value read) → count
+
+    def add(self, other: ObjectScore) -> None:
+        for name in ("hands_true", "hands_found", "hands_owner", "hands_seen", "hands_false"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.chips.update(other.chips)
+
+
 @dataclass
 class Score:
     counts: dict[str, list[int]] = field(default_factory=dict)  # kind → [true positives, detected, true]
     motions: list[bool] = field(default_factory=list)
     values: list[bool] = field(default_factory=list)
     identity: list[bool] = field(default_factory=list)
+    objects: ObjectScore | None = None
     frames: int = 0
     seconds: float = 0.0
 
@@ -45,6 +72,9 @@ class Score:
         self.motions += other.motions
         self.values += other.values
         self.identity += other.identity
+        if other.objects is not None:
+            self.objects = self.objects or ObjectScore()
+            self.objects.add(other.objects)
         self.frames += other.frames
         self.seconds += other.seconds
 
@@ -81,12 +111,53 @@ def _same(a: Event, b: Event) -> bool:
     return getattr(a, "zone", None) == getattr(b, "zone", None)
 
 
+def score_objects(perception: Perception, labels: Sequence[Label], *, actors: dict[int, str],
+                  chip_values: dict[int, int], chips: bool = True) -> ObjectScore:
+    """The hands and chip tops of one analysed frame against its labels (``actors``: arm object id → actor,
+    ``chip_values``: chip object id → value; ``chips``: score the chips too). A label's place is its box
+    centre through the calibration: where the camera shows it, as perception sees it."""
+    assert perception.analysed is not None and perception.plane is not None and perception.look is not None
+    arms, plane, score = perception.analysed[2], perception.plane, ObjectScore()
+    hands = [(actors[lb.oid], _centre_mm(perception, lb)) for lb in labels if lb.oid in actors]
+    pairs = sorted((math.dist(arm.palm_mm, at), i, j) for i, (_, at) in enumerate(hands) for j, arm in enumerate(arms))
+    found: dict[int, int] = {}
+    for d, i, j in pairs:
+        if d <= HAND_MATCH_MM and i not in found and j not in found.values():
+            found[i] = j
+    for i, (actor, at) in enumerate(hands):
+        if _on_felt(plane, at):
+            score.hands_true += 1
+            score.hands_found += i in found
+            score.hands_owner += i in found and arms[found[i]].actor == actor
+    score.hands_seen, score.hands_false = len(arms), len(arms) - len(found)
+    if chips:
+        for lb in labels:
+            if lb.oid in chip_values and lb.visible >= CHIP_IN_VIEW:
+                score.chips[(chip_values[lb.oid], perception.chip_value_at(_centre_mm(perception, lb)))] += 1
+    return score
+
+
+def _centre_mm(perception: Perception, label: Label) -> tuple[float, float]:
+    x0, y0, x1, y1 = label.box
+    assert perception.plane is not None
+    x, y = perception.plane.calibration.px_to_mm([((x0 + x1 - 1) / 2, (y0 + y1 - 1) / 2)])[0]
+    return float(x), float(y)
+
+
+def _on_felt(plane: object, at: tuple[float, float]) -> bool:
+    px, py = plane.to_px(at)  # type: ignore[attr-defined]
+    felt = plane.felt  # type: ignore[attr-defined]
+    return 0 <= py < felt.shape[0] and 0 <= px < felt.shape[1] and bool(felt[py, px])
+
+
 def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
-                        seconds: float | None = None, tolerance: float = 0.5) -> tuple[Score, list[Event]]:
+                        seconds: float | None = None, tolerance: float = 0.5,
+                        objects: bool = False) -> tuple[Score, list[Event]]:
     """Render ``sim`` (a ``tablewatch.sim.session.Simulation``), run perception, score it.
 
     ``hires``: a higher resolution of the same camera (``2160p``) rendered only when a card's identity is
     read (as a 4K camera's full frame would be cropped), motion staying on ``resolution``.
+    ``objects``: also score every analysed frame's hands and chip tops against the labels (slower).
     """
     from tablewatch.calibration.layout import load_layout
 
@@ -98,17 +169,25 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     spent, frames, seen = 0.0, 0, []
     last = 0.0
     big = sim.renderer(resolution=hires) if hires else None  # type: ignore[attr-defined]
-    for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=False):  # type: ignore[attr-defined]
+    world = sim.run.world  # type: ignore[attr-defined]
+    actors = {arm.oid: actor for actor, arm in world.arms.items()}
+    chip_values = {chip.oid: chip.value for chip in world.chips}
+    object_score, analysed = (ObjectScore() if objects else None), 0
+    for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=objects):  # type: ignore[attr-defined]
         t0 = time.perf_counter()
         later = (lambda t=frame.t: big.render(t, labels=False).image) if big is not None else None
         seen += perception.process(frame.image, frame.t, hires=later)
         spent += time.perf_counter() - t0
         frames, last = frames + 1, frame.t
+        if object_score is not None and perception.look is not None and perception.analysed[0] == frame.t:
+            analysed += 1
+            object_score.add(score_objects(perception, frame.labels, actors=actors, chip_values=chip_values,
+                                           chips=analysed % CHIPS_EVERY == 0))
     seen += perception.flush(last + 5.0)
     end = last + 0.01
     truth = [e for e in sim.events if e.ts <= end - 0.6 or seconds is None]  # type: ignore[attr-defined]
     score = match(truth, seen, tolerance=tolerance)
-    score.frames, score.seconds = frames, spent
+    score.frames, score.seconds, score.objects = frames, spent, object_score
     return score, seen
 
 
@@ -137,9 +216,29 @@ def format_score(score: Score) -> str:
     lines.append(f"forward-motion count exact: {share(score.motions)} of matched bets")
     lines.append(f"chip value exact:           {share(score.values)} of matched bets")
     lines.append(f"board card identity:        {share(score.identity)} of matched board cards")
+    if score.objects is not None:
+        lines += format_objects(score.objects)
     fps = score.frames / score.seconds if score.seconds else 0.0
     lines.append(f"perception speed:           {fps:.1f} frames/s ({score.frames} frames, rendering excluded)")
     return "\n".join(lines)
+
+
+def format_objects(o: ObjectScore) -> list[str]:
+    def pct(n: int, d: int) -> str:
+        return f"{n}/{d} = {100 * n / d:.1f} %" if d else "n/a"
+
+    right = sum(n for (true, read), n in o.chips.items() if true == read)
+    unread = sum(n for (_, read), n in o.chips.items() if read is None)
+    lines = [f"hands over the felt found:  {pct(o.hands_found, o.hands_true)} of frame-hands "
+             f"(right owner {pct(o.hands_owner, o.hands_true)}); {o.hands_false} of {o.hands_seen} seen near none",
+             f"chip tops by denomination:  {pct(right, o.chips.total())} of chip tops in full view, every "
+             f"{CHIPS_EVERY}th frame "
+             f"({unread} read as no chip)"]
+    wrong = Counter({k: n for k, n in o.chips.items() if k[0] != k[1]})
+    if wrong:
+        misread = ", ".join(f"{t} → {r}: {n}" for (t, r), n in wrong.most_common(8))
+        lines.append(f"  misread (true → read: count): {misread}")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -155,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tolerance", type=float, default=0.5, help="time tolerance of a match (s)")
     parser.add_argument("--deck", choices=deck_names(), help="deal this card art instead of the scenarios' "
                         f"(held out of every training set: {', '.join(HELD_OUT_DECKS)})")
+    parser.add_argument("--objects", action="store_true", help="also score hands and chip denominations in every "
+                        "analysed frame against the simulator's labels")
     parser.add_argument("--felt", choices=sorted(FELTS), help="this felt instead of the scenarios' (held out: grey)")
     args = parser.parse_args(argv)
 
@@ -169,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sims = [(name, Simulation(scenario.model_copy(update=changes))) for name, scenario in scenarios]
         for name, sim in sims:
             score, _ = evaluate_simulation(sim, fps=args.fps, resolution=args.resolution, hires=args.hires,
-                                           seconds=args.seconds, tolerance=args.tolerance)
+                                           seconds=args.seconds, tolerance=args.tolerance, objects=args.objects)
             print(f"== {name}  ({sim.duration:.1f} s at {args.fps:g} fps, {args.resolution})")
             print(format_score(score))
             total.add(score)

@@ -33,13 +33,15 @@ from tablewatch.events import Event
 from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
 from tablewatch.vision.perception.gestures import DECIDE_S, GATHER_GAP_S, Found, Gestures
 from tablewatch.vision.perception.plane import TablePlane
-from tablewatch.vision.perception.scene import SceneTracker, Settle
+from tablewatch.vision.perception.scene import Arm, SceneTracker, Settle
 from tablewatch.vision.perception.stacks import StackWatch
 
 CARD_AREA = CARD_W * CARD_H
 SEVERAL_CARDS = 1.5  # a face-up region this many cards' area is several cards side by side
 MATCH_SCORE = 0.3  # a face template's correlation with a card's crop above which it names the card
 FACE_SCORE = 0.45  # ... above which the card is face up, whatever its colours say
+CHIP_READ_MM = 15.0  # a chip top is read inside this radius (its rim blends with what lies beside it)
+CHIP_READ_PX_PER_MM = 1.0  # enough to see a chip's body ring apart from its inlay and spots
 FACES_MIN = 0.3  # share of paper-light pixels from which a region may be face-up cards (a face template decides)
 HiRes = np.ndarray | Callable[[], np.ndarray]
 
@@ -83,6 +85,8 @@ class Perception:
         # to hold the other sensors' events that long and no longer
         self.horizon: float | None = None
         self.timing = {"rectify": 0.0, "scene": 0.0, "events": 0.0, "frames": 0}
+        # the last analysed frame: its time, its table plane and the arms on it (for overlays and scoring)
+        self.analysed: tuple[float, np.ndarray, list[Arm]] | None = None
         if calibration is not None:
             self._start(calibration)
 
@@ -156,11 +160,15 @@ class Perception:
             raise PerceptionError(str(exc)) from exc
         t1 = time.perf_counter()
         arms, settles = self.scene.update(flat, ts)
+        self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
         if self.look is None:
             felt = np.median(flat[self.plane.felt & (self.plane.lines == 0)], axis=0)
             self.look = Appearance(felt_bgr=felt, chips=self.chips, deck=self.deck, px_per_mm=self.px_per_mm)
             self.stacks = StackWatch(self.plane, self.look)
+            look = self.look
+            self.scene.card_like = lambda bgr: np.logical_or(*look.card_like(bgr))
+            self.scene.chip_like = look.chip_like
         self._frame, self._hires = frame, hires
         events = self.gestures.arms(ts, arms)
         for settle in settles:
@@ -351,6 +359,20 @@ class Perception:
         r = np.radians(angle)
         dx, dy = du * np.cos(r) - dv * np.sin(r), du * np.sin(r) + dv * np.cos(r)
         return (centre[0] + float(dx), centre[1] + float(dy)), angle + float(a)
+
+    def chip_value_at(self, centre_mm: tuple[float, float]) -> int | None:
+        """The denomination of the chip top the camera shows at ``centre_mm`` in the last analysed frame, read
+        from the high-resolution frame when there is one: at the plane's 0.3 px/mm a black chip on grey felt
+        is a grey blur, at 1 px/mm its body ring shows."""
+        assert self.look is not None and self._frame is not None
+        image, plane = self._identity_source()
+        scale = min(CHIP_READ_PX_PER_MM, 1.0 / max(plane.calibration.mm_per_px, 1e-3))
+        side = 2 * CHIP_READ_MM
+        crop = plane.crop(image, centre_mm, size_mm=(side, side), px_per_mm=scale)
+        h, w = crop.shape[:2]
+        yy, xx = np.ogrid[:h, :w]
+        disc = (xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2 <= (CHIP_READ_MM * scale) ** 2
+        return self.look.chip_value(crop[disc])
 
     def _identity_source(self) -> tuple[np.ndarray, TablePlane]:
         """The frame to crop cards from, and its plane: the high-resolution one when there is one."""

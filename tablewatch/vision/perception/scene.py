@@ -6,11 +6,15 @@ came to rest or was taken away: a *settle*. Pixels that differ from the referenc
 foreground region that reaches beyond the felt is an arm, owned by the seat (or the dealer) whose place it
 comes from, and its hand is the point of it farthest from that place. A sleeve the colour of the felt
 leaves the hand as a separate moving region beyond the arm's end: it joins that arm.
+
+An arm that rests without moving for GHOST_S is taken into the reference (so is the imprint of one that
+left, which looks the same), but what lay under it is kept: the arm stays foreground until the table under
+it shows again, and then the table goes back into the reference at once, leaving no imprint behind.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import cv2
@@ -18,7 +22,7 @@ import numpy as np
 
 from tablewatch.vision.perception.plane import TablePlane
 
-FG_DIFF = 30  # grey levels (max over channels) from the reference: foreground
+FG_DIFF = 24  # grey levels (max over channels) from the reference: foreground
 MOTION_DIFF = 16  # between consecutive processed frames: the pixel moved
 ARM_MIN_MM2 = 9000.0  # an arm seen from above is at least ~95 mm wide and reaches 100 mm in
 SETTLE_MIN_MM2 = 500.0  # a third of a chip's top: smaller changes are noise
@@ -35,6 +39,10 @@ HAND_MIN_MM2, HAND_MAX_MM2 = 4000.0, 25000.0  # a hand seen without its arm (a f
 HAND_MOVING = 0.25  # and this share of it moved since the last frame (chips just put down lie still)
 BRIDGE_MM = 200.0  # the most of a sleeve the felt can hide between the arm seen and its hand
 GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
+RESTING_MAX_S = 120.0  # an arm resting longer than this becomes table (its imprint stays GHOST_S when it leaves)
+CARD_SHARE = 0.5  # a hand-sized region this much in a card's (or a chip's) colours is that, not a hand
+BARE_DIFF = 40  # grey levels (max over channels) from the felt's colour: bare felt
+IMPRINT_SHARE = 0.8  # a foreground region this much as the table was first seen is the imprint of an arm
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,13 @@ class SceneTracker:
         self.actor_names = ["", *self.origins]
         self.actor_ids = {a: i for i, a in enumerate(self.actor_names) if a}
         self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
+        self.first: np.ndarray | None = None  # the table as first seen
+        self.felt: np.ndarray | None = None  # a picture of bare felt (its median colour) the plane's size
+        # which of some BGR pixels are a card's colours (its back or paper), once the deck's look is known
+        self.card_like: Callable[[np.ndarray], np.ndarray] | None = None
+        self.chip_like: Callable[[np.ndarray], np.ndarray] | None = None  # ... a chip's, once its colours are known
+        self.rested_at = np.zeros((0, 0), np.float32)
+        self.under = np.zeros((0, 0, 3), np.uint8)
 
     def update(self, rectified: np.ndarray, t: float) -> tuple[list[Arm], list[Settle]]:
         cur = cv2.GaussianBlur(rectified, (3, 3), 0)
@@ -94,6 +109,11 @@ class SceneTracker:
             self.ref, self.prev = cur.copy(), cur
             self.still_since = np.full(cur.shape[:2], t, np.float32)
             self.t0 = t
+            self.first = cur
+            self.felt = np.empty_like(cur)
+            self.felt[:] = np.median(cur[self.plane.felt & (self.plane.lines == 0)], axis=0).astype(np.uint8)
+            self.rested_at = np.full(cur.shape[:2], np.inf, np.float32)  # since when an arm the reference took in rests
+            self.under = np.zeros_like(cur)  # what lay under it
             self.warm = [cur]
             return [], []
         if self.t0 is not None and t - self.t0 < WARM_UP_S:
@@ -104,8 +124,9 @@ class SceneTracker:
         self.still_since = np.where(moved, np.float32(t), self.still_since)
         self.prev = cur
         fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
-        fg_clean = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        arms, arm_mask = self._arms(fg_clean, moved)
+        seen = fg | self._still_resting(cur, t)
+        fg_clean = cv2.morphologyEx(seen.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        arms, arm_mask = self._arms(fg_clean, moved, self._as_first_seen(cur), cur)
         guard = cv2.dilate(arm_mask, np.ones((2 * ARM_GUARD_PX + 1,) * 2, np.uint8)) > 0
         still = t - self.still_since
         # An arm never becomes table, unless it does not move at all for GHOST_S: then it is the imprint
@@ -113,14 +134,94 @@ class SceneTracker:
         absorb = (still >= self.still_s) & (~guard | (still >= GHOST_S))
         changed = absorb & fg
         settles = self._settles(changed, cur, t) if cv2.countNonZero(changed.view(np.uint8)) else []
+        self._remember_under(changed & guard, cur, t)
         cv2.copyTo(cur, absorb.view(np.uint8), self.ref)
         self.fg = fg_clean > 0
         return arms, settles
 
-    def _arms(self, fg: np.ndarray, moved: np.ndarray) -> tuple[list[Arm], np.ndarray]:
-        """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each."""
+    def _remember_under(self, resting: np.ndarray, cur: np.ndarray, t: float) -> None:
+        """An arm the reference takes in (it rested GHOST_S): keep what lay under it, to know when it leaves.
+
+        What the reference takes in may instead be the table where an imprint was (an arm the first reference
+        took in, gone since): then the frame shows more bare felt than the reference held, where an arm coming
+        to rest over the table shows less.
+        """
+        assert self.ref is not None and self.felt is not None
+        new = (resting & ~self.resting).view(np.uint8)
+        if not cv2.countNonZero(new):
+            return
+        n, labels = cv2.connectedComponents(new, connectivity=8)
+        for k in range(1, n):
+            part = labels == k
+            if self._covers(cur[part], self.ref[part]):
+                self.under[part] = self.ref[part]
+                self.rested_at[part] = t
+
+    def _covers(self, now: np.ndarray, before: np.ndarray) -> bool:
+        """Whether these pixels of the frame show something over the table the reference held (fewer of them
+        are bare felt than before), rather than the table where the reference held an arm's imprint."""
+        assert self.felt is not None
+        felt = self.felt[0, 0].astype(np.int16)
+        return bool((np.abs(now.astype(np.int16) - felt).max(axis=1) <= BARE_DIFF).mean()
+                    < (np.abs(before.astype(np.int16) - felt).max(axis=1) <= BARE_DIFF).mean())
+
+    def _lone_hand(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> str | None:
+        """A hand-sized region apart from any arm (on the half-resolution mask) is a hand whose sleeve the felt
+        hides when it moves, or when it is still where an arm was in the last frame and covers the table (not
+        an imprint), unless it is in a card's colours (a card in flight) or, still, a chip's (chips just put
+        down): its owner ("" when unknown), else None."""
+        assert self.ref is not None
+        x, y = at
+        h, w = comp.shape
+        pixels = cur[2 * y:2 * (y + h):2, 2 * x:2 * (x + w):2][comp]
+        if self.card_like is not None and float(self.card_like(pixels).mean()) >= CARD_SHARE:
+            return None
+        owner = self._previous_owner(comp, at)
+        if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+            return owner or ""
+        if owner is None or (self.chip_like is not None and float(self.chip_like(pixels).mean()) >= CARD_SHARE):
+            return None
+        return owner if self._covers(pixels, self.ref[2 * y:2 * (y + h):2, 2 * x:2 * (x + w):2][comp]) else None
+
+    def _as_first_seen(self, cur: np.ndarray) -> np.ndarray:
+        """Where the frame shows the table as it was first seen."""
+        assert self.first is not None
+        return _channel_max(cv2.absdiff(cur, self.first)) <= FG_DIFF
+
+    @property
+    def resting(self) -> np.ndarray:
+        """Where an arm the reference took in still rests."""
+        return self.rested_at < np.inf
+
+    def _still_resting(self, cur: np.ndarray, t: float) -> np.ndarray:
+        """Where an arm the reference took in still rests: foreground, though the reference holds it.
+
+        Where the frame shows again what lay under it, the arm has gone: that goes back into the reference
+        at once (no imprint of the arm is left). Where it shows neither, something else happened there, and
+        the usual foreground and settling take over, as they do after RESTING_MAX_S.
+        """
+        resting = self.resting
+        if not cv2.countNonZero(resting.view(np.uint8)):
+            return resting
+        assert self.ref is not None
+        gone = resting & (_channel_max(cv2.absdiff(cur, self.under)) <= FG_DIFF)
+        cv2.copyTo(cur, gone.view(np.uint8), self.ref)
+        other = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
+        self.rested_at[gone | other | (t - self.rested_at > RESTING_MAX_S)] = np.inf
+        return self.resting
+
+    def _arms(self, fg: np.ndarray, moved: np.ndarray, as_first: np.ndarray,
+              cur: np.ndarray) -> tuple[list[Arm], np.ndarray]:
+        """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each.
+
+        ``as_first``: where the frame shows the table as first seen. A foreground region that mostly does is no
+        arm but the imprint of one the reference took in while it was made (an arm resting then). A small moving
+        region in a card's colours is a card in flight (a pitch), not a hand whose sleeve the felt hides.
+        """
         small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
         moving = cv2.resize(moved.view(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+        first_small = cv2.resize(as_first.view(np.uint8), (small.shape[1], small.shape[0]),
+                                 interpolation=cv2.INTER_NEAREST)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(small, connectivity=8)
         arm_small = np.zeros(small.shape, np.uint8)
         owners = np.zeros(small.shape, np.uint8)
@@ -130,6 +231,8 @@ class SceneTracker:
             if area * 4 < self.hand_min_px:
                 continue
             comp = labels[y:y + h, x:x + w] == k
+            if first_small[y:y + h, x:x + w][comp].mean() >= IMPRINT_SHARE:
+                continue
             ys, xs = np.nonzero(comp)
             pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)
             out = comp & self.outside_small[y:y + h, x:x + w]
@@ -137,9 +240,8 @@ class SceneTracker:
                 actor = self._owner(comp, (x, y), pts)
                 if actor is not None:
                     parts.append((pts, k, actor, int(area)))
-            elif area * 4 <= self.hand_max_px and moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
-                # not an arm by itself (a card fan, a pushed pot), unless it is a hand whose sleeve the felt hides
-                parts.append((pts, k, self._previous_owner(comp, (x, y)), int(area)))
+            elif area * 4 <= self.hand_max_px and (hand := self._lone_hand(comp, (x, y), moving, cur)) is not None:
+                parts.append((pts, k, hand or None, int(area)))
         main: dict[str, tuple[np.ndarray, int, int]] = {}  # actor -> its largest arm: points, label, area
         for pts, k, actor, area in parts:
             if actor is not None and (actor not in main or area > main[actor][2]):
@@ -176,7 +278,8 @@ class SceneTracker:
             end, reach = _far_end(pts, origin)
             gap = float(np.min(np.hypot(*(part - end).T)))
             axis = (end - origin) / max(float(np.hypot(*(end - origin))), 1.0)
-            off_axis = abs(float(np.cross(axis, part.mean(axis=0) - origin)))
+            v = part.mean(axis=0) - origin
+            off_axis = abs(float(axis[0] * v[1] - axis[1] * v[0]))
             if gap <= BRIDGE_MM and off_axis <= BRIDGE_MM / 2 and float(np.max(np.hypot(*(part - origin).T))) > reach:
                 return actor
         return None

@@ -1,0 +1,145 @@
+"""Speed of the table monitor's vision path (``Perception``) on simulated video, per stage, at 720p and 4K.
+
+The simulator renders a stretch of a scenario at the camera's frame rate into an MJPG video (rendering is
+not timed); the video is then read back frame by frame, as from a camera, and every frame goes to
+``Perception``. Perception analyses about one frame in ``1 / min_interval_s`` (motion between is slow enough
+to follow) and skips the others at once, so keeping up means decoding every frame and analysing those.
+At 4K the table plane is resampled from the 4K frame and card identity is read from its full-resolution
+crops; at 720p from the 720p frame.
+
+    python -m tablewatch.vision.perception.bench [--seconds 8] [--fps 30] [--resolution 720p --resolution 2160p]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+
+from tablewatch.calibration.chips import from_simulator
+from tablewatch.calibration.layout import load_layout
+from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.perception import Perception
+from tablewatch.vision.sources import VideoFileSource
+
+DEMO = Path(__file__).resolve().parents[2] / "sim" / "scenarios" / "demo.yaml"
+
+
+@dataclass(frozen=True)
+class PerceptionSpeed:
+    resolution: str
+    frames: int
+    analysed: int
+    seconds_of_video: float
+    ms_per_frame: dict[str, float]  # decode and perception, over every frame
+    ms_per_analysed: dict[str, float]  # perception's stages, over the frames it analysed
+    events: int
+
+    @property
+    def realtime(self) -> float:
+        """Seconds of video per second of work (above 1: keeps up)."""
+        return self.seconds_of_video / (sum(self.ms_per_frame.values()) * self.frames / 1000)
+
+    def line(self) -> str:
+        per_frame = "  ".join(f"{k} {v:.1f}" for k, v in self.ms_per_frame.items())
+        stages = "  ".join(f"{k} {v:.1f}" for k, v in self.ms_per_analysed.items())
+        fps = self.frames / (self.seconds_of_video / self.realtime)
+        return (f"{self.resolution:>6}: {fps:6.1f} frames/s = {self.realtime:4.2f}x real time ({self.frames} frames, "
+                f"{self.analysed} analysed, {self.events} events); ms/frame: {per_frame}; "
+                f"ms/analysed frame: {stages}")
+
+
+def render_video(sim: Simulation, path: Path, *, resolution: str, fps: float, start: float, seconds: float) -> Path:
+    """``seconds`` of ``sim`` from ``start`` at ``fps`` into an MJPG video (frames written one by one)."""
+    renderer = sim.renderer(resolution=resolution)
+    writer: cv2.VideoWriter | None = None
+    try:
+        for i in range(round(seconds * fps)):
+            image = renderer.render(start + i / fps, labels=False).image
+            if writer is None:
+                writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps,
+                                         (image.shape[1], image.shape[0]))
+                if not writer.isOpened():
+                    raise RuntimeError(f"OpenCV cannot write an MJPG video to {path}.")
+            writer.write(image)
+    finally:
+        if writer is not None:
+            writer.release()
+        sim.release_renderers()
+    return path
+
+
+def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, start: float) -> PerceptionSpeed:
+    """Read ``video`` frame by frame and run perception on every frame, timing each stage."""
+    scenario = sim.scenario
+    perception = Perception(layout=load_layout(scenario.layout), table=scenario.table,
+                            chips=from_simulator(scenario.chips), deck=scenario.deck, hand_in_progress=True)
+    source = VideoFileSource(video)
+    decode = work = 0.0
+    frames, events = 0, 0
+    stream = source.frames()
+    try:
+        while True:
+            t0 = time.perf_counter()
+            frame = next(stream, None)
+            t1 = time.perf_counter()
+            if frame is None:
+                break
+            events += len(perception.process(frame.image, start + frames / fps))
+            decode, work = decode + t1 - t0, work + time.perf_counter() - t1
+            frames += 1
+    finally:
+        source.close()
+    if frames == 0:
+        raise RuntimeError(f"{video}: no frames to benchmark.")
+    timing = perception.report_timing()
+    analysed = int(timing.pop("frames"))
+    return PerceptionSpeed(resolution=resolution, frames=frames, analysed=analysed, seconds_of_video=frames / fps,
+                           ms_per_frame={"decode": 1000 * decode / frames, "perception": 1000 * work / frames},
+                           ms_per_analysed=timing, events=events)
+
+
+def bench(scenario: Path = DEMO, *, resolutions: Sequence[str] = ("720p", "2160p"), fps: float = 30.0,
+          start: float = 2.0, seconds: float = 8.0) -> list[PerceptionSpeed]:
+    sim = Simulation.from_file(scenario)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="tablewatch-perception-bench-") as folder:
+        for resolution in resolutions:
+            video = render_video(sim, Path(folder) / f"{resolution}.avi", resolution=resolution, fps=fps,
+                                 start=start, seconds=seconds)
+            results.append(bench_video(sim, video, resolution=resolution, fps=fps, start=start))
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tablewatch.vision.perception.bench", description=__doc__.split(
+        "\n")[0])
+    parser.add_argument("scenario", nargs="?", type=Path, default=DEMO, help="scenario YAML (default: the demo)")
+    parser.add_argument("--resolution", action="append", help="720p, 1080p, 2160p… (repeatable; default 720p, 2160p)")
+    parser.add_argument("--fps", type=float, default=30.0, help="the camera's frame rate")
+    parser.add_argument("--start", type=float, default=2.0, help="from this second of the scenario (the deal)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="how much video")
+    args = parser.parse_args(argv)
+    try:
+        results = bench(args.scenario, resolutions=args.resolution or ("720p", "2160p"), fps=args.fps,
+                        start=args.start, seconds=args.seconds)
+    except (OSError, RuntimeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.scenario.name} from {args.start:g} s, {args.seconds:g} s at {args.fps:g} fps (rendering not timed):")
+    for result in results:
+        print(result.line())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["PerceptionSpeed", "bench", "bench_video", "main", "render_video"]
