@@ -184,10 +184,6 @@ class Appearance:
         q = (np.asarray(bgr, np.uint8).reshape(-1, 3) >> 3).astype(np.int32)
         return self._lut[(q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]]
 
-    def chip_like(self, bgr: np.ndarray) -> np.ndarray:
-        """Which of these pixels show one of the chip set's colours."""
-        return self._looked_up(bgr) > 0
-
     def chip_value(self, bgr: np.ndarray) -> int | None:
         """The denomination of one chip top from its pixels: the colour most of them show (None: no chip's)."""
         counts = self.chip_pixels(bgr)

@@ -40,7 +40,7 @@ HAND_MOVING = 0.25  # and this share of it moved since the last frame (chips jus
 BRIDGE_MM = 200.0  # the most of a sleeve the felt can hide between the arm seen and its hand
 GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
 RESTING_MAX_S = 120.0  # an arm resting longer than this becomes table (its imprint stays GHOST_S when it leaves)
-CARD_SHARE = 0.5  # a hand-sized region this much in a card's (or a chip's) colours is that, not a hand
+CARD_SHARE = 0.5  # a moving region this much in a card's colours is a card in flight, not a hand
 BARE_DIFF = 40  # grey levels (max over channels) from the felt's colour: bare felt
 IMPRINT_SHARE = 0.8  # a foreground region this much as the table was first seen is the imprint of an arm
 
@@ -99,7 +99,6 @@ class SceneTracker:
         self.felt: np.ndarray | None = None  # a picture of bare felt (its median colour) the plane's size
         # which of some BGR pixels are a card's colours (its back or paper), once the deck's look is known
         self.card_like: Callable[[np.ndarray], np.ndarray] | None = None
-        self.chip_like: Callable[[np.ndarray], np.ndarray] | None = None  # ... a chip's, once its colours are known
         self.rested_at = np.zeros((0, 0), np.float32)
         self.under = np.zeros((0, 0, 3), np.uint8)
 
@@ -166,22 +165,17 @@ class SceneTracker:
                     < (np.abs(before.astype(np.int16) - felt).max(axis=1) <= BARE_DIFF).mean())
 
     def _lone_hand(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> str | None:
-        """A hand-sized region apart from any arm (on the half-resolution mask) is a hand whose sleeve the felt
-        hides when it moves, or when it is still where an arm was in the last frame and covers the table (not
-        an imprint), unless it is in a card's colours (a card in flight) or, still, a chip's (chips just put
-        down): its owner ("" when unknown), else None."""
-        assert self.ref is not None
+        """A hand-sized region apart from any arm (on the half-resolution mask) that moves is a hand whose sleeve
+        the felt hides, unless it is in a card's colours (a card in flight): its owner ("" when unknown), else
+        None. Still, it is chips just put down, a card fan, a pushed pot."""
         x, y = at
         h, w = comp.shape
+        if moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING:
+            return None
         pixels = cur[2 * y:2 * (y + h):2, 2 * x:2 * (x + w):2][comp]
         if self.card_like is not None and float(self.card_like(pixels).mean()) >= CARD_SHARE:
             return None
-        owner = self._previous_owner(comp, at)
-        if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
-            return owner or ""
-        if owner is None or (self.chip_like is not None and float(self.chip_like(pixels).mean()) >= CARD_SHARE):
-            return None
-        return owner if self._covers(pixels, self.ref[2 * y:2 * (y + h):2, 2 * x:2 * (x + w):2][comp]) else None
+        return self._previous_owner(comp, at) or ""
 
     def _as_first_seen(self, cur: np.ndarray) -> np.ndarray:
         """Where the frame shows the table as it was first seen."""
