@@ -3,11 +3,14 @@
     python -m tablewatch.vision.perception.evaluate tablewatch/sim/scenarios/demo.yaml [--fps 10]
     python -m tablewatch.vision.perception.evaluate --phh FILE.phh --hand 3
     python -m tablewatch.vision.perception.evaluate --phh FILE.phh --hand 1 --hand 2 --deck simplistic --felt grey
+    python -m tablewatch.vision.perception.evaluate tablewatch/sim/scenarios/demo.yaml --objects --hires 2160p
 
 Prints, per event kind, precision and recall (a detection matches a true event of the same kind, seat
 and board slot within ``--tolerance`` seconds, each used once); for bets the share with the exact number
 of forward motions and with the exact chip value; for board cards the identity accuracy; and the frames
-per second of perception alone (rendering excluded).
+per second of perception alone (rendering excluded). With ``--objects``, also frame by frame against the
+simulator's labels: the hands over the felt found (and their owners), and the chip tops in full view read
+by denomination.
 """
 
 from __future__ import annotations
