@@ -96,7 +96,7 @@ class SceneTracker:
         self.actor_ids = {a: i for i, a in enumerate(self.actor_names) if a}
         self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
         self.first: np.ndarray | None = None  # the table as first seen
-        self.felt: np.ndarray | None = None  # a picture of bare felt (its median colour) the plane's size
+        self.felt: np.ndarray | None = None  # the felt's median colour (int16 BGR)
         # which of some BGR pixels are a card's colours (its back or paper), once the deck's look is known
         self.card_like: Callable[[np.ndarray], np.ndarray] | None = None
         self.rested_at = np.zeros((0, 0), np.float32)
@@ -109,8 +109,8 @@ class SceneTracker:
             self.still_since = np.full(cur.shape[:2], t, np.float32)
             self.t0 = t
             self.first = cur
-            self.felt = np.empty_like(cur)
-            self.felt[:] = np.median(cur[self.plane.felt & (self.plane.lines == 0)], axis=0).astype(np.uint8)
+            felt = np.median(cur[self.plane.felt & (self.plane.lines == 0)], axis=0)
+            self.felt = felt.astype(np.uint8).astype(np.int16)
             self.rested_at = np.full(cur.shape[:2], np.inf, np.float32)  # since when an arm the reference took in rests
             self.under = np.zeros_like(cur)  # what lay under it
             self.warm = [cur]
@@ -125,7 +125,7 @@ class SceneTracker:
         fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
         seen = fg | self._still_resting(cur, t)
         fg_clean = cv2.morphologyEx(seen.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        arms, arm_mask = self._arms(fg_clean, moved, self._as_first_seen(cur), cur)
+        arms, arm_mask = self._arms(fg_clean, moved, cur)
         guard = cv2.dilate(arm_mask, np.ones((2 * ARM_GUARD_PX + 1,) * 2, np.uint8)) > 0
         still = t - self.still_since
         # An arm never becomes table, unless it does not move at all for GHOST_S: then it is the imprint
@@ -160,9 +160,8 @@ class SceneTracker:
         """Whether these pixels of the frame show something over the table the reference held (fewer of them
         are bare felt than before), rather than the table where the reference held an arm's imprint."""
         assert self.felt is not None
-        felt = self.felt[0, 0].astype(np.int16)
-        return bool((np.abs(now.astype(np.int16) - felt).max(axis=1) <= BARE_DIFF).mean()
-                    < (np.abs(before.astype(np.int16) - felt).max(axis=1) <= BARE_DIFF).mean())
+        return bool((np.abs(now.astype(np.int16) - self.felt).max(axis=1) <= BARE_DIFF).mean()
+                    < (np.abs(before.astype(np.int16) - self.felt).max(axis=1) <= BARE_DIFF).mean())
 
     def _lone_hand(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> str | None:
         """A hand-sized region apart from any arm (on the half-resolution mask) that moves is a hand whose sleeve
@@ -177,10 +176,15 @@ class SceneTracker:
             return None
         return self._previous_owner(comp, at) or ""
 
-    def _as_first_seen(self, cur: np.ndarray) -> np.ndarray:
-        """Where the frame shows the table as it was first seen."""
+    def _imprint(self, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> bool:
+        """A region (on the half-resolution mask) that mostly shows the table as first seen: no arm, but the
+        imprint of one the reference took in while it was made (an arm resting then)."""
         assert self.first is not None
-        return _channel_max(cv2.absdiff(cur, self.first)) <= FG_DIFF
+        x, y = at
+        h, w = comp.shape
+        window = (slice(2 * y, 2 * (y + h), 2), slice(2 * x, 2 * (x + w), 2))
+        diff = np.abs(cur[window][comp].astype(np.int16) - self.first[window][comp]).max(axis=1)
+        return float((diff <= FG_DIFF).mean()) >= IMPRINT_SHARE
 
     @property
     def resting(self) -> np.ndarray:
@@ -204,18 +208,14 @@ class SceneTracker:
         self.rested_at[gone | other | (t - self.rested_at > RESTING_MAX_S)] = np.inf
         return self.resting
 
-    def _arms(self, fg: np.ndarray, moved: np.ndarray, as_first: np.ndarray,
-              cur: np.ndarray) -> tuple[list[Arm], np.ndarray]:
+    def _arms(self, fg: np.ndarray, moved: np.ndarray, cur: np.ndarray) -> tuple[list[Arm], np.ndarray]:
         """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each.
 
-        ``as_first``: where the frame shows the table as first seen. A foreground region that mostly does is no
-        arm but the imprint of one the reference took in while it was made (an arm resting then). A small moving
-        region in a card's colours is a card in flight (a pitch), not a hand whose sleeve the felt hides.
+        A region that mostly shows the table as first seen is an imprint (``_imprint``). A small moving region
+        in a card's colours is a card in flight (a pitch), not a hand whose sleeve the felt hides.
         """
         small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
         moving = cv2.resize(moved.view(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
-        first_small = cv2.resize(as_first.view(np.uint8), (small.shape[1], small.shape[0]),
-                                 interpolation=cv2.INTER_NEAREST)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(small, connectivity=8)
         arm_small = np.zeros(small.shape, np.uint8)
         owners = np.zeros(small.shape, np.uint8)
@@ -225,7 +225,7 @@ class SceneTracker:
             if area * 4 < self.hand_min_px:
                 continue
             comp = labels[y:y + h, x:x + w] == k
-            if first_small[y:y + h, x:x + w][comp].mean() >= IMPRINT_SHARE:
+            if self._imprint(comp, (x, y), cur):
                 continue
             ys, xs = np.nonzero(comp)
             pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)
