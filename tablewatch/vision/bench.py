@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,14 +59,20 @@ def compose_frames(photos: list[Path], *, size: tuple[int, int], count: int, see
     return frames
 
 
-def write_video(frames: list[np.ndarray], path: Path, fps: float = 30.0) -> Path:
-    height, width = frames[0].shape[:2]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (width, height))
-    if not writer.isOpened():
-        raise RuntimeError(f"OpenCV cannot write an MJPG video to {path}.")
-    for frame in frames:
-        writer.write(frame)
-    writer.release()
+def write_video(frames: Iterable[np.ndarray], path: Path, fps: float = 30.0) -> Path:
+    """The frames, one by one as they come (a generator need not hold them all), into an MJPG video."""
+    writer: cv2.VideoWriter | None = None
+    try:
+        for frame in frames:
+            if writer is None:
+                height, width = frame.shape[:2]
+                writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (width, height))
+                if not writer.isOpened():
+                    raise RuntimeError(f"OpenCV cannot write an MJPG video to {path}.")
+            writer.write(frame)
+    finally:
+        if writer is not None:
+            writer.release()
     return path
 
 

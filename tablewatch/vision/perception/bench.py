@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
-
 from tablewatch.calibration.chips import from_simulator
 from tablewatch.calibration.layout import load_layout
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.bench import write_video
 from tablewatch.vision.perception.perception import Perception
 from tablewatch.vision.sources import VideoFileSource
 
@@ -58,21 +57,11 @@ class PerceptionSpeed:
 def render_video(sim: Simulation, path: Path, *, resolution: str, fps: float, start: float, seconds: float) -> Path:
     """``seconds`` of ``sim`` from ``start`` at ``fps`` into an MJPG video (frames written one by one)."""
     renderer = sim.renderer(resolution=resolution)
-    writer: cv2.VideoWriter | None = None
     try:
-        for i in range(round(seconds * fps)):
-            image = renderer.render(start + i / fps, labels=False).image
-            if writer is None:
-                writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps,
-                                         (image.shape[1], image.shape[0]))
-                if not writer.isOpened():
-                    raise RuntimeError(f"OpenCV cannot write an MJPG video to {path}.")
-            writer.write(image)
+        return write_video((renderer.render(start + i / fps, labels=False).image
+                            for i in range(round(seconds * fps))), path, fps)
     finally:
-        if writer is not None:
-            writer.release()
         sim.release_renderers()
-    return path
 
 
 def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, start: float) -> PerceptionSpeed:
