@@ -30,6 +30,7 @@ from tablewatch.sim.labels import Label
 from tablewatch.sim.scenario import FELTS, ScenarioError, load_scenario
 from tablewatch.sim.session import Simulation, phh_scenario
 from tablewatch.vision.perception.perception import Perception, PerceptionError
+from tablewatch.vision.perception.plane import TablePlane
 
 KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardsTabled", "CardExposed", "BetMotion", "Tap",
          "PotGathered", "PotPushed", "HandInZone", "StackObscured", "ChipsLeftTable")
@@ -147,10 +148,9 @@ def _centre_mm(perception: Perception, label: Label) -> tuple[float, float]:
     return float(x), float(y)
 
 
-def _on_felt(plane: object, at: tuple[float, float]) -> bool:
-    px, py = plane.to_px(at)  # type: ignore[attr-defined]
-    felt = plane.felt  # type: ignore[attr-defined]
-    return 0 <= py < felt.shape[0] and 0 <= px < felt.shape[1] and bool(felt[py, px])
+def _on_felt(plane: TablePlane, at: tuple[float, float]) -> bool:
+    px, py = plane.to_px(at)
+    return 0 <= py < plane.felt.shape[0] and 0 <= px < plane.felt.shape[1] and bool(plane.felt[py, px])
 
 
 def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
