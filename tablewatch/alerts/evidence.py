@@ -6,7 +6,9 @@ worker thread once frames past ``after_s`` have arrived (or at ``flush()``), the
 the publisher can send an ``update`` revision with ``clip_ready: true``.
 
 Frames are kept by reference: hand a new array per frame (``cv2.VideoCapture.read`` does) and never
-draw on it afterwards.
+draw on it afterwards. A frame may also be kept compressed (a ``tablewatch.vision.sources.Frame`` of a
+Motion-JPEG camera: nine seconds of 30 fps 4K frames are ~0.4 GB so, 6.7 GB decoded) and is decoded when
+written.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -40,6 +43,27 @@ class EvidenceConfig(StrictModel):
     jpeg_quality: int = Field(88, ge=10, le=100)
 
 
+class Picture(Protocol):
+    """A frame decoded when looked at (``tablewatch.vision.sources.Frame``)."""
+
+    @property
+    def image(self) -> np.ndarray: ...
+
+
+FrameLike = np.ndarray | Picture
+
+
+def pixels(frame: FrameLike) -> np.ndarray | None:
+    """The frame's pixels, a compressed frame decoded now; None (logged) when its data does not decode."""
+    if isinstance(frame, np.ndarray):
+        return frame
+    try:
+        return frame.image
+    except (RuntimeError, ValueError) as exc:  # SourceError: the camera sent a corrupt frame
+        log.warning("a kept frame is not shown: %s", exc)
+        return None
+
+
 @dataclass(frozen=True, kw_only=True)
 class Box:
     """An object to draw on the still, in pixels of the frame."""
@@ -58,10 +82,10 @@ class FrameRing:
 
     seconds: float
     times: deque[float] = field(default_factory=deque)
-    frames: deque[np.ndarray] = field(default_factory=deque)
+    frames: deque[FrameLike] = field(default_factory=deque)
     boxes: deque[Sequence[Box]] = field(default_factory=deque)
 
-    def add(self, ts: float, frame: np.ndarray, boxes: Sequence[Box] = ()) -> None:
+    def add(self, ts: float, frame: FrameLike, boxes: Sequence[Box] = ()) -> None:
         if self.times and ts < self.times[-1]:
             raise ValueError(f"frame at {ts:.3f} s is older than the last one ({self.times[-1]:.3f} s)")
         self.times.append(ts)
@@ -80,7 +104,7 @@ class FrameRing:
         candidates = [j for j in (i - 1, i) if 0 <= j < len(times)]
         return min(candidates, key=lambda j: abs(times[j] - ts))
 
-    def window(self, start: float, end: float) -> list[tuple[float, np.ndarray]]:
+    def window(self, start: float, end: float) -> list[tuple[float, FrameLike]]:
         return [(t, f) for t, f in zip(self.times, self.frames, strict=True) if start <= t <= end]
 
     def fps(self, default: float = 10.0) -> float:
@@ -113,7 +137,7 @@ class EvidenceRecorder:
         self._pending: list[_PendingClip] = []
         self._lock = threading.Lock()
         # a clip to write, or an Event the worker sets when it gets there (flush waits on it)
-        self._jobs: queue.Queue[tuple[_PendingClip, list[tuple[float, np.ndarray]], float] | threading.Event] = (
+        self._jobs: queue.Queue[tuple[_PendingClip, list[tuple[float, FrameLike]], float] | threading.Event] = (
             queue.Queue())
         self._worker = threading.Thread(target=self._work, name="evidence-clips", daemon=True)
         self._worker.start()
@@ -121,9 +145,12 @@ class EvidenceRecorder:
 
     # --- the camera loop's side ---------------------------------------------------------------------
 
-    def add_frame(self, camera: str, ts: float, frame: np.ndarray, boxes: Sequence[Box] = ()) -> None:
-        if frame.ndim != 3 or frame.shape[2] != 3:
+    def add_frame(self, camera: str, ts: float, frame: FrameLike, boxes: Sequence[Box] = ()) -> None:
+        """One frame of ``camera``: a BGR image, or a compressed frame (decoded only if it is written)."""
+        if isinstance(frame, np.ndarray) and (frame.ndim != 3 or frame.shape[2] != 3):
             raise ValueError(f"camera {camera}: expected a BGR frame (h, w, 3), got shape {frame.shape}")
+        if not isinstance(frame, np.ndarray) and not hasattr(type(frame), "image"):  # (not decoding it)
+            raise ValueError(f"camera {camera}: expected a BGR frame or a compressed one, got {type(frame).__name__}")
         with self._lock:
             ring = self.rings.get(camera)
             if ring is None:
@@ -145,7 +172,11 @@ class EvidenceRecorder:
             if ring is None or (index := ring.nearest(ts)) is None:
                 log.warning("alert %s: no frames from camera %r to show; no still or clip", alert, camera)
                 return Evidence(frame_ts=tuple(frame_ts))
-            frame, seen = ring.frames[index], list(ring.boxes[index])
+            kept, seen = ring.frames[index], list(ring.boxes[index])
+        frame = pixels(kept)
+        if frame is None:
+            log.warning("alert %s: the frame nearest it does not decode; no still or clip", alert)
+            return Evidence(frame_ts=tuple(frame_ts))
         stem = self.config.folder / f"{alert}-{camera}"
         still = stem.with_suffix(".jpg")
         annotated = draw(frame, [*seen, *boxes], caption=f"{label}  t={ts:.2f}s".strip())
@@ -204,23 +235,34 @@ class EvidenceRecorder:
                     log.exception("on_clip for %s failed", clip.alert)
 
 
-def write_clip(path: Path, frames: list[tuple[float, np.ndarray]], *, fps: float,
+def write_clip(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float,
                codec: str = "VP80") -> tuple[float, float]:
-    """Write ``frames`` to ``path``; returns the first and last frame times actually written."""
+    """Write ``frames`` to ``path`` (compressed ones decoded one at a time, those that don't decode left out);
+    returns the first and last frame times actually written."""
     if not frames:
         raise ValueError("no frames in the clip's window (the ring buffer was empty or too short)")
-    height, width = frames[0][1].shape[:2]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*codec), max(1.0, fps), (width, height))
-    if not writer.isOpened():
-        raise ValueError(f"OpenCV can't write {codec} video to {path.name}")
+    writer: cv2.VideoWriter | None = None
+    written: list[float] = []
     try:
-        for _, frame in frames:
+        for ts, kept in frames:
+            frame = pixels(kept)
+            if frame is None:
+                continue
+            if writer is None:
+                height, width = frame.shape[:2]
+                writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*codec), max(1.0, fps), (width, height))
+                if not writer.isOpened():
+                    raise ValueError(f"OpenCV can't write {codec} video to {path.name}")
             if frame.shape[:2] != (height, width):
                 frame = cv2.resize(frame, (width, height))
             writer.write(frame)
+            written.append(ts)
     finally:
-        writer.release()
-    return frames[0][0], frames[-1][0]
+        if writer is not None:
+            writer.release()
+    if not written:
+        raise ValueError("no frame in the clip's window decodes")
+    return written[0], written[-1]
 
 
 def draw(frame: np.ndarray, boxes: Sequence[Box], *, caption: str = "") -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 from tablewatch.calibration.drift import DriftMonitor, DriftState
 from tablewatch.calibration.markers import Detections, detect_markers, marker_detector
 from tablewatch.events import CameraMoved, CameraRecalibrated, Event
-from tablewatch.vision.perception.perception import Perception
+from tablewatch.vision.perception.perception import Perception, Picture, decoded
 
 DEFAULT_EVERY = 6  # frames between checks: 0.2 s at 30 fps, 0.4 s at 15
 MARGIN_PX = 64  # how far around a marker's last place to look (a 40 mm knock moves it ~30 px at 720p)
@@ -53,7 +53,7 @@ class DriftGate:
     _vetted: float = -math.inf  # the time of the last check that found the camera steady
     _blind: list[tuple[float, float]] = field(default_factory=list)  # (after, before): vision events dropped
     _where: Detections = field(default_factory=dict)  # marker -> its corners where last seen
-    _unchecked: tuple[np.ndarray, float] | None = None  # the latest frame, when no check has looked at it
+    _unchecked: tuple[np.ndarray | Picture, float] | None = None  # the latest frame, when no check has looked at it
 
     def __post_init__(self) -> None:
         if self.every < 1:
@@ -82,8 +82,9 @@ class DriftGate:
     def paused(self) -> bool:
         return self.monitor.state is DriftState.MOVED
 
-    def frame(self, image: np.ndarray, ts: float) -> list[Event]:
-        """One frame at ``ts``: the drift notices and the vetted vision events it makes ready, in time order."""
+    def frame(self, image: np.ndarray | Picture, ts: float) -> list[Event]:
+        """One frame at ``ts`` (an image, or a compressed frame: decoded in full only when checked): the drift
+        notices and the vetted vision events it makes ready, in time order."""
         out: list[Event] = []
         if self.frames % self.every == 0:
             out += self._check(image, ts)
@@ -124,9 +125,9 @@ class DriftGate:
 
     # --- checks ---------------------------------------------------------------------------------------
 
-    def _check(self, image: np.ndarray, ts: float) -> list[Event]:
+    def _check(self, image: np.ndarray | Picture, ts: float) -> list[Event]:
         started = time.perf_counter()
-        seen = self._detect(image)
+        seen = self._detect(decoded(image))
         events = self.monitor.check(seen, ts)
         self.check_s += time.perf_counter() - started
         self.checks += 1

@@ -132,6 +132,7 @@ class CameraSource:
         self.drift = drift  # between perception and the table, when the camera is watched for drift
         self.origin: float | None = None  # a video file's start on the table's clock
         self.frames = 0
+        self.bad_frames = 0  # frames whose compressed data did not decode (skipped)
         self.events = 0
         self.error = ""
         self._emit: Emit | None = None
@@ -159,7 +160,11 @@ class CameraSource:
                     ts = self._when(start + frame.ts) if paced else self.clock()
                     if ts is None or self._stop.is_set():
                         break
-                    self._frame(ts, frame.image)
+                    try:
+                        self._frame(ts, frame)
+                    except SourceError as exc:  # one corrupt frame of a compressed stream: the next may be fine
+                        self.bad_frames += 1
+                        log.warning("%s: %s; frame skipped", self.name, exc)
             finally:
                 source.close()
         except (SourceError, PerceptionError) as exc:
@@ -177,6 +182,8 @@ class CameraSource:
         return due
 
     def _frame(self, ts: float, image: Any) -> None:
+        """One frame (pixels, or a Motion-JPEG frame still compressed: the ring buffer keeps it so, perception
+        decodes it when it analyses it) to the sinks and perception."""
         self.frames += 1
         for sink in self.frame_sinks:
             sink(self.config.name, ts, image)
@@ -298,7 +305,9 @@ def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, sta
         elif isinstance(source, CameraSource):
             seen = f", {source.events} events" if source.perception is not None else ", evidence only"
             drift = source.drift.status() if source.drift is not None else ""
-            parts.append(f"{source.name} {source.frames / elapsed:.1f} fps{seen}" + (f", {drift}" if drift else "")
+            bad = (f", {source.bad_frames} corrupt frame{'s' * (source.bad_frames > 1)} skipped"
+                   if source.bad_frames else "")
+            parts.append(f"{source.name} {source.frames / elapsed:.1f} fps{seen}{bad}" + (f", {drift}" if drift else "")
                          + (f" ({source.error})" if source.error else ""))
     if publisher is not None:
         health = publisher.health()

@@ -88,10 +88,11 @@ def bench_video(reader: CardReader, video: Path, *, label: str, mode: str, max_f
         while n < max_frames:
             t0 = time.perf_counter()
             frame = next(frames, None)
+            image = frame.image if frame is not None else None  # a Motion-JPEG frame is decoded here
             capture_seconds += time.perf_counter() - t0
-            if frame is None:
+            if image is None:
                 break
-            cards += len(reader.read(frame.image).cards)
+            cards += len(reader.read(image).cards)
             n += 1
     finally:
         source.close()

@@ -4,6 +4,12 @@
 an int or a digit string or ``/dev/videoN`` is a USB camera, ``rtsp://``, ``rtsps://``, ``http(s)://``,
 ``udp://``, ``tcp://`` a network stream, anything else a video file. Files fail fast with a sentence
 (missing, not a video); live sources reconnect after a dropped frame, ``max_reconnects`` times in a row.
+
+A Motion-JPEG file's frames stay compressed until they are looked at: reading the next one costs half a
+millisecond, a 4K frame decodes in about 26 ms, and ``Frame.reduced`` decodes a fraction of its size at a
+fraction of that (the JPEG's own scaled decoding). A consumer that looks at one frame in three, at a quarter
+of the size, is spared most of the decoding, and a ring buffer of compressed frames is ~18 times smaller
+(a simulated 4K frame: 1.35 MB as a quality-90 JPEG, 24.9 MB decoded).
 """
 
 from __future__ import annotations
@@ -11,7 +17,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -26,11 +31,44 @@ class SourceError(RuntimeError):
     """An image, video or camera that can't be read; the message names it and says why."""
 
 
-@dataclass(frozen=True)
+JPEG_FOURCCS = ("MJPG", "mjpg", "AVRN", "LJPG", "JPGL", "jpeg", "MJLS")
+REDUCED_FLAGS = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+                 8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
 class Frame:
-    image: np.ndarray  # BGR uint8 (H, W, 3)
-    index: int  # frames delivered so far by this source, from 0
-    ts: float  # seconds: position in the file, or monotonic clock for a live source
+    """One frame: its pixels, or its JPEG bytes decoded each time they are looked at (never kept: a buffer of
+    compressed frames stays small), with its place in the source and its time."""
+
+    __slots__ = ("_image", "index", "jpeg", "ts")
+
+    def __init__(self, image: np.ndarray | None = None, index: int = 0, ts: float = 0.0, *,
+                 jpeg: np.ndarray | None = None) -> None:
+        if (image is None) == (jpeg is None):
+            raise ValueError("a frame has its pixels or its JPEG bytes, one of the two")
+        self._image, self.jpeg = image, jpeg
+        self.index = index  # frames delivered so far by this source, from 0
+        self.ts = ts  # seconds: position in the file, or monotonic clock for a live source
+
+    @property
+    def image(self) -> np.ndarray:
+        """BGR uint8 (H, W, 3); SourceError if the JPEG bytes don't decode."""
+        return self._image if self._image is not None else self.reduced(1)
+
+    def reduced(self, factor: int) -> np.ndarray:
+        """The frame at 1/``factor`` of its width and height (rounded up), ``factor`` 1, 2, 4 or 8: a JPEG is
+        decoded straight to that size, pixels are averaged down."""
+        if factor not in REDUCED_FLAGS:
+            raise ValueError(f"a frame is reduced by 1, 2, 4 or 8, not {factor}")
+        if self._image is None:
+            image = cv2.imdecode(self.jpeg, REDUCED_FLAGS[factor])
+            if image is None:
+                raise SourceError(f"frame {self.index} at {self.ts:.3f} s: its JPEG data does not decode")
+            return image
+        if factor == 1:
+            return self._image
+        h, w = self._image.shape[:2]
+        return cv2.resize(self._image, (-(-w // factor), -(-h // factor)), interpolation=cv2.INTER_AREA)
 
 
 class FrameSource(Protocol):
@@ -59,7 +97,7 @@ def read_image(path: str | Path) -> np.ndarray:
 
 
 class VideoFileSource:
-    """Frames of a video file, with their time in the file."""
+    """Frames of a video file, with their time in the file; a Motion-JPEG file's frames stay compressed."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -71,24 +109,50 @@ class VideoFileSource:
         self.capture = cv2.VideoCapture(str(self.path))
         if not self.capture.isOpened():
             raise SourceError(f"cannot open {self.path} as a video (not a video file, or a codec OpenCV lacks).")
+        self.fps = float(self.capture.get(cv2.CAP_PROP_FPS)) or 30.0
+        self.compressed = self._compressed() and self.capture.set(cv2.CAP_PROP_FORMAT, -1)
         ok, first = self.capture.read()
         if not ok or first is None:
             self.capture.release()
             raise SourceError(f"{self.path}: no frame could be decoded (empty or broken video).")
-        self._first: np.ndarray | None = first
-        self.fps = float(self.capture.get(cv2.CAP_PROP_FPS)) or 30.0
-        self.size = (first.shape[1], first.shape[0])
+        self._first: Frame | None = self._frame(first, 0)
+        try:
+            height, width = self._first.image.shape[:2]
+        except SourceError as exc:
+            self.capture.release()
+            raise SourceError(f"{self.path}: the first frame does not decode (broken video).") from exc
+        self.size = (width, height)
+
+    def _compressed(self) -> bool:
+        """Can the capture hand over this file's frames undecoded: a Motion-JPEG file whose first frame our
+        JPEG decoder reads (some variants only FFmpeg decodes: those are decoded as any video). Tried on a
+        capture of its own, as switching one capture back and forth upsets FFmpeg's reading."""
+        probe = cv2.VideoCapture(str(self.path))
+        try:
+            fourcc = int(probe.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("latin-1")
+            if fourcc not in JPEG_FOURCCS or not probe.set(cv2.CAP_PROP_FORMAT, -1):
+                return False
+            ok, packet = probe.read()
+            return bool(ok) and packet is not None and cv2.imdecode(packet.reshape(-1),
+                                                                    cv2.IMREAD_REDUCED_COLOR_8) is not None
+        finally:
+            probe.release()
+
+    def _frame(self, data: np.ndarray, index: int) -> Frame:
+        ts = index / self.fps
+        return Frame(jpeg=data.reshape(-1), index=index, ts=ts) if self.compressed else Frame(data, index, ts)
 
     def frames(self) -> Iterator[Frame]:
         index = 0
         while True:
             if self._first is not None:
-                image, self._first = self._first, None
+                frame, self._first = self._first, None
             else:
-                ok, image = self.capture.read()
-                if not ok or image is None:
+                ok, data = self.capture.read()
+                if not ok or data is None:
                     return
-            yield Frame(image=image, index=index, ts=index / self.fps)
+                frame = self._frame(data, index)
+            yield frame
             index += 1
 
     def close(self) -> None:

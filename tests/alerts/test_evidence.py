@@ -12,6 +12,7 @@ import pytest
 from tablewatch.alerts.config import BrokerConfig
 from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder, FrameRing
 from tablewatch.alerts.payloads import Evidence
+from tablewatch.vision.sources import Frame
 from tests.alerts.helpers import Collector, validate
 from tests.alerts.scenes import felt_frame, string_raise
 from tests.alerts.test_publisher import make_publisher
@@ -65,6 +66,36 @@ def test_clip_spans_before_and_after_and_the_still_shows_the_box(tmp_path: Path)
     drawn = np.abs(still.astype(int) - plain.astype(int)).sum(axis=2) > 60
     assert drawn[box.y1, box.x1 : box.x2].mean() > 0.8  # the box's top edge is drawn
     assert drawn[:20].mean() > 0.2  # the caption bar
+
+
+def jpeg_frame(image: np.ndarray, index: int, ts: float) -> Frame:
+    return Frame(jpeg=cv2.imencode(".jpg", image)[1].reshape(-1), index=index, ts=ts)
+
+
+def test_compressed_frames_are_kept_so_and_decoded_for_the_still_and_clip(tmp_path: Path) -> None:
+    # A Motion-JPEG camera's frames stay compressed in the ring; one whose data is broken is left out of the
+    # clip, not the end of it.
+    ready = threading.Event()
+    recorder = EvidenceRecorder(EvidenceConfig(folder=tmp_path, before_s=1.0, after_s=0.5),
+                                on_clip=lambda alert, ev: ready.set())
+    for i in range(30):
+        frame = jpeg_frame(felt_frame(i / FPS)[0], i, i / FPS)
+        if i == 25:
+            frame = Frame(jpeg=np.zeros(64, np.uint8), index=i, ts=i / FPS)
+        recorder.add_frame("overhead", i / FPS, frame)
+    ring = recorder.rings["overhead"]
+    assert all(isinstance(f, Frame) and f.jpeg is not None for f in ring.frames)
+    evidence = recorder.capture("al-00000000000000aa", 2.0, label="TDA-29")
+    still = cv2.imread(evidence.still_path or "")
+    assert still is not None and still.shape == felt_frame(2.0)[0].shape
+    recorder.flush()
+    assert ready.is_set()
+    capture = cv2.VideoCapture(evidence.clip_path or "")
+    frames = 0
+    while capture.read()[0]:
+        frames += 1
+    assert frames == 15  # 1.0 .. 2.5 s at 10 fps, less the broken frame at 2.5 s
+    assert recorder.capture("al-00000000000000ab", 2.5).still_path is None  # the broken frame: no still
 
 
 def test_alert_carries_the_still_then_an_update_with_the_clip(tmp_path: Path, mqtt_broker: Mosquitto) -> None:

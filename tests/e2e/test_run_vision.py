@@ -17,10 +17,13 @@ from rich.console import Console
 from tablewatch.calibration.cli import calibrate
 from tablewatch.config import ConfigError
 from tablewatch.e2e.cli import run as run_command
-from tablewatch.e2e.run import RunConfig, run_table
+from tablewatch.e2e.run import CameraSource, RunConfig, run_table
 from tablewatch.events import CardDealt, ChipsMoved, load_events
 from tablewatch.sim.cli import sim
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.bench import write_video
+from tablewatch.vision.sources import VideoFileSource
+from tests.vision.test_sources import corrupt_frame
 
 pytestmark = pytest.mark.slow
 
@@ -64,6 +67,31 @@ def test_a_calibrated_camera_feeds_vision_events_into_the_table(video_and_profil
     assert gaps == pytest.approx([0.35] * len(gaps), abs=0.15)
     assert pipeline.stats.output_errors == 0
     assert "events" in (tmp_path / "console.txt").read_text()
+
+
+def test_a_motion_jpeg_camera_with_a_corrupt_frame_goes_on(video_and_profile: tuple[Path, Path],
+                                                           tmp_path: Path) -> None:
+    # The same video as a Motion-JPEG file, as a USB camera sends it: its frames reach perception and the
+    # evidence ring compressed; one whose JPEG data is broken is skipped, counted, and shown in the status.
+    video, profile = video_and_profile
+    source = VideoFileSource(video)
+    try:
+        mjpg = write_video((frame.image for frame in source.frames()), tmp_path / "camera.avi", FPS)
+    finally:
+        source.close()
+    corrupt_frame(mjpg, 40)
+    config = RunConfig(table="T01", out=tmp_path / "out",
+                       cameras=[{"source": str(mjpg), "profile": profile, "deck": "anglo_poker"}])
+    with (tmp_path / "console.txt").open("w") as screen:
+        pipeline = run_table(config, console=Console(file=screen), duration=SECONDS + 6.0, status_every=1.0)
+
+    camera = next(s for s in pipeline.sources if isinstance(s, CameraSource))
+    assert VideoFileSource(mjpg).compressed and camera.bad_frames == 1 and camera.error == ""
+    assert camera.frames == round(SECONDS * FPS)  # every frame reached the sinks, the broken one too
+    events = load_events((tmp_path / "out" / "events.jsonl").read_text())
+    truth = [e for e in Simulation.from_file(DEMO).events if e.ts <= SECONDS - 0.5]
+    assert [e.seat for e in events if isinstance(e, CardDealt)] == [e.seat for e in truth if isinstance(e, CardDealt)]
+    assert "1 corrupt frame skipped" in " ".join((tmp_path / "console.txt").read_text().split())
 
 
 def test_a_camera_without_a_profile_gives_evidence_only(video_and_profile: tuple[Path, Path], tmp_path: Path) -> None:

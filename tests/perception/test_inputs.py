@@ -110,12 +110,15 @@ def test_perception_bench_reads_every_frame_of_a_video_and_analyses_some(tmp_pat
 
     sim = Simulation.from_file(DEMO)
     video = render_video(sim, tmp_path / "demo.avi", resolution="720p", fps=30, start=2.0, seconds=1.5)
-    speed = bench_video(sim, video, resolution="720p", fps=30, start=2.0)
-    assert speed.frames == 45  # every frame of the video decoded and given to perception
-    assert 10 <= speed.analysed <= 20  # about one in three analysed (perception's 0.09 s interval)
-    assert set(speed.ms_per_frame) == {"decode", "perception"}
-    assert set(speed.ms_per_analysed) == {"rectify", "scene", "events"}
-    assert "frames/s" in speed.line()
+    decoded, compressed = (bench_video(sim, video, resolution="720p", fps=30, start=2.0, reading=reading)
+                           for reading in ("decoded", "compressed"))
+    for speed in (decoded, compressed):
+        assert speed.frames == 45  # every frame of the video read and given to perception
+        assert 10 <= speed.analysed <= 20  # about one in three analysed (perception's 0.09 s interval)
+        assert set(speed.ms_per_frame) == {"read", "perception"}
+        assert set(speed.ms_per_analysed) == {"decode", "rectify", "scene", "events"}
+        assert "frames/s" in speed.line()
+    assert decoded.analysed == compressed.analysed and decoded.events == compressed.events
 
 
 def test_perception_bench_names_a_broken_video(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tablewatch.vision.sources import LiveSource, SourceError, VideoFileSource, open_source, read_image
+from tablewatch.vision.sources import Frame, LiveSource, SourceError, VideoFileSource, open_source, read_image
 
 
 def write_video(path: Path, frames: int = 5, size: tuple[int, int] = (64, 48)) -> Path:
@@ -93,3 +93,65 @@ def test_a_live_source_reconnects_when_the_stream_drops(tmp_path: Path):
 def test_an_unreachable_camera_is_a_clear_error(spec: str):
     with pytest.raises(SourceError, match="cannot open camera or stream"):
         open_source(spec, max_reconnects=0)
+
+
+def corrupt_frame(video: Path, index: int) -> Path:
+    """Break the JPEG data of frame ``index`` of a Motion-JPEG file in place (its start-of-image marker)."""
+    data = bytearray(video.read_bytes())
+    at = -1
+    for _ in range(index + 1):
+        at = data.index(b"\xff\xd8\xff", at + 1)
+    data[at:at + 3] = b"\x00\x00\x00"
+    video.write_bytes(bytes(data))
+    return video
+
+
+def test_a_motion_jpeg_file_hands_over_its_frames_compressed(tmp_path: Path):
+    video = write_video(tmp_path / "clip.avi", frames=3, size=(640, 480))
+    source = VideoFileSource(video)
+    frames = list(source.frames())
+    source.close()
+    assert source.compressed and source.size == (640, 480)
+    assert all(f.jpeg is not None and f.jpeg.size < 640 * 480 for f in frames)  # bytes, not pixels
+    capture = cv2.VideoCapture(str(video))
+    for frame in frames:
+        _, decoded = capture.read()  # the same frame as OpenCV decodes it
+        assert np.abs(frame.image.astype(int) - decoded).mean() < 2.0
+    capture.release()
+    assert frames[2].reduced(4).shape == (120, 160, 3)
+    assert frames[2].reduced(4).mean() == pytest.approx(frames[2].image.mean(), abs=2.0)
+    with pytest.raises(ValueError, match="reduced by 1, 2, 4 or 8"):
+        frames[0].reduced(3)
+
+
+def test_a_frame_in_pixels_reduces_by_averaging():
+    image = np.zeros((9, 10, 3), np.uint8)
+    image[:, :5] = 200
+    frame = Frame(image, index=4, ts=0.4)
+    assert frame.image is image and frame.reduced(1) is image
+    assert frame.reduced(2).shape == (5, 5, 3)  # rounded up, as a JPEG decodes
+    assert frame.reduced(2)[0, :2, 0].tolist() == [200, 200] and frame.reduced(2)[0, 3:, 0].tolist() == [0, 0]
+    with pytest.raises(ValueError, match="one of the two"):
+        Frame(image, jpeg=np.zeros(4, np.uint8))
+
+
+def test_a_corrupt_frame_is_a_clear_error_and_the_next_ones_still_come(tmp_path: Path):
+    video = corrupt_frame(write_video(tmp_path / "clip.avi", frames=5), 2)
+    source = VideoFileSource(video)
+    frames = list(source.frames())
+    source.close()
+    assert len(frames) == 5
+    with pytest.raises(SourceError, match=r"frame 2 at 0\.200 s: its JPEG data does not decode"):
+        _ = frames[2].image
+    assert frames[3].image.mean() == pytest.approx(120, abs=3)
+
+
+def test_a_motion_jpeg_file_our_decoder_cannot_read_is_decoded_as_any_video(tmp_path: Path):
+    # FFmpeg finds the picture past a broken start marker; the JPEG decoder that reads compressed frames
+    # does not: judged on the first frame, the file is read decoded, every frame there.
+    video = corrupt_frame(write_video(tmp_path / "clip.avi", frames=3), 0)
+    source = VideoFileSource(video)
+    frames = list(source.frames())
+    source.close()
+    assert not source.compressed and all(f.jpeg is None for f in frames)
+    assert [round(float(f.image.mean())) for f in frames] == pytest.approx([0, 40, 80], abs=2)

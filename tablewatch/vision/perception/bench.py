@@ -3,9 +3,12 @@
 The simulator renders a stretch of a scenario at the camera's frame rate into an MJPG video (rendering is
 not timed); the video is then read back frame by frame, as from a camera, and every frame goes to
 ``Perception``. Perception analyses about one frame in ``1 / min_interval_s`` (motion between is slow enough
-to follow) and skips the others at once, so keeping up means decoding every frame and analysing those.
-At 4K the table plane is resampled from the 4K frame and card identity is read from its full-resolution
-crops; at 720p from the 720p frame.
+to follow) and skips the others at once. Two ways of reading the video are run side by side:
+
+- ``decoded``: every frame decoded in full as it is read (what ``cv2.VideoCapture.read`` gives);
+- ``compressed``: frames kept as JPEG bytes (``tablewatch.vision.sources.Frame``) and decoded only when
+  perception analyses them, reduced as far as the table plane allows (a 4K frame to a quarter), in full only
+  when a card's identity is read (``tablewatch run`` reads a Motion-JPEG file or camera this way).
 
     python -m tablewatch.vision.perception.bench [--seconds 8] [--fps 30] [--resolution 720p --resolution 2160p]
 """
@@ -30,13 +33,17 @@ from tablewatch.vision.sources import VideoFileSource
 DEMO = Path(__file__).resolve().parents[2] / "sim" / "scenarios" / "demo.yaml"
 
 
+READINGS = ("decoded", "compressed")
+
+
 @dataclass(frozen=True)
 class PerceptionSpeed:
     resolution: str
+    reading: str  # one of READINGS
     frames: int
     analysed: int
     seconds_of_video: float
-    ms_per_frame: dict[str, float]  # decode and perception, over every frame
+    ms_per_frame: dict[str, float]  # reading the video and perception, over every frame
     ms_per_analysed: dict[str, float]  # perception's stages, over the frames it analysed
     events: int
 
@@ -49,8 +56,8 @@ class PerceptionSpeed:
         per_frame = "  ".join(f"{k} {v:.1f}" for k, v in self.ms_per_frame.items())
         stages = "  ".join(f"{k} {v:.1f}" for k, v in self.ms_per_analysed.items())
         fps = self.frames / (self.seconds_of_video / self.realtime)
-        return (f"{self.resolution:>6}: {fps:6.1f} frames/s = {self.realtime:4.2f}x real time ({self.frames} frames, "
-                f"{self.analysed} analysed, {self.events} events); ms/frame: {per_frame}; "
+        return (f"{self.resolution:>6} {self.reading:>10}: {fps:6.1f} frames/s = {self.realtime:4.2f}x real time "
+                f"({self.frames} frames, {self.analysed} analysed, {self.events} events); ms/frame: {per_frame}; "
                 f"ms/analysed frame: {stages}")
 
 
@@ -64,24 +71,29 @@ def render_video(sim: Simulation, path: Path, *, resolution: str, fps: float, st
         sim.release_renderers()
 
 
-def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, start: float) -> PerceptionSpeed:
-    """Read ``video`` frame by frame and run perception on every frame, timing each stage."""
+def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, start: float,
+                reading: str = "compressed") -> PerceptionSpeed:
+    """Read ``video`` frame by frame and run perception on every frame, timing each stage. ``reading``:
+    frames decoded as they are read, or handed to perception compressed (its ``decode`` stage)."""
+    if reading not in READINGS:
+        raise ValueError(f"reading is one of {READINGS}, not {reading!r}")
     scenario = sim.scenario
     perception = Perception(layout=load_layout(scenario.layout), table=scenario.table,
                             chips=from_simulator(scenario.chips), deck=scenario.deck, hand_in_progress=True)
     source = VideoFileSource(video)
-    decode = work = 0.0
+    read = work = 0.0
     frames, events = 0, 0
     stream = source.frames()
     try:
         while True:
             t0 = time.perf_counter()
             frame = next(stream, None)
+            image = frame.image if frame is not None and reading == "decoded" else frame
             t1 = time.perf_counter()
             if frame is None:
                 break
-            events += len(perception.process(frame.image, start + frames / fps))
-            decode, work = decode + t1 - t0, work + time.perf_counter() - t1
+            events += len(perception.process(image, start + frames / fps))
+            read, work = read + t1 - t0, work + time.perf_counter() - t1
             frames += 1
     finally:
         source.close()
@@ -89,8 +101,9 @@ def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, st
         raise RuntimeError(f"{video}: no frames to benchmark.")
     timing = perception.report_timing()
     analysed = int(timing.pop("frames"))
-    return PerceptionSpeed(resolution=resolution, frames=frames, analysed=analysed, seconds_of_video=frames / fps,
-                           ms_per_frame={"decode": 1000 * decode / frames, "perception": 1000 * work / frames},
+    return PerceptionSpeed(resolution=resolution, reading=reading, frames=frames, analysed=analysed,
+                           seconds_of_video=frames / fps,
+                           ms_per_frame={"read": 1000 * read / frames, "perception": 1000 * work / frames},
                            ms_per_analysed=timing, events=events)
 
 
@@ -102,7 +115,8 @@ def bench(scenario: Path = DEMO, *, resolutions: Sequence[str] = ("720p", "2160p
         for resolution in resolutions:
             video = render_video(sim, Path(folder) / f"{resolution}.avi", resolution=resolution, fps=fps,
                                  start=start, seconds=seconds)
-            results.append(bench_video(sim, video, resolution=resolution, fps=fps, start=start))
+            results += [bench_video(sim, video, resolution=resolution, fps=fps, start=start, reading=reading)
+                        for reading in READINGS]
     return results
 
 
@@ -131,4 +145,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["PerceptionSpeed", "bench", "bench_video", "main", "render_video"]
+__all__ = ["READINGS", "PerceptionSpeed", "bench", "bench_video", "main", "render_video"]

@@ -4,13 +4,15 @@
     python -m tablewatch.vision.perception.evaluate --phh FILE.phh --hand 3
     python -m tablewatch.vision.perception.evaluate --phh FILE.phh --hand 1 --hand 2 --deck simplistic --felt grey
     python -m tablewatch.vision.perception.evaluate tablewatch/sim/scenarios/demo.yaml --objects --hires 2160p
+    python -m tablewatch.vision.perception.evaluate tablewatch/sim/scenarios/demo.yaml --resolution 2160p --jpeg
 
 Prints, per event kind, precision and recall (a detection matches a true event of the same kind, seat
 and board slot within ``--tolerance`` seconds, each used once); for bets the share with the exact number
 of forward motions and with the exact chip value; for board cards the identity accuracy; and the frames
 per second of perception alone (rendering excluded). With ``--objects``, also frame by frame against the
 simulator's labels: the hands over the felt found (and their owners), and the chip tops in full view read
-by denomination.
+by denomination. With ``--jpeg``, every frame reaches perception JPEG-compressed, as a Motion-JPEG camera
+sends it: decoded only when analysed, reduced as far as the plane allows (``tablewatch run``'s way).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import cv2
+import numpy as np
+
 from tablewatch.calibration.chips import from_simulator
 from tablewatch.events import BetMotion, BoardCardDealt, Event
 from tablewatch.sim.assets import HELD_OUT_DECKS, deck_names
@@ -31,12 +36,14 @@ from tablewatch.sim.scenario import FELTS, ScenarioError, load_scenario
 from tablewatch.sim.session import Simulation, phh_scenario
 from tablewatch.vision.perception.perception import Perception, PerceptionError
 from tablewatch.vision.perception.plane import TablePlane
+from tablewatch.vision.sources import Frame
 
 KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardsTabled", "CardExposed", "BetMotion", "Tap",
          "PotGathered", "PotPushed", "HandInZone", "StackObscured", "ChipsLeftTable")
 
 
 HAND_MATCH_MM = 80.0  # a hand seen within this of a true hand's middle found it (a hand is about 104 × 80 mm)
+JPEG_QUALITY = 90  # about what a camera sends in Motion-JPEG
 CHIPS_EVERY = 10  # chip tops are scored on every this many analysed frames (resting chips change slowly)
 CHIP_IN_VIEW = 0.9  # share of a chip top visible (not under a hand or another chip) for it to be scored
 
@@ -154,13 +161,14 @@ def _on_felt(plane: TablePlane, at: tuple[float, float]) -> bool:
 
 
 def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
-                        seconds: float | None = None, tolerance: float = 0.5,
-                        objects: bool = False) -> tuple[Score, list[Event]]:
+                        seconds: float | None = None, tolerance: float = 0.5, objects: bool = False,
+                        jpeg: bool = False) -> tuple[Score, list[Event]]:
     """Render ``sim`` (a ``tablewatch.sim.session.Simulation``), run perception, score it.
 
     ``hires``: a higher resolution of the same camera (``2160p``) rendered only when a card's identity is
     read (as a 4K camera's full frame would be cropped), motion staying on ``resolution``.
     ``objects``: also score every analysed frame's hands and chip tops against the labels (slower).
+    ``jpeg``: hand perception each frame JPEG-compressed (encoding not timed), as a Motion-JPEG camera sends it.
     """
     from tablewatch.calibration.layout import load_layout
 
@@ -177,9 +185,10 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     chip_values = {chip.oid: chip.value for chip in world.chips}
     object_score, analysed = (ObjectScore() if objects else None), 0
     for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=objects):  # type: ignore[attr-defined]
+        picture = _compressed(frame.image, frames, frame.t) if jpeg else frame.image
         t0 = time.perf_counter()
         later = (lambda t=frame.t: big.render(t, labels=False).image) if big is not None else None
-        seen += perception.process(frame.image, frame.t, hires=later)
+        seen += perception.process(picture, frame.t, hires=later)
         spent += time.perf_counter() - t0
         frames, last = frames + 1, frame.t
         if object_score is not None and perception.look is not None and perception.analysed[0] == frame.t:
@@ -192,6 +201,13 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     score = match(truth, seen, tolerance=tolerance)
     score.frames, score.seconds, score.objects = frames, spent, object_score
     return score, seen
+
+
+def _compressed(image: np.ndarray, index: int, ts: float) -> Frame:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise ValueError(f"frame {index} could not be JPEG-encoded")
+    return Frame(jpeg=data.reshape(-1), index=index, ts=ts)
 
 
 def _seated(sim: object) -> list[int]:
@@ -259,6 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         f"(held out of every training set: {', '.join(HELD_OUT_DECKS)})")
     parser.add_argument("--objects", action="store_true", help="also score hands and chip denominations in every "
                         "analysed frame against the simulator's labels")
+    parser.add_argument("--jpeg", action="store_true", help="hand perception JPEG-compressed frames, decoded only "
+                        "when analysed and reduced as far as the plane allows (as from a Motion-JPEG camera)")
     parser.add_argument("--felt", choices=sorted(FELTS), help="this felt instead of the scenarios' (held out: grey)")
     args = parser.parse_args(argv)
 
@@ -273,8 +291,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sims = [(name, Simulation(scenario.model_copy(update=changes))) for name, scenario in scenarios]
         for name, sim in sims:
             score, _ = evaluate_simulation(sim, fps=args.fps, resolution=args.resolution, hires=args.hires,
-                                           seconds=args.seconds, tolerance=args.tolerance, objects=args.objects)
-            print(f"== {name}  ({sim.duration:.1f} s at {args.fps:g} fps, {args.resolution})")
+                                           seconds=args.seconds, tolerance=args.tolerance, objects=args.objects,
+                                           jpeg=args.jpeg)
+            print(f"== {name}  ({sim.duration:.1f} s at {args.fps:g} fps, {args.resolution}"
+                  f"{', JPEG' if args.jpeg else ''})")
             print(format_score(score))
             total.add(score)
     except (ScenarioError, PerceptionError, FileNotFoundError, ValueError) as exc:

@@ -11,15 +11,18 @@ Calibration comes from the table's ArUco markers in the first ``calibration_fram
 ``tablewatch.calibration.markers.calibrate_frames``) unless a ``TableCalibration`` is given (a table
 profile's). Motion is analysed on the rectified plane at ``px_per_mm``, at most once per
 ``min_interval_s`` (frames in between return at once); card identity on a crop of the original frame, or
-of ``hires`` when given. Events come out when they are certain: a bet ~0.7 s after the hand leaves, a
-card ~0.4 s after it lands; every event's ``ts`` is when it happened, not when it was reported.
+of ``hires`` when given. A frame may also come compressed (``tablewatch.vision.sources.Frame`` of a
+Motion-JPEG camera or file): it is decoded only when analysed, reduced as far as the plane allows (a 4K frame
+to a quarter), and in full only when a card's identity is read. Events come out when they are certain: a
+bet ~0.7 s after the hand leaves, a card ~0.4 s after it lands; every event's ``ts`` is when it happened,
+not when it was reported.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -44,6 +47,15 @@ CHIP_READ_MM = 15.0  # a chip top is read inside this radius (its rim blends wit
 CHIP_READ_PX_PER_MM = 1.0  # enough to see a chip's body ring apart from its inlay and spots
 FACES_MIN = 0.3  # share of paper-light pixels from which a region may be face-up cards (a face template decides)
 HiRes = np.ndarray | Callable[[], np.ndarray]
+
+
+class Picture(Protocol):
+    """A frame decoded when looked at, whole or reduced (``tablewatch.vision.sources.Frame``)."""
+
+    @property
+    def image(self) -> np.ndarray: ...
+
+    def reduced(self, factor: int) -> np.ndarray: ...
 
 
 class PerceptionError(ValueError):
@@ -84,7 +96,7 @@ class Perception:
         # the earliest time an event still to come may carry (None: nothing pending), for the pipeline
         # to hold the other sensors' events that long and no longer
         self.horizon: float | None = None
-        self.timing = {"rectify": 0.0, "scene": 0.0, "events": 0.0, "frames": 0}
+        self.timing = {"decode": 0.0, "rectify": 0.0, "scene": 0.0, "events": 0.0, "frames": 0}
         # the last analysed frame: its time, its table plane and the arms on it (for overlays and scoring)
         self.analysed: tuple[float, np.ndarray, list[Arm]] | None = None
         if calibration is not None:
@@ -135,27 +147,33 @@ class Perception:
 
     # --- frames -----------------------------------------------------------------------------------------
 
-    def process(self, frame: np.ndarray, ts: float, *, hires: HiRes | None = None) -> list[Event]:
+    def process(self, frame: np.ndarray | Picture, ts: float, *, hires: HiRes | None = None) -> list[Event]:
         """One BGR frame taken at ``ts`` seconds; the events it completes (often none).
 
+        ``frame``: an image, or a ``Picture`` decoded only if this frame is analysed (and then reduced as far
+        as the plane allows; card crops come from it decoded in full).
         ``hires``: the same moment at a higher resolution of the same camera (an image, or a callable that
         makes one, called only when a card's identity is read): card crops come from it.
         """
-        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
-            shape = getattr(frame, "shape", None)
-            raise PerceptionError(f"a frame must be a BGR uint8 image (H, W, 3); got {type(frame).__name__} {shape}")
         if self._last_ts is not None and ts <= self._last_ts:
             raise PerceptionError(f"frames must come in time order: {ts} after {self._last_ts}")
+        if isinstance(frame, np.ndarray) or not hasattr(frame, "reduced"):
+            _checked(frame)  # type: ignore[arg-type] (a Picture is checked once decoded)
         self._last_ts = ts
-        if self.plane is None and not self._calibrate(frame):
+        if self.plane is None and not self._calibrate(_checked(decoded(frame, 1))):
             return []
         if self._last_done is not None and ts - self._last_done < self.min_interval_s:
             return []  # analysis runs at about 1 / min_interval_s: motion between is slow enough to follow
         self._last_done = ts
         assert self.plane is not None and self.scene is not None
         t0 = time.perf_counter()
+        reduction = 1 if isinstance(frame, np.ndarray) else self.plane.reduction()
+        if reduction > 1 and hires is None:
+            hires = lambda whole=frame: _checked(decoded(whole, 1))  # noqa: E731 (card identity from the whole frame)
+        image = _checked(decoded(frame, reduction))
+        t_decoded = time.perf_counter()
         try:
-            flat = self.plane.rectify(frame)
+            flat = self.plane.rectify(image, reduction=reduction)
         except ValueError as exc:
             raise PerceptionError(str(exc)) from exc
         t1 = time.perf_counter()
@@ -168,7 +186,7 @@ class Perception:
             self.stacks = StackWatch(self.plane, self.look)
             look = self.look
             self.scene.card_like = lambda bgr: np.logical_or(*look.card_like(bgr))
-        self._frame, self._hires = frame, hires
+        self._frame, self._hires = image, hires
         events = self.gestures.arms(ts, arms)
         for settle in settles:
             for found in self._classify(settle):
@@ -180,12 +198,13 @@ class Perception:
         events += self.gestures.obscured(ts, self.stacks.update(ts, flat, self.scene.ref))
         self.horizon = min(self.gestures.horizon(ts), ts - self.settle_lag_s)
         t3 = time.perf_counter()
-        for key, dt in (("rectify", t1 - t0), ("scene", t2 - t1), ("events", t3 - t2)):
+        for key, dt in (("decode", t_decoded - t0), ("rectify", t1 - t_decoded), ("scene", t2 - t1),
+                        ("events", t3 - t2)):
             self.timing[key] += dt
         self.timing["frames"] += 1
         return sorted(events, key=lambda e: e.ts)
 
-    def run(self, frames: Iterable[tuple[np.ndarray, float]]) -> list[Event]:
+    def run(self, frames: Iterable[tuple[np.ndarray | Picture, float]]) -> list[Event]:
         """Every event of a whole stream of (frame, ts), flushed at the end."""
         out: list[Event] = []
         ts = 0.0
@@ -390,6 +409,20 @@ class Perception:
     def report_timing(self) -> dict[str, float]:
         n = max(1, int(self.timing["frames"]))
         return {k: 1000.0 * v / n for k, v in self.timing.items() if k != "frames"} | {"frames": n}
+
+
+def decoded(frame: np.ndarray | Picture, reduction: int = 1) -> np.ndarray:
+    """The pixels of a frame, a ``Picture`` decoded now (reduced by ``reduction``: 1, 2, 4 or 8)."""
+    if isinstance(frame, np.ndarray):
+        return frame
+    return frame.image if reduction == 1 else frame.reduced(reduction)
+
+
+def _checked(frame: np.ndarray) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+        shape = getattr(frame, "shape", None)
+        raise PerceptionError(f"a frame must be a BGR uint8 image (H, W, 3); got {type(frame).__name__} {shape}")
+    return frame
 
 
 def scaled_calibration(calibration: TableCalibration, size: tuple[int, int]) -> TableCalibration:

@@ -3,6 +3,9 @@
 Everything in perception works on this rectified picture (``px_per_mm`` pixels per mm, x right, y towards
 the dealer, as the layout draws it), so zones are fixed masks and sizes are in millimetres whatever the
 camera. ``crop`` resamples a small part of the original frame at a high scale for card identity.
+
+A frame may come reduced by 2, 4 or 8 (a 4K camera's JPEG decoded straight to a quarter of its size):
+``reduction`` says how far it can be reduced and still hold the plane's pixels, ``rectify`` takes it so.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from tablewatch.calibration.layout import TableLayout
 
 MARGIN_MM = 220.0  # beyond the rail: where arms come from
 MAP_STEP = 8  # the pixel → mm mapping is smooth: compute it every this many plane pixels and interpolate
+REDUCTIONS = (1, 2, 4, 8)  # what a JPEG decodes to directly (tablewatch.vision.sources.Frame.reduced)
 
 
 class TablePlane:
@@ -25,17 +29,18 @@ class TablePlane:
         x0, y0, x1, y1 = layout.extent
         self.origin = (x0 - MARGIN_MM, y0 - MARGIN_MM)
         self.size = (round((x1 - x0 + 2 * MARGIN_MM) * px_per_mm), round((y1 - y0 + 2 * MARGIN_MM) * px_per_mm))
-        self.map1, self.map2 = self._maps()
+        self._maps = {1: self._build_maps(1)}  # per reduction of the frame
         self.felt = self.mask(layout.polygon("felt"))
         self.zone_masks = {name: self.mask(layout.polygon(name)) for name in layout.zone_names()}
         self.lines = self._static_marks()
 
-    def _maps(self) -> tuple[np.ndarray, np.ndarray]:
+    def _build_maps(self, reduction: int) -> tuple[np.ndarray, np.ndarray]:
         w, h = self.size
         gw, gh = w // MAP_STEP + 2, h // MAP_STEP + 2
         gx, gy = np.meshgrid(np.arange(gw) * MAP_STEP, np.arange(gh) * MAP_STEP)
         mm = np.stack([gx.ravel(), gy.ravel()], axis=1) / self.scale + self.origin
-        px = self.calibration.mm_to_px(mm).astype(np.float32)
+        # pixel j of a frame reduced by k averages pixels k·j … k·j + k - 1 of the full frame
+        px = ((self.calibration.mm_to_px(mm) - (reduction - 1) / 2) / reduction).astype(np.float32)
         big = [cv2.resize(px[:, k].reshape(gh, gw), ((gw - 1) * MAP_STEP + 1, (gh - 1) * MAP_STEP + 1),
                           interpolation=cv2.INTER_LINEAR)[:h, :w] for k in (0, 1)]
         return cv2.convertMaps(big[0], big[1], cv2.CV_16SC2)
@@ -64,11 +69,23 @@ class TablePlane:
 
     # --- pictures ---------------------------------------------------------------------------------------
 
-    def rectify(self, frame: np.ndarray) -> np.ndarray:
+    def reduction(self) -> int:
+        """The most a frame may be reduced (1, 2, 4 or 8) and still have as many pixels per mm at the table's
+        centre as the plane: the plane then loses nothing, and the reduction has averaged what it drops."""
+        native = 1.0 / max(self.calibration.mm_per_px, 1e-6)
+        return max(k for k in REDUCTIONS if native / k >= self.scale or k == 1)
+
+    def rectify(self, frame: np.ndarray, *, reduction: int = 1) -> np.ndarray:
+        """The plane from a frame of the calibrated camera, whole or reduced by ``reduction`` (2, 4 or 8)."""
         w, h = self.calibration.image_size
-        if frame.shape[1] != w or frame.shape[0] != h:
-            raise ValueError(f"frame is {frame.shape[1]}x{frame.shape[0]}, the calibration is for {w}x{h}")
-        return cv2.remap(frame, self.map1, self.map2, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+        size = (-(-w // reduction), -(-h // reduction))
+        if (frame.shape[1], frame.shape[0]) != size:
+            reduced = f" reduced by {reduction}: {size[0]}x{size[1]}" if reduction > 1 else ""
+            raise ValueError(f"frame is {frame.shape[1]}x{frame.shape[0]}, the calibration is for {w}x{h}{reduced}")
+        if reduction not in self._maps:
+            self._maps[reduction] = self._build_maps(reduction)
+        map1, map2 = self._maps[reduction]
+        return cv2.remap(frame, map1, map2, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
 
     def crop(self, frame: np.ndarray, centre_mm: tuple[float, float], *, size_mm: tuple[float, float],
              px_per_mm: float, angle_deg: float = 0.0) -> np.ndarray:
