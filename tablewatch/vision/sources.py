@@ -5,9 +5,9 @@ an int or a digit string or ``/dev/videoN`` is a USB camera, ``rtsp://``, ``rtsp
 ``udp://``, ``tcp://`` a network stream, anything else a video file. Files fail fast with a sentence
 (missing, not a video); live sources reconnect after a dropped frame, ``max_reconnects`` times in a row.
 
-A Motion-JPEG file's frames stay compressed until they are looked at: reading the next one costs half a
-millisecond, a 4K frame decodes in about 26 ms, and ``Frame.reduced`` decodes a fraction of its size at a
-fraction of that (the JPEG's own scaled decoding). A consumer that looks at one frame in three, at a quarter
+A Motion-JPEG file's or stream's frames stay compressed until they are looked at: reading the next one costs
+half a millisecond, a 4K frame decodes in about 26 ms, and ``Frame.reduced`` decodes a fraction of its size at
+a fraction of that (the JPEG's own scaled decoding). A consumer that looks at one frame in three, at a quarter
 of the size, is spared most of the decoding, and a ring buffer of compressed frames is ~18 times smaller
 (a simulated 4K frame: 1.35 MB as a quality-90 JPEG, 24.9 MB decoded).
 """
@@ -124,17 +124,11 @@ class VideoFileSource:
         self.size = (width, height)
 
     def _compressed(self) -> bool:
-        """Can the capture hand over this file's frames undecoded: a Motion-JPEG file whose first frame our
-        JPEG decoder reads (some variants only FFmpeg decodes: those are decoded as any video). Tried on a
-        capture of its own, as switching one capture back and forth upsets FFmpeg's reading."""
+        """Can the capture hand over this file's frames undecoded (``first_jpeg``)? Tried on a capture of its
+        own, as switching one capture back and forth upsets FFmpeg's reading of a file."""
         probe = cv2.VideoCapture(str(self.path))
         try:
-            fourcc = int(probe.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("latin-1")
-            if fourcc not in JPEG_FOURCCS or not probe.set(cv2.CAP_PROP_FORMAT, -1):
-                return False
-            ok, packet = probe.read()
-            return bool(ok) and packet is not None and cv2.imdecode(packet.reshape(-1),
-                                                                    cv2.IMREAD_REDUCED_COLOR_8) is not None
+            return first_jpeg(probe) is not None
         finally:
             probe.release()
 
@@ -159,11 +153,26 @@ class VideoFileSource:
         self.capture.release()
 
 
+def first_jpeg(capture: cv2.VideoCapture) -> np.ndarray | None:
+    """Switch a capture to handing over its frames undecoded when they are Motion-JPEG that our JPEG decoder
+    reads (some variants only FFmpeg decodes): the first frame's bytes, or None with the capture decoding as
+    before (a live stream has lost that one frame then)."""
+    fourcc = int(capture.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("latin-1")
+    if fourcc not in JPEG_FOURCCS or not capture.set(cv2.CAP_PROP_FORMAT, -1):
+        return None
+    ok, packet = capture.read()
+    if ok and packet is not None and cv2.imdecode(packet.reshape(-1), cv2.IMREAD_REDUCED_COLOR_8) is not None:
+        return packet.reshape(-1)
+    capture.set(cv2.CAP_PROP_FORMAT, 0)
+    return None
+
+
 class LiveSource:
     """A camera or network stream that may drop: a failed read closes and reopens it.
 
     ``max_reconnects`` bounds the reopen attempts in a row (None: forever), ``retry_delay`` is the pause
     before each, doubled per failure up to ``max_delay``. ``opener`` builds the capture (OpenCV by default).
+    A Motion-JPEG stream's frames come compressed (``first_jpeg``), as a file's do.
     """
 
     def __init__(self, spec: str | int, *, max_reconnects: int | None = 10, retry_delay: float = 0.5,
@@ -172,6 +181,8 @@ class LiveSource:
         self.max_reconnects, self.retry_delay, self.max_delay = max_reconnects, retry_delay, max_delay
         self.opener = opener or cv2.VideoCapture
         self.reconnects = 0
+        self.compressed = False
+        self._first: np.ndarray | None = None
         self.capture = self._open()
         if self.capture is None:
             raise SourceError(f"cannot open camera or stream {self.name!r} (no device there, or unreachable).")
@@ -179,19 +190,29 @@ class LiveSource:
     def _open(self) -> cv2.VideoCapture | None:
         capture = self.opener(self.spec)
         if capture is not None and capture.isOpened():
+            self._first = first_jpeg(capture)
+            self.compressed = self._first is not None
             return capture
         if capture is not None:
             capture.release()
         return None
 
+    def _read(self) -> tuple[bool, np.ndarray | None]:
+        if self._first is not None:
+            data, self._first = self._first, None
+            return True, data
+        return self.capture.read() if self.capture is not None else (False, None)
+
     def frames(self) -> Iterator[Frame]:
         index = 0
         failures = 0
         while True:
-            ok, image = self.capture.read() if self.capture is not None else (False, None)
-            if ok and image is not None:
+            ok, data = self._read()
+            if ok and data is not None:
                 failures = 0
-                yield Frame(image=image, index=index, ts=time.monotonic())
+                now = time.monotonic()
+                yield (Frame(jpeg=data.reshape(-1), index=index, ts=now) if self.compressed
+                       else Frame(image=data, index=index, ts=now))
                 index += 1
                 continue
             if self.max_reconnects is not None and failures >= self.max_reconnects:

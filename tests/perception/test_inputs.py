@@ -119,6 +119,9 @@ def test_perception_bench_reads_every_frame_of_a_video_and_analyses_some(tmp_pat
         assert set(speed.ms_per_analysed) == {"decode", "rectify", "scene", "events"}
         assert "frames/s" in speed.line()
     assert decoded.analysed == compressed.analysed and decoded.events == compressed.events
+    twice = bench_video(sim, video, resolution="720p", fps=30, start=2.0, loops=2)  # the clock runs on
+    assert twice.frames == 90 and twice.analysed >= 2 * compressed.analysed - 1
+    assert all(mb > 0 for mb in twice.memory_mb) and "memory" in twice.line()
 
 
 def test_perception_bench_names_a_broken_video(tmp_path: Path) -> None:

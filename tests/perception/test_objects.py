@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.evaluate import ObjectScore, score_objects
 
@@ -59,10 +61,14 @@ def test_every_hand_is_found_while_the_dealer_pitches_and_once_a_resting_hand_ha
     assert sum(s.hands_false for t, s in timed if t >= 1.8) == 0
 
 
-def test_a_hand_resting_over_its_stack_stays_a_hand_and_leaves_no_imprint() -> None:
+@pytest.mark.parametrize("felt", ["green", "grey"])
+def test_a_hand_resting_over_its_stack_stays_a_hand_and_leaves_no_imprint(felt: str) -> None:
     """Seat 6 hides its stack under its hand for 12 s (longer than the reference takes in what stays still):
-    the hand is seen all along, and nothing is left behind as an arm once it has gone."""
-    sim = Simulation.from_file(ALL_VIOLATIONS)
+    the hand is seen all along, and nothing is left behind as an arm once it has gone. On the held-out grey
+    felt the grey sleeve shows only over the dark rail: the hand is seen apart from it, and it is a dark
+    hand, close to the felt's colour, resting on the stack's chips."""
+    scenario = Simulation.from_file(ALL_VIOLATIONS).scenario
+    sim = Simulation(scenario.model_copy(update={"felt": felt}))
     frames = scored(sim, 68.0, 92.0)  # from 70.1 s the hand moves in; it rests 72.7-84.7 s
     resting = [s for t, s in frames if 76.0 <= t <= 84.5]
     assert sum(s.hands_true for s in resting) >= 80

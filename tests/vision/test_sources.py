@@ -85,8 +85,25 @@ def test_a_live_source_reconnects_when_the_stream_drops(tmp_path: Path):
     with pytest.raises(SourceError, match="stream lost; 2 reconnect attempts failed"):
         frames.extend(source.frames())
     assert len(frames) == 6 and [f.index for f in frames] == list(range(6))
+    assert all(f.jpeg is not None for f in frames)  # a Motion-JPEG stream's frames come compressed
+    assert [round(float(f.image.mean())) for f in frames] == pytest.approx([0, 40, 80] * 2, abs=2)
     assert source.reconnects == 3
     assert all(b >= a for a, b in zip([f.ts for f in frames], [f.ts for f in frames[1:]], strict=False))
+
+
+def test_a_live_stream_in_another_codec_is_decoded_as_it_comes(tmp_path: Path):
+    video = tmp_path / "stream.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"FFV1"), 10.0, (64, 48))
+    assert writer.isOpened()
+    for i in range(3):
+        writer.write(np.full((48, 64, 3), i * 40, np.uint8))
+    writer.release()
+    source = LiveSource(str(video), max_reconnects=0)
+    with pytest.raises(SourceError, match="stream lost"):
+        frames = []
+        frames.extend(source.frames())
+    assert not source.compressed and len(frames) == 3 and all(f.jpeg is None for f in frames)
+    assert [round(float(f.image.mean())) for f in frames] == [0, 40, 80]
 
 
 @pytest.mark.parametrize("spec", ["rtsp://127.0.0.1:9/none", "/dev/video97"])

@@ -174,6 +174,10 @@ class Appearance:
                 out[value] = max(1, round(n / (0.55 * self.chip_px)))
         return out
 
+    def chip_like(self, bgr: np.ndarray) -> np.ndarray:
+        """Which of these pixels show one of the chips' colours."""
+        return self._looked_up(bgr) > 0
+
     def chip_pixels(self, bgr: np.ndarray) -> dict[int, int]:
         """How many of these pixels show each denomination's colour."""
         counts = np.bincount(self._looked_up(bgr), minlength=len(self.chip_values) + 1)

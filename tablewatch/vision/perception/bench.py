@@ -11,6 +11,7 @@ to follow) and skips the others at once. Two ways of reading the video are run s
   when a card's identity is read (``tablewatch run`` reads a Motion-JPEG file or camera this way).
 
     python -m tablewatch.vision.perception.bench [--seconds 8] [--fps 30] [--resolution 720p --resolution 2160p]
+    python -m tablewatch.vision.perception.bench --resolution 720p --start 0 --seconds 46 --loops 10   # a soak
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class PerceptionSpeed:
     ms_per_frame: dict[str, float]  # reading the video and perception, over every frame
     ms_per_analysed: dict[str, float]  # perception's stages, over the frames it analysed
     events: int
+    memory_mb: tuple[float, float] = (0.0, 0.0)  # resident memory after the first pass over the video, at the end
 
     @property
     def realtime(self) -> float:
@@ -58,7 +60,7 @@ class PerceptionSpeed:
         fps = self.frames / (self.seconds_of_video / self.realtime)
         return (f"{self.resolution:>6} {self.reading:>10}: {fps:6.1f} frames/s = {self.realtime:4.2f}x real time "
                 f"({self.frames} frames, {self.analysed} analysed, {self.events} events); ms/frame: {per_frame}; "
-                f"ms/analysed frame: {stages}")
+                f"ms/analysed frame: {stages}; memory {self.memory_mb[0]:.0f} → {self.memory_mb[1]:.0f} MB")
 
 
 def render_video(sim: Simulation, path: Path, *, resolution: str, fps: float, start: float, seconds: float) -> Path:
@@ -72,31 +74,36 @@ def render_video(sim: Simulation, path: Path, *, resolution: str, fps: float, st
 
 
 def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, start: float,
-                reading: str = "compressed") -> PerceptionSpeed:
+                reading: str = "compressed", loops: int = 1) -> PerceptionSpeed:
     """Read ``video`` frame by frame and run perception on every frame, timing each stage. ``reading``:
-    frames decoded as they are read, or handed to perception compressed (its ``decode`` stage)."""
+    frames decoded as they are read, or handed to perception compressed (its ``decode`` stage). ``loops``:
+    play the video that many times through the one perception, its clock running on (a soak: the process's
+    memory after the first pass and at the end)."""
     if reading not in READINGS:
         raise ValueError(f"reading is one of {READINGS}, not {reading!r}")
     scenario = sim.scenario
     perception = Perception(layout=load_layout(scenario.layout), table=scenario.table,
                             chips=from_simulator(scenario.chips), deck=scenario.deck, hand_in_progress=True)
-    source = VideoFileSource(video)
     read = work = 0.0
     frames, events = 0, 0
-    stream = source.frames()
-    try:
-        while True:
-            t0 = time.perf_counter()
-            frame = next(stream, None)
-            image = frame.image if frame is not None and reading == "decoded" else frame
-            t1 = time.perf_counter()
-            if frame is None:
-                break
-            events += len(perception.process(image, start + frames / fps))
-            read, work = read + t1 - t0, work + time.perf_counter() - t1
-            frames += 1
-    finally:
-        source.close()
+    memory: list[float] = []
+    for _ in range(loops):
+        source = VideoFileSource(video)
+        stream = source.frames()
+        try:
+            while True:
+                t0 = time.perf_counter()
+                frame = next(stream, None)
+                image = frame.image if frame is not None and reading == "decoded" else frame
+                t1 = time.perf_counter()
+                if frame is None:
+                    break
+                events += len(perception.process(image, start + frames / fps))
+                read, work = read + t1 - t0, work + time.perf_counter() - t1
+                frames += 1
+        finally:
+            source.close()
+        memory.append(_resident_mb())
     if frames == 0:
         raise RuntimeError(f"{video}: no frames to benchmark.")
     timing = perception.report_timing()
@@ -104,19 +111,28 @@ def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, st
     return PerceptionSpeed(resolution=resolution, reading=reading, frames=frames, analysed=analysed,
                            seconds_of_video=frames / fps,
                            ms_per_frame={"read": 1000 * read / frames, "perception": 1000 * work / frames},
-                           ms_per_analysed=timing, events=events)
+                           ms_per_analysed=timing, events=events, memory_mb=(memory[0], memory[-1]))
+
+
+def _resident_mb() -> float:
+    """This process's resident memory now (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS"))
+    except (OSError, StopIteration):
+        return 0.0
 
 
 def bench(scenario: Path = DEMO, *, resolutions: Sequence[str] = ("720p", "2160p"), fps: float = 30.0,
-          start: float = 2.0, seconds: float = 8.0) -> list[PerceptionSpeed]:
+          start: float = 2.0, seconds: float = 8.0, loops: int = 1) -> list[PerceptionSpeed]:
     sim = Simulation.from_file(scenario)
     results = []
     with tempfile.TemporaryDirectory(prefix="tablewatch-perception-bench-") as folder:
         for resolution in resolutions:
             video = render_video(sim, Path(folder) / f"{resolution}.avi", resolution=resolution, fps=fps,
                                  start=start, seconds=seconds)
-            results += [bench_video(sim, video, resolution=resolution, fps=fps, start=start, reading=reading)
-                        for reading in READINGS]
+            results += [bench_video(sim, video, resolution=resolution, fps=fps, start=start, reading=reading,
+                                    loops=loops) for reading in READINGS]
     return results
 
 
@@ -128,10 +144,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, default=30.0, help="the camera's frame rate")
     parser.add_argument("--start", type=float, default=2.0, help="from this second of the scenario (the deal)")
     parser.add_argument("--seconds", type=float, default=8.0, help="how much video")
+    parser.add_argument("--loops", type=int, default=1, help="play the video this many times through one perception "
+                        "(a soak: its memory after the first pass and at the end)")
     args = parser.parse_args(argv)
+    if args.loops < 1:
+        parser.error("--loops must be 1 or more")
     try:
         results = bench(args.scenario, resolutions=args.resolution or ("720p", "2160p"), fps=args.fps,
-                        start=args.start, seconds=args.seconds)
+                        start=args.start, seconds=args.seconds, loops=args.loops)
     except (OSError, RuntimeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

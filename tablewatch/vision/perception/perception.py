@@ -186,6 +186,7 @@ class Perception:
             self.stacks = StackWatch(self.plane, self.look)
             look = self.look
             self.scene.card_like = lambda bgr: np.logical_or(*look.card_like(bgr))
+            self.scene.chip_like = look.chip_like
         self._frame, self._hires = image, hires
         events = self.gestures.arms(ts, arms)
         for settle in settles:

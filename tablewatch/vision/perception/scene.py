@@ -5,7 +5,9 @@ seconds, and is not under an arm, is copied into it; where that copy changes the
 came to rest or was taken away: a *settle*. Pixels that differ from the reference are foreground; a large
 foreground region that reaches beyond the felt is an arm, owned by the seat (or the dealer) whose place it
 comes from, and its hand is the point of it farthest from that place. A sleeve the colour of the felt
-leaves the hand as a separate moving region beyond the arm's end: it joins that arm.
+leaves the hand as a separate moving region beyond the arm's end: it joins that arm. When that hand comes to
+rest it stays a hand as long as it shows neither chips' colours (chips it put down) nor bare felt (where it
+was, once gone).
 
 An arm that rests without moving for GHOST_S is taken into the reference (so is the imprint of one that
 left, which looks the same), but what lay under it is kept: the arm stays foreground until the table under
@@ -41,7 +43,9 @@ BRIDGE_MM = 200.0  # the most of a sleeve the felt can hide between the arm seen
 GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
 RESTING_MAX_S = 120.0  # an arm resting longer than this becomes table (its imprint stays GHOST_S when it leaves)
 CARD_SHARE = 0.5  # a moving region this much in a card's colours is a card in flight, not a hand
-BARE_DIFF = 40  # grey levels (max over channels) from the felt's colour: bare felt
+CHIP_SHARE = 0.25  # a still region this much in chips' colours is chips put down, not a hand resting (~0)
+BARE_DIFF = 24  # grey levels (max over channels) from the felt's colour: bare felt (its weave stays within ~13)
+BARE_SHARE = 0.5  # a still region this much bare felt is where a hand was, not a hand
 IMPRINT_SHARE = 0.8  # a foreground region this much as the table was first seen is the imprint of an arm
 
 
@@ -97,8 +101,9 @@ class SceneTracker:
         self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
         self.first: np.ndarray | None = None  # the table as first seen
         self.felt: np.ndarray | None = None  # the felt's median colour (int16 BGR)
-        # which of some BGR pixels are a card's colours (its back or paper), once the deck's look is known
+        # which of some BGR pixels are a card's colours (its back or paper), or a chip's, once known
         self.card_like: Callable[[np.ndarray], np.ndarray] | None = None
+        self.chip_like: Callable[[np.ndarray], np.ndarray] | None = None
         self.rested_at = np.zeros((0, 0), np.float32)
         self.under = np.zeros((0, 0, 3), np.uint8)
 
@@ -152,29 +157,40 @@ class SceneTracker:
         n, labels = cv2.connectedComponents(new, connectivity=8)
         for k in range(1, n):
             part = labels == k
-            if self._covers(cur[part], self.ref[part]):
+            on_felt = part & self.plane.felt  # bare felt tells only there (a grey sleeve on a dark rail is felt-like)
+            judged = on_felt if on_felt.any() else part
+            if self._covers(cur[judged], self.ref[judged]):
                 self.under[part] = self.ref[part]
                 self.rested_at[part] = t
 
     def _covers(self, now: np.ndarray, before: np.ndarray) -> bool:
         """Whether these pixels of the frame show something over the table the reference held (fewer of them
         are bare felt than before), rather than the table where the reference held an arm's imprint."""
+        return bool(self._bare(now).mean() < self._bare(before).mean())
+
+    def _bare(self, bgr: np.ndarray) -> np.ndarray:
+        """Which of these pixels show bare felt."""
         assert self.felt is not None
-        return bool((np.abs(now.astype(np.int16) - self.felt).max(axis=1) <= BARE_DIFF).mean()
-                    < (np.abs(before.astype(np.int16) - self.felt).max(axis=1) <= BARE_DIFF).mean())
+        return np.abs(bgr.astype(np.int16) - self.felt).max(axis=1) <= BARE_DIFF
 
     def _lone_hand(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> str | None:
-        """A hand-sized region apart from any arm (on the half-resolution mask) that moves is a hand whose sleeve
-        the felt hides, unless it is in a card's colours (a card in flight): its owner ("" when unknown), else
-        None. Still, it is chips just put down, a card fan, a pushed pot."""
+        """A hand-sized region apart from any arm (on the half-resolution mask): a hand whose sleeve the felt
+        hides if it moves, or if it holds still where an arm was in the last frame and shows neither chips'
+        colours nor bare felt (a hand resting on a stack; chips just put down, a card fan or a pushed pot lie
+        still too, but an arm left them or they show chips' colours; where a hand rested while the table was
+        first learnt, the felt shows when it goes). Never a region in a card's colours (a card in flight). Its
+        owner ("" when unknown), else None."""
         x, y = at
         h, w = comp.shape
-        if moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING:
-            return None
         pixels = cur[2 * y:2 * (y + h):2, 2 * x:2 * (x + w):2][comp]
         if self.card_like is not None and float(self.card_like(pixels).mean()) >= CARD_SHARE:
             return None
-        return self._previous_owner(comp, at) or ""
+        if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+            return self._previous_owner(comp, at) or ""
+        owner = self._previous_owner(comp, at)
+        if owner is None or self.chip_like is None or float(self.chip_like(pixels).mean()) >= CHIP_SHARE:
+            return None
+        return owner if float(self._bare(pixels).mean()) < BARE_SHARE else None  # else the imprint of one gone
 
     def _imprint(self, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> bool:
         """A region (on the half-resolution mask) that mostly shows the table as first seen: no arm, but the
