@@ -50,7 +50,8 @@ log = logging.getLogger(__name__)
 
 
 class CameraConfig(StrictModel):
-    source: str = Field(description="video file, rtsp://…, http://…, /dev/videoN or a camera index")
+    source: str = Field(description="video file, rtsp://…, http://…, /dev/videoN or a camera index; Motion-JPEG "
+                        "(a USB camera's usual 4K format) is read compressed and decoded only where vision looks")
     name: str = Field(default="overhead", description="camera name in evidence and events")
     profile: Path | None = Field(default=None, description="the table profile calibrated from this camera "
                                  "(`tablewatch calibrate`): its frames then go through vision perception and "

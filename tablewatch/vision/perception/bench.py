@@ -84,34 +84,47 @@ def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, st
     scenario = sim.scenario
     perception = Perception(layout=load_layout(scenario.layout), table=scenario.table,
                             chips=from_simulator(scenario.chips), deck=scenario.deck, hand_in_progress=True)
-    read = work = 0.0
-    frames, events = 0, 0
+    played = _Played()
     memory: list[float] = []
     for _ in range(loops):
-        source = VideoFileSource(video)
-        stream = source.frames()
-        try:
-            while True:
-                t0 = time.perf_counter()
-                frame = next(stream, None)
-                image = frame.image if frame is not None and reading == "decoded" else frame
-                t1 = time.perf_counter()
-                if frame is None:
-                    break
-                events += len(perception.process(image, start + frames / fps))
-                read, work = read + t1 - t0, work + time.perf_counter() - t1
-                frames += 1
-        finally:
-            source.close()
+        _play(video, perception, played, reading=reading, start=start, fps=fps)
         memory.append(_resident_mb())
-    if frames == 0:
+    n = played.frames
+    if n == 0:
         raise RuntimeError(f"{video}: no frames to benchmark.")
     timing = perception.report_timing()
     analysed = int(timing.pop("frames"))
-    return PerceptionSpeed(resolution=resolution, reading=reading, frames=frames, analysed=analysed,
-                           seconds_of_video=frames / fps,
-                           ms_per_frame={"read": 1000 * read / frames, "perception": 1000 * work / frames},
-                           ms_per_analysed=timing, events=events, memory_mb=(memory[0], memory[-1]))
+    return PerceptionSpeed(resolution=resolution, reading=reading, frames=n, analysed=analysed,
+                           seconds_of_video=n / fps,
+                           ms_per_frame={"read": 1000 * played.read_s / n, "perception": 1000 * played.work_s / n},
+                           ms_per_analysed=timing, events=played.events, memory_mb=(memory[0], memory[-1]))
+
+
+@dataclass
+class _Played:
+    frames: int = 0
+    events: int = 0
+    read_s: float = 0.0  # reading the video (and decoding it, when read decoded)
+    work_s: float = 0.0  # perception
+
+
+def _play(video: Path, perception: Perception, played: _Played, *, reading: str, start: float, fps: float) -> None:
+    """Every frame of ``video`` to ``perception`` once, the clock going on from ``played.frames``."""
+    source = VideoFileSource(video)
+    stream = source.frames()
+    try:
+        while True:
+            t0 = time.perf_counter()
+            frame = next(stream, None)
+            image = frame.image if frame is not None and reading == "decoded" else frame
+            t1 = time.perf_counter()
+            if frame is None:
+                return
+            played.events += len(perception.process(image, start + played.frames / fps))
+            played.read_s, played.work_s = played.read_s + t1 - t0, played.work_s + time.perf_counter() - t1
+            played.frames += 1
+    finally:
+        source.close()
 
 
 def _resident_mb() -> float:

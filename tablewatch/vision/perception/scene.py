@@ -36,6 +36,7 @@ ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's
 OWNER_MAX_MM = ROOT_MAX_MM + 250.0  # what is seen of an arm (its nearer end, or a hand alone) is this near its owner
 WARM_UP_S = 1.0  # the first moments only learn the table
 PALM_MM = 50.0  # the middle of a hand, back from its leading edge
+HAND_REACH_MM = 110.0  # what is seen within this of an arm's leading edge is its hand and wrist: their direction
 ELONGATED = 2.0  # an arm's visible part this many times longer than wide has a direction worth following
 HAND_MIN_MM2, HAND_MAX_MM2 = 4000.0, 25000.0  # a hand seen without its arm (a few chips are smaller)
 HAND_MOVING = 0.25  # and this share of it moved since the last frame (chips just put down lie still)
@@ -53,7 +54,7 @@ IMPRINT_SHARE = 0.8  # a foreground region this much as the table was first seen
 class Arm:
     actor: str  # "dealer" or "seatN"
     tip_mm: tuple[float, float]  # the leading edge of the hand
-    palm_mm: tuple[float, float]  # the middle of the hand, PALM_MM back from the tip towards the owner
+    palm_mm: tuple[float, float]  # the middle of the hand, PALM_MM back from the tip along the hand and wrist
     area_mm2: float
 
 
@@ -271,8 +272,11 @@ class SceneTracker:
         return arms, cv2.resize(arm_small, (fg.shape[1], fg.shape[0]), interpolation=cv2.INTER_NEAREST)
 
     def _arm(self, actor: str, pts: np.ndarray, area_px: float) -> Arm:
+        """Its leading edge, and its palm back from there along the hand and wrist seen (a hand reaching
+        sideways points away from its owner's place)."""
         far, _ = _far_end(pts, self.origins[actor])
-        back = self.origins[actor] - far
+        near = pts[np.hypot(*(pts - far).T) <= HAND_REACH_MM]
+        back = near.mean(axis=0) - far
         palm = far + back / max(float(np.hypot(*back)), 1.0) * PALM_MM
         return Arm(actor=actor, tip_mm=(float(far[0]), float(far[1])), palm_mm=(float(palm[0]), float(palm[1])),
                    area_mm2=float(4 * area_px / self.plane.scale**2))
