@@ -124,9 +124,11 @@ class SimulatedVision:
 
     def __call__(self, frame: object, t: float) -> list[Event]:
         # Identity is read from a 4K crop (the pixel budget of DESIGN.md): the 4K frame of the same moment
-        # is rendered only when a card is being read.
-        return self.perception.process(frame, t, hires=lambda: self.clock.timed(  # type: ignore[arg-type]
-            lambda: self.uhd.render(t, labels=False).image))
+        # is rendered only when a card is being read. The callable perception keeps must not refer back to
+        # this object: a reference cycle kept each played hand's 4K renderer (~180 MB) until a full collection.
+        uhd, clock = self.uhd, self.clock
+        return self.perception.process(frame, t, hires=lambda: clock.timed(  # type: ignore[arg-type]
+            lambda: uhd.render(t, labels=False).image))
 
     def flush(self, t: float) -> list[Event]:
         return self.perception.flush(t)
