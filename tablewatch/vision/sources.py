@@ -133,8 +133,7 @@ class VideoFileSource:
             probe.release()
 
     def _frame(self, data: np.ndarray, index: int) -> Frame:
-        ts = index / self.fps
-        return Frame(jpeg=data.reshape(-1), index=index, ts=ts) if self.compressed else Frame(data, index, ts)
+        return captured(data, index, index / self.fps, compressed=self.compressed)
 
     def frames(self) -> Iterator[Frame]:
         index = 0
@@ -151,6 +150,11 @@ class VideoFileSource:
 
     def close(self) -> None:
         self.capture.release()
+
+
+def captured(data: np.ndarray, index: int, ts: float, *, compressed: bool) -> Frame:
+    """A frame as a capture read it: JPEG bytes when it hands them over undecoded, else pixels."""
+    return Frame(jpeg=data.reshape(-1), index=index, ts=ts) if compressed else Frame(data, index, ts)
 
 
 def first_jpeg(capture: cv2.VideoCapture) -> np.ndarray | None:
@@ -210,9 +214,7 @@ class LiveSource:
             ok, data = self._read()
             if ok and data is not None:
                 failures = 0
-                now = time.monotonic()
-                yield (Frame(jpeg=data.reshape(-1), index=index, ts=now) if self.compressed
-                       else Frame(image=data, index=index, ts=now))
+                yield captured(data, index, time.monotonic(), compressed=self.compressed)
                 index += 1
                 continue
             if self.max_reconnects is not None and failures >= self.max_reconnects:

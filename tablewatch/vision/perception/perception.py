@@ -160,7 +160,7 @@ class Perception:
         if isinstance(frame, np.ndarray) or not hasattr(frame, "reduced"):
             _checked(frame)  # type: ignore[arg-type] (a Picture is checked once decoded)
         self._last_ts = ts
-        if self.plane is None and not self._calibrate(_checked(decoded(frame, 1))):
+        if self.plane is None and not self._calibrate(decoded(frame)):
             return []
         if self._last_done is not None and ts - self._last_done < self.min_interval_s:
             return []  # analysis runs at about 1 / min_interval_s: motion between is slow enough to follow
@@ -169,8 +169,8 @@ class Perception:
         t0 = time.perf_counter()
         reduction = 1 if isinstance(frame, np.ndarray) else self.plane.reduction()
         if reduction > 1 and hires is None:
-            hires = lambda whole=frame: _checked(decoded(whole, 1))  # noqa: E731 (card identity from the whole frame)
-        image = _checked(decoded(frame, reduction))
+            hires = lambda whole=frame: decoded(whole)  # noqa: E731 (card identity from the whole frame)
+        image = decoded(frame, reduction)
         t_decoded = time.perf_counter()
         try:
             flat = self.plane.rectify(image, reduction=reduction)
@@ -413,10 +413,11 @@ class Perception:
 
 
 def decoded(frame: np.ndarray | Picture, reduction: int = 1) -> np.ndarray:
-    """The pixels of a frame, a ``Picture`` decoded now (reduced by ``reduction``: 1, 2, 4 or 8)."""
+    """The pixels of a frame: an image as it is, a ``Picture`` decoded now (reduced by ``reduction``: 1, 2, 4
+    or 8) and checked to be a BGR image."""
     if isinstance(frame, np.ndarray):
         return frame
-    return frame.image if reduction == 1 else frame.reduced(reduction)
+    return _checked(frame.image if reduction == 1 else frame.reduced(reduction))
 
 
 def _checked(frame: np.ndarray) -> np.ndarray:

@@ -183,12 +183,12 @@ class SceneTracker:
         owner ("" when unknown), else None."""
         x, y = at
         h, w = comp.shape
-        pixels = cur[2 * y:2 * (y + h):2, 2 * x:2 * (x + w):2][comp]
+        pixels = cur[_full_window(comp, at)][comp]
         if self.card_like is not None and float(self.card_like(pixels).mean()) >= CARD_SHARE:
             return None
-        if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
-            return self._previous_owner(comp, at) or ""
         owner = self._previous_owner(comp, at)
+        if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+            return owner or ""
         if owner is None or self.chip_like is None or float(self.chip_like(pixels).mean()) >= CHIP_SHARE:
             return None
         return owner if float(self._bare(pixels).mean()) < BARE_SHARE else None  # else the imprint of one gone
@@ -197,9 +197,7 @@ class SceneTracker:
         """A region (on the half-resolution mask) that mostly shows the table as first seen: no arm, but the
         imprint of one the reference took in while it was made (an arm resting then)."""
         assert self.first is not None
-        x, y = at
-        h, w = comp.shape
-        window = (slice(2 * y, 2 * (y + h), 2), slice(2 * x, 2 * (x + w), 2))
+        window = _full_window(comp, at)
         diff = np.abs(cur[window][comp].astype(np.int16) - self.first[window][comp]).max(axis=1)
         return float((diff <= FG_DIFF).mean()) >= IMPRINT_SHARE
 
@@ -342,6 +340,14 @@ class SceneTracker:
         return Settle(t=t, centre_mm=(float(centre[0]), float(centre[1])), area_mm2=comp.sum() / self.plane.scale**2,
                       zone=self.plane.layout.zone_at(*centre), box=(x0, y0, x1, y1), mask=comp,
                       before=self.ref[y0:y1, x0:x1].copy(), after=cur[y0:y1, x0:x1].copy())
+
+
+def _full_window(comp: np.ndarray, at: tuple[int, int]) -> tuple[slice, slice]:
+    """Where a component of the half-resolution mask (its box at ``at``) lies on the full-resolution plane,
+    every second pixel: indexed by the component itself."""
+    x, y = at
+    h, w = comp.shape
+    return slice(2 * y, 2 * (y + h), 2), slice(2 * x, 2 * (x + w), 2)
 
 
 def _far_end(pts: np.ndarray, origin: np.ndarray) -> tuple[np.ndarray, float]:
