@@ -4,10 +4,11 @@ A reference picture of the table holds what lies still. A pixel that has not cha
 seconds, and is not under an arm, is copied into it; where that copy changes the reference, something
 came to rest or was taken away: a *settle*. Pixels that differ from the reference are foreground; a large
 foreground region that reaches beyond the felt is an arm, owned by the seat (or the dealer) whose place it
-comes from, and its hand is the point of it farthest from that place. A sleeve the colour of the felt
-leaves the hand as a separate moving region beyond the arm's end: it joins that arm. When that hand comes to
-rest it stays a hand as long as it shows neither chips' colours (chips it put down) nor bare felt (where it
-was, once gone).
+comes from, and its hand is the point of it farthest from that place (not counting cards it carries ahead
+of it). A sleeve the colour of the felt or the rail leaves the hand as a separate moving region beyond the
+arm's end, in line with the arm seen: it joins that arm. When that hand comes to rest it stays a hand as
+long as it shows neither chips' colours (chips it put down) nor bare felt (where it was, once gone). For the
+first second the reference is the median of the frames so far, and arms are seen against it already.
 
 An arm that rests without moving for GHOST_S is taken into the reference (so is the imprint of one that
 left, which looks the same), but what lay under it is kept: the arm stays foreground until the table under
@@ -34,7 +35,9 @@ ARM_GUARD_PX = 5  # pixels this close to an arm are not absorbed (blur and shado
 EDGE_MM = 70.0  # the felt's outer band: every arm crosses it
 ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
 OWNER_MAX_MM = ROOT_MAX_MM + 250.0  # what is seen of an arm (its nearer end, or a hand alone) is this near its owner
-WARM_UP_S = 1.0  # the first moments only learn the table
+WARM_UP_S = 1.0  # the first moments learn the table (nothing settles)
+WARM_MIN_FRAMES = 3  # ... and from this many frames on, a median of them shows the arms moving over it
+WARM_MAX_FRAMES = 15  # the median of at most this many latest frames
 PALM_MM = 50.0  # the middle of a hand, back from its leading edge
 HAND_REACH_MM = 110.0  # what is seen within this of an arm's leading edge is its hand and wrist: their direction
 ELONGATED = 2.0  # an arm's visible part this many times longer than wide has a direction worth following
@@ -121,13 +124,12 @@ class SceneTracker:
             self.under = np.zeros_like(cur)  # what lay under it
             self.warm = [cur]
             return [], []
-        if self.t0 is not None and t - self.t0 < WARM_UP_S:
-            self.warm.append(cur)  # the first reference is the median of these: a moving arm leaves no trace
-            self.ref, self.prev = np.median(np.stack(self.warm[-7:]), axis=0).astype(np.uint8), cur
-            return [], []
         moved = _channel_max(cv2.absdiff(cur, self.prev)) > MOTION_DIFF
-        self.still_since = np.where(moved, np.float32(t), self.still_since)
         self.prev = cur
+        if self.t0 is not None and t - self.t0 < WARM_UP_S:
+            return self._warming(cur, moved), []  # (what is still is timed from the first frame)
+        self.warm.clear()
+        self.still_since = np.where(moved, np.float32(t), self.still_since)
         fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
         seen = fg | self._still_resting(cur, t)
         fg_clean = cv2.morphologyEx(seen.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -143,6 +145,18 @@ class SceneTracker:
         cv2.copyTo(cur, absorb.view(np.uint8), self.ref)
         self.fg = fg_clean > 0
         return arms, settles
+
+    def _warming(self, cur: np.ndarray, moved: np.ndarray) -> list[Arm]:
+        """The first moments: the reference is the median of the frames so far (a moving arm leaves no trace
+        in it), and from WARM_MIN_FRAMES on, the arms that differ from it are seen already; nothing settles."""
+        self.warm.append(cur)
+        self.ref = np.median(np.stack(self.warm[-WARM_MAX_FRAMES:]), axis=0).astype(np.uint8)
+        if len(self.warm) < WARM_MIN_FRAMES:
+            return []
+        fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
+        fg_clean = cv2.morphologyEx(fg.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        self.fg = fg_clean > 0
+        return self._arms(fg_clean, moved, cur)[0]
 
     def _remember_under(self, resting: np.ndarray, cur: np.ndarray, t: float) -> None:
         """An arm the reference takes in (it rested GHOST_S): keep what lay under it, to know when it leaves.
@@ -248,9 +262,9 @@ class SceneTracker:
             if area * 4 >= self.arm_min_px and out.sum() >= 0.02 * area:
                 actor = self._owner(comp, (x, y), pts)
                 if actor is not None:
-                    parts.append((pts, k, actor, int(area)))
+                    parts.append((self._uncarried(pts, comp, (x, y), cur), k, actor, int(area)))
             elif area * 4 <= self.hand_max_px and (hand := self._lone_hand(comp, (x, y), moving, cur)) is not None:
-                parts.append((pts, k, hand or None, int(area)))
+                parts.append((self._uncarried(pts, comp, (x, y), cur), k, hand or None, int(area)))
         main: dict[str, tuple[np.ndarray, int, int]] = {}  # actor -> its largest arm: points, label, area
         for pts, k, actor, area in parts:
             if actor is not None and (actor not in main or area > main[actor][2]):
@@ -268,6 +282,19 @@ class SceneTracker:
         self.owners = owners
         arms = [self._arm(actor, pts, main[actor][2]) for actor, pts in points.items()]
         return arms, cv2.resize(arm_small, (fg.shape[1], fg.shape[0]), interpolation=cv2.INTER_NEAREST)
+
+    def _uncarried(self, pts: np.ndarray, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> np.ndarray:
+        """The points of an arm (or lone hand) not in a card's colours: cards drawn in or pushed ahead of a hand
+        are one region with it, but the hand's leading edge is where they begin. (Chips' colours stay: a dark
+        sleeve and some hands share them.) All the points when less than half a hand's worth would be left."""
+        if self.card_like is None:
+            return pts
+        pixels = cur[_full_window(comp, at)][comp]
+        rest = comp.copy()
+        rest[comp] = ~self.card_like(pixels)
+        # the blurred rim of what is carried is in no one's colours: an opening takes it off
+        kept = cv2.morphologyEx(rest.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))[comp] > 0
+        return pts[kept] if kept.sum() * 4 >= self.hand_min_px / 2 else pts
 
     def _arm(self, actor: str, pts: np.ndarray, area_px: float) -> Arm:
         """Its leading edge, and its palm back from there along the hand and wrist seen (a hand reaching
@@ -289,8 +316,8 @@ class SceneTracker:
             origin = self.origins[actor]
             end, reach = _far_end(pts, origin)
             gap = float(np.min(np.hypot(*(part - end).T)))
-            axis = (end - origin) / max(float(np.hypot(*(end - origin))), 1.0)
-            v = part.mean(axis=0) - origin
+            axis = _direction(pts, end - origin)
+            v = part.mean(axis=0) - end
             off_axis = abs(float(axis[0] * v[1] - axis[1] * v[0]))
             if gap <= BRIDGE_MM and off_axis <= BRIDGE_MM / 2 and float(np.max(np.hypot(*(part - origin).T))) > reach:
                 return actor
@@ -355,6 +382,17 @@ def _far_end(pts: np.ndarray, origin: np.ndarray) -> tuple[np.ndarray, float]:
     averaged), and how far the farthest point reaches."""
     reach = np.hypot(*(pts - origin).T)
     return pts[reach >= reach.max() - 25.0].mean(axis=0), float(reach.max())
+
+
+def _direction(pts: np.ndarray, rough: np.ndarray) -> np.ndarray:
+    """The unit direction an arm's points run in (an arm may come from a shoulder well to the side of its
+    owner's place), turned the way ``rough`` points: from that place to the arm's far end, itself the
+    direction when what is seen is too short to have one."""
+    centre = pts.mean(axis=0)
+    _, spread, vt = np.linalg.svd(pts - centre, full_matrices=False)
+    axis = vt[0] if spread[0] >= ELONGATED * spread[1] else rough
+    axis = axis / max(float(np.hypot(*axis)), 1e-9)
+    return axis if float(axis @ rough) >= 0 else -axis
 
 
 def _channel_max(img: np.ndarray) -> np.ndarray:
