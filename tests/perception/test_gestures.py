@@ -107,6 +107,38 @@ def test_a_pot_push_needs_chips_gathered_into_the_pot_first() -> None:
     assert _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=False) == []
 
 
+def _gathered_at(dealer_path: list[tuple[float, str]], *, last: Found) -> list[float]:
+    """Chips seen leaving seat 1's bet at 20.0 s, then ``last``; the dealer's hand at the centres of these
+    zones at these times; decided 2 s after. When the PotGathered events are stamped."""
+    gestures, out = Gestures(LAYOUT, table="T1"), []
+    bet = LAYOUT.polygon("seat1.bet").mean(axis=0)
+    gestures.settled(Found(t=20.0, zone="seat1.bet", what="chips_out", chips={100: 2}, centre=tuple(bet)))
+    gestures.settled(last)
+    for t, zone in dealer_path:
+        at = LAYOUT.polygon(zone).mean(axis=0)
+        out += gestures.arms(t, [Arm(actor="dealer", tip_mm=(float(at[0]), float(at[1])),
+                                     palm_mm=(float(at[0]), float(at[1])), area_mm2=30_000.0)])
+        out += gestures.decide(t)
+    for t in np.arange(dealer_path[-1][0] + 0.1, dealer_path[-1][0] + 2.0, 0.1):
+        out += gestures.decide(float(t))
+    return [round(e.ts, 2) for e in out if e.kind == "PotGathered"]
+
+
+def test_a_gather_ends_where_the_dealers_sweep_reaches_the_pot() -> None:
+    """Chips leaving seat 3's bet are seen, those the hand takes from seat 6's are not (black and white
+    chips on a grey felt): the hand sweeping on from bet to bet and into the pot is the gather's end. Going
+    from the gathered pot straight back into it, or by a stack first, is on to something else (a push)."""
+    bet3 = tuple(LAYOUT.polygon("seat3.bet").mean(axis=0))
+    pot = tuple(LAYOUT.polygon("pot").mean(axis=0))
+    from_bet3 = Found(t=20.4, zone="seat3.bet", what="chips_out", chips={100: 1}, centre=bet3)
+    sweep = [(20.8, "seat6.bet"), (21.4, "seat6.bet"), (22.0, "pot"), (22.5, "pot")]
+    assert _gathered_at(sweep, last=from_bet3) == [22.0]
+    into_pot = Found(t=20.4, zone="pot", what="chips_in", chips={100: 3}, centre=pot)
+    assert _gathered_at([(21.0, "pot"), (21.3, "pot"), (21.6, "seat3.stack")], last=into_pot) == [20.4]
+    by_stack = [(20.8, "seat6.bet"), (21.2, "seat3.stack"), (21.8, "pot")]
+    assert _gathered_at(by_stack, last=from_bet3) == [20.4]
+
+
 def test_an_arm_seen_again_after_a_gap_starts_a_new_episode_even_at_a_low_frame_rate() -> None:
     gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
     for t, depth in ((10.0, -120), (10.1, 60), (10.2, -120)):

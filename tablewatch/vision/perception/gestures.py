@@ -374,12 +374,29 @@ class Gestures:
         for ep in [e for e in self.closed if t - e.last >= DECIDE_S or e.string_bet]:
             self.closed.remove(ep)
             out += self._episode(ep)
-        if self.gather and t - self.gather[-1] > GATHER_GAP_S:
-            first, last = self.gather[0], self.gather[-1]
+        if self.gather and t - (last := self._gather_end()) > GATHER_GAP_S:
+            first = self.gather[0]
             in_pot = [s.t for s in self.dealer_path if s.zone == "pot" and first - 1.0 <= s.t <= last]
             out.append(self._event(PotGathered, max([self.gather[-1], *in_pot])))
             self.gather, self.pot_filled = [], True
         return out
+
+    def _gather_end(self) -> float:
+        """The last sign of a gather: chips leaving a bet or reaching the pot, or after them the dealer's hand
+        sweeping on from bet to bet (where the chips it takes do not show: black and white chips on a grey
+        felt) and into the pot, each within GATHER_GAP_S of the one before, over the felt only. (The hand going
+        straight from the gathered pot back into it, or by a stack or the rail, is on to something else.)"""
+        end, swept = self.gather[-1], False
+        for s in self.dealer_path:
+            if not end < s.t <= end + GATHER_GAP_S:
+                continue
+            if s.zone.endswith(".bet"):
+                end, swept = s.t, True
+            elif s.zone == "pot":
+                return s.t if swept else end
+            elif not s.zone.startswith(("felt", "board")):
+                return end  # off the way from the bets to the pot (a stack, the rail)
+        return end
 
     def _episode(self, ep: Episode) -> list[Event]:
         seat = int(ep.actor[4:])
