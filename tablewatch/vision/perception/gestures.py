@@ -4,7 +4,8 @@
   run of its hand beyond the seat's betting line is one forward motion, released at the run's deepest
   point. When the episode ends and the table settles: new chips in the bet zone → ``BetMotion``; cards
   slid there → ``CardsMucked`` (seen on arrival); a brief reach to the line that moved no chips →
-  ``Tap``; a hand resting on its own stack → ``StackObscured`` every second.
+  ``Tap``. A stack whose largest chips are out of sight → ``StackObscured`` every second, and once more
+  with the whole time when they show again (not while its player is betting: the bet may be them).
 - Cards coming to rest are dealt, burned, laid on the board (identity read when face up) or mucked,
   by the zone they settle in. Chips leaving the bet zones or reaching the pot close to each other are
   one ``PotGathered``; the dealer's hand at a seat's stack after the pot (or another stack) is a
@@ -158,7 +159,8 @@ class Gestures:
         self.pot_filled = hand_in_progress  # chips were gathered into the pot since it was last pushed (or may be)
         self.pushed: dict[int, float] = {}
         self.cleared: list[tuple[float, str]] = []
-        self.obscured_reported: dict[int, float] = {}
+        self.obscured_reported: dict[int, float] = {}  # seat -> when its stack was last reported obscured
+        self.obscured_since: dict[int, float] = {}  # seat -> since when its stack is obscured, while it is
         self.chips_moved: list[int] = []  # seats whose stacks changed for a reason (read by the stack watch)
 
     def _event(self, cls: type[Event], ts: float, **fields: Any) -> Event:
@@ -225,13 +227,23 @@ class Gestures:
         return out
 
     def obscured(self, t: float, hidden: dict[int, float]) -> list[Event]:
-        """A ``StackObscured`` a second for each stack whose largest chips are out of sight, once it lasts."""
+        """A ``StackObscured`` a second for each stack whose largest chips are out of sight, once it lasts, and
+        a last one with the whole time when they show again (unless one went out half a second before or less)."""
         out: list[Event] = []
+        betting = {int(ep.actor[4:]) for ep in [*self.open.values(), *self.closed] if ep.crossed}
         for seat, since in hidden.items():
+            if seat in betting:
+                continue  # its largest chips may be going out as a bet: the bet's decision resets the stack
             held = t - since
+            self.obscured_since[seat] = since
             if held >= OBSCURE_AFTER_S and t - self.obscured_reported.get(seat, -1e9) >= 1.0 - 1e-6:
                 self.obscured_reported[seat] = t
                 out.append(self._event(StackObscured, t, seat=seat, duration=round(held, 2)))
+        for seat in [s for s in self.obscured_since if s not in hidden]:
+            since = self.obscured_since.pop(seat)
+            last = self.obscured_reported.get(seat, -1e9)
+            if last >= since and t - last > 0.5 + 1e-6:
+                out.append(self._event(StackObscured, t, seat=seat, duration=round(t - since, 2)))
         return out
 
     def _dealer_at(self, s: Sample) -> list[Event]:

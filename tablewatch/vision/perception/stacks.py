@@ -1,7 +1,7 @@
 """Stacks whose largest chips can't be seen (TDA-16A): a hand over them, or big chips under small ones.
 
-Every ``period`` seconds each seat's stack zone is read on the live rectified frame (arms included, so
-a covering hand counts): how many pixels show each denomination. A seat's *largest* denomination is the
+Every ``period`` seconds each seat's stack zone (with the felt just around it) is read on the live
+rectified frame (arms included, so a covering hand counts): how many pixels show each denomination. A seat's *largest* denomination is the
 biggest one seen there clearly; when its pixels fall below ``HIDDEN_SHARE`` of what they were, the
 stack is obscured until they come back. Chips that leave legitimately (a bet, a push) reset the
 baseline through ``reset``.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from tablewatch.vision.perception.appearance import Appearance
@@ -18,6 +19,7 @@ from tablewatch.vision.perception.plane import TablePlane
 
 HIDDEN_SHARE = 0.3
 MIN_PIXELS = 0.5  # of one chip top: less than this is no chip of that denomination
+EDGE_MM = 20.0  # a stack zone is read this far beyond its edge, on the felt (a chip at the edge shows whole)
 
 
 @dataclass
@@ -30,7 +32,7 @@ class SeatStack:
 class StackWatch:
     def __init__(self, plane: TablePlane, look: Appearance, *, period: float = 0.5) -> None:
         self.plane, self.look, self.period = plane, look, period
-        self.masks = {int(name[4:].split(".")[0]): _boxed(plane.zone_masks[name]) for name in plane.zone_masks
+        self.masks = {int(name[4:].split(".")[0]): _boxed(_read_area(plane, name)) for name in plane.zone_masks
                       if name.startswith("seat") and name.endswith(".stack")}
         self.seats = {seat: SeatStack() for seat in self.masks}
         self.last = -1e9
@@ -64,6 +66,15 @@ class StackWatch:
             st.hidden_since = st.hidden_since if st.hidden_since is not None else t
         else:
             st.hidden_since = None
+
+
+def _read_area(plane: TablePlane, stack_zone: str) -> np.ndarray:
+    """A stack zone and the felt EDGE_MM around it that is in no other zone: a column at the zone's edge shows
+    whole (half of it outside, its top would count for less than a chip and the next denomination down
+    would pass for the stack's largest)."""
+    others = np.logical_or.reduce([m for name, m in plane.zone_masks.items() if not name.endswith(".stack")])
+    grow = np.ones((2 * round(EDGE_MM * plane.scale) + 1,) * 2, np.uint8)
+    return (cv2.dilate(plane.zone_masks[stack_zone].view(np.uint8), grow) > 0) & plane.felt & ~others
 
 
 def _boxed(mask: np.ndarray) -> tuple[tuple[slice, slice], np.ndarray]:

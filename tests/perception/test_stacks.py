@@ -1,0 +1,58 @@
+"""Stacks whose largest chips can't be seen (TDA-16A), from the simulator's all-violations scenario."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tablewatch.events import StackObscured
+from tablewatch.sim.session import Simulation
+from tests.perception.conftest import rendered, run_window
+
+ALL_VIOLATIONS = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "all_violations.yaml"
+
+
+@pytest.fixture(scope="module")
+def violations() -> Simulation:
+    return Simulation.from_file(ALL_VIOLATIONS)
+
+
+def obscured(sim: Simulation, t0: float, t1: float) -> list[StackObscured]:
+    return [e for e in run_window(sim, rendered(sim, t0, t1)) if isinstance(e, StackObscured)]
+
+
+def truth(sim: Simulation, seat: int, t0: float, t1: float) -> list[StackObscured]:
+    return [e for e in sim.events if isinstance(e, StackObscured) and e.seat == seat and t0 <= e.ts <= t1]
+
+
+def test_big_chips_put_under_a_column_of_small_ones_are_reported(violations: Simulation) -> None:
+    """Seat 3 stacks its 1,000s under its 100s: from above only 100s show. Its 1,000s lie at the stack zone's
+    edge, half outside it: the zone is read a little beyond its edge, on the felt, or the 500s would count
+    as the stack's largest chips and nothing would be missing."""
+    seen = obscured(violations, 104.0, 113.0)
+    true = truth(violations, 3, 104.0, 113.0)
+    assert len(true) == 3
+    assert {e.seat for e in seen} == {3}
+    assert len(seen) == len(true)
+    assert [e.ts for e in seen] == pytest.approx([e.ts for e in true], abs=0.6)  # (stacks are read every 0.5 s)
+
+
+def test_a_hand_over_the_stack_is_reported_every_second_and_once_more_with_the_whole_time(
+        violations: Simulation) -> None:
+    """Seat 6's hand rests on its stack for 11 s: a report a second while it lasts, and when the chips show
+    again a last one with the whole time (the rules layer's thresholds are on that time)."""
+    seen = obscured(violations, 70.0, 87.0)
+    true = truth(violations, 6, 70.0, 87.0)
+    assert len(seen) == len(true) == 12
+    assert [e.ts for e in seen] == pytest.approx([e.ts for e in true], abs=0.6)  # (stacks are read every 0.5 s)
+    assert seen[-1].duration == pytest.approx(true[-1].duration, abs=0.6)
+    assert [e.duration for e in seen] == sorted(e.duration for e in seen)
+
+
+def test_a_bet_of_the_largest_chips_is_not_a_hidden_stack(demo: Simulation) -> None:
+    """Seat 3 bets its only 1,000 at 20.7 s: the stack's largest chips are gone, as a bet (the bet's decision
+    resets what the stack shows), not out of sight."""
+    events = run_window(demo, rendered(demo, 17.0, 24.0))
+    assert any(e.kind == "BetMotion" and e.seat == 3 for e in events)
+    assert not [e for e in events if isinstance(e, StackObscured)]
