@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.evaluate import ObjectScore, score_objects
+from tablewatch.vision.perception.scene import SceneTracker
 
 from .conftest import FPS, perception_for, rendered
 
@@ -64,6 +66,40 @@ def test_every_hand_is_found_while_the_dealer_pitches_and_once_a_resting_hand_ha
     assert sum(s.hands_true for _, s in timed) >= 44
     assert found_all([s for _, s in timed])
     assert sum(s.hands_false for _, s in timed) == 0
+
+
+def test_chips_set_out_while_the_table_is_learnt_are_no_arm_but_an_arm_moving_then_is(demo: Simulation) -> None:
+    """The first second learns the table from the median of its frames; arms moving over it are seen from the
+    fifth frame. A row of stacks set out on the felt in the third frame, reaching its edge as an arm does,
+    differs from that median for a while (the simulated table of each bench hand is set so): it never moved
+    since, so it is no arm."""
+    perception = perception_for(demo)
+    perception.run(rendered(demo, 0.0, 0.5))  # (the camera calibrates from the first frames)
+    plane = perception.plane
+    assert plane is not None
+    table = plane.rectify(demo.renderer().render(0.0, labels=False).image)
+    scene = SceneTracker(plane)
+    centre = np.zeros(2)
+
+    def towards_centre(seat: str, mm: float, aside_mm: float = 0.0) -> tuple[int, int]:
+        origin = scene.origins[seat]
+        way = (centre - origin) / np.hypot(*(centre - origin))
+        x, y = plane.to_px(origin + way * mm + np.array([-way[1], way[0]]) * aside_mm)
+        return int(x), int(y)
+
+    seen = []
+    for i in range(10):
+        frame = table.copy()
+        if i >= 2:
+            for mm in range(150, 560, 40):
+                cv2.circle(frame, towards_centre("seat6", mm), round(20 * plane.scale), (40, 40, 200), -1)
+        if i >= 3:  # an arm sweeping sideways
+            aside = 60.0 * (i - 3)
+            cv2.line(frame, towards_centre("seat2", 100, aside), towards_centre("seat2", 500, aside), (70, 100, 150),
+                     round(100 * plane.scale))
+        seen.append({arm.actor for arm in scene.update(frame, i / FPS)[0]})
+    assert all("seat6" not in actors for actors in seen)
+    assert all("seat2" in actors for actors in seen[4:])
 
 
 def test_a_hand_gathering_cards_is_found_behind_them(demo: Simulation) -> None:

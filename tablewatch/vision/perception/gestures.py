@@ -49,6 +49,7 @@ DWELL_MM = 30.0
 DWELL_S = 0.18  # a tap holds still this long at its farthest point; a bet's release does not
 OBSCURE_AFTER_S = 1.0
 GATHER_GAP_S = 1.2
+SWEEP_MAX_S = 2.5  # a gather's sweep goes on at most this long after the last chips seen leaving a bet
 HISTORY_S = 3.0
 DEAL_PACE_S = 1.0  # hole cards come to rest this soon after one another while the deal goes on
 ROUND_MIN_S = 0.5  # a seat's next card comes a round later: two cards to the others at the least
@@ -396,11 +397,13 @@ class Gestures:
     def _gather_end(self) -> float:
         """The last sign of a gather: chips leaving a bet or reaching the pot, or after them the dealer's hand
         sweeping on from bet to bet (where the chips it takes do not show: black and white chips on a grey
-        felt) and into the pot, each within GATHER_GAP_S of the one before, over the felt only. (The hand going
-        straight from the gathered pot back into it, or by a stack or the rail, is on to something else.)"""
+        felt) and into the pot, each within GATHER_GAP_S of the one before, over the felt only, and within
+        SWEEP_MAX_S of the last chips seen (a hand lingering at a bet holds no gather open: vision's horizon waits
+        on it). The hand going straight from the gathered pot back into it, or by a stack or the rail, is on to
+        something else."""
         end, swept = self.gather[-1], False
         for s in self.dealer_path:
-            if not end < s.t <= end + GATHER_GAP_S:
+            if not end < s.t <= min(end + GATHER_GAP_S, self.gather[-1] + SWEEP_MAX_S):
                 continue
             if s.zone.endswith(".bet"):
                 end, swept = s.t, True

@@ -36,7 +36,7 @@ EDGE_MM = 70.0  # the felt's outer band: every arm crosses it
 ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
 OWNER_MAX_MM = ROOT_MAX_MM + 250.0  # what is seen of an arm (its nearer end, or a hand alone) is this near its owner
 WARM_UP_S = 1.0  # the first moments learn the table (nothing settles)
-WARM_MIN_FRAMES = 3  # ... and from this many frames on, a median of them shows the arms moving over it
+WARM_MIN_FRAMES = 5  # ... and from this many frames on, a median of them shows the arms moving over it
 WARM_MAX_FRAMES = 15  # the median of at most this many latest frames
 PALM_MM = 50.0  # the middle of a hand, back from its leading edge
 HAND_REACH_MM = 110.0  # what is seen within this of an arm's leading edge is its hand and wrist: their direction
@@ -148,7 +148,9 @@ class SceneTracker:
 
     def _warming(self, cur: np.ndarray, moved: np.ndarray) -> list[Arm]:
         """The first moments: the reference is the median of the frames so far (a moving arm leaves no trace
-        in it), and from WARM_MIN_FRAMES on, the arms that differ from it are seen already; nothing settles."""
+        in it), and from WARM_MIN_FRAMES on, the arms that differ from it are seen already, once they have
+        moved; nothing settles. (What differs from it and never moved came to rest meanwhile: a table being
+        set.)"""
         self.warm.append(cur)
         self.ref = np.median(np.stack(self.warm[-WARM_MAX_FRAMES:]), axis=0).astype(np.uint8)
         if len(self.warm) < WARM_MIN_FRAMES:
@@ -156,7 +158,7 @@ class SceneTracker:
         fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
         fg_clean = cv2.morphologyEx(fg.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         self.fg = fg_clean > 0
-        return self._arms(fg_clean, moved, cur)[0]
+        return self._arms(fg_clean, moved, cur, warming=True)[0]
 
     def _remember_under(self, resting: np.ndarray, cur: np.ndarray, t: float) -> None:
         """An arm the reference takes in (it rested GHOST_S): keep what lay under it, to know when it leaves.
@@ -237,11 +239,13 @@ class SceneTracker:
         self.rested_at[gone | other | (t - self.rested_at > RESTING_MAX_S)] = np.inf
         return self.resting
 
-    def _arms(self, fg: np.ndarray, moved: np.ndarray, cur: np.ndarray) -> tuple[list[Arm], np.ndarray]:
+    def _arms(self, fg: np.ndarray, moved: np.ndarray, cur: np.ndarray, *,
+              warming: bool = False) -> tuple[list[Arm], np.ndarray]:
         """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each.
 
         A region that mostly shows the table as first seen is an imprint (``_imprint``). A small moving region
-        in a card's colours is a card in flight (a pitch), not a hand whose sleeve the felt hides.
+        in a card's colours is a card in flight (a pitch), not a hand whose sleeve the felt hides. While
+        ``warming``, a region is an arm only if it moves or was one in the last frame.
         """
         small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
         moving = cv2.resize(moved.view(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -255,6 +259,9 @@ class SceneTracker:
                 continue
             comp = labels[y:y + h, x:x + w] == k
             if self._imprint(comp, (x, y), cur):
+                continue
+            if warming and moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING and \
+                    self._previous_owner(comp, (x, y)) is None:
                 continue
             ys, xs = np.nonzero(comp)
             pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)

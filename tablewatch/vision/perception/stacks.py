@@ -1,10 +1,10 @@
 """Stacks whose largest chips can't be seen (TDA-16A): a hand over them, or big chips under small ones.
 
 Every ``period`` seconds each seat's stack zone (with the felt just around it) is read on the live
-rectified frame (arms included, so a covering hand counts): how many pixels show each denomination. A seat's *largest* denomination is the
-biggest one seen there clearly; when its pixels fall below ``HIDDEN_SHARE`` of what they were, the
-stack is obscured until they come back. Chips that leave legitimately (a bet, a push) reset the
-baseline through ``reset``.
+rectified frame (arms included, so a covering hand counts): how many pixels show each denomination. A
+seat's *largest* denomination is the biggest one seen there clearly; when its pixels fall below
+``HIDDEN_SHARE`` of what they were, the stack is obscured until they come back. Chips that leave
+legitimately (a bet, a push) reset the baseline through ``reset``.
 """
 
 from __future__ import annotations
