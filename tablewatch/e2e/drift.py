@@ -3,7 +3,9 @@ resumed with a new calibration once it holds still.
 
 Every ``every``-th frame the table's markers are looked for and judged by
 ``tablewatch.calibration.drift.DriftMonitor``. The look is cheap: a small crop around where each marker was
-last seen (the whole frame only when fewer than the monitor needs are found there, as after a big move).
+last seen (the whole frame only when fewer than the monitor needs are found there, as after a big move), in a
+compressed frame decoded only as large as it needs (a 4K frame at half size: ``python -m
+tablewatch.e2e.drift_bench`` measures what that costs and saves).
 
 Vision's events wait in the gate until a check at or after their time finds the camera where its
 calibration expects it. A knock between two checks is only seen at the next one (and confirmed at the one
@@ -29,7 +31,9 @@ from tablewatch.calibration.drift import DriftMonitor, DriftState
 from tablewatch.calibration.markers import Detections, detect_markers, marker_detector
 from tablewatch.events import CameraMoved, CameraRecalibrated, Event
 from tablewatch.vision.perception.perception import Perception, Picture, decoded
+from tablewatch.vision.perception.plane import REDUCTIONS
 
+CHECK_MIN_WIDTH = 1280  # pixels: a compressed frame is decoded down no further for a check
 DEFAULT_EVERY = 6  # frames between checks: 0.2 s at 30 fps, 0.4 s at 15
 MARGIN_PX = 64  # how far around a marker's last place to look (a 40 mm knock moves it ~30 px at 720p)
 CROP_MIN_PERIMETER = 0.2  # of a crop's longer side: the smallest marker outline looked for there
@@ -127,7 +131,8 @@ class DriftGate:
 
     def _check(self, image: np.ndarray | Picture, ts: float) -> list[Event]:
         started = time.perf_counter()
-        seen = self._detect(decoded(image))
+        reduction = self._reduction(image)
+        seen = self._detect(decoded(image, reduction), reduction=reduction)
         events = self.monitor.check(seen, ts)
         self.check_s += time.perf_counter() - started
         self.checks += 1
@@ -179,19 +184,41 @@ class DriftGate:
         self.dropped += len(ready) - len(kept)
         return kept
 
-    def _detect(self, image: np.ndarray) -> Detections:
-        """The markers near where they were last seen; the whole frame when too few are there."""
+    def _reduction(self, image: np.ndarray | Picture) -> int:
+        """How far a compressed frame is decoded down for a check: as far as it stays CHECK_MIN_WIDTH wide (a
+        4K frame by half, its markers still ~60 px; an image in memory is looked at as it is)."""
+        if isinstance(image, np.ndarray):
+            return 1
+        width = self.monitor.calibration.image_size[0]
+        return max(k for k in REDUCTIONS if width / k >= CHECK_MIN_WIDTH or k == 1)
+
+    def _detect(self, image: np.ndarray, *, reduction: int = 1) -> Detections:
+        """The markers near where they were last seen; the whole frame when too few are there. ``image`` is the
+        frame reduced by ``reduction``; the corners come back in the frame's own pixels."""
         height, width = image.shape[:2]
         seen: Detections = {}
+        margin = self.margin_px / reduction
         for marker, corners in self._where.items():
-            low, high = np.floor(corners.min(axis=0)) - self.margin_px, np.ceil(corners.max(axis=0)) + self.margin_px
+            at = _reduced(corners, reduction)
+            low, high = np.floor(at.min(axis=0) - margin), np.ceil(at.max(axis=0) + margin)
             x0, y0 = max(0, int(low[0])), max(0, int(low[1]))
             x1, y1 = min(width, int(high[0])), min(height, int(high[1]))
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue  # off the picture
             found = detect_markers(image[y0:y1, x0:x1], detector=self._crop_detector).get(marker)
             if found is not None:
-                seen[marker] = found + np.array([x0, y0], float)  # back to the frame's pixels
+                seen[marker] = _whole(found + np.array([x0, y0], float), reduction)  # back to the frame's pixels
         if len(seen) < self.monitor.min_markers:
-            return detect_markers(image, detector=self._detector)
+            whole = detect_markers(image, detector=self._detector)
+            return {marker: _whole(corners, reduction) for marker, corners in whole.items()}
         return seen
+
+
+def _reduced(points: np.ndarray, reduction: int) -> np.ndarray:
+    """Pixel coordinates of a frame in the frame reduced by ``reduction`` (pixel centres map to centres)."""
+    return (points + 0.5) / reduction - 0.5
+
+
+def _whole(points: np.ndarray, reduction: int) -> np.ndarray:
+    """Pixel coordinates of a frame reduced by ``reduction`` in the frame itself."""
+    return (points + 0.5) * reduction - 0.5
