@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from tablewatch.calibration.chips import from_simulator
@@ -29,17 +28,9 @@ from tablewatch.e2e.drift import DriftGate
 from tablewatch.sim.render import Renderer
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.perception import Perception, decoded
-from tablewatch.vision.sources import Frame
+from tablewatch.vision.sources import jpeg_frame
 
 DEMO = Path(__file__).resolve().parents[1] / "sim" / "scenarios" / "demo.yaml"
-JPEG_QUALITY = 90
-
-
-def compressed(image: np.ndarray, index: int) -> Frame:
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-    if not ok:
-        raise ValueError(f"frame {index} could not be JPEG-encoded")
-    return Frame(jpeg=data.reshape(-1), index=index)
 
 
 def bench(*, resolution: str = "2160p", frames: int = 12, shift_mm: float = 8.0) -> list[str]:
@@ -49,8 +40,8 @@ def bench(*, resolution: str = "2160p", frames: int = 12, shift_mm: float = 8.0)
     moved = Renderer(sim.run, replace(steady.camera, tvec=np.add(steady.camera.tvec, (shift_mm, 0.0, 0.0))),
                      effects=steady.effects)
     times = [2.0 + i * 0.5 for i in range(frames)]
-    views = {"steady": [compressed(steady.render(t, labels=False).image, i) for i, t in enumerate(times)],
-             "knocked": [compressed(moved.render(t, labels=False).image, i) for i, t in enumerate(times)]}
+    views = {"steady": [jpeg_frame(steady.render(t, labels=False).image, index=i) for i, t in enumerate(times)],
+             "knocked": [jpeg_frame(moved.render(t, labels=False).image, index=i) for i, t in enumerate(times)]}
     sim.release_renderers()
     layout = sim.run.layout
     calibration, _ = calibrate_frames([views["steady"][0].image], layout)

@@ -32,6 +32,7 @@ class SourceError(RuntimeError):
 
 
 JPEG_FOURCCS = ("MJPG", "mjpg", "AVRN", "LJPG", "JPGL", "jpeg", "MJLS")
+CAMERA_JPEG_QUALITY = 90  # about what a camera sends in Motion-JPEG
 REDUCED_FLAGS = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
                  8: cv2.IMREAD_REDUCED_COLOR_8}
 
@@ -69,6 +70,14 @@ class Frame:
             return self._image
         h, w = self._image.shape[:2]
         return cv2.resize(self._image, (-(-w // factor), -(-h // factor)), interpolation=cv2.INTER_AREA)
+
+
+def jpeg_frame(image: np.ndarray, *, index: int = 0, ts: float = 0.0, quality: int = CAMERA_JPEG_QUALITY) -> Frame:
+    """An image as a compressed frame, as a Motion-JPEG camera sends it (simulated cameras, benchmarks)."""
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError(f"frame {index} could not be JPEG-encoded")
+    return Frame(jpeg=data.reshape(-1), index=index, ts=ts)
 
 
 class FrameSource(Protocol):

@@ -18,7 +18,7 @@ from tablewatch.events import CameraMoved
 from tablewatch.sim.render import Renderer
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.perception import Perception
-from tablewatch.vision.sources import Frame
+from tablewatch.vision.sources import Frame, jpeg_frame
 
 DEMO = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
 SHIFT_MM = 8.0
@@ -30,9 +30,7 @@ class CountedFrame(Frame):
     __slots__ = ("decodes",)
 
     def __init__(self, image: np.ndarray, index: int, ts: float) -> None:
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        assert ok
-        super().__init__(jpeg=data.reshape(-1), index=index, ts=ts)
+        super().__init__(jpeg=jpeg_frame(image).jpeg, index=index, ts=ts)
         self.decodes: list[int] = []
 
     def reduced(self, factor: int) -> np.ndarray:

@@ -25,9 +25,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import cv2
-import numpy as np
-
 from tablewatch.calibration.chips import from_simulator
 from tablewatch.events import BetMotion, BoardCardDealt, Event
 from tablewatch.sim.assets import HELD_OUT_DECKS, deck_names
@@ -36,14 +33,13 @@ from tablewatch.sim.scenario import FELTS, ScenarioError, load_scenario
 from tablewatch.sim.session import Simulation, phh_scenario
 from tablewatch.vision.perception.perception import Perception, PerceptionError
 from tablewatch.vision.perception.plane import TablePlane
-from tablewatch.vision.sources import Frame
+from tablewatch.vision.sources import jpeg_frame
 
 KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardsTabled", "CardExposed", "BetMotion", "Tap",
          "PotGathered", "PotPushed", "HandInZone", "StackObscured", "ChipsLeftTable")
 
 
 HAND_MATCH_MM = 80.0  # a hand seen within this of a true hand's middle found it (a hand is about 104 × 80 mm)
-JPEG_QUALITY = 90  # about what a camera sends in Motion-JPEG
 CHIPS_EVERY = 10  # chip tops are scored on every this many analysed frames (resting chips change slowly)
 CHIP_IN_VIEW = 0.9  # share of a chip top visible (not under a hand or another chip) for it to be scored
 
@@ -185,7 +181,7 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     chip_values = {chip.oid: chip.value for chip in world.chips}
     object_score, analysed = (ObjectScore() if objects else None), 0
     for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=objects):  # type: ignore[attr-defined]
-        picture = _compressed(frame.image, frames, frame.t) if jpeg else frame.image
+        picture = jpeg_frame(frame.image, index=frames, ts=frame.t) if jpeg else frame.image
         t0 = time.perf_counter()
         later = (lambda t=frame.t: big.render(t, labels=False).image) if big is not None else None
         seen += perception.process(picture, frame.t, hires=later)
@@ -201,13 +197,6 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     score = match(truth, seen, tolerance=tolerance)
     score.frames, score.seconds, score.objects = frames, spent, object_score
     return score, seen
-
-
-def _compressed(image: np.ndarray, index: int, ts: float) -> Frame:
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-    if not ok:
-        raise ValueError(f"frame {index} could not be JPEG-encoded")
-    return Frame(jpeg=data.reshape(-1), index=index, ts=ts)
 
 
 def _seated(sim: object) -> list[int]:
