@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tablewatch.events import Event, Violation
+from tablewatch.events import Event, HandStarted, Violation
 from tablewatch.scene.fusion import RfidFact, SceneFusion
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,10 @@ class ReorderBuffer:
         horizon = self.horizon() if self.horizon is not None else None
         return until if horizon is None else min(until, max(horizon, now - self.max_lateness))
 
+    def holds(self, kind: type[Event], *, up_to: float) -> bool:
+        """Whether an event of this kind at or before ``up_to`` is still held."""
+        return any(isinstance(event, kind) and ts <= up_to for ts, _, event in self._heap)
+
     def _release(self, until: float) -> list[Event]:
         self.until = max(self.until, until)
         out = []
@@ -129,6 +133,7 @@ class TablePipeline:
         self.sources = list(sources)
         self.fusion = fusion or SceneFusion()
         self.order = ReorderBuffer(lateness, horizon=horizon)
+        self._facts: list[RfidFact] = []  # RFID facts waiting for their hand's start to go out
         self.stats = PipelineStats()
         self.clock = clock  # the sources' clock: lets a quiet table release what it holds
         self._inbox: queue.Queue[Event | None] = queue.Queue()
@@ -180,8 +185,10 @@ class TablePipeline:
         self.stats.by_source[event.source] = self.stats.by_source.get(event.source, 0) + 1
         if isinstance(event, RfidFact) and event.source == "rfid":
             # Chips counted gone and counterfeit UIDs are facts no camera report can change, and the floor wants
-            # them at once: they do not wait in time order behind a gesture the camera is still deciding.
-            self._dispatch(self.fusion.rfid_fact(event))
+            # them at once: they do not wait in time order behind a gesture the camera is still deciding. Only
+            # the start of their hand goes first (held meanwhile, the fact would be the last hand's).
+            self._facts.append(event)
+            self._dispatch_facts()
             return
         self._fuse(self.order.push(event))
 
@@ -196,8 +203,22 @@ class TablePipeline:
         self._dispatch(self.fusion.flush())
 
     def _fuse(self, ordered: list[Event]) -> None:
-        for event in ordered:
+        for i, event in enumerate(ordered):
             self._dispatch(self.fusion.feed(event))
+            self._dispatch_facts(ordered[i + 1:])
+        self._dispatch_facts()
+
+    def _dispatch_facts(self, coming: list[Event] | None = None) -> None:
+        """The RFID facts whose hand has started in the rules: no HandStarted before them is still held, or
+        in ``coming`` (released, not yet dispatched)."""
+        if not self._facts:
+            return
+        started = [e.ts for e in coming or () if isinstance(e, HandStarted)]
+        ready = [fact for fact in self._facts if not self.order.holds(HandStarted, up_to=fact.ts)
+                 and not any(ts <= fact.ts for ts in started)]
+        self._facts = [fact for fact in self._facts if fact not in ready]
+        for fact in ready:
+            self._dispatch(self.fusion.rfid_fact(fact))
 
     def _dispatch(self, events: list[Event]) -> None:
         for event in events:

@@ -8,7 +8,7 @@ from typing import Any
 
 from tablewatch.e2e.outputs import FilesOutput
 from tablewatch.e2e.pipeline import ReorderBuffer, TablePipeline
-from tablewatch.events import Chips, ChipsLeftTable, Event, Tap, UnknownChip, Violation, load_events
+from tablewatch.events import Chips, ChipsLeftTable, Event, HandStarted, Tap, UnknownChip, Violation, load_events
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
 
@@ -131,3 +131,23 @@ def test_a_counterfeit_uid_goes_out_at_once_while_the_camera_still_decides(tmp_p
     assert load_events((tmp_path / "alerts.jsonl").read_text())[0].rule_id == "TDA-16B"
     pipeline.drain()
     assert [e.kind for e in load_events((tmp_path / "events.jsonl").read_text())] == ["UnknownChip", "Tap"]
+
+
+def test_a_counterfeit_uid_read_as_a_hand_starts_is_that_hands_though_the_start_waits_for_the_camera(
+        tmp_path: Path) -> None:
+    """The console starts hand 8 at 20.5 s while the camera is still deciding a gesture from 20.4 s: the start
+    waits in time order behind it. A counterfeit read at 21.0 s goes out without waiting for the camera, but
+    not before the hand it is read in has started in the rules (else it would be hand 7's)."""
+    horizon: list[float | None] = [20.4]
+    files = FilesOutput(tmp_path)
+    pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[files], lateness=0.15,
+                             horizon=lambda: horizon[0])
+    pipeline.process(HandStarted(ts=20.5, table="T1", source="console", hand_no=8, button=1, seats=(1, 2, 4)))
+    pipeline.process(UnknownChip(ts=21.0, table="T1", source="rfid", seat=4, uid="E0070000DEADBEEF",
+                                 zone="seat4.stack"))
+    assert not (tmp_path / "alerts.jsonl").read_text()
+    horizon[0] = 20.6  # the camera has decided: what began before 20.6 may go
+    pipeline.tick(21.1)
+    alert = load_events((tmp_path / "alerts.jsonl").read_text())[0]
+    assert (alert.rule_id, alert.hand_no) == ("TDA-16B", 8)
+    assert [e.kind for e in load_events((tmp_path / "events.jsonl").read_text())] == ["HandStarted", "UnknownChip"]

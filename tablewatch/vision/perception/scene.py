@@ -8,7 +8,7 @@ comes from, and its hand is the point of it farthest from that place (not counti
 of it). A sleeve the colour of the felt or the rail leaves the hand as a separate moving region beyond the
 arm's end, in line with the arm seen: it joins that arm. When that hand comes to rest it stays a hand as
 long as it shows neither chips' colours (chips it put down) nor bare felt (where it was, once gone). For the
-first second the reference is the median of the frames so far, and arms are seen against it already.
+first second the reference is the median of the frames so far, and moving arms are seen against it already.
 
 An arm that rests without moving for GHOST_S is taken into the reference (so is the imprint of one that
 left, which looks the same), but what lay under it is kept: the arm stays foreground until the table under
