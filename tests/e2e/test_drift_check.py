@@ -18,24 +18,10 @@ from tablewatch.events import CameraMoved
 from tablewatch.sim.render import Renderer
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.perception import Perception
-from tablewatch.vision.sources import Frame, jpeg_frame
+from tests.support.frames import CountedFrame
 
 DEMO = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
 SHIFT_MM = 8.0
-
-
-class CountedFrame(Frame):
-    """A compressed frame that notes each size it is decoded at."""
-
-    __slots__ = ("decodes",)
-
-    def __init__(self, image: np.ndarray, index: int, ts: float) -> None:
-        super().__init__(jpeg=jpeg_frame(image).jpeg, index=index, ts=ts)
-        self.decodes: list[int] = []
-
-    def reduced(self, factor: int) -> np.ndarray:
-        self.decodes.append(factor)
-        return super().reduced(factor)
 
 
 @pytest.fixture(scope="module")

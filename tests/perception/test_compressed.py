@@ -3,32 +3,13 @@ their size for the table plane and in full only where a card's identity is read,
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import cv2
 import numpy as np
 import pytest
 
 from tablewatch.events import BoardCardDealt, CardBurned
 from tablewatch.sim.session import Simulation
-from tablewatch.vision.sources import Frame
 from tests.perception.conftest import FPS, perception_for
-
-
-class CountedFrame(Frame):
-    """A compressed frame that counts how it is decoded."""
-
-    __slots__ = ()
-    decodes: ClassVar[list[int]] = []  # the reduction of each decode, over all frames
-
-    @property
-    def image(self) -> np.ndarray:
-        self.decodes.append(1)
-        return super().reduced(1)
-
-    def reduced(self, factor: int) -> np.ndarray:
-        self.decodes.append(factor)
-        return super().reduced(factor)
+from tests.support.frames import CountedFrame
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +23,7 @@ def burn_and_flop_4k(demo: Simulation) -> list[tuple[np.ndarray, float]]:
 
 def test_a_4k_frame_compressed_is_seen_as_decoded(demo: Simulation,
                                                   burn_and_flop_4k: list[tuple[np.ndarray, float]]) -> None:
-    compressed = [CountedFrame(jpeg=cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].reshape(-1),
-                               index=i, ts=ts) for i, (image, ts) in enumerate(burn_and_flop_4k)]
-    CountedFrame.decodes.clear()
+    compressed = [CountedFrame(image, i, ts) for i, (image, ts) in enumerate(burn_and_flop_4k)]
     perception = perception_for(demo, hand_in_progress=True)
     seen = perception.run((frame, frame.ts) for frame in compressed)
     decoded = perception_for(demo, hand_in_progress=True).run(burn_and_flop_4k)
@@ -57,7 +36,7 @@ def test_a_4k_frame_compressed_is_seen_as_decoded(demo: Simulation,
     assert sorted(e.card for e in seen if isinstance(e, BoardCardDealt)) == ["2s", "7c", "Qc"]  # read at 4K
     assert perception.plane is not None and perception.plane.reduction() == 4
     analysed = int(perception.timing["frames"])
-    reductions = CountedFrame.decodes
+    reductions = [factor for frame in compressed for factor in frame.decodes]
     # the three calibration frames and the cards read whole; every analysed frame at a quarter; no other
     assert reductions.count(4) == analysed < len(compressed)
     assert 3 < reductions.count(1) <= 3 + 8
