@@ -32,7 +32,9 @@ class SeatStack:
 class StackWatch:
     def __init__(self, plane: TablePlane, look: Appearance, *, period: float = 0.5) -> None:
         self.plane, self.look, self.period = plane, look, period
-        self.masks = {int(name[4:].split(".")[0]): _boxed(_read_area(plane, name)) for name in plane.zone_masks
+        free = plane.felt & ~np.logical_or.reduce([m for name, m in plane.zone_masks.items()
+                                                   if not name.endswith(".stack")])
+        self.masks = {int(name[4:].split(".")[0]): _boxed(_read_area(plane, name, free)) for name in plane.zone_masks
                       if name.startswith("seat") and name.endswith(".stack")}
         self.seats = {seat: SeatStack() for seat in self.masks}
         self.last = -1e9
@@ -68,13 +70,12 @@ class StackWatch:
             st.hidden_since = None
 
 
-def _read_area(plane: TablePlane, stack_zone: str) -> np.ndarray:
-    """A stack zone and the felt EDGE_MM around it that is in no other zone: a column at the zone's edge shows
-    whole (half of it outside, its top would count for less than a chip and the next denomination down
-    would pass for the stack's largest)."""
-    others = np.logical_or.reduce([m for name, m in plane.zone_masks.items() if not name.endswith(".stack")])
+def _read_area(plane: TablePlane, stack_zone: str, free: np.ndarray) -> np.ndarray:
+    """A stack zone and the felt EDGE_MM around it that is in no other zone (``free``: the felt outside every
+    zone but the stacks): a column at the zone's edge shows whole (half of it outside, its top would count for
+    less than a chip and the next denomination down would pass for the stack's largest)."""
     grow = np.ones((2 * round(EDGE_MM * plane.scale) + 1,) * 2, np.uint8)
-    return (cv2.dilate(plane.zone_masks[stack_zone].view(np.uint8), grow) > 0) & plane.felt & ~others
+    return (cv2.dilate(plane.zone_masks[stack_zone].view(np.uint8), grow) > 0) & free
 
 
 def _boxed(mask: np.ndarray) -> tuple[tuple[slice, slice], np.ndarray]:
