@@ -205,14 +205,12 @@ class TablePipeline:
     def _fuse(self, ordered: list[Event]) -> None:
         for i, event in enumerate(ordered):
             self._dispatch(self.fusion.feed(event))
-            self._dispatch_facts(ordered[i + 1:])
-        self._dispatch_facts()
+            if self._facts:
+                self._dispatch_facts(ordered[i + 1:])
 
     def _dispatch_facts(self, coming: list[Event] | None = None) -> None:
         """The RFID facts whose hand has started in the rules: no HandStarted before them is still held, or
         in ``coming`` (released, not yet dispatched)."""
-        if not self._facts:
-            return
         started = [e.ts for e in coming or () if isinstance(e, HandStarted)]
         ready = [fact for fact in self._facts if not self.order.holds(HandStarted, up_to=fact.ts)
                  and not any(ts <= fact.ts for ts in started)]
