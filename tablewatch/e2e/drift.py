@@ -131,8 +131,8 @@ class DriftGate:
 
     def _check(self, image: np.ndarray | Picture, ts: float) -> list[Event]:
         started = time.perf_counter()
-        reduction = self._reduction(image)
-        seen = self._detect(decoded(image, reduction), reduction=reduction)
+        reduction = self.check_reduction(image)
+        seen = self.find_markers(decoded(image, reduction), reduction=reduction)
         events = self.monitor.check(seen, ts)
         self.check_s += time.perf_counter() - started
         self.checks += 1
@@ -184,7 +184,7 @@ class DriftGate:
         self.dropped += len(ready) - len(kept)
         return kept
 
-    def _reduction(self, image: np.ndarray | Picture) -> int:
+    def check_reduction(self, image: np.ndarray | Picture) -> int:
         """How far a compressed frame is decoded down for a check: as far as it stays CHECK_MIN_WIDTH wide (a
         4K frame by half, its markers still ~60 px; an image in memory is looked at as it is)."""
         if isinstance(image, np.ndarray):
@@ -192,7 +192,7 @@ class DriftGate:
         width = self.monitor.calibration.image_size[0]
         return max(k for k in REDUCTIONS if width / k >= CHECK_MIN_WIDTH or k == 1)
 
-    def _detect(self, image: np.ndarray, *, reduction: int = 1) -> Detections:
+    def find_markers(self, image: np.ndarray, *, reduction: int = 1) -> Detections:
         """The markers near where they were last seen; the whole frame when too few are there. ``image`` is the
         frame reduced by ``reduction``; the corners come back in the frame's own pixels."""
         height, width = image.shape[:2]

@@ -54,12 +54,12 @@ def bench(*, resolution: str = "2160p", frames: int = 12, shift_mm: float = 8.0)
             spent, shifts = [], []
             for picture in pictures:
                 started = time.perf_counter()
-                reduction = gate._reduction(picture) if way == "reduced" else 1
-                seen = gate._detect(decoded(picture, reduction), reduction=reduction)
+                reduction = gate.check_reduction(picture) if way == "reduced" else 1
+                seen = gate.find_markers(decoded(picture, reduction), reduction=reduction)
                 spent.append(1000 * (time.perf_counter() - started))
                 shift = monitor.shift_mm(seen)
                 shifts.append(float("nan") if shift is None else shift)
-            lines.append(f"{resolution} {way:>8} (1/{gate._reduction(pictures[0]) if way == 'reduced' else 1}) "
+            lines.append(f"{resolution} {way:>8} (1/{gate.check_reduction(pictures[0]) if way == 'reduced' else 1}) "
                          f"{view:>7}: {statistics.median(spent):5.1f} ms per check (median of {len(spent)}); "
                          f"shift measured {min(shifts):.2f}-{max(shifts):.2f} mm")
     return lines

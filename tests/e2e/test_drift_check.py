@@ -69,5 +69,5 @@ def test_a_frame_in_memory_or_a_small_one_is_checked_as_it_is(
     gate = DriftGate(monitor=DriftMonitor(calibration=calibration, layout=layout, table=sim.scenario.table),
                      perception=Perception(layout=layout, table=sim.scenario.table,
                                            chips=from_simulator(sim.scenario.chips)))
-    assert gate._reduction(small) == 1
-    assert gate._reduction(CountedFrame(small, 0, 0.0)) == 1  # 720p: half of it is too small to look at
+    assert gate.check_reduction(small) == 1
+    assert gate.check_reduction(CountedFrame(small, 0, 0.0)) == 1  # 720p: half of it is too small to look at
