@@ -1,4 +1,4 @@
-"""Train a card detector with ultralytics from a YAML architecture (random init), offline, and export it.
+"""Train a detector (cards, table objects) with ultralytics from a YAML architecture (random init); export it.
 
 Needs the ``train`` extra (torch, ultralytics) — install it in its own venv (``.venv-train``); nothing at
 run time imports this module. Ultralytics is made to work without a network: its settings live in the
@@ -83,6 +83,7 @@ def train_detector(
     seed: int = 0,
     resume: bool = False,
     init: Path | None = None,
+    fliplr: float = 0.0,
 ) -> TrainResult:
     """Train from scratch; ``hours`` (if given) overrides ``epochs`` and fits the schedule to the time.
 
@@ -122,7 +123,7 @@ def train_detector(
             plots=False,
             amp=False,
             patience=1000,
-            fliplr=0.0,  # a mirrored corner index is never seen on a table
+            fliplr=fliplr,  # default 0: a mirrored corner index is never seen on a table
             verbose=True,
         )
     best = run_dir / "weights" / "best.pt"
@@ -132,8 +133,9 @@ def train_detector(
     return TrainResult(run_dir, best, onnx, _epochs_done(run_dir), time.time() - started)
 
 
-def export_onnx(weights: Path, *, imgsz: int) -> Path:
-    """Export ``weights`` to ONNX (opset the ultralytics default, fixed input size, no NMS in the graph)."""
+def export_onnx(weights: Path, *, imgsz: int | tuple[int, int]) -> Path:
+    """Export ``weights`` to ONNX (opset the ultralytics default, fixed input size (``imgsz`` or (h, w)), no NMS
+    in the graph)."""
     YOLO = _import_yolo()
     path = YOLO(str(weights)).export(format="onnx", imgsz=imgsz, simplify=True, dynamic=False, nms=False)
     return Path(path)

@@ -54,10 +54,14 @@ def random_actions(rng: random.Random, seats: list[int], stacks: dict[int, int],
     return actions
 
 
-def random_scenario(rng: random.Random, *, held_out: bool = False) -> Scenario:
+STACKS = (4000, 6000, 8000, 10000, 15000, 20000)
+
+
+def random_scenario(rng: random.Random, *, held_out: bool = False, stacks: tuple[int, ...] = STACKS) -> Scenario:
+    """A random table and hand; ``stacks``: the starting stacks drawn from (from 30,000 up, 5,000s show)."""
     n = rng.randint(3, 9)
     seats = sorted(rng.sample(range(1, 11), n))
-    stacks = {s: rng.choice((4000, 6000, 8000, 10000, 15000, 20000)) for s in seats}
+    chosen = {s: rng.choice(stacks) for s in seats}
     button = rng.choice(seats)
     blinds = (50, 100)
     deck = rng.choice(HELD_OUT_DECKS) if held_out else rng.choice(train_decks())
@@ -67,8 +71,8 @@ def random_scenario(rng: random.Random, *, held_out: bool = False) -> Scenario:
         violations.append({"type": "card_exposed_in_deal", "seat": rng.choice(seats), "card": rng.choice((1, 2))})
     return Scenario.model_validate({
         "table": "DS", "layout": "oval10", "seed": rng.getrandbits(31), "deck": deck, "felt": felt,
-        "blinds": list(blinds), "players": [{"seat": s, "name": f"P{s}", "stack": v} for s, v in stacks.items()],
-        "hands": [{"button": button, "actions": random_actions(rng, seats, stacks, button, blinds),
+        "blinds": list(blinds), "players": [{"seat": s, "name": f"P{s}", "stack": v} for s, v in chosen.items()],
+        "hands": [{"button": button, "actions": random_actions(rng, seats, chosen, button, blinds),
                    "violations": violations}],
     })
 

@@ -11,7 +11,8 @@ and board slot within ``--tolerance`` seconds, each used once); for bets the sha
 of forward motions and with the exact chip value; for board cards the identity accuracy; and the frames
 per second of perception alone (rendering excluded). With ``--objects``, also frame by frame against the
 simulator's labels: the hands over the felt found (and their owners), and the chip tops in full view read
-by denomination. With ``--jpeg``, every frame reaches perception JPEG-compressed, as a Motion-JPEG camera
+by denomination; with ``--detector`` too, the same for the table-objects detector on the same analysed planes
+(its hands have no owner). With ``--jpeg``, every frame reaches perception JPEG-compressed, as a Motion-JPEG camera
 sends it: decoded only when analysed, reduced as far as the plane allows (``tablewatch run``'s way).
 """
 
@@ -22,7 +23,7 @@ import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tablewatch.calibration.chips import from_simulator
@@ -31,9 +32,11 @@ from tablewatch.sim.assets import HELD_OUT_DECKS, deck_names
 from tablewatch.sim.labels import Label
 from tablewatch.sim.scenario import FELTS, ScenarioError, load_scenario
 from tablewatch.sim.session import Simulation, phh_scenario
+from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.perception import Perception, PerceptionError
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.sources import jpeg_frame
+from tablewatch.vision.table_objects import TableObjectDetector
 
 KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardsTabled", "CardExposed", "BetMotion", "Tap",
          "PotGathered", "PotPushed", "HandInZone", "StackObscured", "ChipsLeftTable")
@@ -42,6 +45,7 @@ KINDS = ("CardDealt", "CardBurned", "BoardCardDealt", "CardsMucked", "CardsTable
 HAND_MATCH_MM = 80.0  # a hand seen within this of a true hand's middle found it (a hand is about 104 × 80 mm)
 CHIPS_EVERY = 10  # chip tops are scored on every this many analysed frames (resting chips change slowly)
 CHIP_IN_VIEW = 0.9  # share of a chip top visible (not under a hand or another chip) for it to be scored
+CHIP_MATCH_MM = 20.0  # a detected chip top this near a true one's middle is read as it (a chip is 39 mm across)
 
 
 @dataclass
@@ -69,6 +73,7 @@ class Score:
     values: list[bool] = field(default_factory=list)
     identity: list[bool] = field(default_factory=list)
     objects: ObjectScore | None = None
+    detector: ObjectScore | None = None  # the table-objects detector on the same frames (``--detector``)
     frames: int = 0
     seconds: float = 0.0
 
@@ -82,6 +87,9 @@ class Score:
         if other.objects is not None:
             self.objects = self.objects or ObjectScore()
             self.objects.add(other.objects)
+        if other.detector is not None:
+            self.detector = self.detector or ObjectScore()
+            self.detector.add(other.detector)
         self.frames += other.frames
         self.seconds += other.seconds
 
@@ -123,10 +131,36 @@ def score_objects(perception: Perception, labels: Sequence[Label], *, actors: di
     """The hands and chip tops of one analysed frame against its labels (``actors``: arm object id → actor,
     ``chip_values``: chip object id → value; ``chips``: score the chips too). A label's place is its box
     centre through the calibration: where the camera shows it, as perception sees it."""
-    assert perception.analysed is not None and perception.plane is not None and perception.look is not None
-    arms, plane, score = perception.analysed[2], perception.plane, ObjectScore()
+    assert perception.analysed is not None and perception.look is not None
+    seen = [(arm.palm_mm, arm.actor) for arm in perception.analysed[2]]
+    return _score(perception, labels, seen, perception.chip_value_at if chips else None, actors=actors,
+                  chip_values=chip_values)
+
+
+def score_detector(perception: Perception, detector: TableObjectDetector, labels: Sequence[Label], *,
+                   actors: dict[int, str], chip_values: dict[int, int], chips: bool = True) -> ObjectScore:
+    """The same for the table-objects detector on the same analysed plane: its hands (no owner: the
+    detector sees a hand, not whose it is) and the denomination of the chip top it finds at each label."""
+    assert perception.analysed is not None and perception.plane is not None
+    objects = detector.detect(perception.analysed[1], perception.plane.to_mm)
+    seen = [(o.centre_mm, None) for o in objects if o.kind == "hand"]
+    tops = [o for o in objects if o.kind == "chip"]
+
+    def read(at: tuple[float, float]) -> int | None:
+        near = min(tops, key=lambda o: math.dist(o.centre_mm, at), default=None)
+        return near.value if near is not None and math.dist(near.centre_mm, at) <= CHIP_MATCH_MM else None
+
+    return _score(perception, labels, seen, read if chips else None, actors=actors, chip_values=chip_values)
+
+
+def _score(perception: Perception, labels: Sequence[Label], seen: list[tuple[tuple[float, float], str | None]],
+           read_chip: Callable[[tuple[float, float]], int | None] | None, *, actors: dict[int, str],
+           chip_values: dict[int, int]) -> ObjectScore:
+    """Hands seen (palm, owner) matched one to one with the true hands over the felt; chips read by ``read_chip``."""
+    assert perception.plane is not None
+    plane, score = perception.plane, ObjectScore()
     hands = [(actors[lb.oid], _centre_mm(perception, lb)) for lb in labels if lb.oid in actors]
-    pairs = sorted((math.dist(arm.palm_mm, at), i, j) for i, (_, at) in enumerate(hands) for j, arm in enumerate(arms))
+    pairs = sorted((math.dist(palm, at), i, j) for i, (_, at) in enumerate(hands) for j, (palm, _) in enumerate(seen))
     found: dict[int, int] = {}
     for d, i, j in pairs:
         if d <= HAND_MATCH_MM and i not in found and j not in found.values():
@@ -135,12 +169,12 @@ def score_objects(perception: Perception, labels: Sequence[Label], *, actors: di
         if _on_felt(plane, at):
             score.hands_true += 1
             score.hands_found += i in found
-            score.hands_owner += i in found and arms[found[i]].actor == actor
-    score.hands_seen, score.hands_false = len(arms), len(arms) - len(found)
-    if chips:
+            score.hands_owner += i in found and seen[found[i]][1] == actor
+    score.hands_seen, score.hands_false = len(seen), len(seen) - len(found)
+    if read_chip is not None:
         for lb in labels:
             if lb.oid in chip_values and lb.visible >= CHIP_IN_VIEW:
-                score.chips[(chip_values[lb.oid], perception.chip_value_at(_centre_mm(perception, lb)))] += 1
+                score.chips[(chip_values[lb.oid], read_chip(_centre_mm(perception, lb)))] += 1
     return score
 
 
@@ -158,13 +192,14 @@ def _on_felt(plane: TablePlane, at: tuple[float, float]) -> bool:
 
 def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
                         seconds: float | None = None, tolerance: float = 0.5, objects: bool = False,
-                        jpeg: bool = False) -> tuple[Score, list[Event]]:
+                        jpeg: bool = False, detector: TableObjectDetector | None = None) -> tuple[Score, list[Event]]:
     """Render ``sim`` (a ``tablewatch.sim.session.Simulation``), run perception, score it.
 
     ``hires``: a higher resolution of the same camera (``2160p``) rendered only when a card's identity is
     read (as a 4K camera's full frame would be cropped), motion staying on ``resolution``.
     ``objects``: also score every analysed frame's hands and chip tops against the labels (slower).
     ``jpeg``: hand perception each frame JPEG-compressed (encoding not timed), as a Motion-JPEG camera sends it.
+    ``detector``: with ``objects``, score the table-objects detector on the same analysed planes too.
     """
     from tablewatch.calibration.layout import load_layout
 
@@ -180,6 +215,7 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     actors = {arm.oid: actor for actor, arm in world.arms.items()}
     chip_values = {chip.oid: chip.value for chip in world.chips}
     object_score, analysed = (ObjectScore() if objects else None), 0
+    detector_score = ObjectScore() if objects and detector is not None else None
     for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=objects):  # type: ignore[attr-defined]
         picture = jpeg_frame(frame.image, index=frames, ts=frame.t) if jpeg else frame.image
         t0 = time.perf_counter()
@@ -191,11 +227,14 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
             analysed += 1
             object_score.add(score_objects(perception, frame.labels, actors=actors, chip_values=chip_values,
                                            chips=analysed % CHIPS_EVERY == 0))
+            if detector is not None and detector_score is not None:
+                detector_score.add(score_detector(perception, detector, frame.labels, actors=actors,
+                                                  chip_values=chip_values, chips=analysed % CHIPS_EVERY == 0))
     seen += perception.flush(last + 5.0)
     end = last + 0.01
     truth = [e for e in sim.events if e.ts <= end - 0.6 or seconds is None]  # type: ignore[attr-defined]
     score = match(truth, seen, tolerance=tolerance)
-    score.frames, score.seconds, score.objects = frames, spent, object_score
+    score.frames, score.seconds, score.objects, score.detector = frames, spent, object_score, detector_score
     return score, seen
 
 
@@ -226,6 +265,9 @@ def format_score(score: Score) -> str:
     lines.append(f"board card identity:        {share(score.identity)} of matched board cards")
     if score.objects is not None:
         lines += format_objects(score.objects)
+    if score.detector is not None:
+        lines.append("table-objects detector on the same planes (hands have no owner from it):")
+        lines += ["  " + line for line in format_objects(score.detector)]
     fps = score.frames / score.seconds if score.seconds else 0.0
     lines.append(f"perception speed:           {fps:.1f} frames/s ({score.frames} frames, rendering excluded)")
     return "\n".join(lines)
@@ -267,6 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jpeg", action="store_true", help="hand perception JPEG-compressed frames, decoded only "
                         "when analysed and reduced as far as the plane allows (as from a Motion-JPEG camera)")
     parser.add_argument("--felt", choices=sorted(FELTS), help="this felt instead of the scenarios' (held out: grey)")
+    parser.add_argument("--detector", action="store_true", help="with --objects, also score the table-objects "
+                        "detector (models/table-objects-*.onnx) on the same analysed planes")
     args = parser.parse_args(argv)
 
     if not args.scenarios and not args.phh:
@@ -276,17 +320,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         scenarios = [(str(p), load_scenario(p)) for p in args.scenarios]
         if args.phh:
             scenarios += [(f"{args.phh} hand {h}", phh_scenario(args.phh, h)) for h in (args.hand or [1])]
+        detector = TableObjectDetector() if args.detector else None
         changes = {key: value for key, value in (("deck", args.deck), ("felt", args.felt)) if value}
         sims = [(name, Simulation(scenario.model_copy(update=changes))) for name, scenario in scenarios]
         for name, sim in sims:
             score, _ = evaluate_simulation(sim, fps=args.fps, resolution=args.resolution, hires=args.hires,
                                            seconds=args.seconds, tolerance=args.tolerance, objects=args.objects,
-                                           jpeg=args.jpeg)
+                                           jpeg=args.jpeg, detector=detector)
             print(f"== {name}  ({sim.duration:.1f} s at {args.fps:g} fps, {args.resolution}"
                   f"{', JPEG' if args.jpeg else ''})")
             print(format_score(score))
             total.add(score)
-    except (ScenarioError, PerceptionError, FileNotFoundError, ValueError) as exc:
+    except (ScenarioError, PerceptionError, DetectorError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if len(sims) > 1:

@@ -75,8 +75,9 @@ class TablePlane:
         native = 1.0 / max(self.calibration.mm_per_px, 1e-6)
         return max(k for k in REDUCTIONS if native / k >= self.scale or k == 1)
 
-    def rectify(self, frame: np.ndarray, *, reduction: int = 1) -> np.ndarray:
-        """The plane from a frame of the calibrated camera, whole or reduced by ``reduction`` (2, 4 or 8)."""
+    def rectify(self, frame: np.ndarray, *, reduction: int = 1, nearest: bool = False) -> np.ndarray:
+        """The plane from a frame of the calibrated camera, whole or reduced by ``reduction`` (2, 4 or 8);
+        ``nearest`` takes each plane pixel's nearest frame pixel (for label images, whose values don't mix)."""
         w, h = self.calibration.image_size
         size = (-(-w // reduction), -(-h // reduction))
         if (frame.shape[1], frame.shape[0]) != size:
@@ -85,7 +86,8 @@ class TablePlane:
         if reduction not in self._maps:
             self._maps[reduction] = self._build_maps(reduction)
         map1, map2 = self._maps[reduction]
-        return cv2.remap(frame, map1, map2, cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+        interpolation = cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR
+        return cv2.remap(frame, map1, map2, interpolation, borderValue=(0, 0, 0))
 
     def crop(self, frame: np.ndarray, centre_mm: tuple[float, float], *, size_mm: tuple[float, float],
              px_per_mm: float, angle_deg: float = 0.0) -> np.ndarray:
