@@ -12,6 +12,7 @@ trained at, so a chip keeps its plane size); the held-out set keeps whole planes
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -22,6 +23,8 @@ from tqdm import tqdm
 from tablewatch.calibration.layout import load_layout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.sim.dataset import random_scenario
+from tablewatch.sim.labels import Label
+from tablewatch.sim.render import Frame, Renderer
 from tablewatch.sim.scenario import DEFAULT_CHIPS
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.plane import MARGIN_MM, TablePlane
@@ -36,6 +39,7 @@ PLANE_STACKS = (8000, 15000, 30000, 50000, 80000)  # from 30,000 up a stack hold
 HAND_SHARE, HAND_TRIES = 0.8, 10
 HELD_OUT_FRAMES, HELD_OUT_SEED = 60, 1
 STRIDE = 32  # a YOLO input's sides are multiples of its largest stride
+Boxes = list[tuple[int, tuple[int, int, int, int]]]  # (class, (x0, y0, x1, y1) plane pixels)
 
 
 def plane_input_hw(layout: str = "oval10") -> tuple[int, int]:
@@ -49,7 +53,7 @@ def _class_of(name: str) -> int | None:
     return OBJECT_CLASSES.index(name) if name in OBJECT_CLASSES else None
 
 
-def plane_boxes(plane: TablePlane, ids: np.ndarray, labels: list) -> list[tuple[int, tuple[int, int, int, int]]]:
+def plane_boxes(plane: TablePlane, ids: np.ndarray, labels: list[Label]) -> Boxes:
     """(class, plane box) for each chip and hand label, from the id image rectified like the picture."""
     plane_ids = plane.rectify(ids.astype(np.float32), nearest=True).astype(np.int64)
     out = []
@@ -64,7 +68,7 @@ def plane_boxes(plane: TablePlane, ids: np.ndarray, labels: list) -> list[tuple[
     return out
 
 
-def _yolo(boxes: list[tuple[int, tuple[int, int, int, int]]], width: int, height: int) -> str:
+def _yolo(boxes: Boxes, width: int, height: int) -> str:
     lines = []
     for cls, (x0, y0, x1, y1) in boxes:
         lines.append(f"{cls} {(x0 + x1) / 2 / width:.6f} {(y0 + y1) / 2 / height:.6f} "
@@ -80,7 +84,7 @@ def tile_origins(length: int, tile: int = TILE) -> list[int]:
     return [round(i * (length - tile) / (n - 1)) for i in range(n)]
 
 
-def tiles(image: np.ndarray, boxes: list[tuple[int, tuple[int, int, int, int]]]):
+def tiles(image: np.ndarray, boxes: Boxes) -> Iterator[tuple[np.ndarray, Boxes]]:
     """(tile image, its boxes in tile pixels) for each tile of the plane; a box cut by a tile edge stays
     when ``MIN_INSIDE`` of it is in the tile."""
     h, w = image.shape[:2]
@@ -96,13 +100,14 @@ def tiles(image: np.ndarray, boxes: list[tuple[int, tuple[int, int, int, int]]])
             yield image[y:y + TILE, x:x + TILE], inside
 
 
-def _scene_plane(sim: Simulation, renderer) -> TablePlane:
+def scene_plane(sim: Simulation, renderer: Renderer) -> TablePlane:
+    """The table plane of a simulated camera, calibrated from its markers as the monitor calibrates."""
     layout = sim.run.table.layout
     calibration, _ = calibrate_frames([renderer.render(0.0, labels=False).image], layout)
     return TablePlane(calibration, layout, px_per_mm=PLANE_PX_PER_MM)
 
 
-def _frame(renderer, duration: float, rng: random.Random):
+def _frame(renderer: Renderer, duration: float, rng: random.Random) -> Frame:
     """A frame at a random moment; most of the time one with a hand in it (arms are on the table a small part
     of a hand's time, and hands are the class with the fewest examples)."""
     tries = HAND_TRIES if rng.random() < HAND_SHARE else 1
@@ -135,7 +140,7 @@ def make_plane_dataset(out: Path, *, count: int, seed: int = 0, held_out: bool =
     while made < count:
         sim = Simulation(random_scenario(rng, held_out=held_out, stacks=PLANE_STACKS))
         renderer = sim.renderer("overhead", resolution)
-        plane = _scene_plane(sim, renderer)
+        plane = scene_plane(sim, renderer)
         split = "val" if rng.random() < val_share else "train"  # whole scenes per split
         for _ in range(min(IMAGES_PER_SCENE, count - made)):
             frame = _frame(renderer, sim.duration, rng)

@@ -20,6 +20,7 @@ from tablewatch.models.plane_dataset import (
     make_plane_dataset,
     plane_boxes,
     plane_input_hw,
+    scene_plane,
     tile_origins,
     tiles,
 )
@@ -38,12 +39,10 @@ MIN_CHIPS_RIGHT = 0.9
 @pytest.fixture(scope="module")
 def held_out_plane() -> tuple[np.ndarray, list[tuple[int, tuple[int, int, int, int]]], object]:
     """A rendered held-out frame (grey felt, held-out deck) on the table plane, with its labelled boxes."""
-    from tablewatch.models.plane_dataset import _scene_plane
-
     rng = random.Random(7)
     sim = Simulation(random_scenario(rng, held_out=True))
     renderer = sim.renderer("overhead", "720p")
-    plane = _scene_plane(sim, renderer)
+    plane = scene_plane(sim, renderer)
     frame = renderer.render(sim.duration * 0.4, card_boxes="card")
     return plane.rectify(frame.image), plane_boxes(plane, frame.ids, frame.labels), plane
 
