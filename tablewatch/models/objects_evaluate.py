@@ -27,7 +27,7 @@ from tablewatch.models.evaluate import MATCH_IOU, ApInputs, map50, match_predict
 from tablewatch.models.plane_dataset import OBJECT_CLASSES, PLANE_PX_PER_MM, held_out_planes
 from tablewatch.vision.boxes import box_iou
 from tablewatch.vision.perception.appearance import Appearance
-from tablewatch.vision.perception.plane import MARGIN_MM
+from tablewatch.vision.perception.plane import plane_frame
 from tablewatch.vision.table_objects import OBJECTS_CONF, OBJECTS_MODEL, TableObjectDetector
 
 HAND = OBJECT_CLASSES.index("hand")
@@ -36,8 +36,7 @@ HAND = OBJECT_CLASSES.index("hand")
 def felt_mask(shape: tuple[int, int], layout: str = "oval10") -> np.ndarray:
     """The felt on a plane picture of ``layout`` (the plane's frame is the layout's, whatever the camera)."""
     lay = load_layout(layout)
-    x0, y0, _, _ = lay.extent
-    origin = np.array([x0 - MARGIN_MM, y0 - MARGIN_MM])
+    origin, _ = plane_frame(lay, PLANE_PX_PER_MM)
     pts = np.round((np.asarray(lay.polygon("felt"), float) - origin) * PLANE_PX_PER_MM).astype(np.int32)
     mask = np.zeros(shape, np.uint8)
     cv2.fillPoly(mask, [pts], 255)
@@ -60,6 +59,7 @@ def evaluate(held_out: Path, model: Path = OBJECTS_MODEL, *, conf: float = OBJEC
     tally: Counter[str] = Counter()
     colour: Counter[str] = Counter()
     chip_values = [int(n.removeprefix("chip_")) for n in OBJECT_CLASSES if n.startswith("chip_")]
+    felt_area: np.ndarray | None = None
     seconds, images = 0.0, sorted((held_out_planes(held_out) / "images").glob("*/*.png"))
     if not images:
         raise SystemExit(f"no held-out planes under {held_out}/images (delete the folder to have them made again)")
@@ -77,7 +77,9 @@ def evaluate(held_out: Path, model: Path = OBJECTS_MODEL, *, conf: float = OBJEC
             ap.n_labels[int(c)] += 1
         kept = found[found.confidence >= conf]
         _tally(tally, kept.class_id, kept.xyxy, gt_cls, gt_xyxy)
-        felt = np.median(picture[felt_mask(picture.shape[:2])], axis=0)
+        if felt_area is None or felt_area.shape != picture.shape[:2]:
+            felt_area = felt_mask(picture.shape[:2])
+        felt = np.median(picture[felt_area], axis=0)
         look = Appearance(felt_bgr=felt, chips=from_simulator(), deck=None, px_per_mm=PLANE_PX_PER_MM)
         for c, box in zip(gt_cls, gt_xyxy, strict=True):
             if c != HAND:

@@ -27,7 +27,8 @@ from tablewatch.sim.labels import Label
 from tablewatch.sim.render import Frame, Renderer
 from tablewatch.sim.scenario import DEFAULT_CHIPS
 from tablewatch.sim.session import Simulation
-from tablewatch.vision.perception.plane import MARGIN_MM, TablePlane
+from tablewatch.vision.perception.plane import TablePlane, plane_frame
+from tablewatch.vision.sources import jpeg_frame
 
 PLANE_PX_PER_MM = 0.3  # perception's plane (Perception.px_per_mm): a chip is ~12 px, a hand ~31×24 px
 TILE = 320
@@ -44,9 +45,8 @@ Boxes = list[tuple[int, tuple[int, int, int, int]]]  # (class, (x0, y0, x1, y1) 
 
 def plane_input_hw(layout: str = "oval10") -> tuple[int, int]:
     """The detector's run-time input (h, w): the largest layout's whole plane, rounded up to the model's stride."""
-    x0, y0, x1, y1 = load_layout(layout).extent
-    size = [(span + 2 * MARGIN_MM) * PLANE_PX_PER_MM for span in (y1 - y0, x1 - x0)]
-    return (-(-round(size[0]) // STRIDE) * STRIDE, -(-round(size[1]) // STRIDE) * STRIDE)
+    _, (w, h) = plane_frame(load_layout(layout), PLANE_PX_PER_MM)
+    return (-(-h // STRIDE) * STRIDE, -(-w // STRIDE) * STRIDE)
 
 
 def _class_of(name: str) -> int | None:
@@ -118,13 +118,6 @@ def _frame(renderer: Renderer, duration: float, rng: random.Random) -> Frame:
     return frame
 
 
-def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
-    ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if not ok:
-        raise RuntimeError("JPEG encoding failed")
-    return cv2.imdecode(jpg, cv2.IMREAD_COLOR)
-
-
 def make_plane_dataset(out: Path, *, count: int, seed: int = 0, held_out: bool = False, val_share: float = 0.1,
                        resolution: str = "720p", whole: bool | None = None, progress: bool = True) -> dict[str, int]:
     """``count`` rendered frames as plane tiles (or whole planes: ``whole``, the default for ``held_out``)
@@ -144,7 +137,7 @@ def make_plane_dataset(out: Path, *, count: int, seed: int = 0, held_out: bool =
         split = "val" if rng.random() < val_share else "train"  # whole scenes per split
         for _ in range(min(IMAGES_PER_SCENE, count - made)):
             frame = _frame(renderer, sim.duration, rng)
-            image = plane.rectify(_jpeg(frame.image, rng.randint(60, 95)))
+            image = plane.rectify(jpeg_frame(frame.image, quality=rng.randint(60, 95)).image)
             found = plane_boxes(plane, frame.ids, frame.labels)
             pieces = [(image, found)] if whole else list(tiles(image, found))
             for k, (picture, inside) in enumerate(pieces):

@@ -21,14 +21,20 @@ MAP_STEP = 8  # the pixel → mm mapping is smooth: compute it every this many p
 REDUCTIONS = (1, 2, 4, 8)  # what a JPEG decodes to directly (tablewatch.vision.sources.Frame.reduced)
 
 
+def plane_frame(layout: TableLayout, px_per_mm: float) -> tuple[tuple[float, float], tuple[int, int]]:
+    """Where a layout's plane picture lies, whatever the camera: the table mm at its pixel (0, 0) and its size
+    (w, h) in pixels, the layout's extent and MARGIN_MM beyond it."""
+    x0, y0, x1, y1 = layout.extent
+    origin = (x0 - MARGIN_MM, y0 - MARGIN_MM)
+    return origin, (round((x1 - x0 + 2 * MARGIN_MM) * px_per_mm), round((y1 - y0 + 2 * MARGIN_MM) * px_per_mm))
+
+
 class TablePlane:
     """Rectification maps from one calibration, and the zone masks on the rectified plane."""
 
     def __init__(self, calibration: TableCalibration, layout: TableLayout, *, px_per_mm: float = 0.3) -> None:
         self.calibration, self.layout, self.scale = calibration, layout, px_per_mm
-        x0, y0, x1, y1 = layout.extent
-        self.origin = (x0 - MARGIN_MM, y0 - MARGIN_MM)
-        self.size = (round((x1 - x0 + 2 * MARGIN_MM) * px_per_mm), round((y1 - y0 + 2 * MARGIN_MM) * px_per_mm))
+        self.origin, self.size = plane_frame(layout, px_per_mm)
         self._maps = {1: self._build_maps(1)}  # per reduction of the frame
         self.felt = self.mask(layout.polygon("felt"))
         self.zone_masks = {name: self.mask(layout.polygon(name)) for name in layout.zone_names()}
