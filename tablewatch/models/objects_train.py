@@ -3,7 +3,8 @@
 ``python -m tablewatch.models.objects_train`` (train venv) renders the training tiles and the held-out
 planes (``plane_dataset``; deterministic from ``--seed``), trains a YOLO from its YAML architecture (random
 init, or layers copied from a local ``--init`` of ours), exports ONNX at the whole plane's size, so run time
-reads a plane in one pass, and with ``--ship`` copies both into ``models/``.
+reads a plane in one pass, and once more at the size of the regions perception reads to find a hand it lost
+(``vision.perception.hand_finder``), and with ``--ship`` copies them into ``models/``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from pathlib import Path
 
 from tablewatch.models.plane_dataset import TILE, held_out_planes, make_plane_dataset, plane_input_hw
 from tablewatch.models.train import MODELS_DIR, export_onnx, train_detector
+from tablewatch.vision.perception.hand_finder import REGION_INPUT_PX, REGION_MODEL
 
 OBJECTS_STEM = "table-objects-yolo11n-plane"
+REGION_STEM = REGION_MODEL.stem  # the same weights, exported for a region's input
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,11 +40,16 @@ def main(argv: list[str] | None = None) -> None:
     result = train_detector(args.data / "data.yaml", imgsz=TILE, hours=args.hours, batch=args.batch,
                             run_dir=args.run_dir.resolve(), seed=args.seed, init=args.init, fliplr=0.5)
     onnx = export_onnx(result.best_pt, imgsz=plane_input_hw())
-    print(f"trained {result.epochs_done} epochs in {result.seconds / 60:.1f} min: {result.best_pt}, {onnx}")
+    region_pt = result.best_pt.with_name(f"{REGION_STEM}.pt")  # the export is named after its weights
+    shutil.copyfile(result.best_pt, region_pt)
+    region_onnx = export_onnx(region_pt, imgsz=REGION_INPUT_PX)
+    print(f"trained {result.epochs_done} epochs in {result.seconds / 60:.1f} min: {result.best_pt}, {onnx}, "
+          f"{region_onnx}")
     if args.ship:
-        for source, suffix in ((result.best_pt, ".pt"), (onnx, ".onnx")):
-            shutil.copyfile(source, MODELS_DIR / f"{OBJECTS_STEM}{suffix}")
-        print(f"shipped {MODELS_DIR / OBJECTS_STEM}.pt and .onnx")
+        for source, name in ((result.best_pt, f"{OBJECTS_STEM}.pt"), (onnx, f"{OBJECTS_STEM}.onnx"),
+                             (region_onnx, REGION_MODEL.name)):
+            shutil.copyfile(source, MODELS_DIR / name)
+        print(f"shipped {OBJECTS_STEM}.pt and .onnx, {REGION_MODEL.name} into {MODELS_DIR}")
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ from tablewatch.sim.scenario import DEFAULT_CHIPS
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.plane import TablePlane, plane_frame
 from tablewatch.vision.sources import jpeg_frame
+from tablewatch.vision.table_objects import PLANE_PX_PER_MM
 
-PLANE_PX_PER_MM = 0.3  # perception's plane (Perception.px_per_mm): a chip is ~12 px, a hand ~31×24 px
 TILE = 320
 OBJECT_CLASSES = (*(f"chip_{chip.value}" for chip in DEFAULT_CHIPS), "hand")
 MIN_PIXELS = {"chip": 40, "hand": 120}  # of the object's own pixels on the plane (a whole chip top is ~110)

@@ -17,6 +17,7 @@ import numpy as np
 from tablewatch.vision.detector import MODELS_DIR, DetectorError, OnnxDetector
 
 OBJECTS_MODEL = MODELS_DIR / "table-objects-yolo11n-plane.onnx"
+PLANE_PX_PER_MM = 0.3  # the plane it reads (perception's): a chip is ~12 px, a hand ~31×24 px
 OBJECTS_CONF = 0.3
 PILE_GAP_MM = 12.0  # chip tops this close (edge to edge) are one pile
 CHIP_DIAMETER_MM = 39.0

@@ -116,7 +116,7 @@ def test_perception_bench_reads_every_frame_of_a_video_and_analyses_some(tmp_pat
         assert speed.frames == 45  # every frame of the video read and given to perception
         assert 10 <= speed.analysed <= 20  # about one in three analysed (perception's 0.09 s interval)
         assert set(speed.ms_per_frame) == {"read", "perception"}
-        assert set(speed.ms_per_analysed) == {"decode", "rectify", "scene", "events"}
+        assert set(speed.ms_per_analysed) == {"decode", "rectify", "scene", "hand_finder", "events"}
         assert "frames/s" in speed.line()
     assert decoded.analysed == compressed.analysed and decoded.events == compressed.events
     twice = bench_video(sim, video, resolution="720p", fps=30, start=2.0, loops=2)  # the clock runs on

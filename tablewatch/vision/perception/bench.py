@@ -74,16 +74,18 @@ def render_video(sim: Simulation, path: Path, *, resolution: str, fps: float, st
 
 
 def bench_video(sim: Simulation, video: Path, *, resolution: str, fps: float, start: float,
-                reading: str = "compressed", loops: int = 1) -> PerceptionSpeed:
+                reading: str = "compressed", loops: int = 1, hand_finder: bool = True) -> PerceptionSpeed:
     """Read ``video`` frame by frame and run perception on every frame, timing each stage. ``reading``:
     frames decoded as they are read, or handed to perception compressed (its ``decode`` stage). ``loops``:
     play the video that many times through the one perception, its clock running on (a soak: the process's
-    memory after the first pass and at the end)."""
+    memory after the first pass and at the end). ``hand_finder``: perception's hand finder (the table-objects
+    detector finding hands the motion path misses) is on, as by default."""
     if reading not in READINGS:
         raise ValueError(f"reading is one of {READINGS}, not {reading!r}")
     scenario = sim.scenario
     perception = Perception(layout=load_layout(scenario.layout), table=scenario.table,
-                            chips=from_simulator(scenario.chips), deck=scenario.deck, hand_in_progress=True)
+                            chips=from_simulator(scenario.chips), deck=scenario.deck, hand_in_progress=True,
+                            hand_finder=hand_finder)
     played = _Played()
     memory: list[float] = []
     for _ in range(loops):
@@ -137,7 +139,7 @@ def _resident_mb() -> float:
 
 
 def bench(scenario: Path = DEMO, *, resolutions: Sequence[str] = ("720p", "2160p"), fps: float = 30.0,
-          start: float = 2.0, seconds: float = 8.0, loops: int = 1) -> list[PerceptionSpeed]:
+          start: float = 2.0, seconds: float = 8.0, loops: int = 1, hand_finder: bool = True) -> list[PerceptionSpeed]:
     sim = Simulation.from_file(scenario)
     results = []
     with tempfile.TemporaryDirectory(prefix="tablewatch-perception-bench-") as folder:
@@ -145,7 +147,7 @@ def bench(scenario: Path = DEMO, *, resolutions: Sequence[str] = ("720p", "2160p
             video = render_video(sim, Path(folder) / f"{resolution}.avi", resolution=resolution, fps=fps,
                                  start=start, seconds=seconds)
             results += [bench_video(sim, video, resolution=resolution, fps=fps, start=start, reading=reading,
-                                    loops=loops) for reading in READINGS]
+                                    loops=loops, hand_finder=hand_finder) for reading in READINGS]
     return results
 
 
@@ -159,12 +161,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=8.0, help="how much video")
     parser.add_argument("--loops", type=int, default=1, help="play the video this many times through one perception "
                         "(a soak: its memory after the first pass and at the end)")
+    parser.add_argument("--without-hand-finder", action="store_true", help="perception without its hand finder (the "
+                        "table-objects detector finding hands the motion path misses), to compare")
     args = parser.parse_args(argv)
     if args.loops < 1:
         parser.error("--loops must be 1 or more")
     try:
         results = bench(args.scenario, resolutions=args.resolution or ("720p", "2160p"), fps=args.fps,
-                        start=args.start, seconds=args.seconds, loops=args.loops)
+                        start=args.start, seconds=args.seconds, loops=args.loops,
+                        hand_finder=not args.without_hand_finder)
     except (OSError, RuntimeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -192,7 +192,8 @@ def _on_felt(plane: TablePlane, at: tuple[float, float]) -> bool:
 
 def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
                         seconds: float | None = None, tolerance: float = 0.5, objects: bool = False,
-                        jpeg: bool = False, detector: TableObjectDetector | None = None) -> tuple[Score, list[Event]]:
+                        jpeg: bool = False, detector: TableObjectDetector | None = None,
+                        hand_finder: bool = True) -> tuple[Score, list[Event]]:
     """Render ``sim`` (a ``tablewatch.sim.session.Simulation``), run perception, score it.
 
     ``hires``: a higher resolution of the same camera (``2160p``) rendered only when a card's identity is
@@ -200,13 +201,14 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     ``objects``: also score every analysed frame's hands and chip tops against the labels (slower).
     ``jpeg``: hand perception each frame JPEG-compressed (encoding not timed), as a Motion-JPEG camera sends it.
     ``detector``: with ``objects``, score the table-objects detector on the same analysed planes too.
+    ``hand_finder``: perception's hand finder (``HandFinder``) is on, as by default.
     """
     from tablewatch.calibration.layout import load_layout
 
     scenario = sim.scenario  # type: ignore[attr-defined]
     perception = Perception(layout=load_layout(scenario.layout), table=scenario.table,
                             chips=from_simulator(scenario.chips), deck=scenario.deck,
-                            seats=_seated(sim) or None)
+                            seats=occupied_seats(sim) or None, hand_finder=hand_finder)
     stop = int(seconds * fps) if seconds else None
     spent, frames, seen = 0.0, 0, []
     last = 0.0
@@ -238,7 +240,7 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     return score, seen
 
 
-def _seated(sim: object) -> list[int]:
+def occupied_seats(sim: object) -> list[int]:
     """The seats with a player in any hand of the run (the table knows who sits down)."""
     seats: set[int] = set()
     for event in sim.events:  # type: ignore[attr-defined]
@@ -311,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--felt", choices=sorted(FELTS), help="this felt instead of the scenarios' (held out: grey)")
     parser.add_argument("--detector", action="store_true", help="with --objects, also score the table-objects "
                         "detector (models/table-objects-*.onnx) on the same analysed planes")
+    parser.add_argument("--without-hand-finder", action="store_true", help="perception without its hand finder "
+                        "(the table-objects detector finding hands the motion path misses), to compare")
     args = parser.parse_args(argv)
 
     if not args.scenarios and not args.phh:
@@ -326,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, sim in sims:
             score, _ = evaluate_simulation(sim, fps=args.fps, resolution=args.resolution, hires=args.hires,
                                            seconds=args.seconds, tolerance=args.tolerance, objects=args.objects,
-                                           jpeg=args.jpeg, detector=detector)
+                                           jpeg=args.jpeg, detector=detector, hand_finder=not args.without_hand_finder)
             print(f"== {name}  ({sim.duration:.1f} s at {args.fps:g} fps, {args.resolution}"
                   f"{', JPEG' if args.jpeg else ''})")
             print(format_score(score))

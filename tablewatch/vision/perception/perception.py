@@ -13,7 +13,9 @@ profile's). Motion is analysed on the rectified plane at ``px_per_mm``, at most 
 ``min_interval_s`` (frames in between return at once); card identity on a crop of the original frame, or
 of ``hires`` when given. A frame may also come compressed (``tablewatch.vision.sources.Frame`` of a
 Motion-JPEG camera or file): it is decoded only when analysed, reduced as far as the plane allows (a 4K frame
-to a quarter), and in full only when a card's identity is read. Events come out when they are certain: a
+to a quarter), and in full only when a card's identity is read. A hand the motion path misses (an arm lost for
+a moment, a hand reaching in before its arm shows) is looked for with the table-objects detector
+(``hand_finder``; ``hand_finder=False`` turns that off). Events come out when they are certain: a
 bet ~0.7 s after the hand leaves, a card ~0.4 s after it lands; every event's ``ts`` is when it happened,
 not when it was reported.
 """
@@ -33,8 +35,10 @@ from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import TableProfile
 from tablewatch.events import Event
+from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
 from tablewatch.vision.perception.gestures import DECIDE_S, GATHER_GAP_S, Found, Gestures
+from tablewatch.vision.perception.hand_finder import PLANE_PX_PER_MM, HandFinder, region_detector
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Arm, SceneTracker, Settle
 from tablewatch.vision.perception.stacks import StackWatch
@@ -68,7 +72,8 @@ class Perception:
     def __init__(self, *, layout: TableLayout, table: str, chips: ChipColours, deck: str | dict | None = None,
                  calibration: TableCalibration | None = None, calibration_frames: int = 3, px_per_mm: float = 0.3,
                  still_s: float = 0.35, min_interval_s: float = 0.09, hand_in_progress: bool = False,
-                 calibration_patience: int = 150, seats: Iterable[int] | None = None) -> None:
+                 calibration_patience: int = 150, seats: Iterable[int] | None = None,
+                 hand_finder: bool = True) -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
         self.chips = chips
         self.deck = _load_deck(deck)
@@ -86,6 +91,14 @@ class Perception:
         self.scene: SceneTracker | None = None
         self.look: Appearance | None = None
         self.stacks: StackWatch | None = None
+        if hand_finder and abs(px_per_mm - PLANE_PX_PER_MM) > 1e-6:
+            raise PerceptionError(f"the hand finder reads the plane at {PLANE_PX_PER_MM} px/mm, the detector's "
+                                  f"scale; at {px_per_mm} px/mm pass hand_finder=False")
+        try:  # the table-objects detector finds hands the motion path misses
+            self.hand_detector = region_detector() if hand_finder else None
+        except DetectorError as exc:
+            raise PerceptionError(f"no hand finder: {exc}") from exc
+        self.hand_finder: HandFinder | None = None
         self.gestures = Gestures(layout, table=table, hand_in_progress=hand_in_progress)
         self.min_interval_s = min_interval_s
         self._last_done: float | None = None
@@ -96,7 +109,8 @@ class Perception:
         # the earliest time an event still to come may carry (None: nothing pending), for the pipeline
         # to hold the other sensors' events that long and no longer
         self.horizon: float | None = None
-        self.timing = {"decode": 0.0, "rectify": 0.0, "scene": 0.0, "events": 0.0, "frames": 0}
+        self.timing = {"decode": 0.0, "rectify": 0.0, "scene": 0.0, "hand_finder": 0.0, "events": 0.0,
+                       "frames": 0}
         # the last analysed frame: its time, its table plane and the arms on it (for overlays and scoring)
         self.analysed: tuple[float, np.ndarray, list[Arm]] | None = None
         if calibration is not None:
@@ -117,6 +131,8 @@ class Perception:
         self.calibration = calibration
         self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
         self.scene = SceneTracker(self.plane, still_s=self.still_s, seats=self.seats)
+        if self.hand_detector is not None:
+            self.hand_finder = HandFinder(self.plane, self.scene.origins, self.hand_detector)
 
     def recalibrate(self, calibration: TableCalibration) -> None:
         """Go on with a new calibration of the same camera (it was knocked and has settled).
@@ -178,6 +194,9 @@ class Perception:
             raise PerceptionError(str(exc)) from exc
         t1 = time.perf_counter()
         arms, settles = self.scene.update(flat, ts)
+        t_scene = time.perf_counter()
+        if self.hand_finder is not None:
+            arms = self.hand_finder.update(ts, flat, arms, self.scene.unowned)
         self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
         if self.look is None:
@@ -199,8 +218,8 @@ class Perception:
         events += self.gestures.obscured(ts, self.stacks.update(ts, flat, self.scene.ref))
         self.horizon = min(self.gestures.horizon(ts), ts - self.settle_lag_s)
         t3 = time.perf_counter()
-        for key, dt in (("decode", t_decoded - t0), ("rectify", t1 - t_decoded), ("scene", t2 - t1),
-                        ("events", t3 - t2)):
+        for key, dt in (("decode", t_decoded - t0), ("rectify", t1 - t_decoded), ("scene", t_scene - t1),
+                        ("hand_finder", t2 - t_scene), ("events", t3 - t2)):
             self.timing[key] += dt
         self.timing["frames"] += 1
         return sorted(events, key=lambda e: e.ts)

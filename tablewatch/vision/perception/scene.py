@@ -103,6 +103,7 @@ class SceneTracker:
         self.actor_names = ["", *self.origins]
         self.actor_ids = {a: i for i, a in enumerate(self.actor_names) if a}
         self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
+        self.unowned: list[np.ndarray] = []  # points (mm) of each moving hand-sized region no arm took
         self.first: np.ndarray | None = None  # the table as first seen
         self.felt: np.ndarray | None = None  # the felt's median colour (int16 BGR)
         # which of some BGR pixels are a card's colours (its back or paper), or a chip's, once known
@@ -287,6 +288,9 @@ class SceneTracker:
             arm_small[labels == k] = 255
             owners[labels == k] = self.actor_ids[actor]
         self.owners = owners
+        # moving hand-sized regions no one owns yet (a hand reaching in, its sleeve hidden over the rail): for
+        # the hand finder to confirm and own (``hand_finder``)
+        self.unowned = [pts for pts, k, actor, _ in parts if actor is None and k not in members]
         arms = [self._arm(actor, pts, main[actor][2]) for actor, pts in points.items()]
         return arms, cv2.resize(arm_small, (fg.shape[1], fg.shape[0]), interpolation=cv2.INTER_NEAREST)
 
