@@ -302,10 +302,15 @@ class PotPushed(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class StackObscured(Event):
-    """``seat``'s stack can't be counted: its largest denominations are out of sight (TDA-16A)."""
+    """``seat``'s stack can't be counted: its largest denominations are out of sight (TDA-16A).
+
+    ``denomination``: the largest one the camera saw there and sees no more; ``hidden_value``: what is out of
+    sight, when something counts it (the RFID ledger's chips of that denomination and up in the stack).
+    """
 
     hidden_value: int | None = None
     duration: float = 0.0
+    denomination: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -56,7 +56,8 @@ class ChipLedger:
     # --- what is where -------------------------------------------------------------------------------------
 
     def uids(self, zone: str) -> frozenset[str]:
-        return frozenset(u for u, z in self._location.items() if z == zone)
+        with self._lock:  # read from the pipeline's thread while a poller applies reads
+            return frozenset(u for u, z in self._location.items() if z == zone)
 
     def chips(self, zone: str) -> Chips:
         return self.registry.chips(self.uids(zone))[0]

@@ -39,7 +39,7 @@ from tablewatch.devices.registry import TagRegistry
 from tablewatch.e2e.drift import DEFAULT_EVERY, DriftGate
 from tablewatch.e2e.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.e2e.pipeline import Emit, Output, TablePipeline
-from tablewatch.events import Event
+from tablewatch.events import Chips, Event
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.table import TableRules
@@ -85,11 +85,12 @@ class RfidSource:
     def __init__(self, config: ReaderConfig, *, table: str, registry: TagRegistry, clock: Any) -> None:
         self.name = f"rfid {config.device}"
         self.config, self.table, self.registry, self.clock = config, table, registry, clock
+        self.ledger = ChipLedger(registry, table=table)  # what its antennas count where (fusion reads it too)
         self.poller: ReaderPoller | None = None
 
     def start(self, emit: Emit) -> None:
-        ledger = ChipLedger(self.registry, table=self.table)
-        self.poller = ReaderPoller(self.config, table=self.table, clock=self.clock, on_event=emit, ledger=ledger)
+        self.poller = ReaderPoller(self.config, table=self.table, clock=self.clock, on_event=emit,
+                                   ledger=self.ledger)
         self.poller.start()
 
     def stop(self) -> None:
@@ -276,7 +277,8 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions)
         perceiving = any(p is not None for p in perceptions)
         # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
-        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving)
+        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving,
+                             stack_chips=rfid_chips([s for s in sources if isinstance(s, RfidSource)]))
         cameras = [s for s in sources if isinstance(s, CameraSource) and s.perception is not None]
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
                                  outputs=outputs, sources=sources, fusion=fusion, clock=clock,
@@ -294,6 +296,13 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         pipeline.stop()
         console.print(status_line(pipeline, sources, publisher, started))
     return pipeline
+
+
+def rfid_chips(readers: list[RfidSource]) -> Callable[[str], Chips] | None:
+    """The chips the reader lines count in a zone now (summed over the lines), or None without readers."""
+    if not readers:
+        return None
+    return lambda zone: sum((r.ledger.chips(zone) for r in readers), Chips())
 
 
 def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, started: float) -> str:

@@ -145,6 +145,7 @@ class SimulatedTable:
         self.injected += [InjectedTruth(v.type, v.rule_id, self.hand_no, v.ts + self.offset, v.end_ts + self.offset,
                                         tuple(v.seats), observable_at(v, sim) + self.offset) for v in sim.violations]
         reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
+        self.pipeline.fusion.stack_chips = reader.ledger.chips if reader is not None else None
         last = sim.duration
         try:
             perceive = vision_for(sim, self.render_clock) if self.camera == "vision" else None

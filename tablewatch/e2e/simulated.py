@@ -72,6 +72,12 @@ class SimulatedRfid:
         return cls(sim=sim, emulator=emulator, poller=poller, period=period or sim.scenario.timing.rfid_period,
                    clock_value=clock_value)
 
+    @property
+    def ledger(self) -> ChipLedger:
+        """What the antennas count where."""
+        assert self.poller.ledger is not None
+        return self.poller.ledger
+
     def read_at(self, t: float) -> list[Event]:
         """Put the chips where the simulation has them at ``t`` and read every antenna once."""
         feed_emulator(self.emulator, self.sim.run, t)

@@ -15,12 +15,17 @@ any case (the camera may miss the dealer's hand, the count is the push), after a
 
 When the two disagree on the value, the RFID chips win (they are counted, not seen) and a SYSTEM
 finding says so, because a persistent disagreement means a dirty lens, a dead antenna or a foreign chip.
+
+A stack the camera reports obscured (its largest denomination out of sight) gets its hidden value from
+the RFID ledger when the table has readers (``stack_chips``): the chips of that denomination and up that
+the stack's antenna counts. The camera knows which chips can't be seen, RFID how many there are.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tablewatch.events import (
@@ -32,6 +37,7 @@ from tablewatch.events import (
     Event,
     PotPushed,
     Severity,
+    StackObscured,
     Tap,
     UnknownChip,
     Violation,
@@ -94,6 +100,8 @@ class SceneFusion:
     # camera's twin (a push is read over several sweeps), and a twin later than that is the same push.
     push_wait: float = 1.0
     _pushed_alone: dict[int, float] = field(default_factory=dict)  # seat -> when RFID alone reported a push
+    # the chips the RFID ledger counts in a zone now (``ChipLedger.chips``), when the table has readers
+    stack_chips: Callable[[str], Chips] | None = None
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
@@ -109,7 +117,18 @@ class SceneFusion:
             return [*out, *self._hold(event, from_rfid=False)]
         if isinstance(event, RfidFact):
             return [*out, *self.rfid_fact(event)]
+        if isinstance(event, StackObscured):
+            return [*out, self._counted(event)]
         return [*out, event]
+
+    def _counted(self, event: StackObscured) -> StackObscured:
+        """An obscured stack with the value RFID counts out of sight: its chips of the hidden denomination and up."""
+        if self.stack_chips is None or event.hidden_value is not None or event.denomination is None \
+                or event.seat is None:
+            return event
+        chips = self.stack_chips(f"seat{event.seat}.stack")
+        hidden = sum(d * n for d, n in chips.counts if d >= event.denomination)
+        return dataclasses.replace(event, hidden_value=hidden) if hidden else event
 
     def rfid_fact(self, event: RfidFact) -> list[Event]:
         """Chips counted gone, or a UID the registry does not know: facts no camera report changes, so the

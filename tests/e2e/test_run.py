@@ -15,9 +15,11 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from tablewatch.devices.emulator import ReaderEmulator
+from tablewatch.devices.poller import ReaderConfig
+from tablewatch.devices.registry import TagRegistry
 from tablewatch.e2e.cli import run as run_command
-from tablewatch.e2e.run import RunConfig, run_table
-from tablewatch.events import load_events
+from tablewatch.e2e.run import RfidSource, RunConfig, rfid_chips, run_table
+from tablewatch.events import Chips, RfidInventory, load_events
 from tablewatch.rules.game import GameConfig
 from tests.support.floor import AlertListener
 from tests.support.mosquitto import Mosquitto
@@ -95,3 +97,17 @@ def test_validate_only(tmp_path: Path) -> None:
 def test_the_cli_entry_point_exists() -> None:
     out = subprocess.run([sys.executable, "-m", "tablewatch", "run", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "CONFIG_FILE" in out.stdout
+
+
+def test_fusion_reads_the_chips_every_reader_line_counts_in_a_zone() -> None:
+    registry = TagRegistry.generate({100: 10, 1000: 10}, chip_set="t", seed=5)
+    lines = [RfidSource(ReaderConfig(url="loop://", antennas={zone: 1}), table="T7", registry=registry,
+                        clock=time.monotonic) for zone in ("seat3.stack", "seat4.stack")]
+    hundreds, thousands = registry.uids_of(100), registry.uids_of(1000)
+    for line, zone, uids in ((lines[0], "seat3.stack", [*hundreds[:4], thousands[0]]),
+                             (lines[1], "seat4.stack", thousands[1:3])):
+        line.ledger.apply([RfidInventory(ts=0.0, table="T7", source="rfid", antenna=zone, uids=tuple(uids))])
+    counted = rfid_chips(lines)
+    assert counted is not None
+    assert counted("seat3.stack") == Chips.of({100: 4, 1000: 1}) and counted("seat4.stack").value == 2000
+    assert rfid_chips([]) is None  # no readers: nothing counts the stacks

@@ -31,19 +31,32 @@ from tablewatch.vision.table_objects import OBJECTS_MODEL
 from .conftest import FPS, perception_for
 from .test_objects import ALL_VIOLATIONS
 
+Shot = tuple[np.ndarray, TablePlane, tuple[float, float]]
+
 
 @pytest.fixture(scope="module")
-def plane_with_a_hand() -> tuple[np.ndarray, TablePlane, tuple[float, float]]:
-    """A held-out frame on the table plane, and the middle (mm) of the one hand in it."""
+def held_out_scene() -> tuple[Simulation, object, TablePlane]:
     sim = Simulation(random_scenario(random.Random(7), held_out=True))
     renderer = sim.renderer("overhead", "720p")
-    plane = scene_plane(sim, renderer)
-    frame = renderer.render(sim.duration * 0.4, card_boxes="card")
+    return sim, renderer, scene_plane(sim, renderer)
+
+
+def one_hand(scene: tuple[Simulation, object, TablePlane], share: float, *, over_felt: bool) -> Shot:
+    """The frame ``share`` of the way through the held-out scene on the table plane, and the middle (mm) of
+    the one hand in it."""
+    sim, renderer, plane = scene
+    frame = renderer.render(sim.duration * share, card_boxes="card")  # type: ignore[attr-defined]
     hands = [box for cls, box in plane_boxes(plane, frame.ids, frame.labels) if OBJECT_CLASSES[cls] == "hand"]
-    assert len(hands) == 1, "the scene should show one hand"
+    assert len(hands) == 1, "the frame should show one hand"
     x0, y0, x1, y1 = hands[0]
     centre = plane.to_mm(np.array([(x0 + x1) / 2, (y0 + y1) / 2]))
+    assert plane.felt[round((y0 + y1) / 2), round((x0 + x1) / 2)] == over_felt
     return plane.rectify(frame.image), plane, (float(centre[0]), float(centre[1]))
+
+
+@pytest.fixture(scope="module")
+def plane_with_a_hand(held_out_scene) -> Shot:
+    return one_hand(held_out_scene, 0.35, over_felt=True)  # a player's hand reaching over the felt
 
 
 def places(plane: TablePlane) -> dict[str, np.ndarray]:
@@ -90,6 +103,14 @@ def test_a_hand_another_arm_holds_does_not_stand_in(plane_with_a_hand) -> None:
     finder.update(1.0, picture, [arm("seat3", (hand[0] + 120.0, hand[1]))])
     dealer = arm("dealer", (hand[0] + 30.0, hand[1] + 20.0))
     assert finder.update(1.1, picture, [dealer]) == [dealer]
+
+
+def test_a_hand_back_over_the_rail_has_left_the_table(held_out_scene) -> None:
+    picture, plane, hand = one_hand(held_out_scene, 0.3, over_felt=False)  # a player's hand at its place
+    finder = finder_for(plane)
+    finder.update(1.0, picture, [arm("seat3", (hand[0] + 60.0, hand[1] + 60.0))])
+    assert finder.update(1.1, picture, []) == []  # standing in for it would hold its gesture open
+    assert finder.reads == 1
 
 
 def test_an_arm_gone_longer_than_memory_or_too_far_is_not_looked_for(plane_with_a_hand) -> None:

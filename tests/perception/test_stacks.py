@@ -36,6 +36,7 @@ def test_big_chips_put_under_a_column_of_small_ones_are_reported(violations: Sim
     assert {e.seat for e in seen} == {3}
     assert len(seen) == len(true)
     assert [e.ts for e in seen] == pytest.approx([e.ts for e in true], abs=0.6)  # (stacks are read every 0.5 s)
+    assert {e.denomination for e in seen} == {1000}  # which chips are out of sight (RFID counts them: fusion)
 
 
 def test_a_hand_over_the_stack_is_reported_every_second_and_once_more_with_the_whole_time(
@@ -48,6 +49,7 @@ def test_a_hand_over_the_stack_is_reported_every_second_and_once_more_with_the_w
     assert [e.ts for e in seen] == pytest.approx([e.ts for e in true], abs=0.6)  # (stacks are read every 0.5 s)
     assert seen[-1].duration == pytest.approx(true[-1].duration, abs=0.6)
     assert [e.duration for e in seen] == sorted(e.duration for e in seen)
+    assert {e.denomination for e in seen} == {1000}  # its two 1,000s under the hand
 
 
 def test_a_bet_of_the_largest_chips_is_not_a_hidden_stack(demo: Simulation) -> None:

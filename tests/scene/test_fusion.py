@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from tablewatch.devices.ledger import ChipLedger
+from tablewatch.devices.registry import TagRegistry
 from tablewatch.events import (
     BetMotion,
     Chips,
@@ -11,6 +15,8 @@ from tablewatch.events import (
     ChipsMoved,
     ChipsPulledBack,
     PotPushed,
+    RfidInventory,
+    StackObscured,
     Tap,
     UnknownChip,
     Violation,
@@ -245,3 +251,18 @@ def test_a_bet_with_a_foreign_chip_is_the_rfid_count_and_the_chip_the_camera_saw
     fusion.feed(camera_bet(10.1, {2500: 1, 500: 2, 100: 1}))
     out = fusion.flush(10.5)
     assert [e.kind for e in out] == ["BetMotion"] and out[0].chips.as_dict() == {2500: 2, 500: 2}
+
+
+def test_an_obscured_stack_gets_the_value_rfid_counts_out_of_sight() -> None:
+    registry = TagRegistry.generate({100: 20, 1000: 10, 5000: 2}, chip_set="t", seed=3)
+    ledger = ChipLedger(registry, table="T1")
+    stack = [*registry.uids_of(100)[:20], *registry.uids_of(1000)[:6], *registry.uids_of(5000)[:1]]
+    ledger.apply([RfidInventory(ts=0.0, table="T1", source="rfid", antenna="seat3.stack", uids=tuple(stack))])
+    fusion = SceneFusion(window=0.5, stack_chips=ledger.chips)
+    # the camera saw 1,000s there and sees them no more (a 5,000 under them never showed)
+    seen = StackObscured(ts=5.0, table="T1", source="vision", seat=3, duration=3.0, denomination=1000)
+    (counted,) = fusion.feed(seen)
+    assert isinstance(counted, StackObscured) and counted.hidden_value == 6 * 1000 + 5000
+    assert fusion.feed(dataclasses.replace(seen, ts=6.0, seat=4)) == [dataclasses.replace(seen, ts=6.0, seat=4)]
+    without_readers = SceneFusion(window=0.5)
+    assert without_readers.feed(dataclasses.replace(seen, ts=7.0)) == [dataclasses.replace(seen, ts=7.0)]

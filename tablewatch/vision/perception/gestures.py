@@ -161,7 +161,8 @@ class Gestures:
         self.pushed: dict[int, float] = {}
         self.cleared: list[tuple[float, str]] = []
         self.obscured_reported: dict[int, float] = {}  # seat -> when its stack was last reported obscured
-        self.obscured_since: dict[int, float] = {}  # seat -> since when its stack is obscured, while it is
+        # seat -> (since when its stack is obscured, the denomination out of sight), while it is
+        self.obscured_since: dict[int, tuple[float, int | None]] = {}
         self.chips_moved: list[int] = []  # seats whose stacks changed for a reason (read by the stack watch)
 
     def _event(self, cls: type[Event], ts: float, **fields: Any) -> Event:
@@ -227,24 +228,26 @@ class Gestures:
             out.append(self._event(HandInZone, s.t, seat=seat, actor=ep.actor, zone=s.zone))
         return out
 
-    def obscured(self, t: float, hidden: dict[int, float]) -> list[Event]:
+    def obscured(self, t: float, hidden: dict[int, tuple[float, int | None]]) -> list[Event]:
         """A ``StackObscured`` a second for each stack whose largest chips are out of sight, once it lasts, and
         a last one with the whole time when they show again (unless one went out half a second before or less)."""
         out: list[Event] = []
         betting = {int(ep.actor[4:]) for ep in [*self.open.values(), *self.closed] if ep.crossed}
-        for seat, since in hidden.items():
+        for seat, (since, denomination) in hidden.items():
             if seat in betting:
                 continue  # its largest chips may be going out as a bet: the bet's decision resets the stack
             held = t - since
-            self.obscured_since[seat] = since
+            self.obscured_since[seat] = since, denomination
             if held >= OBSCURE_AFTER_S and t - self.obscured_reported.get(seat, -1e9) >= 1.0 - 1e-6:
                 self.obscured_reported[seat] = t
-                out.append(self._event(StackObscured, t, seat=seat, duration=round(held, 2)))
+                out.append(self._event(StackObscured, t, seat=seat, duration=round(held, 2),
+                                       denomination=denomination))
         for seat in [s for s in self.obscured_since if s not in hidden]:
-            since = self.obscured_since.pop(seat)
+            since, denomination = self.obscured_since.pop(seat)
             last = self.obscured_reported.get(seat, -1e9)
             if last >= since and t - last > 0.5 + 1e-6:
-                out.append(self._event(StackObscured, t, seat=seat, duration=round(t - since, 2)))
+                out.append(self._event(StackObscured, t, seat=seat, duration=round(t - since, 2),
+                                       denomination=denomination))
         return out
 
     def _dealer_at(self, s: Sample) -> list[Event]:

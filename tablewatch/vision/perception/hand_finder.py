@@ -7,8 +7,9 @@ lay there before, finds it again:
 
 - **lost**: an arm seen in the last ``MEMORY_S`` is missing (a hand over felt of its colours, one lying
   still). The region around its last palm is read; the detected hand nearest that palm (within
-  ``REACH_MM``, held by no arm perception sees) stands in for it, owned by the arm that went missing. A
-  region with no hand means the arm left: it is not looked for again until perception sees it.
+  ``REACH_MM``, over the felt, held by no arm perception sees) stands in for it, owned by the arm that went
+  missing. A region with no hand over the felt means the arm left: it is not looked for again until
+  perception sees it (a hand back over the rail stood in for would hold its gesture open).
 - **reaching in**: a moving hand-sized region no arm took (its sleeve hidden over the rail, so nothing
   ties it to a place). It is followed from frame to frame back to where it was first seen, by the rail, and
   the place nearest there owns it, if that actor has no arm on the table already and the detector sees a
@@ -129,15 +130,21 @@ class HandFinder:
         return Arm(actor=lost.actor, tip_mm=(float(tip[0]), float(tip[1])), palm_mm=at, area_mm2=lost.area_mm2)
 
     def _read(self, plane_picture: np.ndarray, centre_mm: tuple[float, float]) -> list[tuple[float, float]]:
-        """Centres (mm) of the hands the detector sees in the region around ``centre_mm``."""
+        """Centres (mm) of the hands the detector sees over the felt in the region around ``centre_mm`` (a hand
+        gone back over the rail has left the table: standing in for it would hold its gesture open)."""
         h, w = plane_picture.shape[:2]
         cx, cy = self.plane.to_px(np.array(centre_mm))
         x0 = int(np.clip(cx - REGION_PX // 2, 0, max(0, w - REGION_PX)))
         y0 = int(np.clip(cy - REGION_PX // 2, 0, max(0, h - REGION_PX)))
         region = plane_picture[y0:y0 + REGION_PX, x0:x0 + REGION_PX]
         self.reads += 1
-        return [o.centre_mm for o in self.detector.detect(region, lambda px: self.plane.to_mm(np.add(px, (x0, y0))))
-                if o.kind == "hand"]
+        found = self.detector.detect(region, lambda px: self.plane.to_mm(np.add(px, (x0, y0))))
+        return [o.centre_mm for o in found if o.kind == "hand" and self._on_felt(o.centre_mm)]
+
+    def _on_felt(self, at: tuple[float, float]) -> bool:
+        x, y = self.plane.to_px(np.array(at))
+        h, w = self.plane.felt.shape
+        return bool(0 <= x < w and 0 <= y < h and self.plane.felt[y, x])
 
 
 def region_detector(model: str | Path | None = None) -> TableObjectDetector:

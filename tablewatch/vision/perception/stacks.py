@@ -43,8 +43,8 @@ class StackWatch:
         if seat in self.seats:
             self.seats[seat] = SeatStack()
 
-    def update(self, t: float, live: np.ndarray, settled: np.ndarray) -> dict[int, float]:
-        """Seat → time its largest chips went out of sight, for every stack obscured now.
+    def update(self, t: float, live: np.ndarray, settled: np.ndarray) -> dict[int, tuple[float, int | None]]:
+        """Seat → (time its largest chips went out of sight, their denomination), for every stack obscured now.
 
         ``settled`` (the scene's reference, no arms in it) sets what each stack shows; ``live`` (the
         current frame) says whether it still shows it.
@@ -54,7 +54,7 @@ class StackWatch:
             for seat, (box, mask) in self.masks.items():
                 self._read(seat, t, live=self.look.chip_pixels(live[box][mask]),
                            settled=self.look.chip_pixels(settled[box][mask]))
-        return {s: st.hidden_since for s, st in self.seats.items() if st.hidden_since is not None}
+        return {s: (st.hidden_since, st.largest) for s, st in self.seats.items() if st.hidden_since is not None}
 
     def _read(self, seat: int, t: float, *, live: dict[int, int], settled: dict[int, int]) -> None:
         st = self.seats[seat]
