@@ -60,6 +60,8 @@ class CameraConfig(StrictModel):
                              "with tablewatch, e.g. anglo_poker); none: cards are seen but not read")
     drift_every: int = Field(default=DEFAULT_EVERY, ge=0, description="with a profile: look for the table's "
                              "markers every this many frames to notice the camera moved or knocked (0: never)")
+    hand_finder: bool = Field(default=True, description="with a profile: find the hands vision's motion path "
+                              "misses with the table-objects detector (~4 ms per analysed frame while dealing)")
 
 
 class RunConfig(StrictModel):
@@ -228,7 +230,7 @@ def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:
                           "(tablewatch calibrate --denominations, or --sim-chips for simulated video)")
     try:
         return Perception(layout=profile.load_layout(), table=table, chips=profile.chips, deck=camera.deck,
-                          calibration=profile.calibration)
+                          calibration=profile.calibration, hand_finder=camera.hand_finder)
     except (PerceptionError, LayoutError) as exc:
         raise ConfigError(f"camera {camera.name!r} ({camera.profile}): {exc}") from exc
 

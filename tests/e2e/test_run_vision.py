@@ -17,7 +17,7 @@ from rich.console import Console
 from tablewatch.calibration.cli import calibrate
 from tablewatch.config import ConfigError
 from tablewatch.e2e.cli import run as run_command
-from tablewatch.e2e.run import CameraSource, RunConfig, run_table
+from tablewatch.e2e.run import CameraConfig, CameraSource, RunConfig, camera_perception, run_table
 from tablewatch.events import CardDealt, ChipsMoved, load_events
 from tablewatch.sim.cli import sim
 from tablewatch.sim.session import Simulation
@@ -92,6 +92,14 @@ def test_a_motion_jpeg_camera_with_a_corrupt_frame_goes_on(video_and_profile: tu
     truth = [e for e in Simulation.from_file(DEMO).events if e.ts <= SECONDS - 0.5]
     assert [e.seat for e in events if isinstance(e, CardDealt)] == [e.seat for e in truth if isinstance(e, CardDealt)]
     assert "1 corrupt frame skipped" in " ".join((tmp_path / "console.txt").read_text().split())
+
+
+def test_the_hand_finder_is_on_unless_the_camera_turns_it_off(video_and_profile: tuple[Path, Path]) -> None:
+    video, profile = video_and_profile
+    finding, plain = (camera_perception(CameraConfig(source=str(video), profile=profile, **options), table="T01")
+                      for options in ({}, {"hand_finder": False}))
+    assert finding is not None and finding.hand_finder is not None  # the profile's calibration: started at once
+    assert plain is not None and plain.hand_finder is None and plain.hand_detector is None
 
 
 def test_a_camera_without_a_profile_gives_evidence_only(video_and_profile: tuple[Path, Path], tmp_path: Path) -> None:
