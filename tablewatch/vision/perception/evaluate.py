@@ -34,7 +34,6 @@ from tablewatch.sim.scenario import FELTS, ScenarioError, load_scenario
 from tablewatch.sim.session import Simulation, phh_scenario
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.perception import Perception, PerceptionError
-from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.sources import jpeg_frame
 from tablewatch.vision.table_objects import TableObjectDetector
 
@@ -166,7 +165,7 @@ def _score(perception: Perception, labels: Sequence[Label], seen: list[tuple[tup
         if d <= HAND_MATCH_MM and i not in found and j not in found.values():
             found[i] = j
     for i, (actor, at) in enumerate(hands):
-        if _on_felt(plane, at):
+        if plane.on_felt(at):
             score.hands_true += 1
             score.hands_found += i in found
             score.hands_owner += i in found and seen[found[i]][1] == actor
@@ -183,11 +182,6 @@ def _centre_mm(perception: Perception, label: Label) -> tuple[float, float]:
     assert perception.plane is not None
     x, y = perception.plane.calibration.px_to_mm([((x0 + x1 - 1) / 2, (y0 + y1 - 1) / 2)])[0]
     return float(x), float(y)
-
-
-def _on_felt(plane: TablePlane, at: tuple[float, float]) -> bool:
-    px, py = plane.to_px(at)
-    return 0 <= py < plane.felt.shape[0] and 0 <= px < plane.felt.shape[1] and bool(plane.felt[py, px])
 
 
 def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,

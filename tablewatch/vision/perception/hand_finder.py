@@ -21,6 +21,7 @@ those two cases (~9 ms each on two cores).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,9 +60,7 @@ class HandFinder:
     def __init__(self, plane: TablePlane, origins: dict[str, np.ndarray],
                  detector: TableObjectDetector | None = None) -> None:
         """``origins``: each actor's place (mm); ``detector``: the region model (default ``REGION_MODEL``)."""
-        if abs(plane.scale - PLANE_PX_PER_MM) > 1e-6:
-            raise ValueError(f"the table-objects detector reads the plane at {PLANE_PX_PER_MM} px/mm; "
-                             f"perception's is {plane.scale}")
+        check_scale(plane.scale)
         self.plane, self.origins = plane, origins
         self.detector = detector or region_detector()
         self.seen: dict[str, tuple[float, Arm]] = {}  # actor -> when perception last saw its arm, and the arm
@@ -96,22 +95,22 @@ class HandFinder:
         for pts in unowned:
             centre = pts.mean(axis=0)
             first = self._follow(ts, centre)
-            actor = min(self.origins, key=lambda a: _dist(self.origins[a], first))
-            if _dist(self.origins[actor], first) > OWNER_MAX_MM or any(a.actor == actor for a in [*arms, *found]):
+            actor = min(self.origins, key=lambda a: math.dist(self.origins[a], first))
+            if math.dist(self.origins[actor], first) > OWNER_MAX_MM or any(a.actor == actor for a in [*arms, *found]):
                 continue
             hands = [h for h in self._read(plane_picture, (float(centre[0]), float(centre[1])))
-                     if _dist(h, centre) <= ARRIVING_MM and not _held(h, [*arms, *found])]
+                     if math.dist(h, centre) <= ARRIVING_MM and not _held(h, [*arms, *found])]
             if hands:
                 tip = pts[np.argmax(np.hypot(*(pts - self.origins[actor]).T))]  # its far end from the owner
                 found.append(Arm(actor=actor, tip_mm=(float(tip[0]), float(tip[1])),
-                                 palm_mm=min(hands, key=lambda h: _dist(h, centre)),
+                                 palm_mm=min(hands, key=lambda h: math.dist(h, centre)),
                                  area_mm2=4.0 * len(pts) / self.plane.scale**2))  # a point per 2 × 2 px
         return found
 
     def _follow(self, ts: float, centre: np.ndarray) -> np.ndarray:
         """Where the region at ``centre`` was first seen: the nearest one of the last frames within a step, or
         here."""
-        steps = [_dist(r.last_mm, centre) for r in self.reaching]
+        steps = [math.dist(r.last_mm, centre) for r in self.reaching]
         k = int(np.argmin(steps)) if steps else -1
         first = self.reaching.pop(k).first_mm if k >= 0 and steps[k] <= TRACK_STEP_MM else centre
         self.reaching.append(Reaching(first, centre, ts))
@@ -122,8 +121,8 @@ class HandFinder:
         hands = [h for h in self._read(plane_picture, lost.palm_mm) if not _held(h, held)]
         if not hands:
             return None
-        at = min(hands, key=lambda h: _dist(h, lost.palm_mm))
-        if _dist(at, lost.palm_mm) > REACH_MM:
+        at = min(hands, key=lambda h: math.dist(h, lost.palm_mm))
+        if math.dist(at, lost.palm_mm) > REACH_MM:
             return None
         shift = np.subtract(at, lost.palm_mm)
         tip = np.add(lost.tip_mm, shift)
@@ -139,12 +138,14 @@ class HandFinder:
         region = plane_picture[y0:y0 + REGION_PX, x0:x0 + REGION_PX]
         self.reads += 1
         found = self.detector.detect(region, lambda px: self.plane.to_mm(np.add(px, (x0, y0))))
-        return [o.centre_mm for o in found if o.kind == "hand" and self._on_felt(o.centre_mm)]
+        return [o.centre_mm for o in found if o.kind == "hand" and self.plane.on_felt(o.centre_mm)]
 
-    def _on_felt(self, at: tuple[float, float]) -> bool:
-        x, y = self.plane.to_px(np.array(at))
-        h, w = self.plane.felt.shape
-        return bool(0 <= x < w and 0 <= y < h and self.plane.felt[y, x])
+
+def check_scale(px_per_mm: float) -> None:
+    """ValueError unless the plane is at the scale the detector was trained at."""
+    if abs(px_per_mm - PLANE_PX_PER_MM) > 1e-6:
+        raise ValueError(f"the hand finder reads the plane at {PLANE_PX_PER_MM} px/mm, the detector's scale; "
+                         f"this plane is at {px_per_mm} px/mm")
 
 
 def region_detector(model: str | Path | None = None) -> TableObjectDetector:
@@ -153,13 +154,10 @@ def region_detector(model: str | Path | None = None) -> TableObjectDetector:
     detector = TableObjectDetector(model)
     if detector.detector.input_hw != (REGION_INPUT_PX, REGION_INPUT_PX):
         raise DetectorError(f"{model} reads {detector.detector.input_hw} px; the hand finder reads regions "
-                            f"read as {REGION_INPUT_PX} × {REGION_INPUT_PX}")
+                            f"of {REGION_INPUT_PX} × {REGION_INPUT_PX}")
     return detector
 
 
 def _held(hand: tuple[float, float], arms: list[Arm]) -> bool:
-    return any(min(_dist(hand, a.palm_mm), _dist(hand, a.tip_mm)) <= HELD_MM for a in arms)
+    return any(min(math.dist(hand, a.palm_mm), math.dist(hand, a.tip_mm)) <= HELD_MM for a in arms)
 
-
-def _dist(a: tuple[float, float], b: tuple[float, float]) -> float:
-    return float(np.hypot(a[0] - b[0], a[1] - b[1]))

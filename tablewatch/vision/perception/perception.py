@@ -38,7 +38,7 @@ from tablewatch.events import Event
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
 from tablewatch.vision.perception.gestures import DECIDE_S, GATHER_GAP_S, Found, Gestures
-from tablewatch.vision.perception.hand_finder import PLANE_PX_PER_MM, HandFinder, region_detector
+from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Arm, SceneTracker, Settle
 from tablewatch.vision.perception.stacks import StackWatch
@@ -91,9 +91,11 @@ class Perception:
         self.scene: SceneTracker | None = None
         self.look: Appearance | None = None
         self.stacks: StackWatch | None = None
-        if hand_finder and abs(px_per_mm - PLANE_PX_PER_MM) > 1e-6:
-            raise PerceptionError(f"the hand finder reads the plane at {PLANE_PX_PER_MM} px/mm, the detector's "
-                                  f"scale; at {px_per_mm} px/mm pass hand_finder=False")
+        try:  # the hand finder's scale, checked now rather than at the first calibrated frame
+            if hand_finder:
+                check_scale(px_per_mm)
+        except ValueError as exc:
+            raise PerceptionError(f"{exc}: pass hand_finder=False") from exc
         try:  # the table-objects detector finds hands the motion path misses
             self.hand_detector = region_detector() if hand_finder else None
         except DetectorError as exc:

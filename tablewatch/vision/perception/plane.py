@@ -65,6 +65,11 @@ class TablePlane:
     def to_px(self, points_mm: np.ndarray) -> np.ndarray:
         return np.round((np.asarray(points_mm, float) - self.origin) * self.scale).astype(np.int32)
 
+    def on_felt(self, at_mm: tuple[float, float]) -> bool:
+        """Whether a point of the table (mm) lies on the felt."""
+        x, y = self.to_px(np.asarray(at_mm, float))
+        return bool(0 <= y < self.felt.shape[0] and 0 <= x < self.felt.shape[1] and self.felt[y, x])
+
     def to_mm(self, points_px: np.ndarray) -> np.ndarray:
         return np.asarray(points_px, float) / self.scale + self.origin
 
