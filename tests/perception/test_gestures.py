@@ -7,7 +7,7 @@ import numpy as np
 from tablewatch.calibration.layout import load_layout
 from tablewatch.events import BetMotion, Tap
 from tablewatch.vision.perception.gestures import DECIDE_S, GAP_S, SETTLED_BET_S, Found, Gestures
-from tablewatch.vision.perception.scene import Arm
+from tablewatch.vision.perception.scene import GHOST_S, Arm
 
 LAYOUT = load_layout("oval6")
 SEAT = 3
@@ -219,3 +219,91 @@ def test_a_second_hole_card_onto_the_first_counts_unless_the_players_hand_is_at_
     assert _second_hole_card_with_the_hand_at((float(away[0]), float(away[1]))) == [SEAT, 1, SEAT]
     # the player's own hand on the card: the sliver may be the card moved, not a second one
     assert _second_hole_card_with_the_hand_at((float(card[0]), float(card[1]))) == [SEAT, 1]
+
+
+def _hand(palm: tuple[float, float]) -> Arm:
+    """Seat 3's hand with its palm at ``palm``, pointing away from the player."""
+    player = np.asarray(LAYOUT.seat(SEAT).player, float)
+    forward = (np.asarray(palm) - player) / np.linalg.norm(np.asarray(palm) - player)
+    tip = np.asarray(palm) + forward * 50.0
+    return Arm(actor=f"seat{SEAT}", tip_mm=(float(tip[0]), float(tip[1])), palm_mm=palm, area_mm2=20_000.0)
+
+
+STACK = tuple(float(v) for v in LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0))
+
+
+def _hand_at_the_stack_then_gone(settles: list[Found], *, at: tuple[float, float] = STACK,
+                                 depths: tuple[float, ...] = (), rest_from: float = 20.0) -> list:
+    """Seat 3's hand pausing with its palm at ``at`` from ``rest_from`` to 20.8 s (after reaching ``depths``
+    beyond its line, if any), back over the rail at 20.9 s and gone; ``settles`` found meanwhile. The events
+    decided."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    out, t = [], rest_from - 0.5
+    for depth in depths:
+        out += gestures.arms(t, [_arm_at(depth)])
+        t = round(t + 0.1, 3)
+    t = rest_from
+    while t < 20.85:
+        out += gestures.arms(t, [_hand(at)])
+        t = round(t + 0.1, 3)
+    player = np.asarray(LAYOUT.seat(SEAT).player, float)
+    rail = player + (np.asarray(at) - player) * 0.2
+    out += gestures.arms(t, [_hand((float(rail[0]), float(rail[1])))])
+    for found in settles:
+        out += gestures.settled(found)
+    while t < 23.0:
+        out += gestures.arms(t, []) + gestures.decide(t)
+        t = round(t + 0.1, 3)
+    return out
+
+
+def _left(events: list) -> list:
+    return [e for e in events if e.kind == "ChipsLeftTable"]
+
+
+def _beside_the_stack(mm: float, *, across: float = 0.0) -> tuple[float, float]:
+    """A point ``mm`` beyond seat 3's stack zone, on the side away from the player (on the felt), and ``across``
+    to the side."""
+    stack = LAYOUT.polygon(f"seat{SEAT}.stack")
+    centre, player = stack.mean(axis=0), np.asarray(LAYOUT.seat(SEAT).player, float)
+    inward = (centre - player) / np.linalg.norm(centre - player)
+    edge = max(float((p - centre) @ inward) for p in stack)  # the zone's far edge along the way in
+    at = centre + inward * (edge + mm) + np.array([-inward[1], inward[0]]) * across
+    return float(at[0]), float(at[1])
+
+
+def _chips_out(at: tuple[float, float], chips: dict[int, int] | None = None) -> Found:
+    return Found(t=20.6, zone=LAYOUT.zone_at(*at), what="chips_out", chips={1000: 1} if chips is None else chips,
+                 centre=at)
+
+
+def test_chips_a_hand_takes_from_its_stack_with_nothing_put_down_left_the_table_with_it() -> None:
+    left = _left(_hand_at_the_stack_then_gone([_chips_out(STACK)]))
+    assert [(e.seat, e.zone, e.chips.as_dict(), e.ts) for e in left] == [(SEAT, f"seat{SEAT}.stack", {1000: 1}, 20.9)]
+    # a column standing half out of the zone is the stack's; one well away on the felt is not
+    edge, away = _beside_the_stack(25.0), _beside_the_stack(120.0)
+    assert len(_left(_hand_at_the_stack_then_gone([_chips_out(edge)], at=edge))) == 1
+    assert _left(_hand_at_the_stack_then_gone([_chips_out(away)], at=away)) == []
+    # a change whose chips can't be read (cards picked up) is no chips
+    assert _left(_hand_at_the_stack_then_gone([_chips_out(STACK, {})])) == []
+
+
+def test_chips_that_come_to_rest_on_the_table_or_stay_in_the_stack_did_not_leave_it() -> None:
+    column = _chips_out(STACK)
+    bet = tuple(float(v) for v in np.asarray(LAYOUT.seat(SEAT).line, float).mean(axis=0))
+    moved = Found(t=20.8, zone=f"seat{SEAT}.bet", what="chips_in", chips={1000: 1}, centre=bet)
+    assert _left(_hand_at_the_stack_then_gone([column, moved])) == []
+    # chips off the table (the dealer's tray) are no place on the table the stack's chips could have gone
+    tray = Found(t=20.8, zone="off_table", what="chips_in", chips={100: 5}, centre=(0.0, 2000.0))
+    assert len(_left(_hand_at_the_stack_then_gone([column, tray]))) == 1
+    # the hand paused elsewhere in the stack last (putting the column under another): out of sight, not gone
+    elsewhere = tuple(float(v) for v in np.asarray(STACK) + (np.asarray(_beside_the_stack(0.0, across=110.0))
+                                                              - _beside_the_stack(0.0)))
+    assert LAYOUT.zone_at(*elsewhere) == f"seat{SEAT}.stack"
+    assert _left(_hand_at_the_stack_then_gone([column], at=elsewhere)) == []
+    # a hand that rested there so long the scene's reference took it in: what changes as it goes is its imprint
+    assert _left(_hand_at_the_stack_then_gone([column], rest_from=20.8 - GHOST_S)) == []
+    assert len(_left(_hand_at_the_stack_then_gone([column], rest_from=21.0 - GHOST_S))) == 1
+    # a bet whose chips did not show in the bet zone: the stack's chips went out as the bet
+    events = _hand_at_the_stack_then_gone([column], depths=(-120, 60, 90, 60, -120))
+    assert [e.kind for e in events if e.kind in ("BetMotion", "ChipsLeftTable")] == ["BetMotion"]

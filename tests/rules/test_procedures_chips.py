@@ -23,7 +23,7 @@ from tablewatch.rules.checks.chips import (
 )
 from tablewatch.rules.checks.system import DeviceHealthCheck
 from tablewatch.rules.profiles import RuleProfile, preset
-from tests.rules.test_procedures_helpers import Script
+from tests.rules.test_procedures_helpers import TABLE, Script
 
 
 def obscured(durations: list[float], profile: RuleProfile | None = None, **fields: object) -> list[Severity]:
@@ -69,6 +69,15 @@ def test_tda_49_chips_left_the_table(profile: RuleProfile, phase: str, expected:
     s = Script(ChipsLeftTableCheck(profile), phase=phase)
     (v,) = s.do(ChipsLeftTable, zone="seat3.stack", chips=Chips.of({5000: 2}))
     assert (v.severity, v.seats) == (expected[0], (3,)) and expected[1] in v.ruling and "10000" in v.observed
+
+
+def test_tda_49_from_the_camera_names_at_least_the_chips_it_saw_go() -> None:
+    """From above a column is one chip top: the camera's count is a floor (RFID's is exact)."""
+    s = Script(ChipsLeftTableCheck(RuleProfile()), phase="flop")
+    seen = ChipsLeftTable(ts=1.0, table=TABLE, source="vision", seat=3, zone="seat3.stack", chips=Chips.of({1000: 1}))
+    counted = ChipsLeftTable(ts=2.0, table=TABLE, source="rfid", seat=3, zone="seat3.stack", chips=Chips.of({1000: 3}))
+    assert "at least 1000 in chips" in s.checks[0].observe(s.snapshot, seen)[0].observed
+    assert s.checks[0].observe(s.snapshot, counted)[0].observed.startswith("3000 in chips")
 
 
 @pytest.mark.parametrize(("phase", "severity"), [("turn", Severity.VIOLATION), ("dealing", Severity.VIOLATION),

@@ -82,7 +82,9 @@ class ChipsLeftTableCheck(HandCheck):
         seat = event.seat if event.seat is not None else seat_of_zone(event.zone)
         during = in_hand(snapshot)
         when = f"during hand {snapshot.hand_no}" if during else "between hands"
-        observed = f"{event.chips.value} in chips ({event.chips.count}) left the table from {event.zone} {when}."
+        # a camera counts the chip tops that went (a column's height does not show from above): at least those
+        least = "at least " if event.source == "vision" else ""
+        observed = f"{least}{event.chips.value} in chips ({event.chips.count}) left the table from {event.zone} {when}."
         if self.profile.game_format == "cash":
             if not during:
                 return [self.violation(

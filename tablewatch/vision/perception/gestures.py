@@ -6,6 +6,9 @@
   slid there → ``CardsMucked`` (seen on arrival); a brief reach to the line that moved no chips →
   ``Tap``. A stack whose largest chips are out of sight → ``StackObscured`` every second, and once more
   with the whole time when they show again (not while its player is betting: the bet may be them).
+- Chips gone from a player's stack while its hand was there, with none coming to rest anywhere on the table
+  by the time the hand has left → ``ChipsLeftTable`` (TDA-49). Only what shows from above: a whole column
+  taken leaves bare felt; one chip off the top of a column leaves the same column in sight.
 - Cards coming to rest are dealt, burned, laid on the board (identity read when face up) or mucked,
   by the zone they settle in. Chips leaving the bet zones or reaching the pot close to each other are
   one ``PotGathered``; the dealer's hand at a seat's stack after the pot (or another stack) is a
@@ -14,9 +17,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
+import cv2
 import numpy as np
 
 from tablewatch.calibration.layout import TableLayout
@@ -29,6 +35,7 @@ from tablewatch.events import (
     CardsMucked,
     CardsTabled,
     Chips,
+    ChipsLeftTable,
     ChipsMoved,
     Event,
     HandInZone,
@@ -38,7 +45,7 @@ from tablewatch.events import (
     Tap,
     seat_of_zone,
 )
-from tablewatch.vision.perception.scene import Arm, Settle
+from tablewatch.vision.perception.scene import GHOST_S, Arm, Settle
 
 GAP_S = 0.5  # an arm unseen this long has left (a bet's motions come back within it)
 DECIDE_S = 0.7  # after an episode ends, wait this long for what it moved to settle (a string bet: no wait)
@@ -58,14 +65,18 @@ PIECES_S, PIECES_MM = 0.25, 90.0  # parts of one card coming to rest: this soon 
 # A hand resting behind the line this long after a bet's last motion: the bet is decided without waiting for
 # the hand to leave the felt (a string bet's motions come within a second of each other).
 SETTLED_BET_S = 1.5
+STACK_EDGE_MM = 40.0  # chips leaving this near a stack zone are its stack's (a column at its edge stands half out)
+TOOK_MM = 60.0  # a hand pausing with its palm this near chips is taking them (a column is 39 mm across)
+STILL_MM = 15.0  # a palm moving less than this between analysed frames pauses
 
 
 @dataclass
 class Sample:
     t: float
     tip: tuple[float, float]
-    zone: str
+    zone: str  # where the palm is
     depth: float  # mm beyond the seat's betting line (negative: behind it); 0 for the dealer
+    palm: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass
@@ -176,7 +187,7 @@ class Gestures:
         for arm in arms:
             zone = self.layout.zone_at(*arm.palm_mm)
             depth = self._depth(arm.actor, arm.tip_mm)
-            sample = Sample(t=t, tip=arm.tip_mm, zone=zone, depth=depth)
+            sample = Sample(t=t, tip=arm.tip_mm, zone=zone, depth=depth, palm=arm.palm_mm)
             if arm.actor == "dealer":
                 self.dealer_path.append(sample)
                 out += self._dealer_at(sample)
@@ -389,7 +400,10 @@ class Gestures:
         out: list[Event] = []
         for ep in [e for e in self.closed if t - e.last >= DECIDE_S or e.string_bet]:
             self.closed.remove(ep)
-            out += self._episode(ep)
+            decided = self._episode(ep)
+            out += decided
+            if not any(isinstance(e, BetMotion | ChipsMoved) for e in decided):  # (a bet's chips leave the stack)
+                out += self._left_table(ep)
         if self.gather and t - (last := self._gather_end()) > GATHER_GAP_S:
             first = self.gather[0]
             in_pot = [s.t for s in self.dealer_path if s.zone == "pot" and first - 1.0 <= s.t <= last]
@@ -449,6 +463,43 @@ class Gestures:
         if ep.short and not chip_evidence and not ep.after_bet and ep.reaches_line:
             return [self._event(Tap, max(self._at_deepest(ep, seat)), seat=seat)]
         return []
+
+    def _left_table(self, ep: Episode) -> list[Event]:
+        """Chips gone from the player's stack while its hand was on the table, and nothing coming to rest on
+        the felt meanwhile (chips in a bet, in another stack, in the pot): they left with the hand. Stamped when
+        the hand was last seen. The chips named are the tops that went (a column's height does not show from
+        above): at least that many."""
+        seat = int(ep.actor[4:])
+        window = [f for f in self.found if ep.start - 0.2 <= f.t <= ep.last + DECIDE_S]
+        if any(f.what == "chips_in" and f.zone != "off_table" for f in window):
+            return []
+        gone = Chips()
+        for f in window:
+            taken = f.what == "chips_out" and f.chips and self._by_stack(seat, f.centre)
+            if taken and self._took_from(ep, seat, f.centre):
+                gone = gone + Chips.of(f.chips)
+        if not gone.count:
+            return []
+        self.chips_moved.append(seat)
+        return [self._event(ChipsLeftTable, ep.last, seat=seat, zone=f"seat{seat}.stack", chips=gone)]
+
+    def _took_from(self, ep: Episode, seat: int, at: tuple[float, float]) -> bool:
+        """The hand's last pause over its stack was where the chips went from, and brief: it left with them. (A
+        hand that moves a column under another pauses last where it puts it: those chips are out of sight, still
+        there.)"""
+        over = [s for s in ep.samples if self._by_stack(seat, s.palm)]
+        pauses = [b for a, b in pairwise(over) if math.dist(a.palm, b.palm) <= STILL_MM] or over
+        if not pauses or math.dist(pauses[-1].palm, at) > TOOK_MM:
+            return False
+        # A hand resting there GHOST_S or longer became part of the scene's reference: what changes as it goes
+        # is its imprint as much as chips.
+        rested_since = min(s.t for s in over if math.dist(s.palm, pauses[-1].palm) <= STILL_MM)
+        return pauses[-1].t - rested_since < GHOST_S
+
+    def _by_stack(self, seat: int, at: tuple[float, float]) -> bool:
+        """Whether a point is in the seat's stack zone or within STACK_EDGE_MM of it."""
+        zone = self.layout.polygon(f"seat{seat}.stack").astype(np.float32)
+        return cv2.pointPolygonTest(zone, (float(at[0]), float(at[1])), True) >= -STACK_EDGE_MM
 
     def _at_deepest(self, ep: Episode, seat: int) -> list[float]:
         """Times the hand was at (within DWELL_MM of) its farthest point from the player."""
