@@ -165,6 +165,9 @@ class SimulatedTable:
             self.horizon = None  # the hand's camera is done: nothing more to wait for
             if reader is not None:
                 reader.stop()
+        # Every event of the hand is in: released now, while fusion still reads this hand's RFID ledger (a
+        # stack reported obscured as the hand ends would otherwise be counted in the next hand's).
+        self.pipeline.tick(last + self.offset + self.pipeline.order.lateness)
         # The next hand starts after the gap, and never before this one's last step (vision's flush).
         self.offset = round(self.offset + max(sim.duration + self.gap_s, last + 1.0 / self.fps), 6)
 
