@@ -107,6 +107,21 @@ def test_a_pot_push_needs_chips_gathered_into_the_pot_first() -> None:
     assert _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=False) == []
 
 
+def test_after_a_push_a_bet_zone_holds_nothing_to_gather_until_chips_go_into_one_again() -> None:
+    gestures = Gestures(LAYOUT, table="T1")
+    assert len(_dealer_reaches_from_pot_to_stack(gestures, gathered=True)) == 1  # pushed at ~11.6 s
+    bet = tuple(float(v) for v in LAYOUT.polygon("seat1.bet").mean(axis=0))
+
+    def gathers(t0: float) -> list:
+        return [e for t in np.arange(t0, t0 + 2.5, 0.1) for e in gestures.decide(float(t)) if e.kind == "PotGathered"]
+
+    gestures.settled(Found(t=14.0, zone="seat1.bet", what="chips_out", centre=bet))  # tabled cards swept away
+    assert gathers(14.0) == []
+    gestures.settled(Found(t=20.0, zone="seat1.bet", what="chips_in", chips={100: 1}, centre=bet))  # next hand
+    gestures.settled(Found(t=25.0, zone="seat1.bet", what="chips_out", chips={100: 1}, centre=bet))
+    assert len(gathers(25.0)) == 1
+
+
 def _gathered_at(dealer_path: list[tuple[float, str]], *, last: Found) -> list[float]:
     """Chips seen leaving seat 1's bet at 20.0 s, then ``last``; the dealer's hand at the centres of these
     zones at these times; decided 2 s after. When the PotGathered events are stamped."""

@@ -6,13 +6,13 @@
   slid there → ``CardsMucked`` (seen on arrival); a brief reach to the line that moved no chips →
   ``Tap``. A stack whose largest chips are out of sight → ``StackObscured`` every second, and once more
   with the whole time when they show again (not while its player is betting: the bet may be them).
+- Cards coming to rest are dealt, burned, laid on the board (identity read when face up) or mucked,
+  by the zone they settle in. Chips leaving the bet zones or reaching the pot close to each other are
+  one ``PotGathered`` (not a bet zone changing after a push, before chips go into one again); the dealer's
+  hand at a seat's stack after the pot (or another stack) is a ``PotPushed`` to that seat.
 - Chips gone from a player's stack while its hand was there, with none coming to rest anywhere on the table
   by the time the hand has left → ``ChipsLeftTable`` (TDA-49). Only what shows from above: a whole column
   taken leaves bare felt; one chip off the top of a column leaves the same column in sight.
-- Cards coming to rest are dealt, burned, laid on the board (identity read when face up) or mucked,
-  by the zone they settle in. Chips leaving the bet zones or reaching the pot close to each other are
-  one ``PotGathered``; the dealer's hand at a seat's stack after the pot (or another stack) is a
-  ``PotPushed`` to that seat.
 """
 
 from __future__ import annotations
@@ -170,6 +170,7 @@ class Gestures:
         self.gather: list[float] = []
         self.pot_filled = hand_in_progress  # chips were gathered into the pot since it was last pushed (or may be)
         self.pushed: dict[int, float] = {}
+        self.bet_at = -1e9  # when chips last went into a bet zone (a bet decided, or chips seen arriving there)
         self.cleared: list[tuple[float, str]] = []
         self.obscured_reported: dict[int, float] = {}  # seat -> when its stack was last reported obscured
         # seat -> (since when its stack is obscured, the denomination out of sight), while it is
@@ -317,10 +318,18 @@ class Gestures:
                 return [self._event(CardsMucked, f.t, seat=seat, count=2)]
         if f.what == "chips_in" and seat is not None and zone.endswith(".stack") and f"seat{seat}" not in self.open:
             return self._pushed_by_settle(f, seat)
-        bet_emptied = zone.endswith(".bet") and f.what == "chips_out" and f"seat{seat}" not in self.open
+        if f.what == "chips_in" and zone.endswith(".bet"):
+            self.bet_at = max(self.bet_at, f.t)
+        bet_emptied = zone.endswith(".bet") and f.what == "chips_out" and f"seat{seat}" not in self.open \
+            and not self._pushed_since_bets(f.t)
         if (zone == "pot" and f.what == "chips_in") or bet_emptied:
             self.gather.append(f.t)
         return []
+
+    def _pushed_since_bets(self, t: float) -> bool:
+        """A pot was pushed after the last chips went into a bet zone: the bets were gathered before it, and
+        until new ones come, a bet zone that changes (the tabled cards swept away) holds no chips to gather."""
+        return bool(self.pushed) and self.bet_at < max(self.pushed.values()) <= t
 
     def _pushed_by_settle(self, f: Found, seat: int) -> list[Event]:
         """Chips come to rest in a stack whose player did not move, soon after the pot emptied (or after a
@@ -455,6 +464,7 @@ class Gestures:
         if times and (chip_evidence or not self._dwells(ep, seat) or not ep.short):
             entered = next((s.t for s in ep.samples if s.zone == bet_zone), times[0])
             self.chips_moved.append(seat)
+            self.bet_at = max(self.bet_at, times[-1])
             hand = self._event(HandInZone, entered, seat=seat, actor=ep.actor, zone=bet_zone)
             if not ep.hand_open:  # a blind or an ante before the cards: no action
                 return [hand, self._event(ChipsMoved, times[-1], seat=seat, src=stack_zone, dst=bet_zone, chips=chips)]
