@@ -299,6 +299,10 @@ def test_chips_a_hand_takes_from_its_stack_with_nothing_put_down_left_the_table_
     edge, away = _beside_the_stack(25.0), _beside_the_stack(120.0)
     assert len(_left(_hand_at_the_stack_then_gone([_chips_out(edge)], at=edge))) == 1
     assert _left(_hand_at_the_stack_then_gone([_chips_out(away)], at=away)) == []
+    # a white sliver at the end of a card slid away (a fold) passes for a white chip: the card's, not chips
+    trail = [Found(t=20.3 + 0.1 * i, zone=f"seat{SEAT}.stack", what="card_out",
+                   centre=(STACK[0] - 75.0 + 25.0 * i, STACK[1])) for i in range(3)]
+    assert _left(_hand_at_the_stack_then_gone([*trail, _chips_out(STACK, {1: 1})])) == []
     # a change whose chips can't be read (cards picked up) is no chips
     assert _left(_hand_at_the_stack_then_gone([_chips_out(STACK, {})])) == []
 

@@ -486,7 +486,7 @@ class Gestures:
         gone = Chips()
         for f in window:
             taken = f.what == "chips_out" and f.chips and self._by_stack(seat, f.centre)
-            if taken and self._took_from(ep, seat, f.centre):
+            if taken and self._took_from(ep, seat, f.centre) and not _card_trail(f, window):
                 gone = gone + Chips.of(f.chips)
         if not gone.count:
             return []
@@ -523,6 +523,13 @@ class Gestures:
 
     def _origin(self, seat: int) -> tuple[float, float]:
         return self.layout.seat(seat).player
+
+
+def _card_trail(f: Found, window: list[Found]) -> bool:
+    """Whether a finding lies on the trail of a card slid away (a fold from beside the stack): its pieces
+    settle a frame or two apart, and the last of them, paper-white, passes for a white chip."""
+    return any(g.what == "card_out" and abs(g.t - f.t) <= 2 * PIECES_S and math.dist(g.centre, f.centre) <= PIECES_MM
+               for g in window)
 
 
 __all__ = ["Episode", "Found", "Gestures", "Settle"]
