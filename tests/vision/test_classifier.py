@@ -7,7 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablewatch.vision.classifier import CROP_HW, OnnxIndexClassifier, crop_index, resolve_classifier
+from tablewatch.vision.classifier import (
+    CROP_HW,
+    VIEW_MARGINS,
+    OnnxIndexClassifier,
+    crop_index,
+    index_views,
+    resolve_classifier,
+)
 from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import DetectorError
 
@@ -21,6 +28,21 @@ def test_crop_is_a_square_centred_on_the_box_with_a_margin():
     side = CROP_HW[0] / 1.25  # the box fills 1 / CROP_MARGIN of the crop
     assert white.min(0) == pytest.approx([(CROP_HW[0] - side) / 2] * 2, abs=1)
     assert white.max(0) + 1 == pytest.approx([(CROP_HW[0] + side) / 2] * 2, abs=1)
+
+
+def test_an_index_is_read_framed_three_ways_each_also_upside_down():
+    image = np.zeros((200, 300, 3), np.uint8)
+    image[90:100, 140:160] = 255  # the top half of the "index" white: up and down differ
+    views = index_views(image, (140, 90, 160, 110))
+    assert len(views) == 2 * len(VIEW_MARGINS) and all(v.shape == (*CROP_HW, 3) for v in views)
+    for k, margin in enumerate(VIEW_MARGINS):
+        upright, turned = views[2 * k], views[2 * k + 1]
+        np.testing.assert_array_equal(upright, crop_index(image, (140, 90, 160, 110), margin))
+        np.testing.assert_array_equal(turned, upright[::-1, ::-1])
+        assert upright[: CROP_HW[0] // 2].mean() > upright[CROP_HW[0] // 2:].mean()  # white on top, then below
+        assert turned[: CROP_HW[0] // 2].mean() < turned[CROP_HW[0] // 2:].mean()
+    # tighter framing shows the index larger
+    assert (views[0] > 127).sum() > (views[-2] > 127).sum()
 
 
 def test_crop_at_the_image_edge_repeats_edge_pixels():

@@ -74,9 +74,9 @@ STILL_MM = 15.0  # a palm moving less than this between analysed frames pauses
 class Sample:
     t: float
     tip: tuple[float, float]
+    palm: tuple[float, float]
     zone: str  # where the palm is
     depth: float  # mm beyond the seat's betting line (negative: behind it); 0 for the dealer
-    palm: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass
@@ -188,7 +188,7 @@ class Gestures:
         for arm in arms:
             zone = self.layout.zone_at(*arm.palm_mm)
             depth = self._depth(arm.actor, arm.tip_mm)
-            sample = Sample(t=t, tip=arm.tip_mm, zone=zone, depth=depth, palm=arm.palm_mm)
+            sample = Sample(t=t, tip=arm.tip_mm, palm=arm.palm_mm, zone=zone, depth=depth)
             if arm.actor == "dealer":
                 self.dealer_path.append(sample)
                 out += self._dealer_at(sample)
