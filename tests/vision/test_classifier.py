@@ -108,6 +108,27 @@ def test_a_box_only_detector_gets_names_from_the_classifier():
     assert [names[c] for c in out.class_id.tolist()] == ["KD", "BACK"]
 
 
+class BrightnessClassifier(FixedClassifier):
+    """Answers ``AS`` with the crop's mean brightness as its probability, else ``KD``."""
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        p = crops.mean(axis=(1, 2, 3)) / 255.0
+        return np.stack([p, 1 - p], axis=1).astype(np.float32)
+
+
+def test_each_index_is_named_by_the_average_of_its_own_views():
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[:, :100] = 255  # white on the left
+    white, edge = (40, 40, 60, 50), (101, 40, 121, 50)  # box 2 by the edge: its wider views take in white
+    found = Detections(np.array([white, edge], np.float32), np.array([0.9, 0.9]), np.array([0, 0]))
+    out = BrightnessClassifier().relabel(image, found, {0: "INDEX", 1: "BACK"})
+    assert out.class_id.tolist() == [0, 1]  # AS, KD
+    views = np.stack(index_views(image, edge))
+    dark = 1 - views.mean(axis=(1, 2, 3)) / 255.0
+    assert dark.min() < dark.max()  # (the views of box 2 differ)
+    np.testing.assert_allclose(out.confidence, [np.sqrt(0.9), np.sqrt(dark.mean() * 0.9)], rtol=1e-5)
+
+
 def test_a_box_only_detector_without_a_classifier_is_a_clear_error():
     from tablewatch.vision.reader import CardReader
 
