@@ -441,7 +441,7 @@ class Gestures:
 
     def _episode(self, ep: Episode) -> list[Event]:
         seat = int(ep.actor[4:])
-        window = [f for f in self.found if ep.start - 0.2 <= f.t <= ep.last + DECIDE_S]
+        window = self._found_during(ep)
         bet_zone, stack_zone = f"seat{seat}.bet", f"seat{seat}.stack"
         times = ep.motions()
         cards_went = any((f.zone == stack_zone and f.what == "card_out") or (f.zone == bet_zone and f.what == "card_in")
@@ -474,13 +474,17 @@ class Gestures:
             return [self._event(Tap, max(self._at_deepest(ep, seat)), seat=seat)]
         return []
 
+    def _found_during(self, ep: Episode) -> list[Found]:
+        """What was found settling from just before the episode until DECIDE_S after it."""
+        return [f for f in self.found if ep.start - 0.2 <= f.t <= ep.last + DECIDE_S]
+
     def _left_table(self, ep: Episode) -> list[Event]:
         """Chips gone from the player's stack while its hand was on the table, and nothing coming to rest on
         the felt meanwhile (chips in a bet, in another stack, in the pot): they left with the hand. Stamped when
         the hand was last seen. The chips named are the tops that went (a column's height does not show from
         above): at least that many."""
         seat = int(ep.actor[4:])
-        window = [f for f in self.found if ep.start - 0.2 <= f.t <= ep.last + DECIDE_S]
+        window = self._found_during(ep)
         if any(f.what == "chips_in" and f.zone != "off_table" for f in window):
             return []
         gone = Chips()
