@@ -128,7 +128,7 @@ RULING_CHANGES_AMOUNT = {"string_raise", "undercall"}
 
 def score_hands(result: SessionResult) -> tuple[int, int, int, list[str]]:
     """(hands captured exactly, actions compared, actions equal, why each other hand is not exact)
-    against the simulator's PHH.
+    against the simulator's PHH, for a session of one-hand simulations (as the demo and the bench play).
 
     In a hand whose injected violation is ruled to another amount, that one action may differ in its
     amount only; everything else, and the final stacks, must be equal.

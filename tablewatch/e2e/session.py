@@ -140,10 +140,12 @@ class SimulatedTable:
         self.render_clock = RenderClock()
 
     def play(self, sim: Simulation) -> None:
-        """One simulated hand, its events moved onto the table's clock after the hands before it."""
-        self.hand_no += 1
-        self.injected += [InjectedTruth(v.type, v.rule_id, self.hand_no, v.ts + self.offset, v.end_ts + self.offset,
-                                        tuple(v.seats), observable_at(v, sim) + self.offset) for v in sim.violations]
+        """One simulation (a hand, or a scenario's hands), its events moved onto the table's clock and hand
+        numbers after the hands before it."""
+        before, self.hand_no = self.hand_no, self.hand_no + max(1, len(sim.hands))
+        self.injected += [InjectedTruth(v.type, v.rule_id, before + v.hand_no, v.ts + self.offset,
+                                        v.end_ts + self.offset, tuple(v.seats), observable_at(v, sim) + self.offset)
+                          for v in sim.violations]
         reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
         self.pipeline.fusion.stack_chips = reader.ledger.chips if reader is not None else None
         last = sim.duration
@@ -157,7 +159,7 @@ class SimulatedTable:
                     self.frames += 1
                     self._to_sinks(step.t + self.offset, step.frame)
                 for event in step.events:
-                    self.pipeline.process(on_session_clock(event, offset=self.offset, hand_no=self.hand_no))
+                    self.pipeline.process(on_session_clock(event, offset=self.offset, first_hand=before + 1))
                 if perceive is not None and perceive.perception.horizon is not None:
                     self.horizon = perceive.perception.horizon + self.offset
                 self.pipeline.tick(step.t + self.offset)

@@ -214,11 +214,12 @@ def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: Camera
         yield Step(t=end, events=perceive.flush(end))
 
 
-def on_session_clock(event: Event, *, offset: float, hand_no: int) -> Event:
-    """An event of one simulated hand moved onto the session's clock and hand numbering."""
+def on_session_clock(event: Event, *, offset: float, first_hand: int) -> Event:
+    """An event of one simulation moved onto the session's clock and hand numbering (its hand 1 is the
+    session's ``first_hand``)."""
     changes: dict[str, object] = {"ts": round(event.ts + offset, 6)}
     if hasattr(event, "motion_times"):
         changes["motion_times"] = tuple(round(t + offset, 6) for t in event.motion_times)  # type: ignore[attr-defined]
     if hasattr(event, "hand_no") and event.hand_no is not None:  # type: ignore[attr-defined]
-        changes["hand_no"] = hand_no
+        changes["hand_no"] = first_hand + event.hand_no - 1  # type: ignore[attr-defined]
     return dataclasses.replace(event, **changes)
