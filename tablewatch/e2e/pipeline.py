@@ -102,6 +102,10 @@ class ReorderBuffer:
         """Release what is older than ``now - lateness`` even if no newer event came (a quiet table)."""
         return self._release(self._limit(now))
 
+    def release_until(self, until: float) -> list[Event]:
+        """Release everything up to ``until`` now: nothing earlier is still to come."""
+        return self._release(until)
+
     def _limit(self, now: float) -> float:
         """How far events may go out: ``lateness`` behind ``now``, and not past the slow source's horizon
         unless that is more than ``max_lateness`` behind."""
@@ -196,6 +200,12 @@ class TablePipeline:
         """Let time pass to ``now`` (the sources' clock): release held events and fusion reports that are due."""
         self._fuse(self.order.tick(now))
         # Fusion's clock is the ordered stream's: reports still waiting in the reorder buffer may be the twins.
+        self._dispatch(self.fusion.flush(self.order.until))
+
+    def release_until(self, until: float) -> None:
+        """Every source has sent what it will up to ``until`` (a simulated hand that ended): release what is
+        held up to then without waiting out the lateness, and fusion's reports due by then."""
+        self._fuse(self.order.release_until(until))
         self._dispatch(self.fusion.flush(self.order.until))
 
     def drain(self) -> None:

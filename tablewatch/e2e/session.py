@@ -169,7 +169,7 @@ class SimulatedTable:
                 reader.stop()
         # Every event of the hand is in: released now, while fusion still reads this hand's RFID ledger (a
         # stack reported obscured as the hand ends would otherwise be counted in the next hand's).
-        self.pipeline.tick(last + self.offset + self.pipeline.order.lateness)
+        self.pipeline.release_until(last + self.offset)
         # The next hand starts after the gap, and never before this one's last step (vision's flush).
         self.offset = round(self.offset + max(sim.duration + self.gap_s, last + 1.0 / self.fps), 6)
 
