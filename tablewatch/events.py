@@ -32,16 +32,77 @@ from typing import Any, ClassVar, Literal
 SEAT_ZONE = re.compile(r"^seat(\d+)\.(stack|bet)$")
 
 
+@dataclass(frozen=True, order=True)
+class Zone:
+    """A zone's name parsed once: a seat's ``stack`` or ``bet`` (``seat3.bet``), or any other place (``pot``,
+    ``board``, ``burn``, ``muck``, ``tray``, ``dealer``, ``off_table``, a betting line ``seat3.line``…).
+
+    Events carry zones as their names (the JSON contract); code that asks what a zone is parses it here rather
+    than matching strings: ``Zone.parse(e.zone).is_bet``, ``Zone.stack(3).name``.
+    """
+
+    place: str
+    seat: int | None = None
+
+    @classmethod
+    def parse(cls, name: str) -> Zone:
+        match = SEAT_ZONE.match(name)
+        return cls(match.group(2), int(match.group(1))) if match else cls(name)
+
+    @classmethod
+    def stack(cls, seat: int) -> Zone:
+        return cls("stack", seat)
+
+    @classmethod
+    def bet(cls, seat: int) -> Zone:
+        return cls("bet", seat)
+
+    @property
+    def name(self) -> str:
+        return f"seat{self.seat}.{self.place}" if self.seat is not None else self.place
+
+    @property
+    def is_stack(self) -> bool:
+        return self.seat is not None and self.place == "stack"
+
+    @property
+    def is_bet(self) -> bool:
+        return self.seat is not None and self.place == "bet"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def stack_zone(seat: int) -> str:
+    """The name of ``seat``'s stack zone: ``seat3.stack``."""
+    return Zone.stack(seat).name
+
+
+def bet_zone(seat: int) -> str:
+    """The name of ``seat``'s betting zone: ``seat3.bet``."""
+    return Zone.bet(seat).name
+
+
+def seat_actor(seat: int) -> str:
+    """The actor name of the player in ``seat`` (hands and arms): ``seat3``; the dealer is ``dealer``."""
+    return f"seat{seat}"
+
+
+def actor_seat(actor: str) -> int | None:
+    """``seat3`` → 3; ``dealer`` (or anything else) → None."""
+    head = actor.removeprefix("seat")
+    return int(head) if head != actor and head.isdigit() else None
+
+
 def seat_zone(zone: str) -> tuple[int, str] | None:
-    """``"seat3.bet"`` → ``(3, "bet")``; any other zone → None."""
-    match = SEAT_ZONE.match(zone)
-    return (int(match.group(1)), match.group(2)) if match else None
+    """``"seat3.bet"`` → ``(3, "bet")``; a zone of no seat → None."""
+    parsed = Zone.parse(zone)
+    return (parsed.seat, parsed.place) if parsed.seat is not None else None
 
 
 def seat_of_zone(zone: str) -> int | None:
     """``"seat3.bet"`` → 3; any other zone → None."""
-    found = seat_zone(zone)
-    return found[0] if found else None
+    return Zone.parse(zone).seat
 
 Source = Literal["vision", "rfid", "console", "sim", "scene", "rules"]
 Street = Literal["preflop", "flop", "turn", "river", "showdown"]

@@ -13,10 +13,15 @@ from tablewatch.events import (
     HandStarted,
     Severity,
     Violation,
+    Zone,
+    actor_seat,
+    bet_zone,
     dump_events,
     load_events,
+    seat_actor,
     seat_of_zone,
     seat_zone,
+    stack_zone,
 )
 
 
@@ -59,3 +64,20 @@ def test_unknown_type_and_unknown_field_are_named() -> None:
 def test_a_seat_zone_names_its_seat_and_part(zone: str, expected: tuple[int, str] | None) -> None:
     assert seat_zone(zone) == expected
     assert seat_of_zone(zone) == (expected[0] if expected else None)
+
+
+@pytest.mark.parametrize(
+    ("name", "seat", "is_stack", "is_bet"),
+    [("seat3.bet", 3, False, True), ("seat10.stack", 10, True, False), ("pot", None, False, False),
+     ("seat3.line", None, False, False), ("seatX.bet", None, False, False)],
+)
+def test_a_zone_is_parsed_once_and_names_itself_back(name: str, seat: int | None, is_stack: bool,
+                                                     is_bet: bool) -> None:
+    zone = Zone.parse(name)
+    assert (zone.seat, zone.is_stack, zone.is_bet) == (seat, is_stack, is_bet)
+    assert zone.name == str(zone) == name
+
+
+def test_seat_zone_and_actor_names_are_made_in_one_place() -> None:
+    assert (stack_zone(4), bet_zone(4), seat_actor(4)) == ("seat4.stack", "seat4.bet", "seat4")
+    assert (actor_seat("seat4"), actor_seat("dealer"), actor_seat("seatX")) == (4, None, None)
