@@ -12,24 +12,24 @@ import click
 
 # name -> "module:attribute" of a click command or group. One explicit list: nothing registers itself.
 COMMANDS: dict[str, str] = {
-    "run": "tablewatch.e2e.cli:run",
-    "demo": "tablewatch.e2e.cli:demo",
-    "bench": "tablewatch.e2e.cli:bench",
+    "run": "tablewatch.table.cli:run",
+    "demo": "tablewatch.bench.cli:demo",
+    "bench": "tablewatch.bench.cli:bench",
     "replay": "tablewatch.rules.cli:replay",
     "bench-rules": "tablewatch.rules.cli:bench_rules",
     "rfid": "tablewatch.devices.cli:rfid",
     "console": "tablewatch.devices.cli:console",
-    "bench-rfid": "tablewatch.devices.cli:bench_rfid",
+    "bench-rfid": "tablewatch.bench.rfid:bench_rfid",
     "sim": "tablewatch.sim.cli:sim",
     "bench-sim": "tablewatch.sim.cli:bench_sim",
     "calibrate": "tablewatch.calibration.cli:calibrate",
     "cards": "tablewatch.vision.cli:cards",
-    "bench-vision": "tablewatch.vision.cli:bench_vision",
+    "bench-vision": "tablewatch.bench.card_reader:bench_vision",
     "train": "tablewatch.models.cli:train",
     "evaluate": "tablewatch.models.cli:evaluate",
     "floor": "tablewatch.alerts.cli:floor",
     "broker": "tablewatch.alerts.cli:broker",
-    "bench-mqtt": "tablewatch.alerts.cli:bench_mqtt",
+    "bench-mqtt": "tablewatch.bench.mqtt:bench_mqtt",
 }
 
 

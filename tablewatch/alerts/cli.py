@@ -1,4 +1,4 @@
-"""``tablewatch floor``, ``tablewatch broker`` and ``tablewatch bench-mqtt``."""
+"""``tablewatch floor`` and ``tablewatch broker``."""
 
 from __future__ import annotations
 
@@ -153,35 +153,3 @@ def broker(config: Path | None, port: int, web: bool, workdir: Path | None, dura
         pass
     finally:
         running.stop()
-
-
-@click.command("bench-mqtt")
-@click.option("--tables", default=100, show_default=True, type=click.IntRange(1, 2000))
-@click.option("--seconds", default=10.0, show_default=True, type=click.FloatRange(0.5, 3600))
-@click.option("--alert-rate", default=1.0, show_default=True, type=click.FloatRange(0.01, 100),
-              help="alerts per table per second")
-@click.option("--event-rate", default=10.0, show_default=True, type=click.FloatRange(0, 1000),
-              help="QoS 0 events per table per second")
-@click.option("--url", help="an existing broker (default: start an embedded mosquitto)")
-def bench_mqtt(tables: int, seconds: float, alert_rate: float, event_rate: float, url: str | None) -> None:
-    """N simulated tables publishing at once on one broker: alert latency (median, p99) and messages/s."""
-    from tablewatch.alerts.bench import run_bench
-
-    with tempfile.TemporaryDirectory(prefix="tablewatch-bench-") as tmp:
-        folder = Path(tmp)
-        try:
-            embedded = None if url else EmbeddedBroker(folder / "broker", ws_port=None).start()
-        except BrokerStartError as exc:
-            raise click.ClickException(str(exc)) from exc
-        try:
-            target = _broker_config(url or (embedded.url if embedded else ""), None, None, None)
-            click.echo(f"{tables} tables on {target.url}, {alert_rate}/s alerts and {event_rate}/s events each ...")
-            result = run_bench(target, folder, tables=tables, seconds=seconds, alert_rate=alert_rate,
-                               event_rate=event_rate)
-        except (BrokerError, RuntimeError) as exc:
-            raise click.ClickException(str(exc)) from exc
-        finally:
-            if embedded is not None:
-                embedded.stop()
-    for line in result.lines():
-        click.echo(line)

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -38,6 +40,50 @@ MAX_SPREAD = 40.0  # a column whose pixels stray further than this from its medi
 LIGHTNESS_WEIGHT = 0.5  # light over a table varies more in brightness than in hue: L counts half
 MIN_SPREAD = 8.0
 COLOUR_BIN = 12.0  # Lab units (L at half weight): colour cells for cutting the tray and finding a chip's body
+
+# The named colours (BGR) of the chip sets tablewatch ships: the demo venue's and the simulator's.
+CHIP_PAINTS: dict[str, tuple[int, int, int]] = {
+    "white": (235, 235, 235),
+    "red": (40, 30, 200),
+    "green": (50, 140, 30),
+    "black": (30, 30, 30),
+    "purple": (130, 40, 110),
+    "yellow": (30, 200, 230),
+    "orange": (20, 120, 240),
+    "blue": (170, 80, 20),
+    "pink": (170, 120, 240),
+    "brown": (40, 70, 110),
+    "grey": (140, 140, 140),
+}
+
+
+class PaintedChip(Protocol):
+    """A denomination painted in one of ``CHIP_PAINTS`` (``spots``: the colour of its edge spots)."""
+
+    @property
+    def value(self) -> int: ...
+
+    @property
+    def colour(self) -> str: ...
+
+    @property
+    def spots(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class ShippedChip:
+    value: int
+    colour: str
+    spots: str = "white"
+
+
+DEMO_CHIPS: tuple[ShippedChip, ...] = (
+    ShippedChip(25, "green"),
+    ShippedChip(100, "black"),
+    ShippedChip(500, "purple"),
+    ShippedChip(1000, "yellow", spots="black"),
+    ShippedChip(5000, "orange"),
+)
 MAX_CUT_POSITIONS = 600  # a wider tray photo is cut between groups of columns (keeps the search quick)
 CHROMATIC = 20.0  # Lab chroma from which a pixel has a colour (the simulator's felt: 47, its black chip: under 10)
 COLOURED_SHARE = 1 / 3  # a chip with at least this share of coloured pixels is read by them alone (see ``_body``)
@@ -120,12 +166,10 @@ def from_palette(
     return ChipColours(source=source, chips=chips)
 
 
-def from_simulator(specs: Iterable[object] | None = None) -> ChipColours:
-    """The simulator's chip set (``tablewatch.sim.scenario.DEFAULT_CHIPS`` unless given)."""
-    from tablewatch.sim import scenario  # the simulator is optional for calibration
-
-    chosen = list(specs) if specs is not None else list(scenario.DEFAULT_CHIPS)
-    return from_palette({s.value: scenario.COLOURS[s.colour] for s in chosen}, source="simulator chip set")  # type: ignore[attr-defined]
+def painted_chip_colours(chips: Iterable[PaintedChip] = DEMO_CHIPS) -> ChipColours:
+    """The colours of a chip set painted in the named ``CHIP_PAINTS`` (the demo venue's unless given), as a
+    calibration would learn them: how the simulated venue's chips are registered without a tray photo."""
+    return from_palette({c.value: CHIP_PAINTS[c.colour] for c in chips}, source="shipped chip paints")
 
 
 def _segments(lab: np.ndarray, mask: np.ndarray, k: int) -> list[np.ndarray]:

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from tablewatch.calibration.camera import CalibrationError, CameraModel, TableCalibration
-from tablewatch.calibration.chips import ChipColourError, ChipColours, from_simulator, learn_from_tray
+from tablewatch.calibration.chips import ChipColourError, ChipColours, learn_from_tray, painted_chip_colours
 from tablewatch.calibration.drawing import draw_overlay
 from tablewatch.calibration.layout import LayoutError, TableLayout, load_layout
 from tablewatch.calibration.markers import (
@@ -52,7 +52,8 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A top-down photo of the tray (default: the tray zone of the calibration image).",
 )
-@click.option("--sim-chips", is_flag=True, help="Store the simulator's chip colours instead of learning them.")
+@click.option("--sim-chips", is_flag=True,
+              help="Store the shipped demo chip set's colours (the simulator's chips) instead of learning them.")
 @click.option("--max-error-mm", default=5.0, show_default=True, help="Fail when the mean fit error is larger.")
 def calibrate(
     source: Path, layout_name: str, output: Path, table_id: str | None, overlay: Path | None, frames: int,
@@ -152,7 +153,7 @@ def _chips(
     sim_chips: bool,
 ) -> ChipColours | None:
     if sim_chips:
-        return from_simulator()
+        return painted_chip_colours()
     if denominations is None:
         if tray_photo is not None:
             raise click.ClickException("--tray-photo needs --denominations (the chip values in tray order).")

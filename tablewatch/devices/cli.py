@@ -1,4 +1,4 @@
-"""Command line of the devices part: ``tablewatch rfid ...``, ``tablewatch console``, ``tablewatch bench-rfid``."""
+"""Command line of the devices part: ``tablewatch rfid ...`` and ``tablewatch console``."""
 
 from __future__ import annotations
 
@@ -232,24 +232,3 @@ def console(port: str | None, mqtt: str | None, topic: str | None, site: str, ta
         _wait_until_interrupted(duration)
     finally:
         reader.stop()
-
-
-@click.command()
-@click.option("--tags", "counts", default="40,300", show_default=True, help="stack sizes, comma-separated")
-@click.option("--repeat", default=5, show_default=True)
-def bench_rfid(counts: str, repeat: int) -> None:
-    """Time a full inventory against the wire-time lower bound at 57,600 baud (bytes / 5,760 per second)."""
-    from tablewatch.devices.bench import bench_inventory
-
-    try:
-        sizes = [int(c) for c in counts.split(",") if c.strip()]
-    except ValueError:
-        raise click.BadParameter(f"--tags {counts!r} must be numbers separated by commas") from None
-    click.echo(f"{'tags':>5} {'line':>9} {'rounds':>6} {'bytes':>6} {'wire ms':>8} {'read ms':>8} {'ratio':>6}")
-    for size in sizes:
-        for paced in (False, True):
-            r = bench_inventory(size, paced=paced, repeat=repeat)
-            click.echo(f"{r.tags:>5} {'57600' if paced else 'pty':>9} {r.rounds:>6} {r.wire_bytes:>6} "
-                       f"{r.wire_seconds * 1000:>8.1f} {r.seconds * 1000:>8.1f} {r.ratio:>6.3f}")
-    click.echo("ratio = read time / wire time; 'pty' = raw pty (no line speed), '57600' = emulator paced "
-               "to the line.")

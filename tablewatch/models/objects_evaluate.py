@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tablewatch.calibration.chips import from_simulator
+from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.calibration.layout import load_layout
 from tablewatch.models.evaluate import MATCH_IOU, ApInputs, map50, match_predictions, read_labels
 from tablewatch.models.plane_dataset import OBJECT_CLASSES, PLANE_PX_PER_MM, held_out_planes
@@ -80,7 +80,7 @@ def evaluate(held_out: Path, model: Path = OBJECTS_MODEL, *, conf: float = OBJEC
         if felt_area is None or felt_area.shape != picture.shape[:2]:
             felt_area = felt_mask(picture.shape[:2])
         felt = np.median(picture[felt_area], axis=0)
-        look = Appearance(felt_bgr=felt, chips=from_simulator(), deck=None, px_per_mm=PLANE_PX_PER_MM)
+        look = Appearance(felt_bgr=felt, chips=painted_chip_colours(), deck=None, px_per_mm=PLANE_PX_PER_MM)
         for c, box in zip(gt_cls, gt_xyxy, strict=True):
             if c != HAND:
                 colour["chips"] += 1

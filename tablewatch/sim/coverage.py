@@ -27,7 +27,7 @@ from tablewatch.sim.scenario import LAYOUT_SEATS, HandSpec, PhhSource, Scenario,
 from tablewatch.sim.session import PHH_CHIP_COLOURS, Simulation
 
 CENTS = 100
-CHIP_VALUES = (1, 5, 25, 100, 500, 2500, 10000)  # the benchmark's chip set (tablewatch.e2e.scenarios)
+CHIP_VALUES = (1, 5, 25, 100, 500, 2500, 10000)  # the benchmark's chip set (tablewatch.bench.scenarios)
 
 
 @dataclass

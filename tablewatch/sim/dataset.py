@@ -2,7 +2,7 @@
 
 Each scene is a fresh scenario (seats, stacks, button, deck art, felt colour, camera pose, seed), so
 images vary in everything the detector must not learn. ``--held-out`` uses only the deck and felt kept
-back from training (``assets.HELD_OUT_DECKS``, felt ``grey``) for a test set no model has seen.
+back from training (``scenario.HELD_OUT_DECKS``, felt ``grey``) for a test set no model has seen.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import yaml
 from pokerkit import Automation, Mode, NoLimitTexasHoldem
 from tqdm import tqdm
 
-from tablewatch.sim.assets import HELD_OUT_DECKS, train_decks
 from tablewatch.sim.labels import CLASS_NAMES, yolo_lines
 from tablewatch.sim.plan import order_from_button
-from tablewatch.sim.scenario import TRAIN_FELTS, Scenario
+from tablewatch.sim.scenario import HELD_OUT_DECKS, TRAIN_FELTS, Scenario, train_decks
 from tablewatch.sim.session import Simulation
 
 IMAGES_PER_SCENE = 12

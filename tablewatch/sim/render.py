@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from tablewatch.sim.assets import index_quads
+from tablewatch.calibration.decks import index_quads
 from tablewatch.sim.camera import CameraModel
 from tablewatch.sim.labels import Label, label_objects
 from tablewatch.sim.scenario import FELTS, ChipSpec

@@ -29,6 +29,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from tablewatch.calibration.chips import CHIP_PAINTS, DEMO_CHIPS
 from tablewatch.config import ConfigError, StrictModel, load_config
 
 LAYOUT_SEATS = {"oval10": 10, "oval9": 9, "oval6": 6}
@@ -45,19 +46,14 @@ FELTS = {
     "grey": (95, 95, 90),
 }
 TRAIN_FELTS = ("green", "blue", "red", "teal")
-COLOURS = {
-    "white": (235, 235, 235),
-    "red": (40, 30, 200),
-    "green": (50, 140, 30),
-    "black": (30, 30, 30),
-    "purple": (130, 40, 110),
-    "yellow": (30, 200, 230),
-    "orange": (20, 120, 240),
-    "blue": (170, 80, 20),
-    "pink": (170, 120, 240),
-    "brown": (40, 70, 110),
-    "grey": (140, 140, 140),
-}
+HELD_OUT_DECKS = ("simplistic",)  # never drawn by the training data sets, as the grey felt: for held-out tests
+
+
+def train_decks() -> tuple[str, ...]:
+    from tablewatch.calibration.decks import deck_names
+
+    return tuple(d for d in deck_names() if d not in HELD_OUT_DECKS)
+
 
 
 def split_cards(text: str) -> list[str]:
@@ -71,24 +67,18 @@ def split_cards(text: str) -> list[str]:
 
 class ChipSpec(StrictModel):
     value: int = Field(gt=0, description="denomination in chip units")
-    colour: str = Field(description=f"one of {', '.join(COLOURS)}")
+    colour: str = Field(description=f"one of {', '.join(CHIP_PAINTS)}")
     spots: str = Field("white", description="colour of the edge spots")
 
     @field_validator("colour", "spots")
     @classmethod
     def _known_colour(cls, v: str) -> str:
-        if v not in COLOURS:
-            raise ValueError(f"unknown colour {v!r}; known: {', '.join(COLOURS)}")
+        if v not in CHIP_PAINTS:
+            raise ValueError(f"unknown colour {v!r}; known: {', '.join(CHIP_PAINTS)}")
         return v
 
 
-DEFAULT_CHIPS = (
-    ChipSpec(value=25, colour="green"),
-    ChipSpec(value=100, colour="black"),
-    ChipSpec(value=500, colour="purple"),
-    ChipSpec(value=1000, colour="yellow", spots="black"),
-    ChipSpec(value=5000, colour="orange"),
-)
+DEFAULT_CHIPS = tuple(ChipSpec(value=c.value, colour=c.colour, spots=c.spots) for c in DEMO_CHIPS)
 
 
 class PlayerSpec(StrictModel):
@@ -316,7 +306,7 @@ class Scenario(StrictModel):
     @field_validator("deck")
     @classmethod
     def _deck(cls, v: str) -> str:
-        from tablewatch.sim.assets import deck_names
+        from tablewatch.calibration.decks import deck_names
 
         if v not in deck_names():
             raise ValueError(f"unknown deck {v!r}; shipped decks: {', '.join(deck_names())}")

@@ -9,9 +9,10 @@ from functools import cache
 import cv2
 import numpy as np
 
+from tablewatch.calibration.chips import CHIP_PAINTS
+from tablewatch.calibration.decks import load_deck
 from tablewatch.calibration.layout import TableLayout
-from tablewatch.sim.assets import load_deck
-from tablewatch.sim.scenario import COLOURS, ChipSpec
+from tablewatch.sim.scenario import ChipSpec
 from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER
 
 ROTATIONS = 8  # pre-rotated chip tops (their spots make rotation visible)
@@ -34,7 +35,7 @@ def chip_sprites(spec: ChipSpec, scale: float) -> tuple[list[np.ndarray], np.nda
 def _chip_sprites(value: int, colour: str, spots: str, scale: float) -> tuple[list[np.ndarray], np.ndarray]:
     d = max(5, round(CHIP_DIAMETER * scale))
     big = d * 4
-    base, spot = np.array(COLOURS[colour], float), np.array(COLOURS[spots], float)
+    base, spot = np.array(CHIP_PAINTS[colour], float), np.array(CHIP_PAINTS[spots], float)
     tops = []
     c = (big - 1) / 2  # the sprite's centre (pixels span -0.5 .. big - 0.5), drawn in 1/16 px (shift=4)
     c16 = (round(c * 16), round(c * 16))

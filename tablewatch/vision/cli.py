@@ -1,4 +1,4 @@
-"""``tablewatch cards IMAGE`` and ``tablewatch bench-vision``."""
+"""``tablewatch cards IMAGE``: face-up cards in any photo."""
 
 from __future__ import annotations
 
@@ -7,13 +7,9 @@ from pathlib import Path
 
 import click
 
-from tablewatch.shared import shared_dir
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.reader import CARD_CONF
 from tablewatch.vision.sources import SourceError
-
-TEST_PHOTOS = Path("out/cards-real/test/images")
-SHARED_TEST_PHOTOS = shared_dir() / "data" / "cards-real" / "test" / "images"
 
 
 @click.command()
@@ -62,46 +58,3 @@ def cards(image: Path, as_json: bool, annotate: Path | None, model: Path | None,
         extra = f", also read as {'/'.join(card.alternatives)}" if card.alternatives else ""
         box = f"({x0:.0f}, {y0:.0f}, {x1:.0f}, {y1:.0f})"
         click.echo(f"  {card.card or card.label:<12} {card.confidence:.2f}  box {box}  {how}{extra}")
-
-
-@click.command(name="bench-vision")
-@click.option("--video", type=click.Path(path_type=Path), multiple=True,
-              help="Video file(s) to read (e.g. simulator renders); default: frames composed from real photos.")
-@click.option("--photos", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder of card photos to compose frames from (default: the held-out test photos).")
-@click.option("--frames", type=click.IntRange(1, 10000), default=10, show_default=True, help="Frames per case.")
-@click.option("--model", type=click.Path(path_type=Path), default=None, help="ONNX model (default: the shipped one).")
-@click.option("--threads", type=click.IntRange(0, 64), default=0, help="ONNX Runtime threads (0: all cores).")
-@click.option("--mode", "modes", type=click.Choice(["whole", "tiled"]), multiple=True, default=("whole", "tiled"),
-              show_default=True)
-@click.option("--classifier", default="auto", show_default=True,
-              help="Index classifier ONNX (identity from crops): a path, 'auto' (the shipped one if any) or 'none'.")
-def bench_vision(
-    video: tuple[Path, ...], photos: Path | None, frames: int, model: Path | None, threads: int, modes: tuple[str, ...],
-    classifier: str,
-) -> None:
-    """Per-stage ms and fps of the card path at 1280x720 and 3840x2160."""
-    from tablewatch.vision.bench import bench_composed, bench_video
-    from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
-    from tablewatch.vision.detector import OnnxDetector, default_model_path
-    from tablewatch.vision.reader import CardReader
-
-    try:
-        classifier_path = resolve_classifier(classifier)
-        index_classifier = OnnxIndexClassifier(classifier_path, threads=threads or None) if classifier_path else None
-        reader = CardReader(OnnxDetector(model or default_model_path(), threads=threads or None),
-                            classifier=index_classifier)
-        if video:
-            results = [bench_video(reader, path, label=path.name, mode=mode, max_frames=frames)
-                       for path in video for mode in modes]
-        else:
-            folder = photos or (TEST_PHOTOS if TEST_PHOTOS.is_dir() else SHARED_TEST_PHOTOS)
-            pictures = sorted(folder.glob("*.jpg"))
-            if not pictures:
-                raise SourceError(f"no .jpg photos in {folder} to compose frames from (see --photos).")
-            results = bench_composed(reader, pictures, sizes=[(1280, 720), (3840, 2160)], frames=frames, modes=modes)
-    except (SourceError, DetectorError, RuntimeError) as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"model {reader.detector.path} (input {reader.detector.imgsz} px), {frames} frames per case")
-    for result in results:
-        click.echo(result.line())

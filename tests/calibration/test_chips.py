@@ -5,16 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablewatch.calibration.chips import ChipColourError, from_palette, from_simulator, learn_from_tray
+from tablewatch.calibration.chips import (
+    CHIP_PAINTS,
+    DEMO_CHIPS,
+    ChipColourError,
+    from_palette,
+    learn_from_tray,
+    painted_chip_colours,
+)
 from tablewatch.calibration.drawing import draw_top_down, table_to_top_down
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.markers import calibrate_image
 from tablewatch.calibration.synthetic import add_noise
-from tablewatch.sim.scenario import COLOURS, DEFAULT_CHIPS
 from tests.calibration.conftest import POSES, draw_tray
 
-VALUES = [s.value for s in DEFAULT_CHIPS]  # 25, 100, 500, 1000, 5000
-BGR = [COLOURS[s.colour] for s in DEFAULT_CHIPS]
+VALUES = [s.value for s in DEMO_CHIPS]  # 25, 100, 500, 1000, 5000
+BGR = [CHIP_PAINTS[s.colour] for s in DEMO_CHIPS]
 
 
 def _tray_photo(colours: list[tuple[int, int, int]], *, seed: int = 0) -> np.ndarray:
@@ -57,12 +63,12 @@ def _spotted_tray(columns: list[tuple[tuple[int, int, int], tuple[int, int, int]
 def test_a_body_outweighed_by_its_dark_spots_is_still_the_body() -> None:
     """The simulator's yellow 1000 shows more black (spots, ring, side) than yellow; a neutral chip (the black
     100) is still read by its larger area."""
-    white, black = COLOURS["white"], COLOURS["black"]
+    white, black = CHIP_PAINTS["white"], CHIP_PAINTS["black"]
     columns = [(BGR[0], white, 0.3), (BGR[1], white, 0.3), (BGR[3], black, 0.6), (BGR[4], white, 0.3)]
     values = [25, 100, 1000, 5000]
     photo = _spotted_tray(columns)
     chips = learn_from_tray(photo, values)
-    palette = from_simulator()
+    palette = painted_chip_colours()
     assert [palette.classify(c.bgr, max_distance=99) for c in chips.chips] == values
     for k, value in enumerate(values):  # each column's chips alone, as a detector would hand them over
         assert chips.classify_pixels(photo[8:72, 60 * k + 8 : 60 * k + 52].reshape(-1, 3)) == value
@@ -100,7 +106,7 @@ def test_tray_zone_of_a_calibrated_camera_frame(oval10: TableLayout) -> None:
 
 
 def test_the_simulators_chip_set() -> None:
-    chips = from_simulator()
+    chips = painted_chip_colours()
     assert chips.values() == VALUES
     assert [chips.classify(bgr) for bgr in BGR] == VALUES
     assert from_palette({5: (0, 0, 255)}).classify((10, 10, 240)) == 5

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
+from tablewatch.calibration.chips import CHIP_PAINTS, DEMO_CHIPS
 from tablewatch.calibration.drawing import draw_top_down, table_to_top_down
 from tablewatch.calibration.layout import LAYOUTS_DIR, TableLayout
 from tablewatch.calibration.profile import TableProfile, load_profile, new_profile, save_profile
 from tablewatch.calibration.synthetic import add_noise, cover
 from tablewatch.cli import cli
 from tablewatch.config import ConfigError
-from tablewatch.sim.scenario import COLOURS, DEFAULT_CHIPS
 from tests.calibration.conftest import POSES, charuco_views, draw_tray, rendered, table_grid
 
 
@@ -69,7 +69,7 @@ def test_a_video_with_markers_hidden_in_turn(tmp_path: Path, oval10: TableLayout
 
 
 def test_chip_colours_from_the_tray_in_the_calibration_image(tmp_path: Path, oval10: TableLayout) -> None:
-    colours = [COLOURS[s.colour] for s in DEFAULT_CHIPS]
+    colours = [CHIP_PAINTS[s.colour] for s in DEMO_CHIPS]
     plan, plan_from_mm = draw_top_down(oval10, 1.0, outlines=False), table_to_top_down(oval10, 1.0)
     draw_tray(plan, plan_from_mm, oval10, colours)
     path = tmp_path / "tray.png"
@@ -86,7 +86,7 @@ def test_a_simulator_frame_gives_a_profile_with_its_tray_colours(tmp_path: Path)
     colours learned from the tray in the picture name the simulator's chips."""
     import random
 
-    from tablewatch.calibration.chips import from_simulator
+    from tablewatch.calibration.chips import painted_chip_colours
     from tablewatch.sim.camera import overhead_camera
     from tablewatch.sim.render import Renderer
     from tablewatch.sim.scenario import Scenario
@@ -106,7 +106,7 @@ def test_a_simulator_frame_gives_a_profile_with_its_tray_colours(tmp_path: Path)
     profile = load_profile(tmp_path / "T05.toml")
     assert profile.calibration.mean_error_mm < 2.0
     assert profile.chips is not None
-    palette = from_simulator()
+    palette = painted_chip_colours()
     assert [palette.classify(c.bgr, max_distance=99) for c in profile.chips.chips] == [1000, 500, 100, 25]
     assert (tmp_path / "T05-overlay.png").is_file()
 
@@ -153,11 +153,11 @@ def test_lens_from_charuco_photos_then_reused(tmp_path: Path) -> None:
 
 
 def test_profile_round_trip(tmp_path: Path, oval10: TableLayout) -> None:
-    from tablewatch.calibration.chips import from_simulator
+    from tablewatch.calibration.chips import painted_chip_colours
     from tablewatch.calibration.markers import calibrate_image
 
     calibration = calibrate_image(rendered("wide_lens"), oval10, camera=POSES["wide_lens"].camera_model())
-    profile = new_profile(table="T01", layout="oval10", calibration=calibration, chips=from_simulator())
+    profile = new_profile(table="T01", layout="oval10", calibration=calibration, chips=painted_chip_colours())
     save_profile(profile, tmp_path / "p.toml")
     again = load_profile(tmp_path / "p.toml")
     assert again == profile

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tablewatch.calibration.camera import CameraModel, TableCalibration
-from tablewatch.calibration.chips import ChipColours, from_simulator, learn_from_tray
+from tablewatch.calibration.chips import ChipColours, learn_from_tray, painted_chip_colours
 from tablewatch.calibration.drift import DriftMonitor, DriftState
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.markers import calibrate_image
@@ -134,7 +134,7 @@ def test_chip_colours_from_the_sim_tray(shot: Shot) -> None:
     """The yellow 1000 (black edge spots) once came out as the black 100: its spots and side outweigh its body."""
     chips = _learn_from_sim_tray(shot)
     assert chips.values() == _tray_order(shot) == [1000, 500, 100, 25]
-    palette = from_simulator()
+    palette = painted_chip_colours()
     assert [palette.classify(c.bgr, max_distance=99) for c in chips.chips] == chips.values()
 
 
@@ -165,7 +165,7 @@ def test_the_tray_is_learned_at_every_mounting_and_light(chip_set: tuple[ChipSpe
     and middle light of the run. The yellow 1000 (black spots, dark side) once came out dark at one mounting: its
     stack was cut in two and its yellow half joined to the orange 5000 beside it."""
     run = _rich_run(list(chip_set))
-    palette = from_simulator()
+    palette = painted_chip_colours()
     for seed in MOUNTS:
         camera = overhead_camera(run.table.extent(), rng=random.Random(seed))
         renderer = Renderer(run, camera)

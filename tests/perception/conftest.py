@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablewatch.calibration.chips import from_simulator
+from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.calibration.layout import load_layout
 from tablewatch.events import Event
 from tablewatch.sim.session import Simulation
@@ -47,8 +47,8 @@ def rendered(sim: Simulation, t0: float, t1: float) -> list[tuple[np.ndarray, fl
 def perception_for(sim: Simulation, **options: object) -> Perception:
     scenario = sim.scenario
     options.setdefault("deck", scenario.deck)
-    return Perception(layout=load_layout(scenario.layout), table=scenario.table, chips=from_simulator(scenario.chips),
-                      **options)  # type: ignore[arg-type]
+    return Perception(layout=load_layout(scenario.layout), table=scenario.table,
+                      chips=painted_chip_colours(scenario.chips), **options)  # type: ignore[arg-type]
 
 
 def run_window(sim: Simulation, frames: list[tuple[np.ndarray, float]]) -> list[Event]:

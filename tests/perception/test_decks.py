@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from tablewatch.calibration.chips import from_simulator
+from tablewatch.calibration.chips import painted_chip_colours
+from tablewatch.calibration.decks import deck_names, load_deck
 from tablewatch.events import BoardCardDealt, CardBurned, CardDealt, CardExposed, Event
-from tablewatch.sim.assets import deck_names, load_deck
 from tablewatch.sim.scenario import load_scenario
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.appearance import Appearance, card_look
@@ -53,7 +53,7 @@ def test_a_decks_back_and_faces_have_their_own_colours(deck: str) -> None:
     look = card_look(cards, px_per_mm=0.3)
     assert len(look.back) >= 1, "every shipped back has colours that are not the paper's"
     felt = np.array([40, 110, 40], np.uint8)
-    appearance = Appearance(felt_bgr=felt, chips=from_simulator(), deck=cards, px_per_mm=0.3)
+    appearance = Appearance(felt_bgr=felt, chips=painted_chip_colours(), deck=cards, px_per_mm=0.3)
     back, face = (_as_the_plane_shows(cards[code]) for code in ("back", "2c"))
     is_back, is_face = appearance.card_like(back)
     assert is_back.mean() > 0.5 and is_face.mean() < 0.2

@@ -15,13 +15,13 @@ import random
 import numpy as np
 import pytest
 
+from tablewatch.bench.perception_evaluate import occupied_seats, score_objects
 from tablewatch.models.plane_dataset import OBJECT_CLASSES, plane_boxes, scene_plane
 from tablewatch.sim.dataset import random_scenario
 from tablewatch.sim.scenario import load_scenario
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception import hand_finder
-from tablewatch.vision.perception.evaluate import occupied_seats, score_objects
 from tablewatch.vision.perception.hand_finder import MEMORY_S, REACH_MM, HandFinder, region_detector
 from tablewatch.vision.perception.perception import PerceptionError
 from tablewatch.vision.perception.plane import TablePlane

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tablewatch.bench.perception_evaluate import main, match
 from tablewatch.calibration.layout import load_layout
 from tablewatch.events import BetMotion, BoardCardDealt, Chips, Tap
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception import Perception, PerceptionError
-from tablewatch.vision.perception.evaluate import main, match
 from tests.perception.conftest import Window, perception_for
 
 
@@ -71,7 +71,7 @@ def test_evaluate_names_a_missing_scenario(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_perception_from_a_table_profile(demo: Simulation, window: Window) -> None:
-    from tablewatch.calibration.chips import from_simulator
+    from tablewatch.calibration.chips import painted_chip_colours
     from tablewatch.calibration.markers import calibrate_image
     from tablewatch.calibration.profile import new_profile
 
@@ -81,7 +81,7 @@ def test_perception_from_a_table_profile(demo: Simulation, window: Window) -> No
     with pytest.raises(PerceptionError, match="no chip colours"):
         Perception.from_profile(bare, deck="anglo_poker")
     profile = new_profile(table="T01", layout="oval10", calibration=calibration,
-                          chips=from_simulator(demo.scenario.chips))
+                          chips=painted_chip_colours(demo.scenario.chips))
     perception = Perception.from_profile(profile, deck="anglo_poker")
     assert perception.plane is not None  # calibrated from the start: no frames spent on markers
     assert perception.process(image, 18.5) == []
@@ -105,7 +105,7 @@ def test_evaluate_objects_scores_hands_and_chip_tops(capsys: pytest.CaptureFixtu
 
 
 def test_perception_bench_reads_every_frame_of_a_video_and_analyses_some(tmp_path: Path) -> None:
-    from tablewatch.vision.perception.bench import bench_video, render_video
+    from tablewatch.bench.perception_speed import bench_video, render_video
     from tests.perception.conftest import DEMO
 
     sim = Simulation.from_file(DEMO)
@@ -125,7 +125,7 @@ def test_perception_bench_reads_every_frame_of_a_video_and_analyses_some(tmp_pat
 
 
 def test_perception_bench_names_a_broken_video(tmp_path: Path) -> None:
-    from tablewatch.vision.perception.bench import bench_video
+    from tablewatch.bench.perception_speed import bench_video
     from tablewatch.vision.sources import SourceError
     from tests.perception.conftest import DEMO
 

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
+from tablewatch.bench.perception_evaluate import ObjectScore, score_detector, score_objects
 from tablewatch.sim.session import Simulation
-from tablewatch.vision.perception.evaluate import ObjectScore, score_detector, score_objects
 from tablewatch.vision.perception.scene import SceneTracker
 from tablewatch.vision.table_objects import TableObjectDetector
 

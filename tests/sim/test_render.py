@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tablewatch.sim.assets import deck_names, index_quads, load_deck
+from tablewatch.calibration.decks import deck_names, index_quads, load_deck
 from tablewatch.sim.labels import CLASS_INDEX, CLASS_NAMES, MIN_BOX_FILL, MIN_VISIBLE
 from tablewatch.sim.render import Effects, Renderer
 from tablewatch.sim.scenarios import example

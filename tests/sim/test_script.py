@@ -182,8 +182,8 @@ def test_a_declaration_comes_when_the_scenario_says(tmp_path: Path, when: str, b
 def test_held_out_art_stays_out_of_training_scenes() -> None:
     import random
 
-    from tablewatch.sim.assets import HELD_OUT_DECKS
     from tablewatch.sim.dataset import random_scenario
+    from tablewatch.sim.scenario import HELD_OUT_DECKS
 
     rng = random.Random(5)
     train = [random_scenario(rng) for _ in range(12)]

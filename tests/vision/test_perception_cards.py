@@ -12,8 +12,8 @@ from collections import Counter
 
 import pytest
 
-from tablewatch.e2e.scenarios import DEMO_HANDS, hand_simulations
-from tablewatch.e2e.simulated import SimulatedVision
+from tablewatch.bench.scenarios import DEMO_HANDS, hand_simulations
+from tablewatch.bench.simulated import SimulatedVision
 from tablewatch.events import CardDealt, CardsTabled, Event
 from tablewatch.sim.session import Simulation
 

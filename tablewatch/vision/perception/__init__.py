@@ -6,7 +6,6 @@
 - ``gestures``: ``Gestures``, episodes of arms and settles → dealt, burned, board, muck, bets with their
   forward motions, taps, gathers, pushes, hands in zones, stacks obscured.
 - ``perception``: ``Perception``, the whole path for one camera (``process(frame, ts) -> list[Event]``).
-- ``evaluate``: ``python -m tablewatch.vision.perception.evaluate SCENARIO``: scored on the simulator.
 """
 
 from tablewatch.vision.perception.perception import Perception, PerceptionError

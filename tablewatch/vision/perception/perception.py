@@ -461,7 +461,7 @@ def scaled_calibration(calibration: TableCalibration, size: tuple[int, int]) -> 
 def _load_deck(deck: str | dict | None) -> dict | None:
     if deck is None or isinstance(deck, dict):
         return deck
-    from tablewatch.sim.assets import load_deck  # the shipped deck faces double as a venue's card templates
+    from tablewatch.calibration.decks import load_deck  # the shipped deck faces double as a venue's card templates
 
     try:
         return load_deck(deck)

@@ -1,0 +1,89 @@
+"""``tablewatch demo`` and ``tablewatch bench``: simulated tables played through the pipeline and scored."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from tablewatch.bench.scenarios import DEMO_HANDS, EVERY_DECK, HandSet, hand_simulations
+from tablewatch.calibration.decks import deck_names
+
+console = Console(highlight=False)
+
+# The camera channel of a simulated table: vision on the rendered frames is what `run` does with a camera;
+# the simulator's ground truth of what a camera reports tests the rules and devices alone, faster.
+CAMERA_OPTION = click.option(
+    "--camera", type=click.Choice(["vision", "truth"]), default="vision", show_default=True,
+    help="vision: perception on the rendered frames, as `run` perceives a camera; truth: the simulator's "
+    "ground truth stands in for vision (faster; the rules and devices alone).")
+
+
+def _simulate(hands_file: Path, *, hands: int, seed: int, first: int, deck: str | None = None) -> HandSet:
+    with console.status(f"simulating {hands} hand(s) of {hands_file.name}…"):
+        try:
+            return hand_simulations(hands_file, hands=hands, seed=seed, first=first, deck=deck)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.command()
+@click.option("--hands", "hand_count", default=4, show_default=True, type=click.IntRange(1, 100),
+              help="Hands to play (from the real hands shipped with tablewatch).")
+@click.option("--phh", "hands_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=DEMO_HANDS,
+              help="Another PHH file to take the hands from.")
+@click.option("--mqtt", "mqtt_url", default=None, help="Publish to this broker (mqtt://host:port) instead of an "
+              "embedded one.")
+@click.option("--no-broker", is_flag=True, help="Publish nothing; alerts and hands go to the terminal and files.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/demo"),
+              show_default=True)
+@click.option("--seed", default=1, show_default=True)
+@click.option("--evidence-fps", default=4.0, show_default=True, help="Frames per second recorded for evidence clips "
+              "(0: none, faster).")
+@CAMERA_OPTION
+def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: bool, out: Path, seed: int,
+         evidence_fps: float, camera: str) -> None:
+    """A simulated table with violations, end to end: simulator → RFID emulator and driver → rules → MQTT."""
+    from tablewatch.bench.demo import run_demo
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=1)
+    run_demo(hand_set, out=out, mqtt_url=mqtt_url, broker=not no_broker, evidence_fps=evidence_fps,
+             console=console, camera=camera)
+
+
+@click.command()
+@click.option("--phh", "hands_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=DEMO_HANDS,
+              show_default=True, help="PHH file the hands come from.")
+@click.option("--hands", "hand_count", default=8, show_default=True, type=click.IntRange(1, 5000))
+@click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
+@click.option("--seed", default=1, show_default=True)
+@click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only).")
+@click.option("--deck", type=click.Choice([*deck_names(), EVERY_DECK]), default=None,
+              help=f"Card art dealt at the simulated table (default: the scenarios' anglo_poker; {EVERY_DECK}: "
+              "each shipped deck in turn, hand by hand).")
+@CAMERA_OPTION
+@click.option("--fps", default=15.0, show_default=True, help="Frames per second rendered for --camera vision.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/bench"),
+              show_default=True)
+def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, deck: str | None, camera: str,
+          fps: float, out: Path) -> None:
+    """Score the live pipeline on simulated hands with known violations; prints a table, writes JSON."""
+    from tablewatch.bench.report import print_score, write_score_json
+    from tablewatch.bench.score import score_session
+    from tablewatch.bench.session import run_simulated_session
+
+    logging.basicConfig(level=logging.WARNING)
+    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=first, deck=deck)
+    if not hand_set.sims:
+        raise click.ClickException(f"None of the hands could be simulated: {hand_set.skipped}")
+    started = time.perf_counter()
+    with console.status(f"playing {len(hand_set.sims)} hands through the pipeline…"):
+        result = run_simulated_session(hand_set.sims, out, rfid=not no_rfid, camera=camera, fps=fps)  # type: ignore[arg-type]
+    score = score_session(result, skipped=hand_set.skipped)
+    print_score(score, console)
+    write_score_json(score, out / "bench.json")
+    console.print(f"written: {out / 'bench.json'} ({time.perf_counter() - started:.0f} s in all)")

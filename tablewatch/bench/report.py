@@ -1,0 +1,101 @@
+"""What a run prints and writes at the end: the score table (terminal and JSON) and a short HTML report."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from tablewatch.bench.score import SessionScore
+from tablewatch.bench.session import SessionResult
+
+CAMERA_NOTE = {
+    "truth": "camera channel: the simulator's ground truth of what a camera reports (not vision)",
+    "vision": "camera channel: tablewatch vision on the rendered frames",
+}
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f} %"
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0f} ms"
+
+
+def score_table(score: SessionScore) -> Table:
+    table = Table(title="Violations: injected vs alerted", title_justify="left")
+    for name in ("violation", "injected", "found", "false alerts", "recall", "precision", "slowest alert"):
+        table.add_column(name, justify="left" if name == "violation" else "right")
+    for kind, rule in sorted(score.per_type.items()):
+        table.add_row(kind, str(rule.injected), str(rule.found), str(rule.false_alerts), _pct(rule.recall),
+                      _pct(rule.precision), _ms(max(rule.latencies_ms, default=None)))
+    return table
+
+
+def print_score(score: SessionScore, console: Console) -> None:
+    console.print(score_table(score))
+    console.print(f"false VIOLATION alerts by rule: {score.false_by_rule or 'none'}; "
+                  f"further alerts on injected incidents: {score.corroborating}; advisories: {score.advisories}")
+    console.print(f"hands captured exactly: {score.hands_exact}/{score.hands} "
+                  f"({_pct(score.hands_exact / score.hands if score.hands else None)}); "
+                  f"actions right: {score.actions_right}/{score.actions} "
+                  f"({_pct(score.actions_right / score.actions if score.actions else None)})")
+    console.print(f"alert latency from the end of the violating motion: median {_ms(score.latency(0.5))}, "
+                  f"p95 {_ms(score.latency(0.95))} ({len(score.latencies_ms)} alerts)")
+    console.print(f"speed: {score.session_s:.0f} s of table time in {score.wall_s:.0f} s "
+                  f"({score.realtime_factor:.2f}× real time); frames rendered: {score.frames}")
+    if score.render_s:
+        console.print(f"of which drawing the simulated camera's frames: {score.render_s:.0f} s; the monitor itself: "
+                      f"{score.wall_s - score.render_s:.0f} s ({score.monitor_realtime_factor:.2f}× real time)")
+    console.print(f"[dim]{CAMERA_NOTE[score.camera]}[/]")
+    for line in score.missed:
+        console.print(f"[yellow]missed:[/] {line}")
+    for line in score.inexact:
+        console.print(f"[yellow]not exact:[/] {line}")
+    for line in score.skipped_hands:
+        console.print(f"[yellow]not simulated:[/] {line}")
+
+
+def write_score_json(score: SessionScore, path: Path) -> None:
+    path.write_text(json.dumps(score.as_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def write_html_report(result: SessionResult, score: SessionScore, path: Path, *,
+                      stills: dict[Any, str] | None = None) -> Path:
+    """A one-page report: the score, every alert (with its still frame when there is one), the hands."""
+    stills = stills or {}
+    rows = []
+    for alert in result.alerts:
+        v = alert.violation
+        still = stills.get(v)
+        picture = f'<img src="{html.escape(still)}" width="320">' if still else ""
+        rows.append(
+            f"<tr><td>{alert.session_t:.1f}</td><td>{v.hand_no or '-'}</td><td>{html.escape(v.severity.value)}</td>"
+            f"<td><b>{html.escape(v.rule_id)}</b> {html.escape(v.title)}</td><td>{html.escape(v.observed)}</td>"
+            f"<td>{html.escape(v.ruling)}</td><td>{picture}</td></tr>"
+        )
+    hands = "".join(f'<li><a href="{html.escape(str(p.relative_to(path.parent)))}">{html.escape(p.name)}</a></li>'
+                    for p in result.hand_paths)
+    per_type = "".join(
+        f"<tr><td>{html.escape(k)}</td><td>{r.injected}</td><td>{r.found}</td><td>{r.false_alerts}</td></tr>"
+        for k, r in sorted(score.per_type.items()))
+    page = f"""<!doctype html><meta charset="utf-8"><title>tablewatch report</title>
+<style>body{{font-family:sans-serif;margin:2em}}td,th{{border-bottom:1px solid #ddd;padding:4px;vertical-align:top}}
+table{{border-collapse:collapse}}</style>
+<h1>tablewatch — simulated session</h1>
+<p>{html.escape(CAMERA_NOTE[score.camera])}.</p>
+<p>{score.hands} hands, {score.hands_exact} captured exactly; {len(result.alerts)} alerts;
+latency median {_ms(score.latency(0.5))}, p95 {_ms(score.latency(0.95))}.</p>
+<h2>Injected violations</h2><table><tr><th>type</th><th>injected</th><th>found</th><th>false alerts</th></tr>
+{per_type}</table>
+<h2>Alerts</h2><table><tr><th>t (s)</th><th>hand</th><th>severity</th><th>rule</th><th>seen</th><th>ruling</th>
+<th>evidence</th></tr>{''.join(rows)}</table>
+<h2>Hand histories (PHH)</h2><ul>{hands}</ul>
+"""
+    path.write_text(page, encoding="utf-8")
+    return path

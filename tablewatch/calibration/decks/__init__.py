@@ -1,0 +1,85 @@
+"""The card decks tablewatch ships: each deck's faces and back (atlases in this folder, see ``LICENSE.md``).
+
+A venue registers its own deck's faces as the templates perception matches face-up cards against; the shipped
+decks serve the demo venue and the simulator. ``build.py`` makes the atlases (at build time only)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+CARDS_DIR = Path(__file__).resolve().parent
+RANKS = "A23456789TJQK"
+SUITS = "cdhs"  # the atlas rows: clubs, diamonds, hearts, spades
+
+
+def deck_names() -> tuple[str, ...]:
+    return tuple(sorted(p.stem for p in CARDS_DIR.glob("*.png")))
+
+
+@cache
+def load_deck(name: str) -> dict[str, np.ndarray]:
+    """Card code (``"As"``, ``"back"``) → BGRA image (210 × 150)."""
+    path = CARDS_DIR / f"{name}.png"
+    atlas = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if atlas is None:
+        raise FileNotFoundError(f"card deck {name!r} not found at {path}; shipped: {', '.join(deck_names())}")
+    h, w = atlas.shape[0] // 5, atlas.shape[1] // 13
+    cards = {}
+    for row, suit in enumerate(SUITS):
+        for col, rank in enumerate(RANKS):
+            cards[rank + suit] = atlas[row * h : (row + 1) * h, col * w : (col + 1) * w].copy()
+    cards["back"] = atlas[4 * h : 5 * h, 2 * w : 3 * w].copy()
+    return cards
+
+
+CORNER = (0.25, 0.33)  # the corner region holding an index, as fractions of the card's width and height
+INSET_PX = 4  # the card's printed border and rounded corner lie within this many pixels of its edge
+
+
+@cache
+def index_quads(name: str) -> dict[str, np.ndarray]:
+    """Card code → the two corner indices (rank over suit) as tight quads, fractions of the card's edges:
+    ``[top-left quad, bottom-right quad]``, each four (x, y) corners. Found in the art itself: the ink in
+    the corner region that does not run on into the rest of the card (the big pips and court pictures do)."""
+    return {code: _index_quads(img) for code, img in load_deck(name).items() if code != "back"}
+
+
+def _index_quads(card: np.ndarray) -> np.ndarray:
+    h, w = card.shape[:2]
+    boxes = [_corner_ink_box(card), _corner_ink_box(card[::-1, ::-1])]
+    (x0, y0, x1, y1), (u0, v0, u1, v1) = boxes
+    top_left = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    bottom_right = [(w - u1, h - v1), (w - u0, h - v1), (w - u0, h - v0), (w - u1, h - v0)]
+    return np.array([top_left, bottom_right], float) / (w, h)
+
+
+def _corner_ink_box(card: np.ndarray) -> tuple[int, int, int, int]:
+    """Pixel box (x0, y0, x1, y1) of the top-left index: the rank (the topmost ink near the edge, with the
+    glyphs beside it: "10") and what is printed in a column under it (the suit). Ink running on beyond the
+    corner region (big pips, court pictures) is left out; the whole region when no index is found."""
+    h, w = card.shape[:2]
+    cw, ch = round(CORNER[0] * w), round(CORNER[1] * h)
+    bgr = card[:ch, :cw, :3].astype(np.int16)
+    paper = np.median(card[h // 3 : 2 * h // 3, INSET_PX : 2 * INSET_PX, :3].reshape(-1, 3), axis=0)
+    ink = (np.abs(bgr - paper).max(axis=2) > 60).astype(np.uint8)
+    ink[:INSET_PX, :] = 0
+    ink[:, :INSET_PX] = 0
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    parts = [tuple(int(v) for v in st[:4]) for st in stats[1:count]
+             if st[4] >= 4 and st[0] + st[2] < cw and st[1] + st[3] < ch]
+    near_edge = [b for b in parts if b[0] < cw / 2]
+    if not near_edge:
+        return 0, 0, cw, ch
+    rank = min(near_edge, key=lambda b: b[1])
+    line = [b for b in parts if abs(b[1] - rank[1]) <= 0.3 * rank[3] and b[0] < rank[0] + 3 * rank[2]]
+    x0, y0 = min(b[0] for b in line), min(b[1] for b in line)
+    x1, y1 = max(b[0] + b[2] for b in line), max(b[1] + b[3] for b in line)
+    for b in sorted(parts, key=lambda b: b[1]):  # the suit (and any second line) under the rank
+        centre = b[0] + b[2] / 2
+        if b[1] >= y1 - 1 and b[1] - y1 <= 0.8 * rank[3] and x0 - 2 <= centre <= x1 + 2:
+            x0, x1, y1 = min(x0, b[0]), max(x1, b[0] + b[2]), b[1] + b[3]
+    return max(x0 - 1, 0), max(y0 - 1, 0), min(x1 + 1, cw), min(y1 + 1, ch)

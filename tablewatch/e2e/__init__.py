@@ -1,1 +1,0 @@
-"""tablewatch.e2e"""

@@ -1,0 +1,32 @@
+"""``tablewatch run``: one live table."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+console = Console(highlight=False)
+
+
+@click.command()
+@click.argument("config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--duration", type=float, default=None, help="Stop after this many seconds (default: until Ctrl-C).")
+@click.option("--validate", is_flag=True, help="Check the configuration file and exit.")
+def run(config_file: Path, duration: float | None, validate: bool) -> None:
+    """Run one live table from CONFIG_FILE (TOML or YAML: readers, console, cameras, broker, game, rules)."""
+    from tablewatch.config import ConfigError
+    from tablewatch.table.run import load_run_config, run_table
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_run_config(config_file)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if validate:
+        console.print(f"{config_file}: valid (table {config.table}, {len(config.readers)} reader line(s), "
+                      f"{len(config.cameras)} camera(s))")
+        return
+    run_table(config, console=console, duration=duration)

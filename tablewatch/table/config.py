@@ -1,0 +1,46 @@
+"""The configuration of one table (``tablewatch run TABLE.toml``): what it plays, its sensors, where results go."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from tablewatch.alerts.evidence import EvidenceConfig
+from tablewatch.config import StrictModel
+from tablewatch.devices.poller import ReaderConfig
+from tablewatch.rules.game import GameConfig
+from tablewatch.rules.profiles import RuleProfile
+from tablewatch.table.drift import DEFAULT_EVERY
+
+
+class CameraConfig(StrictModel):
+    source: str = Field(description="video file, rtsp://…, http://…, /dev/videoN or a camera index; Motion-JPEG "
+                        "(a USB camera's usual 4K format) is read compressed and decoded only where vision looks")
+    name: str = Field(default="overhead", description="camera name in evidence and events")
+    profile: Path | None = Field(default=None, description="the table profile calibrated from this camera "
+                                 "(`tablewatch calibrate`): its frames then go through vision perception and "
+                                 "its events join the table's; none: the camera gives evidence only")
+    deck: str | None = Field(default=None, description="card faces to read identities against (a deck shipped "
+                             "with tablewatch, e.g. anglo_poker); none: cards are seen but not read")
+    drift_every: int = Field(default=DEFAULT_EVERY, ge=0, description="with a profile: look for the table's "
+                             "markers every this many frames to notice the camera moved or knocked (0: never)")
+    hand_finder: bool = Field(default=True, description="with a profile: find the hands vision's motion path "
+                              "misses with the table-objects detector (~4 ms per analysed frame while dealing)")
+
+
+class RunConfig(StrictModel):
+    """One table: what it plays, its sensors and where its results go."""
+
+    site: str = Field(default="casino", description="site id: the second MQTT topic level")
+    table: str = Field(default="T01", description="table id: the third MQTT topic level")
+    game: GameConfig = Field(default_factory=GameConfig)
+    rules: RuleProfile = Field(default_factory=RuleProfile)
+    readers: list[ReaderConfig] = Field(default_factory=list, description="RFID reader lines")
+    registry: Path | None = Field(default=None, description="chip tag registry CSV (uid,denomination,chip_set)")
+    console: str | None = Field(default=None, description="dealer console serial URL")
+    cameras: list[CameraConfig] = Field(default_factory=list)
+    mqtt: str | None = Field(default=None, description="broker URL; none: alerts to the terminal and files only")
+    out: Path = Field(default=Path("out/run"), description="where events, alerts, hands and evidence go")
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig, description="each alert's still and clip "
+                                     "(with a broker and a camera); a relative folder is under `out`")

@@ -1,0 +1,142 @@
+"""``tablewatch run``: one live table — its readers, its dealer console, its camera, its broker.
+
+A table is described by one TOML (or YAML) file, ``RunConfig``. Every source runs in its own thread
+and restarts itself when its device fails (the RFID poller and the console reopen their ports; the
+camera source reconnects); the pipeline orders and fuses what they report, the rules judge it, and the
+outputs publish it. SIGINT or SIGTERM stops the sources, processes what they already sent, drains the
+outbox and announces ``offline``: nothing received is lost.
+
+A camera whose configuration names the table profile calibrated from it (``tablewatch calibrate``) is
+watched by vision perception, and its events join the readers' and the console's as in the simulated
+session; without a profile a camera gives evidence clips and its frame rate only. Such a camera is also
+watched for drift (``tablewatch.table.drift``): moved or knocked, it raises SYS-CAMERA, its vision events are
+set aside until it holds still, and it goes on with a calibration refitted from the markers.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from tablewatch.alerts.evidence import EvidenceConfig
+from tablewatch.config import load_config
+from tablewatch.devices.poller import session_clock
+from tablewatch.devices.registry import TagRegistry
+from tablewatch.rules.table import TableRules
+from tablewatch.scene.fusion import SceneFusion
+from tablewatch.table.config import RunConfig
+from tablewatch.table.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
+from tablewatch.table.pipeline import Output, TablePipeline
+from tablewatch.table.sources import (
+    CameraSource,
+    ConsoleSource,
+    RfidSource,
+    camera_drift,
+    camera_horizon,
+    camera_perception,
+    rfid_chips,
+)
+from tablewatch.vision.perception.perception import Perception
+
+log = logging.getLogger(__name__)
+
+
+def load_run_config(path: Path) -> RunConfig:
+    """The table's configuration; ConfigError naming the problem (a camera's profile is checked too)."""
+    config = load_config(path, RunConfig)
+    for camera in config.cameras:
+        camera_perception(camera, table=config.table)
+    return config
+
+
+def run_table(config: RunConfig, *, console: Console, duration: float | None = None,
+              status_every: float = 5.0) -> TablePipeline:
+    """Run the table until SIGINT/SIGTERM (or ``duration`` seconds); return the stopped pipeline."""
+    perceptions = [camera_perception(c, table=config.table) for c in config.cameras]  # before anything opens
+    config.out.mkdir(parents=True, exist_ok=True)
+    clock = session_clock()
+    stop = threading.Event()
+    with ExitStack() as stack:
+        outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out),
+                                 HandHistoryOutput(config.out / "hands")]
+        recorder, publisher = _publisher(stack, config)
+        if publisher is not None:
+            outputs.append(MqttOutput(publisher))
+        sinks = [recorder.add_frame] if recorder is not None else []
+        sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions)
+        perceiving = any(p is not None for p in perceptions)
+        # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
+        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving,
+                             stack_chips=rfid_chips([s for s in sources if isinstance(s, RfidSource)]))
+        cameras = [s for s in sources if isinstance(s, CameraSource) and s.perception is not None]
+        pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
+                                 outputs=outputs, sources=sources, fusion=fusion, clock=clock,
+                                 horizon=camera_horizon(cameras) if perceiving else None)
+        _on_signals(stop)
+        pipeline.start()
+        console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
+                      f"{len(config.cameras)} camera(s), console {config.console or 'none'}, "
+                      f"broker {config.mqtt or 'none'}; Ctrl-C stops")
+        started = time.monotonic()
+        while not stop.wait(min(status_every, duration) if duration else status_every):
+            console.print(status_line(pipeline, sources, publisher, started))
+            if duration is not None and time.monotonic() - started >= duration:
+                break
+        pipeline.stop()
+        console.print(status_line(pipeline, sources, publisher, started))
+    return pipeline
+
+
+def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, started: float) -> str:
+    elapsed = max(time.monotonic() - started, 1e-6)
+    parts = [f"up {elapsed:.0f}s", f"events {pipeline.stats.events_in}", f"hands {pipeline.stats.hands}",
+             f"alerts {pipeline.stats.violations}"]
+    for source in sources:
+        if isinstance(source, RfidSource):
+            parts.append(f"{source.name} {'online' if source.online else 'OFFLINE'}")
+        elif isinstance(source, CameraSource):
+            seen = f", {source.events} events" if source.perception is not None else ", evidence only"
+            drift = source.drift.status() if source.drift is not None else ""
+            bad = (f", {source.bad_frames} corrupt frame{'s' * (source.bad_frames > 1)} skipped"
+                   if source.bad_frames else "")
+            parts.append(f"{source.name} {source.frames / elapsed:.1f} fps{seen}{bad}" + (f", {drift}" if drift else "")
+                         + (f" ({source.error})" if source.error else ""))
+    if publisher is not None:
+        health = publisher.health()
+        parts.append(f"mqtt {'up' if health.connected else 'DOWN'}, {health.backlog} queued")
+    return " | ".join(parts)
+
+
+def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any],
+             perceptions: list[Perception | None]) -> list[Any]:
+    registry = TagRegistry.from_csv(config.registry) if config.registry else TagRegistry()
+    sources: list[Any] = [RfidSource(r, table=config.table, registry=registry, clock=clock) for r in config.readers]
+    if config.console:
+        sources.append(ConsoleSource(config.console, table=config.table, clock=clock))
+    tolerance = config.rules.camera_shift_tolerance_mm
+    sources += [CameraSource(c, clock=clock, frame_sinks=frame_sinks, perception=perception,
+                             drift=camera_drift(c, perception, table=config.table, tolerance_mm=tolerance))
+                for c, perception in zip(config.cameras, perceptions, strict=True)]
+    return sources
+
+
+def _publisher(stack: ExitStack, config: RunConfig) -> tuple[Any, Any]:
+    evidence: EvidenceConfig | None = None  # clips need a camera
+    if config.cameras:
+        evidence = config.evidence.model_copy(update={"folder": config.out / config.evidence.folder})
+    return start_publisher(stack, url=config.mqtt, site=config.site, table=config.table, out=config.out,
+                           evidence=evidence)
+
+
+def _on_signals(stop: threading.Event) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return  # signals can only be handled in the main thread (tests run the table from others)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())

@@ -1,0 +1,205 @@
+"""The sources of a live table: each RFID reader line, the dealer console and each camera, in its own thread,
+sending events to the pipeline on the table's clock."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tablewatch.calibration.drift import DriftMonitor
+from tablewatch.calibration.layout import LayoutError
+from tablewatch.calibration.profile import load_profile
+from tablewatch.config import ConfigError
+from tablewatch.devices.console import SerialConsole
+from tablewatch.devices.ledger import ChipLedger
+from tablewatch.devices.poller import ReaderConfig, ReaderPoller
+from tablewatch.devices.registry import TagRegistry
+from tablewatch.events import Chips, Event
+from tablewatch.table.config import CameraConfig
+from tablewatch.table.drift import DriftGate
+from tablewatch.table.pipeline import Emit
+from tablewatch.vision.perception.perception import Perception, PerceptionError
+
+log = logging.getLogger(__name__)
+
+
+class RfidSource:
+    """One reader line, polled in its own thread; its ledger's events go to the pipeline."""
+
+    def __init__(self, config: ReaderConfig, *, table: str, registry: TagRegistry, clock: Any) -> None:
+        self.name = f"rfid {config.device}"
+        self.config, self.table, self.registry, self.clock = config, table, registry, clock
+        self.ledger = ChipLedger(registry, table=table)  # what its antennas count where (fusion reads it too)
+        self.poller: ReaderPoller | None = None
+
+    def start(self, emit: Emit) -> None:
+        self.poller = ReaderPoller(self.config, table=self.table, clock=self.clock, on_event=emit,
+                                   ledger=self.ledger)
+        self.poller.start()
+
+    def stop(self) -> None:
+        if self.poller is not None:
+            self.poller.stop()
+
+    @property
+    def online(self) -> bool:
+        return bool(self.poller and self.poller.online)
+
+
+class ConsoleSource:
+    def __init__(self, url: str, *, table: str, clock: Any) -> None:
+        self.name = f"console {url}"
+        self.url, self.table, self.clock = url, table, clock
+        self.console: SerialConsole | None = None
+
+    def start(self, emit: Emit) -> None:
+        self.console = SerialConsole(self.url, table=self.table, clock=self.clock, on_event=emit).start()
+
+    def stop(self) -> None:
+        if self.console is not None:
+            self.console.stop()
+
+
+class CameraSource:
+    """Frames from a camera or file into the evidence ring buffer, counted for the status line, and, when
+    the camera has a calibrated table profile, through vision perception into table events.
+
+    A live camera's frames are stamped with the table's clock as they arrive; a video file is played at
+    its own pace, each frame stamped with the clock at its start plus its place in the file, so its events
+    line up with the other sources'. When the frames end or the table stops, what perception still waits
+    to decide is flushed: nothing seen is lost.
+    """
+
+    def __init__(self, config: CameraConfig, *, clock: Any, frame_sinks: list[Any],
+                 perception: Perception | None = None, drift: DriftGate | None = None) -> None:
+        self.name = f"camera {config.name}"
+        self.config, self.clock, self.frame_sinks = config, clock, frame_sinks
+        self.perception = perception
+        self.drift = drift  # between perception and the table, when the camera is watched for drift
+        self.origin: float | None = None  # a video file's start on the table's clock
+        self.frames = 0
+        self.bad_frames = 0  # frames whose compressed data did not decode (skipped)
+        self.events = 0
+        self.error = ""
+        self._emit: Emit | None = None
+        self._last_ts: float | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        # What the pipeline may hold the other sensors' events for: the earliest time an event still to come
+        # from this camera may carry. Set only after the events of a frame are sent, so none is overtaken.
+        self.horizon: float | None = None
+
+    def start(self, emit: Emit) -> None:
+        self._emit = emit
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        from tablewatch.vision.sources import SourceError, VideoFileSource, open_source
+
+        try:
+            source = open_source(self.config.source)
+            try:
+                paced, start = isinstance(source, VideoFileSource), self.clock()
+                self.origin = start if paced else None
+                for frame in source.frames():
+                    ts = self._when(start + frame.ts) if paced else self.clock()
+                    if ts is None or self._stop.is_set():
+                        break
+                    try:
+                        self._frame(ts, frame)
+                    except SourceError as exc:  # one corrupt frame of a compressed stream: the next may be fine
+                        self.bad_frames += 1
+                        log.warning("%s: %s; frame skipped", self.name, exc)
+            finally:
+                source.close()
+        except (SourceError, PerceptionError) as exc:
+            self.error = str(exc)
+        except Exception as exc:  # a fault in perception must show in the status line, not end silently
+            log.exception("%s failed", self.name)
+            self.error = f"failed: {exc}"
+        finally:
+            self._flush()
+
+    def _when(self, due: float) -> float | None:
+        """Wait until a file's frame is due on the table's clock; None when the table stops meanwhile."""
+        if self._stop.wait(max(0.0, due - self.clock())):
+            return None
+        return due
+
+    def _frame(self, ts: float, image: Any) -> None:
+        """One frame (pixels, or a Motion-JPEG frame still compressed: the ring buffer keeps it so, perception
+        decodes it when it analyses it) to the sinks and perception."""
+        self.frames += 1
+        for sink in self.frame_sinks:
+            sink(self.config.name, ts, image)
+        if self.perception is None or (self._last_ts is not None and ts <= self._last_ts):
+            return
+        self._last_ts = ts
+        self._send(self.drift.frame(image, ts) if self.drift else self.perception.process(image, ts))
+        self.horizon = self.drift.horizon if self.drift else self.perception.horizon
+
+    def _flush(self) -> None:
+        if self.perception is None or self._last_ts is None:
+            return
+        until = self._last_ts + self.perception.decision_wait_s
+        self._send(self.drift.flush(until) if self.drift else self.perception.flush(until))
+        self.horizon = None  # the stream is over: nothing more will come
+
+    def _send(self, events: list[Event]) -> None:
+        self.events += len(events)
+        if self._emit is not None:
+            for event in events:
+                self._emit(event)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:
+    """Vision perception for a camera with a calibrated table profile (None without one); ConfigError
+    when the profile can't be used."""
+    if camera.profile is None:
+        return None
+    profile = load_profile(camera.profile)
+    if profile.table != table:
+        raise ConfigError(f"{camera.profile}: a profile of table {profile.table!r}, but camera {camera.name!r} "
+                          f"is at table {table!r} (calibrate with --table {table})")
+    if profile.chips is None:
+        raise ConfigError(f"{camera.profile}: no chip colours; calibrate them with the profile "
+                          "(tablewatch calibrate --denominations, or --sim-chips for simulated video)")
+    try:
+        return Perception(layout=profile.load_layout(), table=table, chips=profile.chips, deck=camera.deck,
+                          calibration=profile.calibration, hand_finder=camera.hand_finder)
+    except (PerceptionError, LayoutError) as exc:
+        raise ConfigError(f"camera {camera.name!r} ({camera.profile}): {exc}") from exc
+
+
+def camera_drift(camera: CameraConfig, perception: Perception | None, *, table: str,
+                 tolerance_mm: float) -> DriftGate | None:
+    """The drift watch of a perceiving camera (None without perception or with ``drift_every = 0``); a move
+    beyond the rules' ``camera_shift_tolerance_mm`` is a move."""
+    if perception is None or camera.drift_every == 0 or perception.calibration is None:
+        return None
+    monitor = DriftMonitor(calibration=perception.calibration, layout=perception.layout, table=table,
+                           camera=camera.name, threshold_mm=tolerance_mm)
+    return DriftGate(monitor=monitor, perception=perception, every=camera.drift_every)
+
+
+def camera_horizon(cameras: list[CameraSource]) -> Callable[[], float | None]:
+    """The earliest time an event still to come from any of the perceiving cameras may carry."""
+    def horizon() -> float | None:
+        times = [h for h in (c.horizon for c in cameras) if h is not None]
+        return min(times) if times else None
+    return horizon
+
+
+def rfid_chips(readers: list[RfidSource]) -> Callable[[str], Chips] | None:
+    """The chips the reader lines count in a zone now (summed over the lines), or None without readers."""
+    if not readers:
+        return None
+    return lambda zone: sum((r.ledger.chips(zone) for r in readers), Chips())
