@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from pokerkit import (
     AntePosting,
@@ -119,8 +119,8 @@ def _layout(name: str) -> TableLayout:
 def _piles(table: SimTable, rng: random.Random) -> dict[str, Pile]:
     piles = {}
     for n in table.seats:
-        piles[stack_zone(n)] = Pile(stack_zone(n), lambda k, n=n: table.stack_column(n, k), rng)
-        piles[bet_zone(n)] = Pile(bet_zone(n), lambda k, n=n: table.bet_column(n, k), rng)
+        piles[stack_zone(n)] = Pile(stack_zone(n), partial(table.stack_column, n), rng)
+        piles[bet_zone(n)] = Pile(bet_zone(n), partial(table.bet_column, n), rng)
     piles["pot"] = Pile("pot", table.pot_column, rng, jitter=3.0)
     piles["tray"] = Pile("tray", table.tray_column, rng, jitter=0.5)
     return piles
