@@ -47,6 +47,8 @@ from tablewatch.sim.world import Card
 
 @dataclass
 class HandDriver:
+    """Plays ``plan`` on the table, step by step; it is the ``inject.Hand`` the injected violations act on."""
+
     plan: HandPlan
     state: State
     stage: Stage
@@ -63,7 +65,6 @@ class HandDriver:
     mucked: list[Card] = field(default_factory=list)
     deck: list[str] = field(default_factory=list)
     _op: int = 0
-    _street_op: int = 0  # first operation of the current street
     burned_early: set[str] = field(default_factory=set)
     _tabled: set[int] = field(default_factory=set)
     _replay: Replay | None = None  # the hand in pokerkit alone, made when a violation needs it
@@ -172,7 +173,6 @@ class HandDriver:
                 self._push_chips(self.seat(op.player_index), op.amount, motions=1, forced=True)
             elif isinstance(op, BetCollection):
                 self._gather(op.bets)
-                self._street_op = self._op
             elif isinstance(op, HoleCardsShowingOrMucking):
                 self._showdown(self.seat(op.player_index), shown=bool(op.hole_cards))
             elif isinstance(op, ChipsPushing):
