@@ -34,12 +34,12 @@ class CameraModel:
 
     @property
     def R(self) -> np.ndarray:
-        return cv2.Rodrigues(self.rvec)[0]
+        return np.asarray(cv2.Rodrigues(self.rvec)[0])
 
     @property
     def centre(self) -> np.ndarray:
         """The camera's optical centre in the world frame (mm; z negative = above the felt)."""
-        return (-self.R.T @ self.tvec.reshape(3)).astype(np.float64)
+        return np.asarray(-self.R.T @ self.tvec.reshape(3), dtype=np.float64)
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """(N, 3) or (N, 2) world points (mm; 2-D means on the felt) → (N, 2) pixels."""

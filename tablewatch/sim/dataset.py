@@ -43,7 +43,9 @@ def random_actions(rng: random.Random, seats: list[int], stacks: dict[int, int],
             actions.append(f"s{seat} f")
         elif roll < 0.3 and state.can_complete_bet_or_raise_to():
             low = state.min_completion_betting_or_raising_to_amount
-            high = min(state.max_completion_betting_or_raising_to_amount, low * 3)
+            top = state.max_completion_betting_or_raising_to_amount
+            assert low is not None and top is not None  # the state allows a bet or raise
+            high = min(top, low * 3)
             amount = max(low, min(high, round(rng.uniform(low, high) / 25) * 25))
             state.complete_bet_or_raise_to(amount)
             actions.append(f"s{seat} cbr {amount}")

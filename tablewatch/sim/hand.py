@@ -11,7 +11,6 @@ from pokerkit import (
     BetCollection,
     BlindOrStraddlePosting,
     ChipsPushing,
-    CompletionBettingOrRaisingTo,
     HoleCardsShowingOrMucking,
     State,
 )
@@ -24,7 +23,6 @@ from tablewatch.events import (
     CardExposed,
     CardsMucked,
     CardsTabled,
-    Chips,
     ChipsMoved,
     Declaration,
     Event,
@@ -32,21 +30,25 @@ from tablewatch.events import (
     PotGathered,
     PotPushed,
     Tap,
-    seat_of_zone,
+    Zone,
+    bet_zone,
+    seat_actor,
+    stack_zone,
 )
-from tablewatch.rules.betting import BettingView
-from tablewatch.rules.chipreading import PhysicalBet, read_bet
 from tablewatch.sim.chips import Pile, count_chips, exchange, make_change
-from tablewatch.sim.inject import RULE_IDS, STREETS, InjectedViolation, Injections
+from tablewatch.sim.declare import chips_read_as_meant
+from tablewatch.sim.inject import INJECTIONS, RULE_IDS, STREETS, InjectedViolation, check_violation
 from tablewatch.sim.motions import Stage, seat_angle
 from tablewatch.sim.plan import Act, HandPlan
-from tablewatch.sim.replay import Replay
+from tablewatch.sim.replay import Replay, replay
 from tablewatch.sim.scenario import ScenarioError, Timing
 from tablewatch.sim.world import Card
 
 
 @dataclass
-class HandDriver(Injections):
+class HandDriver:
+    """Plays ``plan`` on the table, step by step; it is the ``inject.Hand`` the injected violations act on."""
+
     plan: HandPlan
     state: State
     stage: Stage
@@ -63,9 +65,7 @@ class HandDriver(Injections):
     mucked: list[Card] = field(default_factory=list)
     deck: list[str] = field(default_factory=list)
     _op: int = 0
-    _early: dict[int, str] = field(default_factory=dict)
-    _street_op: int = 0  # first operation of the current street
-    _burned_early: set[str] = field(default_factory=set)
+    burned_early: set[str] = field(default_factory=set)
     _tabled: set[int] = field(default_factory=set)
     _replay: Replay | None = None  # the hand in pokerkit alone, made when a violation needs it
 
@@ -73,16 +73,28 @@ class HandDriver(Injections):
 
     def run(self) -> None:
         self._build_deck()
-        self._check_violations()
-        self._inject_at(-1)
+        for v in self.plan.violations:
+            check_violation(v, self)
+        self._inject_after(-1)
         self._consume_ops()  # blinds and antes, posted when the state was made
         self._deal_holes()
         for act in self.plan.acts:
             self._advance(act)
-            self._before(act)
+            for v in self.plan.violations:
+                INJECTIONS[v.type].before_action(v, act, self)
             self._apply(act)
-            self._inject_at(act.index)
+            self._inject_after(act.index)
         self._finish()
+
+    def _inject_after(self, index: int) -> None:
+        for v in self.plan.violations:
+            INJECTIONS[v.type].after_action(v, index, self)
+
+    def dry_run(self) -> Replay:
+        """The hand in pokerkit alone (made once, when a violation needs it)."""
+        if self._replay is None:
+            self._replay = replay(self.plan)
+        return self._replay
 
     def _finish(self) -> None:
         while self.state.status:
@@ -91,7 +103,7 @@ class HandDriver(Injections):
             elif self.state.can_show_or_muck_hole_cards():
                 self._call(self.state.show_or_muck_hole_cards)
             else:
-                seat = self._seat(self.state.actor_index) if self.state.actor_index is not None else "?"
+                seat = self.seat(self.state.actor_index) if self.state.actor_index is not None else "?"
                 raise ScenarioError(f"hand {self.plan.hand_no}: the actions end while seat {seat} is still to act")
         self._clear_cards()
 
@@ -108,9 +120,9 @@ class HandDriver(Injections):
                 return
 
     def _apply(self, act: Act) -> None:
-        seat = self._seat(act.player)
+        seat = self.seat(act.player)
         if act.verb != "sm" and self.state.actor_index != act.player:
-            who = f"seat {self._seat(self.state.actor_index)}'s" if self.state.actor_index is not None else "nobody's"
+            who = f"seat {self.seat(self.state.actor_index)}'s" if self.state.actor_index is not None else "nobody's"
             raise ScenarioError(f"hand {self.plan.hand_no}, action {act.index} ({act.spec.do!r}): it is {who} "
                                 f"turn, not seat {seat}'s")
         self.t += self.timing.think
@@ -127,7 +139,7 @@ class HandDriver(Injections):
                 self._bet(seat, amount, act, word="call")
             else:
                 self._declare(seat, act, "check")
-                self._tap(seat)
+                self.tap(seat)
             self._call(self.state.check_or_call)
         elif act.verb == "cbr":
             assert act.amount is not None
@@ -158,16 +170,15 @@ class HandDriver(Injections):
             op = ops[self._op]
             self._op += 1
             if isinstance(op, AntePosting | BlindOrStraddlePosting) and op.amount:
-                self._push_chips(self._seat(op.player_index), op.amount, motions=1, forced=True)
+                self._push_chips(self.seat(op.player_index), op.amount, motions=1, forced=True)
             elif isinstance(op, BetCollection):
                 self._gather(op.bets)
-                self._street_op = self._op
             elif isinstance(op, HoleCardsShowingOrMucking):
-                self._showdown(self._seat(op.player_index), shown=bool(op.hole_cards))
+                self._showdown(self.seat(op.player_index), shown=bool(op.hole_cards))
             elif isinstance(op, ChipsPushing):
                 self._push_pot(op.amounts)
 
-    def _seat(self, player: int | None) -> int:
+    def seat(self, player: int | None) -> int:
         assert player is not None
         return self.plan.seats[player]
 
@@ -192,13 +203,13 @@ class HandDriver(Injections):
                 card = self.stage.new_card(code, t=self.t)
                 spot = self.stage.table.hole_card(seat, i)
                 end = self.stage.pitch(card, spot, t=self.t, angle=seat_angle(self.stage.table, seat, self.rng),
-                                       zone=f"seat{seat}.stack", face_up=face_up)
+                                       zone=stack_zone(seat), face_up=face_up)
                 self.holes[p].append(card)
-                self._emit(CardDealt, end, seat=seat, card=code, face_up=face_up)
+                self.emit(CardDealt, end, seat=seat, card=code, face_up=face_up)
                 if face_up:
-                    self._emit(CardExposed, end, seat=seat, card=code)
+                    self.emit(CardExposed, end, seat=seat, card=code)
                     flip = self.stage.flip([card], t=end + 1.2, face_up=False)
-                    self._violation("card_exposed_in_deal", end - 0.1, flip, seats=(seat,), street="preflop",
+                    self.record("card_exposed_in_deal", end - 0.1, flip, seats=(seat,), street="preflop",
                                     detail=f"{code} dealt face up to seat {seat}", params={"card": i + 1})
                 self.t = end + 0.05
 
@@ -209,48 +220,49 @@ class HandDriver(Injections):
         if any(v.type == "missing_burn" and v.street == street for v in self.plan.violations):
             burns = 0
         expected = 1
-        if street in self._burned_early:  # TDA-57: the burn before the early card stays; no new burn
+        if street in self.burned_early:  # TDA-57: the burn before the early card stays; no new burn
             burns, expected = burns - 1, 0
         self._call(self.state.burn_card, "??")
         self.t += 0.4
         start = self.t
         for _ in range(burns):
-            self._burn(self.deck.pop())
+            self.burn(self.deck.pop())
         if burns != expected:
             kind = "missing_burn" if burns < expected else "double_burn"
-            self._violation(kind, start, self.t + 0.6, street=street,
+            self.record(kind, start, self.t + 0.6, street=street,
                             detail=f"{burns} burn card(s) before the {street}")
         planned = self.plan.board[len(self.board) : len(self.board) + n]
         codes = planned + [self.deck.pop() for _ in range(n - len(planned))]
         slots = [len(self.board) + k for k in range(n)]
         cards = self._lay_board(codes, slots)
-        if street == "flop" and any(v.type == "four_card_flop" for v in self.plan.violations):
-            self._four_card_flop(cards)
+        if street == "flop":
+            for v in self.plan.violations:
+                INJECTIONS[v.type].on_flop(v, cards, self)
         self._call(self.state.deal_board, "".join(codes))  # after the cards are down: it may end the hand
 
-    def _burn(self, code: str) -> None:
+    def burn(self, code: str) -> None:
         card = self.stage.new_card(code, t=self.t)
         spot = self.stage.table.burn_spot(len(self.burns))
         self.t = self.stage.pitch(card, spot, t=self.t, angle=self.rng.uniform(-10, 10), zone="burn")
         self.burns.append(card)
-        self._emit(CardBurned, self.t, card=code)
+        self.emit(CardBurned, self.t, card=code)
         self.t += 0.1
 
     def _lay_board(self, codes: list[str], slots: list[int]) -> list[Card]:
         cards = []
         for code, slot in zip(codes, slots, strict=True):
             card = self.stage.new_card(code, t=self.t)
-            self.t = self.stage.pitch(card, self._slot_spot(slot), t=self.t, angle=self.rng.uniform(-3, 3),
+            self.t = self.stage.pitch(card, self.slot_spot(slot), t=self.t, angle=self.rng.uniform(-3, 3),
                                       zone=f"board.{min(slot, 4)}")
             cards.append(card)
         self.t = self.stage.flip(cards, t=self.t + 0.2)
         for code, slot, card in zip(codes, slots, cards, strict=True):
             self.board.append(card)
-            self._emit(BoardCardDealt, self.t, card=code, slot=slot, face_up=True)
+            self.emit(BoardCardDealt, self.t, card=code, slot=slot, face_up=True)
         self.t += 0.3
         return cards
 
-    def _slot_spot(self, slot: int) -> tuple[float, float]:
+    def slot_spot(self, slot: int) -> tuple[float, float]:
         if slot <= 4:
             return self.stage.table.board_slot(slot)
         x, y = self.stage.table.board_slot(4)
@@ -260,8 +272,8 @@ class HandDriver(Injections):
         cards = self.holes[self.plan.seats.index(seat)]
         f = self.stage.table.seats[seat]
         forward = [f.offset(f.bet, 0.0, 30.0 * i) for i in range(len(cards))]
-        self.t = self.stage.slide(f"seat{seat}", cards, forward, t=self.t, zone=f"seat{seat}.bet")
-        self._emit(CardsMucked, self.t, seat=seat, count=len(cards))
+        self.t = self.stage.slide(seat_actor(seat), cards, forward, t=self.t, zone=bet_zone(seat))
+        self.emit(CardsMucked, self.t, seat=seat, count=len(cards))
         self._to_muck(cards)
 
     def _to_muck(self, cards: list[Card]) -> None:
@@ -278,8 +290,8 @@ class HandDriver(Injections):
         if shown:
             f = self.stage.table.seats[seat]
             fan = [f.offset(f.bet, 10.0, -35.0 + 70.0 * i) for i in range(len(cards))]
-            self.t = self.stage.slide(f"seat{seat}", cards, fan, t=self.t, zone=f"seat{seat}.bet", face_up=True)
-            self._emit(CardsTabled, self.t, seat=seat, cards=tuple(c.code for c in cards))
+            self.t = self.stage.slide(seat_actor(seat), cards, fan, t=self.t, zone=bet_zone(seat), face_up=True)
+            self.emit(CardsTabled, self.t, seat=seat, cards=tuple(c.code for c in cards))
         else:
             self._fold(seat)
 
@@ -301,7 +313,7 @@ class HandDriver(Injections):
         string = [v for v in self.plan.violations if v.type == "string_raise" and v.action == act.index]
         under = [v for v in self.plan.violations if v.type == "undercall" and v.action == act.index]
         paid = self._undercall_paid(amount, under[0].short_by) if under else amount
-        counts = spec.chips or self._counts(self.piles[f"seat{seat}.stack"], paid, seat)
+        counts = spec.chips or self._counts(self.piles[stack_zone(seat)], paid, seat)
         if string:
             motions, declare = string[0].motions, None
             counts = self._enough_chips_for(seat, paid, counts, motions) if not spec.chips else counts
@@ -313,11 +325,11 @@ class HandDriver(Injections):
         self._push_chips(seat, paid, motions=motions, chips=counts,
                          say=declare if spec.declare_at != "before" else None, say_at=spec.declare_at)
         if string:
-            self._violation("string_raise", start, self.t, seats=(seat,),
+            self.record("string_raise", start, self.t, seats=(seat,),
                             detail=f"seat {seat} raised in {motions} motions without a declaration",
                             params={"action": act.index})
         if under:
-            self._violation("undercall", start, self.t + 1.2, seats=(seat,),
+            self.record("undercall", start, self.t + 1.2, seats=(seat,),
                             detail=f"seat {seat} put {paid} out facing a call of {amount}",
                             params={"action": act.index})
             self.t += 1.2  # the dealer asks for the rest; the call is completed
@@ -328,40 +340,24 @@ class HandDriver(Injections):
         (one oversized chip can't go in twice; it would be a silent single chip, read as a call)."""
         if sum(counts.values()) >= motions:
             return counts
-        smaller = {d: n for d, n in self.piles[f"seat{seat}.stack"].available().items() if d < max(counts)}
+        smaller = {d: n for d, n in self.piles[stack_zone(seat)].available().items() if d < max(counts)}
         split = make_change(value, smaller)
         return split if split is not None and sum(split.values()) >= motions else counts
 
     def _needed_declaration(self, act: Act, seat: int, counts: dict[int, int], motions: int, word: str) -> str | None:
-        """What a careful player says so the chips read as meant (TDA chip reading, as in rules.physical)."""
+        """What a careful player says when his chips alone might not read as meant (``sim.declare``)."""
         p = act.player
-        total = self.state.bets[p] + sum(d * n for d, n in counts.items())
-        all_in = total >= self.state.bets[p] + self.state.stacks[p]
+        bet, stack = self.state.bets[p], self.state.stacks[p]
+        pushed = sum(d * n for d, n in counts.items())
+        total = bet + pushed
         if word == "raise":
-            word = "all-in" if all_in else ("raise" if max(self.state.bets) > 0 else "bet")
+            word = "all-in" if total >= bet + stack else ("raise" if max(self.state.bets) > 0 else "bet")
         spoken = word if word in ("call", "all-in") else f"{word} {total}"
         if motions > 1:
             return spoken
-        view = self._view(p, seat)
-        reading = read_bet(view.context(), PhysicalBet(chips=Chips.of(counts), prior=view.prior, chips_ts=self.t))
-        fine = not reading.owed and reading.to == min(total, view.bet + view.stack) and (
-            reading.action in ("call", "check") if word == "call" else reading.action in ("bet", "raise", "all-in"))
+        fine = chips_read_as_meant(raising=word != "call", prior=bet, chips=counts, facing=max(self.state.bets),
+                                   behind=stack - pushed)
         return None if fine else spoken
-
-    def _view(self, p: int, seat: int) -> BettingView:
-        st = self.state
-        cur = max(st.bets)
-        min_to = st.min_completion_betting_or_raising_to_amount
-        max_to = st.max_completion_betting_or_raising_to_amount
-        big = max(self.plan.blinds)
-        street = st.street_index or 0
-        raises = sum(isinstance(op, CompletionBettingOrRaisingTo) for op in st.operations[self._street_op:])
-        return BettingView(
-            seat=seat, street=STREETS[street], structure="NL", cur=cur, bet=st.bets[p], stack=st.stacks[p],
-            inc=(min_to - cur) if min_to is not None else big, min_raise_to=min_to or cur + big,
-            max_raise_to=max_to or st.bets[p] + st.stacks[p], can_raise=min_to is not None,
-            opening=raises <= (0 if street == 0 else 1), heads_up=sum(map(bool, st.statuses)) == 2,
-            pot_total=st.total_pot_amount, big_blind=big, prior=self.piles[f"seat{seat}.bet"].as_chips())
 
     def _undercall_paid(self, amount: int, short_by: int | None) -> int:
         smallest = min(self.stage.mint.registry.values(), default=1)
@@ -378,7 +374,7 @@ class HandDriver(Injections):
         A ``forced`` bet (blind, ante) is no action: it is a ``ChipsMoved`` from stack to bet (the rules
         layer posts blinds from the game's configuration).
         """
-        stack, bet = self.piles[f"seat{seat}.stack"], self.piles[f"seat{seat}.bet"]
+        stack, bet = self.piles[stack_zone(seat)], self.piles[bet_zone(seat)]
         counts = chips or self._counts(stack, value, seat)
         if sum(d * n for d, n in counts.items()) != value:
             raise ScenarioError(f"hand {self.plan.hand_no}: seat {seat}'s chips {counts} are not worth {value}")
@@ -390,22 +386,22 @@ class HandDriver(Injections):
         taken.sort(key=lambda c: -c.value)
         groups = [taken[i::motions] for i in range(motions)] if len(taken) >= motions else [[c] for c in taken]
         times = []
-        actor = f"seat{seat}"
+        actor = seat_actor(seat)
         self.t = max(self.t, self.stage.arm_free(actor) - 0.2)
         for k, group in enumerate(groups):
             release = self.stage.carry_chips(actor, group, stack, bet, t=self.t)
             if k == 0:
-                self._emit(HandInZone, release - 0.1, seat=seat, actor=actor, zone=f"seat{seat}.bet")
+                self.emit(HandInZone, release - 0.1, seat=seat, actor=actor, zone=bet_zone(seat))
             if say and say_at == "during" and k == 0:
                 self._say(seat, say, release - 0.2)
             times.append(release)
             self.t = release + (0.45 if k + 1 < len(groups) else 0.1)
         values = tuple(sum(c.value for c in g) for g in groups) if len(groups) > 1 else ()
         if forced:
-            self._emit(ChipsMoved, times[-1], seat=seat, src=stack.zone, dst=bet.zone, chips=count_chips(taken))
+            self.emit(ChipsMoved, times[-1], seat=seat, src=stack.zone, dst=bet.zone, chips=count_chips(taken))
             self.t += 0.3
             return
-        self._emit(BetMotion, times[-1], seat=seat, chips=count_chips(taken), motions=len(groups),
+        self.emit(BetMotion, times[-1], seat=seat, chips=count_chips(taken), motions=len(groups),
                    motion_times=tuple(times), prior=prior, motion_values=values)
         if say and say_at == "after":
             self._say(seat, say, self.t + 0.2)
@@ -434,40 +430,40 @@ class HandDriver(Injections):
             raise ScenarioError(f"hand {self.plan.hand_no}: the dealer can't make change to pay {value} from "
                                 f"{pile.zone}: {why}")
         give, get, pay = plan
-        seat = seat_of_zone(pile.zone)
+        seat = Zone.parse(pile.zone).seat
         self.t = max(self.t, self.stage.arm_free("dealer"))
         if give:
             out = pile.take(give)
             self.t = self.stage.carry_chips("dealer", out, pile, tray, t=self.t, duration=0.8)
-            self._emit(ChipsMoved, self.t, seat=seat, src=pile.zone, dst=tray.zone, chips=count_chips(out))
+            self.emit(ChipsMoved, self.t, seat=seat, src=pile.zone, dst=tray.zone, chips=count_chips(out))
             self.t += 0.2
         if get:
             back = tray.take(get)
             self.t = self.stage.carry_chips("dealer", back, tray, pile, t=self.t, duration=0.8)
-            self._emit(ChipsMoved, self.t, seat=seat, src=tray.zone, dst=pile.zone, chips=count_chips(back))
+            self.emit(ChipsMoved, self.t, seat=seat, src=tray.zone, dst=pile.zone, chips=count_chips(back))
             self.t += 0.1
         return pay
 
     def _gather(self, bets: tuple[int, ...]) -> None:
-        if not any(bets) and not any(self.piles[f"seat{s}.bet"].chips for s in self.plan.seats):
+        if not any(bets) and not any(self.piles[bet_zone(s)].chips for s in self.plan.seats):
             return
         self.t = max(self.t, self.stage.arm_free("dealer")) + 0.3
         pot = self.piles["pot"]
         total = 0
         for player, seat in enumerate(self.plan.seats):
-            bet = self.piles[f"seat{seat}.bet"]
+            bet = self.piles[bet_zone(seat)]
             excess = bet.value() - bets[player]
             if excess > 0:  # an uncalled bet goes back to its owner
                 back = bet.take(self._counts(bet, excess, None))
-                self.t = self.stage.carry_chips("dealer", back, bet, self.piles[f"seat{seat}.stack"], t=self.t,
+                self.t = self.stage.carry_chips("dealer", back, bet, self.piles[stack_zone(seat)], t=self.t,
                                                 duration=0.6)
-                self._emit(ChipsMoved, self.t, seat=seat, src=bet.zone, dst=f"seat{seat}.stack",
+                self.emit(ChipsMoved, self.t, seat=seat, src=bet.zone, dst=stack_zone(seat),
                            chips=count_chips(back))
             if bet.chips:
                 total += bet.value()
                 self.t = self.stage.carry_chips("dealer", bet.chips, bet, pot, t=self.t,
                                                 duration=self.timing.gather / 2)
-        self._emit(PotGathered, self.t, value=total)
+        self.emit(PotGathered, self.t, value=total)
         self.t += 0.3
 
     def _push_pot(self, amounts: tuple[int, ...]) -> None:
@@ -477,31 +473,31 @@ class HandDriver(Injections):
         for player, amount in enumerate(amounts):
             if not amount:
                 continue
-            seat = self._seat(player)
+            seat = self.seat(player)
             chips = pot.take(self._counts(pot, amount, None))
             to = wrong[0].to_seat if wrong and wrong[0].to_seat != seat else seat
             if to not in self.stage.table.seats:
                 raise ScenarioError(f"hand {self.plan.hand_no}: wrong_pot_push to seat {to}, which the table lacks")
-            dst = self.piles[f"seat{to}.stack"]
+            dst = self.piles[stack_zone(to)]
             start = self.t
             self.t = self.stage.carry_chips("dealer", chips, pot, dst, t=self.t, duration=self.timing.push)
-            self._emit(PotPushed, self.t, seat=to, value=amount, chips=count_chips(chips))
+            self.emit(PotPushed, self.t, seat=to, value=amount, chips=count_chips(chips))
             if to != seat:
-                self.t = self.stage.carry_chips("dealer", chips, dst, self.piles[f"seat{seat}.stack"], t=self.t + 1.5,
+                self.t = self.stage.carry_chips("dealer", chips, dst, self.piles[stack_zone(seat)], t=self.t + 1.5,
                                                 duration=self.timing.push)
-                self._emit(PotPushed, self.t, seat=seat, value=amount, chips=count_chips(chips))  # the correction
-                self._violation("wrong_pot_push", start, self.t, seats=(to, seat), street="showdown",
+                self.emit(PotPushed, self.t, seat=seat, value=amount, chips=count_chips(chips))  # the correction
+                self.record("wrong_pot_push", start, self.t, seats=(to, seat), street="showdown",
                                 detail=f"pot of {amount} pushed to seat {to}, won by seat {seat}")
                 wrong = []
             self.t += 0.2
 
     # --- small helpers --------------------------------------------------------------------------------
 
-    def _tap(self, seat: int) -> None:
+    def tap(self, seat: int) -> None:
         f = self.stage.table.seats[seat]
         x, y = f.offset(f.stack, 60.0, 60.0)
-        self.stage.reach(f"seat{seat}", [(self.t, x, y), (self.t + 0.3, x, y)], z=5.0)
-        self._emit(Tap, self.t + 0.3, seat=seat)
+        self.stage.reach(seat_actor(seat), [(self.t, x, y), (self.t + 0.3, x, y)], z=5.0)
+        self.emit(Tap, self.t + 0.3, seat=seat)
         self.t += 0.6
 
     def _declare(self, seat: int, act: Act, default: str) -> None:
@@ -510,12 +506,12 @@ class HandDriver(Injections):
 
     def _say(self, seat: int, text: str, ts: float) -> None:
         parts = text.split()
-        self._emit(Declaration, ts, seat=seat, word=parts[0], amount=int(parts[1]) if len(parts) > 1 else None)
+        self.emit(Declaration, ts, seat=seat, word=parts[0], amount=int(parts[1]) if len(parts) > 1 else None)
 
-    def _emit(self, cls: type[Event], ts: float, **fields: Any) -> None:
+    def emit(self, cls: type[Event], ts: float, **fields: Any) -> None:
         self.events.append(cls(ts=round(ts, 4), table=self.table_id, source="sim", **fields))
 
-    def _violation(self, kind: str, ts: float, end: float, *, seats: tuple[int, ...] = (), street: str | None = None,
+    def record(self, kind: str, ts: float, end: float, *, seats: tuple[int, ...] = (), street: str | None = None,
                    detail: str = "", params: dict[str, Any] | None = None) -> None:
         self.violations.append(InjectedViolation(
             type=kind, rule_id=RULE_IDS[kind], hand_no=self.plan.hand_no, ts=round(ts, 4), end_ts=round(end, 4),

@@ -11,6 +11,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from tablewatch.events import seat_actor
 from tablewatch.sim.chips import Mint, Pile
 from tablewatch.sim.scenario import Timing
 from tablewatch.sim.table import SimTable
@@ -32,7 +33,7 @@ class Stage:
     def __post_init__(self) -> None:
         self.world.new_arm("dealer", self.table.dealer_shoulder, sleeve=(25, 25, 25), skin=self.rng.choice(SKINS))
         for n, f in self.table.seats.items():
-            self.world.new_arm(f"seat{n}", f.player, sleeve=self.rng.choice(SLEEVES), skin=self.rng.choice(SKINS))
+            self.world.new_arm(seat_actor(n), f.player, sleeve=self.rng.choice(SLEEVES), skin=self.rng.choice(SKINS))
 
     # --- arms -------------------------------------------------------------------------------------
 

@@ -66,7 +66,7 @@ def _render_view(sim: Simulation, out: Path, name: str, *, camera: str, resoluti
     cam = sim.camera(camera, resolution)
     writer = None
     if video:
-        writer = cv2.VideoWriter(str(out / f"{name}.mp4"), cv2.VideoWriter_fourcc(*VIDEO_FOURCC), fps,
+        writer = cv2.VideoWriter(str(out / f"{name}.mp4"), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps,
                                  (cam.width, cam.height))
         if not writer.isOpened():
             raise RuntimeError(f"OpenCV cannot write {VIDEO_FOURCC} video to {out / f'{name}.mp4'}")

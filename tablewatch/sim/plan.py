@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -143,13 +144,16 @@ def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
     where = f"{hand.phh.file} hand {hand.phh.hand}"
     if hh.variant != "NT":
         raise ScenarioError(f"{where}: variant {hh.variant!r}; the simulator plays no-limit hold'em (NT) only")
+    blinds, min_bet = hh.blinds_or_straddles, hh.min_bet
+    if blinds is None or min_bet is None:
+        raise ScenarioError(f"{where}: a no-limit hold'em hand needs its blinds and minimum bet")
     bets = [Decimal(p[2]) for p in (a.split() for a in hh.actions) if len(p) >= 3 and p[1] == "cbr"]
-    stacks = list(hh.starting_stacks)
+    stacks: list[int | Decimal] = list(hh.starting_stacks)
     if not all(Decimal(str(s)).is_finite() for s in stacks):
         # Some venues (iPoker) publish no stacks: give everyone a deep stack that covers every bet.
-        deep = max([200 * Decimal(str(max(hh.blinds_or_straddles))), 2 * sum(bets, Decimal(0))])
+        deep = max([200 * Decimal(str(max(blinds))), 2 * sum(bets, Decimal(0))])
         stacks = [s if Decimal(str(s)).is_finite() else deep for s in stacks]
-    amounts = [*stacks, *hh.blinds_or_straddles, *hh.antes, hh.min_bet, *bets]
+    amounts = [*stacks, *blinds, *hh.antes, min_bet, *bets]
     unit = hand.phh.unit or _unit_for(amounts)
     scale = _scaler(unit, where)
     n = len(hh.starting_stacks)
@@ -175,8 +179,8 @@ def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
                 holes[act.player] = list(act.shown)
             acts.append(act)
     plan = HandPlan(hand_no=hand_no, seats=seats, stacks=[scale(s) for s in stacks],
-                    blinds=[scale(b) for b in hh.blinds_or_straddles], antes=[scale(a) for a in hh.antes],
-                    min_bet=scale(hh.min_bet), holes=holes, board=board, acts=acts,
+                    blinds=[scale(b) for b in blinds], antes=[scale(a) for a in hh.antes],
+                    min_bet=scale(min_bet), holes=holes, board=board, acts=acts,
                     violations=list(hand.violations), unit=unit, source=where)
     if not all(Decimal(str(s)).is_finite() for s in hh.starting_stacks):
         _check_down(plan)
@@ -210,7 +214,7 @@ def _unit_for(amounts: list[Decimal | int]) -> int:
     return unit
 
 
-def _scaler(unit: int, where: str):
+def _scaler(unit: int, where: str) -> Callable[[Decimal | int], int]:
     def scale(value: Decimal | int) -> int:
         v = Fraction(str(value)) * unit
         if v.denominator != 1:

@@ -22,10 +22,15 @@ from tablewatch.sim.labels import Label, label_objects
 from tablewatch.sim.scenario import FELTS, ChipSpec
 from tablewatch.sim.script import SimRun
 from tablewatch.sim.sprites import card_sprites, chip_sprites, table_background
-from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER, CHIP_HEIGHT, Pose
+from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER, CHIP_HEIGHT, Arm, Card, Chip, Pose
 
 SLEEVE_OFFSET = 1 << 20  # id of an arm's sleeve = arm id + this (only the hand itself is labelled)
 LIGHT = np.array([0.35, 0.25])  # shadow direction on the felt per mm of height
+
+Box = tuple[int, int, int, int]  # canvas pixels: x0, y0, x1, y1
+ChipArt = tuple[np.ndarray, np.ndarray, np.ndarray]  # a sprite premultiplied: colour × alpha, 256 - alpha, mask
+Flat = tuple[float, Card | Chip, Pose]  # a card or chip to draw, by the height it is drawn at
+Placed = tuple[Arm, Pose]
 
 
 @dataclass
@@ -62,7 +67,7 @@ class Renderer:
         self.deck = deck or run.scenario.deck
         self.felt = FELTS[felt or run.scenario.felt]
         self.chip_specs: dict[int, ChipSpec] = {c.value: c for c in run.scenario.chips}
-        self._chip_cache: dict[int, tuple] = {}
+        self._chip_cache: dict[int, tuple[list[ChipArt], ChipArt]] = {}
         mx, my = camera.plane_maps()
         self._setup_canvas(mx, my)
         rng = np.random.default_rng(self.seed)
@@ -102,7 +107,7 @@ class Renderer:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         r2 = ((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2
         v = 1.0 - self.effects.vignette * r2 / 2
-        return cv2.merge([(v * 255).astype(np.uint8)] * 3)
+        return np.asarray(cv2.merge([(v * 255).astype(np.uint8)] * 3))
 
     # --- geometry -------------------------------------------------------------------------------------
 
@@ -121,14 +126,15 @@ class Renderer:
         self._index_quads: dict[int, np.ndarray] = {}
         canvas = self.background.copy()
         ids = np.zeros(canvas.shape[:2], np.int32)
-        drawn: dict[int, tuple[str, tuple[int, int, int, int]]] = {}
-        items = self._visible(t)
-        arms = [(arm, pose) for arm, pose in items["arms"] if _reach(arm.shoulder, pose) > 25.0]
+        drawn: dict[int, tuple[str, Box]] = {}
+        flat, placed = self._visible(t)
+        arms = [(arm, pose) for arm, pose in placed if _reach(arm.shoulder, pose) > 25.0]
         if self.effects.shadows:
             self._shadows(canvas, arms)
-        covered = _covered_chips(items["flat"])
-        for _z, kind, obj, pose in sorted(items["flat"], key=lambda it: (it[0], it[2].oid)):
-            if kind == "card":
+        covered = _covered_chips(flat)
+        for _z, obj, pose in sorted(flat, key=lambda it: (it[0], it[1].oid)):
+            box: Box | None
+            if isinstance(obj, Card):
                 box = self._draw_card(canvas, ids, obj.oid, obj.code if pose.face_up else "back", pose)
                 name = obj.code if pose.face_up else "back"
             else:
@@ -137,9 +143,8 @@ class Renderer:
             if box:
                 drawn[obj.oid] = (name, box)
         for arm, pose in arms:
-            box = self._draw_arm(canvas, ids, arm, pose, t)
-            if box:
-                drawn[arm.oid] = ("hand", box)
+            arm_box = self._draw_arm(canvas, ids, arm, pose, t)
+            drawn[arm.oid] = ("hand", arm_box)
         image = cv2.remap(canvas, self.map1, self.map2, cv2.INTER_LINEAR, borderValue=(30, 30, 30))
         id_img = cv2.remap(ids, self.nmap_x, self.nmap_y, cv2.INTER_NEAREST, borderValue=0)
         image = self._post(image, t)
@@ -149,23 +154,24 @@ class Renderer:
                                          else None)
         return frame
 
-    def _visible(self, t: float) -> dict[str, list]:
-        flat, arms = [], []
+    def _visible(self, t: float) -> tuple[list[Flat], list[Placed]]:
+        flat: list[Flat] = []
+        arms: list[Placed] = []
         for card in self.run.world.cards:
             pose = card.track.at(t)
             if pose is not None and pose.visible:
-                flat.append((pose.z, "card", card, pose))
+                flat.append((pose.z, card, pose))
         for chip in self.run.world.chips:
             pose = chip.track.at(t)
             if pose is not None and pose.visible:
-                flat.append((pose.z + CHIP_HEIGHT, "chip", chip, pose))
+                flat.append((pose.z + CHIP_HEIGHT, chip, pose))
         for arm in self.run.world.arms.values():
             pose = arm.track.at(t)
             if pose is not None:
                 arms.append((arm, pose))
-        return {"flat": flat, "arms": arms}
+        return flat, arms
 
-    def _draw_card(self, canvas: np.ndarray, ids: np.ndarray, oid: int, code: str, pose: Pose):
+    def _draw_card(self, canvas: np.ndarray, ids: np.ndarray, oid: int, code: str, pose: Pose) -> Box | None:
         sprite = self.cards[code]
         cx, cy = self.to_canvas(pose.x, pose.y, pose.z)
         sh, sw = sprite.shape[:2]
@@ -180,7 +186,8 @@ class Renderer:
             self._index_quads[oid] = (quads @ M[:, :2].T + M[:, 2]) + (x0, y0)
         return self._blit(canvas, ids, oid, sprite, M, (x0, y0, x1, y1))
 
-    def _blit(self, canvas, ids, oid, sprite, M, box):
+    def _blit(self, canvas: np.ndarray, ids: np.ndarray, oid: int, sprite: np.ndarray, M: np.ndarray,
+              box: Box) -> Box | None:
         x0, y0, x1, y1 = box
         H, W = canvas.shape[:2]
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
@@ -196,7 +203,8 @@ class Renderer:
         ids[cy0:cy1, cx0:cx1][warped[..., 3] > 127] = oid
         return (cx0, cy0, cx1, cy1)
 
-    def _draw_chip(self, canvas: np.ndarray, ids: np.ndarray, oid: int, value: int, pose: Pose, covered: bool):
+    def _draw_chip(self, canvas: np.ndarray, ids: np.ndarray, oid: int, value: int, pose: Pose,
+                   covered: bool) -> Box | None:
         """A chip's edge, then (unless another chip lies right on it) its top face."""
         tops, side = self._chip_art(value)
         box = self._paste(canvas, ids, oid, side, self.to_canvas(pose.x, pose.y, pose.z))
@@ -205,7 +213,7 @@ class Renderer:
         top = tops[int(pose.angle / 360 * len(tops)) % len(tops)]
         return self._paste(canvas, ids, oid, top, self.to_canvas(pose.x, pose.y, pose.z + CHIP_HEIGHT)) or box
 
-    def _chip_art(self, value: int) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], tuple]:
+    def _chip_art(self, value: int) -> tuple[list[ChipArt], ChipArt]:
         """Per denomination: sprites split into (premultiplied colour, 256 - alpha, mask), cached."""
         if value not in self._chip_cache:
             spec = self.chip_specs.get(value) or ChipSpec(value=value, colour="grey")
@@ -213,7 +221,8 @@ class Renderer:
             self._chip_cache[value] = ([_premultiply(t) for t in tops], _premultiply(side))
         return self._chip_cache[value]
 
-    def _paste(self, canvas: np.ndarray, ids: np.ndarray, oid: int, art: tuple, centre: tuple[float, float]):
+    def _paste(self, canvas: np.ndarray, ids: np.ndarray, oid: int, art: ChipArt,
+               centre: tuple[float, float]) -> Box | None:
         """Alpha-blend a premultiplied sprite at a whole-pixel position (chips need no rotation)."""
         pre, inv, mask = art
         s = pre.shape[0]
@@ -228,7 +237,7 @@ class Renderer:
         ids[cy0:cy1, cx0:cx1][mask[sl]] = oid
         return (cx0, cy0, cx1, cy1)
 
-    def _arm_shape(self, arm, pose: Pose) -> tuple[np.ndarray, tuple[float, float], float, float]:
+    def _arm_shape(self, arm: Arm, pose: Pose) -> tuple[np.ndarray, tuple[float, float], float, float]:
         sx, sy = arm.shoulder
         hx, hy = self.to_canvas(pose.x, pose.y, pose.z + 30.0)
         px, py = self.to_canvas(sx, sy, 250.0)
@@ -237,7 +246,7 @@ class Renderer:
         sleeve = np.array([(px, py), wrist])
         return sleeve, (hx, hy), ang, 95 * self.scale
 
-    def _draw_arm(self, canvas, ids, arm, pose: Pose, t: float):
+    def _draw_arm(self, canvas: np.ndarray, ids: np.ndarray, arm: Arm, pose: Pose, t: float) -> Box:
         sleeve, (hx, hy), ang, width = self._arm_shape(arm, pose)
         blur = self._motion(arm, t) if self.effects.motion_blur else None
         roi_box = self._arm_roi(canvas, (hx, hy), width) if blur is not None else None
@@ -265,14 +274,14 @@ class Renderer:
             self._blur(canvas, ids, arm.oid, roi_box, base, blur)
         return box
 
-    def _motion(self, arm, t: float) -> tuple[float, float] | None:
+    def _motion(self, arm: Arm, t: float) -> tuple[float, float] | None:
         a, b = arm.track.at(t - 1 / 60), arm.track.at(t + 1 / 60)
         if a is None or b is None:
             return None
         dx, dy = (b.x - a.x) * self.scale, (b.y - a.y) * self.scale
         return (dx, dy) if math.hypot(dx, dy) >= 2.0 else None
 
-    def _arm_roi(self, canvas, hand, width) -> tuple[int, int, int, int] | None:
+    def _arm_roi(self, canvas: np.ndarray, hand: tuple[float, float], width: float) -> Box | None:
         """Around the hand and forearm: they move most (the arm swings from the shoulder)."""
         r = int(width * 1.8) + 32
         x0, y0, x1, y1 = int(hand[0]) - r, int(hand[1]) - r, int(hand[0]) + r, int(hand[1]) + r
@@ -280,7 +289,8 @@ class Renderer:
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
         return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
 
-    def _blur(self, canvas, ids, oid, box, base, motion) -> None:
+    def _blur(self, canvas: np.ndarray, ids: np.ndarray, oid: int, box: Box, base: np.ndarray,
+              motion: tuple[float, float]) -> None:
         """Smear the arm (only the arm: the felt under it stays sharp) along its motion."""
         dx, dy = motion
         n = int(min(31, max(3, math.hypot(dx, dy)))) | 1
@@ -297,7 +307,7 @@ class Renderer:
         smeared = cv2.filter2D(roi, -1, kernel).astype(np.float32)
         roi[:] = (base * (1 - m) + smeared * m).astype(np.uint8)
 
-    def _shadows(self, canvas: np.ndarray, arms) -> None:
+    def _shadows(self, canvas: np.ndarray, arms: list[Placed]) -> None:
         for arm, pose in arms:
             sleeve, (hx, hy), _, width = self._arm_shape(arm, pose)
             off = LIGHT * (pose.z + 40.0) * self.scale
@@ -345,15 +355,15 @@ def _premultiply(sprite: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return sprite[..., :3].astype(np.uint16) * a, (256 - a), sprite[..., 3] > 127
 
 
-def _covered_chips(flat: list) -> set[int]:
+def _covered_chips(flat: list[Flat]) -> set[int]:
     """Chips with another chip lying right on top of them (same column, next level)."""
     tops = set()
-    for _z, kind, _obj, pose in flat:
-        if kind == "chip":
+    for _z, obj, pose in flat:
+        if isinstance(obj, Chip):
             tops.add((round(pose.x / 4), round(pose.y / 4), round(pose.z / CHIP_HEIGHT)))
     out = set()
-    for _z, kind, obj, pose in flat:
-        if kind != "chip":
+    for _z, obj, pose in flat:
+        if not isinstance(obj, Chip):
             continue
         gx, gy, level = round(pose.x / 4), round(pose.y / 4), round(pose.z / CHIP_HEIGHT)
         if any((gx + dx, gy + dy, level + 1) in tops for dx in (-1, 0, 1) for dy in (-1, 0, 1)):

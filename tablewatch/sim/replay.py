@@ -14,7 +14,6 @@ from functools import partial
 
 from pokerkit import Automation, Mode, NoLimitTexasHoldem, State
 
-from tablewatch.rules.game import split_in_chips
 from tablewatch.sim.plan import HandPlan
 from tablewatch.sim.scenario import ScenarioError
 
@@ -37,9 +36,16 @@ def new_state(plan: HandPlan) -> State:
 
 
 def chip_divmod(unit: int) -> Callable[[int, int], tuple[int, int]]:
-    """pokerkit's pot splitter in whole chips of ``unit`` (TDA-12), as ``GameConfig.chip_divmod`` splits for the
-    rules: pokerkit's own splits to 1 (975 two ways: 488 + 487), which no chips pay when the smallest is 25."""
+    """pokerkit's pot splitter in whole chips of ``unit`` (TDA-12), as the rules split a pot: pokerkit's own
+    splits to 1 (975 two ways: 488 + 487), which no chips pay when the smallest is 25."""
     return partial(split_in_chips, unit)
+
+
+def split_in_chips(unit: int, amount: int, ways: int) -> tuple[int, int]:
+    """``amount`` split ``ways`` ways in whole chips of ``unit``: each share, and the odd chips left over
+    (pokerkit gives them to the first winner left of the button)."""
+    quotient, remainder = divmod(amount // unit, ways)
+    return quotient * unit, remainder * unit + amount % unit
 
 
 @dataclass(frozen=True)
@@ -75,8 +81,9 @@ def replay(plan: HandPlan) -> Replay:
         while True:
             if state.can_burn_card():
                 state.burn_card("??")
-                state.deal_board("".join(next(board, None) or next(spare)
-                                         for _ in range(state.street.board_dealing_count)))
+                street = state.street
+                assert street is not None  # a burn opens a street
+                state.deal_board("".join(next(board, None) or next(spare) for _ in range(street.board_dealing_count)))
                 dealt += 1
             elif state.can_show_or_muck_hole_cards() and state.showdown_index != waiting_for_show:
                 state.show_or_muck_hole_cards()

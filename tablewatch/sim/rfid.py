@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tablewatch.events import RfidInventory
+from tablewatch.events import RfidInventory, Zone
 from tablewatch.sim.script import SimRun
 
 
@@ -51,7 +51,7 @@ def rfid_inventories(run: SimRun, *, period: float | None = None, changes_only: 
             if changes_only and last.get(antenna) == uids:
                 continue
             last[antenna] = uids
-            reads.append(RfidInventory(ts=ts, table=run.scenario.table, source="sim", seat=_seat(antenna),
+            reads.append(RfidInventory(ts=ts, table=run.scenario.table, source="sim", seat=Zone.parse(antenna).seat,
                                        antenna=antenna, uids=uids))
     return reads
 
@@ -65,7 +65,3 @@ def feed_emulator(emulator: TagSink, run: SimRun, t: float) -> None:
         if antenna in emulator.antennas:
             emulator.set_tags(antenna, list(uids))
 
-
-def _seat(antenna: str) -> int | None:
-    head = antenna.split(".")[0]
-    return int(head[4:]) if head.startswith("seat") and head[4:].isdigit() else None

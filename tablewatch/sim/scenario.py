@@ -68,7 +68,7 @@ def split_cards(text: str) -> list[str]:
 class ChipSpec(StrictModel):
     value: int = Field(gt=0, description="denomination in chip units")
     colour: str = Field(description=f"one of {', '.join(CHIP_PAINTS)}")
-    spots: str = Field("white", description="colour of the edge spots")
+    spots: str = Field(default="white", description="colour of the edge spots")
 
     @field_validator("colour", "spots")
     @classmethod
@@ -91,10 +91,11 @@ class ActionSpec(StrictModel):
     """One betting action and how it is done physically."""
 
     do: str = Field(description="PHH action, e.g. 's3 cbr 600' (seat 3) or 'p2 cc' (PHH player 2)")
-    motions: int = Field(1, ge=1, le=5, description="forward motions that carry the chips over the line")
-    declare: str | None = Field(None, description="what is said: 'raise 900', 'call', 'all-in', 'check', 'fold'")
+    motions: int = Field(default=1, ge=1, le=5, description="forward motions that carry the chips over the line")
+    declare: str | None = Field(default=None,
+                                description="what is said: 'raise 900', 'call', 'all-in', 'check', 'fold'")
     declare_at: Literal["before", "during", "after"] = "before"
-    chips: dict[int, int] | None = Field(None, description="exact chips to push {denomination: count}")
+    chips: dict[int, int] | None = Field(default=None, description="exact chips to push {denomination: count}")
 
     @field_validator("do")
     @classmethod
@@ -118,7 +119,7 @@ class ActionSpec(StrictModel):
 class PhhSource(StrictModel):
     file: Path
     hand: int = Field(ge=1, description="1-based index of the hand in a multi-hand PHH file")
-    unit: int | None = Field(None, gt=0, description="chip units per PHH amount unit (default: smallest exact)")
+    unit: int | None = Field(default=None, gt=0, description="chip units per PHH amount unit (default: smallest exact)")
 
 
 # --- Violations: one small model per type, chosen by ``type`` -------------------------------------
@@ -131,7 +132,7 @@ class _V(StrictModel):
 class StringRaise(_V):
     type: Literal["string_raise"]
     action: int = Field(ge=0, description="index of a raise in the hand's actions")
-    motions: int = Field(2, ge=2, le=5)
+    motions: int = Field(default=2, ge=2, le=5)
 
 
 class MissingBurn(_V):
@@ -170,28 +171,28 @@ class ChipsPocketed(_V):
     type: Literal["chips_pocketed"]
     seat: int = Field(ge=1, le=10)
     chips: dict[int, int]
-    after_action: int = Field(-1, ge=-1, description="after this action index (-1: before the deal)")
+    after_action: int = Field(default=-1, ge=-1, description="after this action index (-1: before the deal)")
 
 
 class ChipsHidden(_V):
     type: Literal["chips_hidden"]
     seat: int = Field(ge=1, le=10)
     mode: Literal["under_hand", "behind_stack"] = "under_hand"
-    after_action: int = Field(-1, ge=-1)
-    duration: float = Field(4.0, gt=0, description="seconds the big chips stay hidden")
+    after_action: int = Field(default=-1, ge=-1)
+    duration: float = Field(default=4.0, gt=0, description="seconds the big chips stay hidden")
 
 
 class UnknownChipV(_V):
     type: Literal["unknown_chip"]
     seat: int = Field(ge=1, le=10)
     denomination: int = Field(gt=0)
-    uid: str | None = Field(None, pattern=r"^[0-9A-F]{16}$", description="the counterfeit UID (16 hex digits)")
+    uid: str | None = Field(default=None, pattern=r"^[0-9A-F]{16}$", description="the counterfeit UID (16 hex digits)")
 
 
 class Undercall(_V):
     type: Literal["undercall"]
     action: int = Field(ge=0, description="index of a call ('cc' facing a bet)")
-    short_by: int | None = Field(None, gt=0, description="default: the largest chip that still leaves a bet")
+    short_by: int | None = Field(default=None, gt=0, description="default: the largest chip that still leaves a bet")
 
 
 class WrongPotPush(_V):
@@ -231,9 +232,9 @@ VIOLATION_TYPES = (
 
 
 class HandSpec(StrictModel):
-    button: int | None = Field(None, ge=1, le=10, description="button seat (default: moves on each hand)")
+    button: int | None = Field(default=None, ge=1, le=10, description="button seat (default: moves on each hand)")
     hole_cards: dict[int, str] = Field(default_factory=dict, description="seat → two cards, e.g. {3: AsKd}")
-    board: str | None = Field(None, description="up to five board cards, e.g. 'Ah7d2c'")
+    board: str | None = Field(default=None, description="up to five board cards, e.g. 'Ah7d2c'")
     actions: list[ActionSpec | str] = Field(default_factory=list)
     phh: PhhSource | None = None
     violations: list[ViolationSpec] = Field(default_factory=list)
@@ -275,24 +276,24 @@ class HandSpec(StrictModel):
 class Timing(StrictModel):
     """Seconds each physical step takes; the video is as long as the hand."""
 
-    deal_card: float = Field(0.3, gt=0)
-    think: float = Field(0.8, ge=0, description="pause before an action")
-    motion: float = Field(0.6, gt=0, description="one forward motion of a hand carrying chips")
-    gather: float = Field(1.0, gt=0)
-    push: float = Field(1.2, gt=0)
-    rfid_period: float = Field(0.25, gt=0, description="one antenna inventory every this many seconds")
+    deal_card: float = Field(default=0.3, gt=0)
+    think: float = Field(default=0.8, ge=0, description="pause before an action")
+    motion: float = Field(default=0.6, gt=0, description="one forward motion of a hand carrying chips")
+    gather: float = Field(default=1.0, gt=0)
+    push: float = Field(default=1.2, gt=0)
+    rfid_period: float = Field(default=0.25, gt=0, description="one antenna inventory every this many seconds")
 
 
 class Scenario(StrictModel):
     table: str = "T01"
-    layout: Literal["oval10", "oval9", "oval6"] | None = Field(None, description="default: from the seat count")
+    layout: Literal["oval10", "oval9", "oval6"] | None = Field(default=None, description="default: from the seat count")
     seed: int = 0
     deck: str = "anglo_poker"
     felt: str = "green"
     chips: list[ChipSpec] = Field(default_factory=lambda: list(DEFAULT_CHIPS), min_length=1)
     players: list[PlayerSpec] = Field(default_factory=list)
     blinds: tuple[int, int] = (50, 100)
-    ante: int = Field(0, ge=0)
+    ante: int = Field(default=0, ge=0)
     timing: Timing = Field(default_factory=Timing)
     hands: list[HandSpec] = Field(min_length=1)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from pokerkit import (
     AntePosting,
@@ -28,7 +28,7 @@ from pokerkit import (
 )
 
 from tablewatch.calibration.layout import TableLayout, load_layout
-from tablewatch.events import Event, HandEnded, HandStarted
+from tablewatch.events import Event, HandEnded, HandStarted, Zone, bet_zone, stack_zone
 from tablewatch.sim.chips import Mint, Pile, compose_stack
 from tablewatch.sim.hand import HandDriver, InjectedViolation
 from tablewatch.sim.motions import Stage
@@ -96,7 +96,7 @@ def simulate(scenario: Scenario) -> SimRun:
         events.append(HandEnded(ts=t, table=scenario.table, source="sim", hand_no=no))
         hands.append(_history(plan, state))
         if hand.phh is None:
-            stacks = {s: piles[f"seat{s}.stack"].value() for s in stacks}
+            stacks = {s: piles[stack_zone(s)].value() for s in stacks}
             stacks = {s: v for s, v in stacks.items() if v > 0}
         t += 1.0
     events.sort(key=lambda e: e.ts)
@@ -119,16 +119,16 @@ def _layout(name: str) -> TableLayout:
 def _piles(table: SimTable, rng: random.Random) -> dict[str, Pile]:
     piles = {}
     for n in table.seats:
-        piles[f"seat{n}.stack"] = Pile(f"seat{n}.stack", lambda k, n=n: table.stack_column(n, k), rng)
-        piles[f"seat{n}.bet"] = Pile(f"seat{n}.bet", lambda k, n=n: table.bet_column(n, k), rng)
+        piles[stack_zone(n)] = Pile(stack_zone(n), partial(table.stack_column, n), rng)
+        piles[bet_zone(n)] = Pile(bet_zone(n), partial(table.bet_column, n), rng)
     piles["pot"] = Pile("pot", table.pot_column, rng, jitter=3.0)
     piles["tray"] = Pile("tray", table.tray_column, rng, jitter=0.5)
     return piles
 
 
 def _antenna_order(name: str) -> tuple[int, str]:
-    head = name.split(".")[0]
-    return (int(head[4:]) if head.startswith("seat") else 99, name)
+    seat = Zone.parse(name).seat
+    return (seat if seat is not None else 99, name)
 
 
 def _next_button(seats: list[int], button: int | None) -> int:
@@ -149,7 +149,7 @@ def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenar
     """Give each seat its starting chips (a PHH hand, or the first hand of a scenario)."""
     denoms = sorted(c.value for c in scenario.chips)
     for seat, stack in zip(plan.seats, plan.stacks, strict=True):
-        pile = piles[f"seat{seat}.stack"]
+        pile = piles[stack_zone(seat)]
         if pile.value() == stack:
             continue
         stage.vanish(pile.chips, t=t - 0.2)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 
 import cv2
@@ -17,6 +17,8 @@ from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER
 
 ROTATIONS = 8  # pre-rotated chip tops (their spots make rotation visible)
 SUPERSAMPLE = 4  # markers are warped this much finer than the canvas, then box-averaged
+
+Points = np.ndarray | Sequence[tuple[float, float]]  # table millimetres
 
 
 @cache
@@ -47,7 +49,8 @@ def _chip_sprites(value: int, colour: str, spots: str, scale: float) -> tuple[li
             a = math.radians(k * 360 / 6 / ROTATIONS + i * 60)
             pts = [(c + math.cos(a + da) * rr, c + math.sin(a + da) * rr) for da, rr in
                    ((-0.16, r), (0.16, r), (0.16, r * 0.78), (-0.16, r * 0.78))]
-            cv2.fillConvexPoly(img, np.int32(np.round(np.array(pts) * 16)), (*spot.tolist(), 255), cv2.LINE_AA, shift=4)
+            cv2.fillConvexPoly(img, np.round(np.array(pts) * 16).astype(np.int32), (*spot.tolist(), 255), cv2.LINE_AA,
+                              shift=4)
         cv2.circle(img, c16, round(r * 0.70 * 16), (*spot.tolist(), 255), max(1, big // 60), cv2.LINE_AA, shift=4)
         inlay = base * 0.55 + np.array([235.0, 235.0, 235.0]) * 0.45
         cv2.circle(img, c16, round(r * 0.58 * 16), (*inlay.tolist(), 255), -1, cv2.LINE_AA, shift=4)
@@ -74,10 +77,10 @@ def table_background(layout: TableLayout, *, felt: tuple[int, int, int], origin:
     w, h = size
     ox, oy = origin
 
-    def px(points: np.ndarray) -> np.ndarray:
+    def px(points: Points) -> np.ndarray:
         return np.round((np.asarray(points, float) - (ox, oy)) * scale * 16).astype(np.int32)
 
-    img = np.empty((h, w, 3), np.uint8)
+    img: np.ndarray = np.empty((h, w, 3), np.uint8)
     img[:] = (38, 42, 48)  # carpet
     noise = rng.integers(0, 12, size=(h // 4 + 1, w // 4 + 1), dtype=np.uint8)
     carpet = cv2.resize(noise, (w, h), interpolation=cv2.INTER_LINEAR)
@@ -85,7 +88,7 @@ def table_background(layout: TableLayout, *, felt: tuple[int, int, int], origin:
     cv2.fillPoly(img, [px(layout.rail)], (40, 38, 36), cv2.LINE_AA, shift=4)  # padded leather rail
     felt_mask = np.zeros((h, w), np.uint8)
     cv2.fillPoly(felt_mask, [px(layout.felt)], 255, cv2.LINE_AA, shift=4)
-    weave = rng.normal(0, 5, size=(h, w)).astype(np.float32)
+    weave: np.ndarray = rng.normal(0, 5, size=(h, w)).astype(np.float32)
     weave = cv2.GaussianBlur(weave, (0, 0), max(0.6, scale * 0.8))
     felt_img = np.clip(np.array(felt, np.float32)[None, None, :] + weave[..., None] * 1.5, 0, 255).astype(np.uint8)
     a = (felt_mask.astype(np.float32) / 255.0)[..., None]
@@ -101,7 +104,7 @@ def table_background(layout: TableLayout, *, felt: tuple[int, int, int], origin:
     return img
 
 
-def _markers(img: np.ndarray, layout: TableLayout, px: Callable[[np.ndarray], np.ndarray],
+def _markers(img: np.ndarray, layout: TableLayout, px: Callable[[Points], np.ndarray],
              origin: tuple[float, float], scale: float) -> None:
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.dictionary))
     q = layout.marker_quiet_zone_mm
@@ -111,7 +114,7 @@ def _markers(img: np.ndarray, layout: TableLayout, px: Callable[[np.ndarray], np
         quiet = centre + (corners - centre) * (1 + 2 * q / m.size_mm)
         cv2.fillConvexPoly(img, px(quiet), (250, 250, 250), cv2.LINE_AA, shift=4)
         _warp_marker(img, cv2.aruco.generateImageMarker(dictionary, m.id, _pattern_px(dictionary, m.size_mm * scale)),
-                     np.float32((corners - np.asarray(origin)) * scale))
+                     ((corners - np.asarray(origin)) * scale).astype(np.float32))
 
 
 def _pattern_px(dictionary: cv2.aruco.Dictionary, side_px: float) -> int:
@@ -129,7 +132,7 @@ def _warp_marker(img: np.ndarray, marker: np.ndarray, dst: np.ndarray) -> None:
     """
     n, k = marker.shape[0], SUPERSAMPLE
     # Pixel edges, not indices: pixel i spans i ± 0.5, so the pattern's outer edge is at -0.5 and n - 0.5.
-    src = np.float32([[0, 0], [n, 0], [n, n], [0, n]]) - 0.5
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
     x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
     x0, y0 = max(x0, 0), max(y0, 0)

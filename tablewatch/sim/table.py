@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablewatch.calibration.layout import TableLayout, load_layout
+from tablewatch.events import bet_zone, stack_zone
 
 Point = tuple[float, float]
 
@@ -49,8 +50,8 @@ class SimTable:
 
     def _frame(self, number: int) -> SeatFrame:
         seat = self.layout.seat(number)
-        stack = _centroid(self.layout.polygon(f"seat{number}.stack"))
-        bet = _centroid(self.layout.polygon(f"seat{number}.bet"))
+        stack = _centroid(self.layout.polygon(stack_zone(number)))
+        bet = _centroid(self.layout.polygon(bet_zone(number)))
         v = np.array(bet) - np.array(stack)
         inward = v / max(float(np.linalg.norm(v)), 1e-9)
         across = np.array([-inward[1], inward[0]])
