@@ -36,8 +36,9 @@ from tablewatch.rules.chipreading import Finding
 from tablewatch.rules.profiles import RuleProfile
 
 if TYPE_CHECKING:
+    from tablewatch.hands import ActionRecord
     from tablewatch.rules.betting import BettingView, RoundTracker
-    from tablewatch.rules.engine import ActionRecord, _Seat
+    from tablewatch.rules.engine import _Seat
 
 CHIP_WORDS = ("call", "bet", "raise", "all-in", "pot")
 

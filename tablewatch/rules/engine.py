@@ -40,6 +40,7 @@ from tablewatch.events import (
     Tap,
     Violation,
 )
+from tablewatch.hands import ActionRecord, Burn, EventTime
 from tablewatch.rules.betting import STREETS, BettingView, RoundTracker, booked_kind, new_round, view_for
 from tablewatch.rules.cards import CardFlow
 from tablewatch.rules.chipreading import (
@@ -59,18 +60,6 @@ from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot, Phase
 
 LATE_WORD_S = 2.0  # a declaration this soon after the seat's own chips belongs to them (speech, audio lag)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ActionRecord:
-    """One betting action as ruled, in PHH terms: ``f``, ``cc`` (check/call) or ``cbr`` (to ``amount``)."""
-
-    seat: int
-    street: str
-    kind: str
-    amount: int | None
-    ts: float
-    basis: str = ""
 
 
 @dataclass
@@ -123,11 +112,11 @@ class HandEngine(CardFlow, Corrections):
         self.seats = {seat: _Seat() for seat in self.order}
         self.board: dict[int, str | None] = {}
         self.board_fresh: set[int] = set()  # slots dealt while no betting round was open
-        self.burns: list[tuple[str, str | None, float]] = []
+        self.burns: list[Burn] = []
         self.actions: list[ActionRecord] = []
         self.violations: list[Violation] = []
         self.pushes: list[tuple[int, int, float]] = []  # (seat, value, ts) pushed by the dealer
-        self.event_times: list[tuple[str, int | None, float]] = [("HandStarted", None, start.ts)]
+        self.event_times = [EventTime(kind="HandStarted", seat=None, ts=start.ts)]
         self.hole_flushed = False
         self.stuck = False  # pokerkit refused the showdown: the hand is recorded as the dealer pushes it
         self.last_chips: dict[int, tuple[float, ActionRecord]] = {}  # seat -> its last chips' time and ruling
@@ -174,7 +163,7 @@ class HandEngine(CardFlow, Corrections):
 
     def feed(self, event: Event) -> list[Violation]:
         """Apply one event; return the findings it produced (also kept in ``violations``)."""
-        self.event_times.append((event.kind, event.seat, event.ts))
+        self.event_times.append(EventTime(kind=event.kind, seat=event.seat, ts=event.ts))
         before = len(self.violations)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pokerkit warns on legal-but-odd cash-game actions
@@ -275,7 +264,7 @@ class HandEngine(CardFlow, Corrections):
                 self.seats[seat].cards.append(event.card)
                 self._advance()
         elif isinstance(event, CardBurned):
-            self.burns.append((self._phase(), event.card, event.ts))
+            self.burns.append(Burn(phase=self._phase(), card=event.card, ts=event.ts))
         elif isinstance(event, BoardCardDealt):
             self._board_card(event)
         elif isinstance(event, CardsTabled | CardsMucked) and seat in self.seats and self._at_showdown():

@@ -70,7 +70,7 @@ class _FixedLimitOmahaHiLo(pokerkit.FixedLimitPokerMixin, pokerkit.FixedLimitOma
 # split the whole pot evenly, where pokerkit gives the first one the odd chip of each half.
 POT_LIMIT_OMAHA_HI_LO = with_hi_lo_award(_PotLimitOmahaHiLo)
 FIXED_LIMIT_OMAHA_HI_LO = with_hi_lo_award(_FixedLimitOmahaHiLo)
-PHH_CODES: dict[type[pokerkit.Poker], str] = {FIXED_LIMIT_OMAHA_HI_LO: "FO/8"}  # tablewatch's own game classes
+_PHH_CODES: dict[type[pokerkit.Poker], str] = {FIXED_LIMIT_OMAHA_HI_LO: "FO/8"}  # tablewatch's own game classes
 
 _STRUCTURE: dict[Variant, Structure] = {
     Variant.NLHE: "NL",
@@ -81,6 +81,11 @@ _STRUCTURE: dict[Variant, Structure] = {
     Variant.PLO8: "PL",
     Variant.FLO8: "FL",
 }
+
+
+def phh_code(game: pokerkit.Poker) -> str | None:
+    """The PHH variant code of a game (pokerkit's presets and tablewatch's FO/8); None where PHH has none."""
+    return pokerkit.HandHistory.variants.get(type(game)) or _PHH_CODES.get(type(game))
 
 
 def split_in_chips(unit: int, amount: int, ways: int) -> tuple[int, int]:

@@ -46,10 +46,11 @@ from tablewatch.events import (
     PotPushed,
     Violation,
 )
+from tablewatch.hands import FinishedHand
 from tablewatch.rules.game import GameConfig, Variant
 from tablewatch.rules.physical import physical_events
 from tablewatch.rules.profiles import RuleProfile
-from tablewatch.rules.table import FinishedHand, TableRules, finished_hand
+from tablewatch.rules.table import TableRules, finished_hand
 
 VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO}
 CHIPS_IN_CENTS = (1, 5, 25, 100, 500, 2500, 10000, 50000, 100000)  # $0.01 … $1,000
