@@ -2,9 +2,10 @@
 
 Each field of ``RuleProfile`` names the conflict of ``shared/rules/CATALOGUE.md`` §0.5 (C1–C14) or the
 rule it tunes. The procedure checks (``tablewatch.rules.checks``) read the fields marked "checks"; the
-betting engine reads those marked "engine"; the floor's and the tournament's units (penalties, final table,
-showdown order) are named in their field. Conflict C3 (a premature stud card) has no setting: the monitor
-follows flop games only. Thresholds marked *(default — not in seeds)* are engineering choices, not seed text.
+betting engine reads those marked "engine"; the showdown order and the button name their unit. The venue's
+penalty and final-table settings (marked "venue") are kept for the floor: no unit of the monitor rules on
+them. Conflict C3 (a premature stud card) has no setting: the monitor follows flop games only. Thresholds
+marked *(default — not in seeds)* are engineering choices, not seed text.
 
 A profile is plain config: ``RuleProfile.model_validate(dict)``, ``load_profile(path)`` for a TOML, YAML or
 JSON file (unknown keys are errors), or one of the named ``PRESETS``.
@@ -41,7 +42,7 @@ class RuleProfile(StrictModel):
     )
     penalty_offender_away: bool = Field(
         True,
-        description="C4, penalties (ENG-31, ``tablewatch.rules.penalties``): a penalised player must be away from the "
+        description="C4, venue: a penalised player must be away from the "
         "table (TDA22-71C) or may stay (TDA-56C).",
     )
     expose_facing_bet_kills: bool = Field(
@@ -50,7 +51,7 @@ class RuleProfile(StrictModel):
         "HOUSE-004-pass(h)); TDA (TDA-53): the cards stay live and a penalty follows the hand.",
     )
     final_table_size_rule: Literal["tda2022", "tda2017"] = Field(
-        "tda2022", description="C6, final table (ENG-33, ``tablewatch.rules.finaltable``): 9 players (8/9-max) or 7 "
+        "tda2022", description="C6, venue: the final table seats 9 players (8/9-max) or 7 "
         "(6/7-max) (TDA22-RP-9, 2022), or table max + 1, at most 10, not in heads-up events (TR-002-L43, 2017)."
     )
     bba_priority: Literal["ante_first", "big_blind_first"] = Field(
@@ -118,7 +119,7 @@ class RuleProfile(StrictModel):
         "players (a cash room's choice, HOUSE-002-2.11.1)."
     )
     team_play_rule: Literal["tda", "club"] = Field(
-        "tda", description="penalties (ENG-34, ``tablewatch.rules.penalties``): soft play is penalised at the TD's "
+        "tda", description="venue: soft play is penalised at the TD's "
         "discretion (TDA22-69, TDA22-71), or by the club's ladder: warning, then the hand exposed and the chips to "
         "the real winner, then 1/2/3/… missed rounds (001 TDA-54). Collusion disqualifies in both."
     )
