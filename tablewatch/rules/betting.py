@@ -5,7 +5,7 @@ pot-limit maximum counting the call first (ENG-08) in ``view_for``.
 pokerkit's ``State`` holds the chips (stacks, bets, pots). ``RoundTracker`` keeps what the TDA rules need
 and pokerkit does not model the same way (catalogue Appendix C):
 - a short big blind all-in still counts as the full blind for the call and, all preflop, the pot-limit maximum
-  (EX-7, EX-20); the engine books such a call, or a raise over it, on pokerkit's ledger (``HandEngine._call``,
+  (EX-7, EX-20); the engine books such a call, or a raise over it, on pokerkit's ledger (``Booking._call``,
   ``_raise``);
 - who may raise after short all-ins: ``cur - last level the seat acted at >= the last full increment``,
   cumulative (ENG-13, TDA-34A), which also covers a short raise over the blinds preflop (EX-66) and an opening

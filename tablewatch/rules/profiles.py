@@ -55,7 +55,7 @@ class RuleProfile(StrictModel):
         "(6/7-max) (TDA22-RP-9, 2022), or table max + 1, at most 10, not in heads-up events (TR-002-L43, 2017)."
     )
     bba_priority: Literal["ante_first", "big_blind_first"] = Field(
-        "ante_first", description="C7, engine (``HandEngine._big_blind_ante``): a big blind short of the blind and "
+        "ante_first", description="C7, engine (``HandState._big_blind_ante``): a big blind short of the blind and "
         "the big-blind ante posts the ante first, the blind from what is left (the garbled 000 RP-11; pokerkit's "
         "order), or the blind in full first, the ante from what is left (001 TDA-60)."
     )
