@@ -28,13 +28,14 @@ from pokerkit import (
     State,
 )
 
-from tablewatch.events import BetMotion, CardsMucked, Declaration, Event, Severity
+from tablewatch.events import BetMotion, CardsMucked, Declaration, Event
 from tablewatch.hands import ActionRecord
 from tablewatch.rules.betting import booked_kind
 from tablewatch.rules.booking import Booking
 from tablewatch.rules.cards import CardFlow
-from tablewatch.rules.chipreading import Finding
+from tablewatch.rules.chipreading import pot_bet_made_up, short_pot_bet_stands
 from tablewatch.rules.handstate import HandState, Underpot
+from tablewatch.rules.rulings import call_stands, call_taken_back
 
 CHIP_WORDS = ("call", "bet", "raise", "all-in", "pot")
 
@@ -97,10 +98,7 @@ class Corrections:
         held.owed -= event.chips.value
         if held.owed <= 0:
             self.hand.underpot = None
-            self.hand.rule(Finding(rule_id="TDA-38B", title="Pot bet made up", severity=Severity.ADVISORY,
-                                  observed=f"seat {held.seat} added {event.chips.value} to his pot bet",
-                                  ruling="the pot bet stands at the full pot" + (
-                                      f"; {-held.owed} back as change" if held.owed else "")), held.seat, event.ts)
+            self.hand.rule(pot_bet_made_up(held.seat, event.chips.value, -held.owed), held.seat, event.ts)
 
     def underpot_action(self, event: Event, seat: int) -> None:
         """An action in turn by another seat: at the next substantial action the short bet stands (EX-71)."""
@@ -114,11 +112,8 @@ class Corrections:
         if not held.substantial():
             return
         self.hand.underpot = None
-        standing = f"seat {held.seat}'s bet stands at {held.paid_to}"
         if self.rebuild({held.record: ("cbr", held.paid_to)}, basis="TDA-38B: short pot bet stands"):
-            self.hand.rule(Finding(rule_id="TDA-38B", title="Short pot bet stands", severity=Severity.ADVISORY,
-                                  observed=f"substantial action before seat {held.seat} made up {held.owed}",
-                                  ruling=f"too late to correct: {standing} (EX-71)"), held.seat, event.ts)
+            self.hand.rule(short_pot_bet_stands(held.seat, held.owed, held.paid_to), held.seat, event.ts)
 
     # --- a call made having missed a raise (TDA-35) ------------------------------------------------------
 
@@ -141,22 +136,16 @@ class Corrections:
         raises = isinstance(event, Declaration) and event.word in ("raise", "bet", "all-in", "pot")
         if not (folds or raises):
             return False
-        owed = self.hand.seats[seat].owed
-        if raises or self.hand.profile.missed_raise_call == "binding":
-            what = "a raise" if raises else "a fold"
-            self.hand.rule(Finding(rule_id="TDA-35", title="Call stands after a missed raise",
-                                  observed=f"seat {seat} called, then tried {what}",
-                                  ruling=f"the call stands; {owed} more to put in" + (
-                                      "; he may fold instead, not raise" if raises and
-                                      self.hand.profile.missed_raise_call == "may_fold" else "")), seat, event.ts)
+        rule = self.hand.profile.missed_raise_call
+        if raises or rule == "binding":
+            finding = call_stands(seat, "a raise" if raises else "a fold", self.hand.seats[seat].owed,
+                                  may_fold=raises and rule == "may_fold")
+            self.hand.rule(finding, seat, event.ts)
             return True
         self.hand.withdrawable = None
         if self.rebuild({held[1]: ("f", None)}, basis="TDA-35: call taken back (club)"):
             self.hand.seats[seat].owed = 0
-            self.hand.rule(Finding(rule_id="TDA-35", title="Call taken back after a missed raise",
-                                  severity=Severity.ADVISORY, observed=f"seat {seat} called, then folded",
-                                  ruling="club rule: the call is withdrawn and the hand folded; the call's chips go "
-                                         "back to him (EX-17)"), seat, event.ts)
+            self.hand.rule(call_taken_back(seat), seat, event.ts)
         return True
 
 

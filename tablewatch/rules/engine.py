@@ -37,11 +37,11 @@ from tablewatch.events import (
     Event,
     HandStarted,
     PotPushed,
-    Severity,
     Tap,
     Violation,
 )
 from tablewatch.hands import ActionRecord, Burn, EventTime
+from tablewatch.rules import rulings
 from tablewatch.rules.betting import BettingView, booked_kind
 from tablewatch.rules.booking import Booking
 from tablewatch.rules.cards import CardFlow
@@ -49,12 +49,15 @@ from tablewatch.rules.chipreading import (
     SIMULTANEOUS_S,
     BetContext,
     Declared,
-    Finding,
     PhysicalBet,
     Reading,
+    chips_against_declaration,
+    declaration_after_chips,
     interpret_spoken_number,
+    pot_bet_counted_low,
     read_bet,
     read_declaration,
+    said_check_facing_bet,
 )
 from tablewatch.rules.corrections import Corrections
 from tablewatch.rules.game import GameConfig
@@ -299,15 +302,9 @@ class HandEngine:
         conflict = (aggressive != (record.kind == "cbr")) or event.word == "fold" or (
             record.kind == "cbr" and event.amount is not None and event.amount != record.amount)
         if conflict:
-            simultaneous = event.ts - chips_ts <= SIMULTANEOUS_S
-            said = f'"{event.word}{" " + str(event.amount) if event.amount is not None else ""}"'
-            ruling = ("said as the chips went in: a clear declaration governs; the floor corrects the action "
-                      "(Rule 1 if unclear)") if simultaneous else "the chips came first and govern"
-            self.hand.rule(Finding(rule_id="TDA-27A", title="Declaration after the chips contradicts them",
-                                  observed=f"seat {seat}'s chips were ruled {record.kind} "
-                                           f"{record.amount or ''}, then {said}".replace("  ", " "),
-                                  ruling=ruling, severity=Severity.VIOLATION if simultaneous else Severity.ADVISORY),
-                          seat, event.ts)
+            finding = declaration_after_chips(seat, record.kind, record.amount, _said(event),
+                                              simultaneous=event.ts - chips_ts <= SIMULTANEOUS_S)
+            self.hand.rule(finding, seat, event.ts)
         return True
 
     def _read(self, event: Event, seat: int) -> Reading | None:
@@ -318,20 +315,16 @@ class HandEngine:
             ctx = _no_raise(ctx)
         if isinstance(event, Tap):
             if view.to_call == 0:
-                return Reading(action="check", to=view.bet, rules=("TDA22-3",), basis="tap")
-            self.hand.rule(Finding(rule_id="TDA22-3", title="Tap while facing a bet", severity=Severity.ADVISORY,
-                                  observed=f"seat {seat} tapped facing {view.to_call} to call",
-                                  ruling="ambiguous gesture: no action taken; the dealer asks"), seat, event.ts)
+                return rulings.tap_check(view.bet)
+            self.hand.rule(rulings.tap_facing_bet(seat, view.to_call), seat, event.ts)
             return None
         if isinstance(event, CardsMucked):
             return self._fold_reading(seat, view, event.ts)
         if isinstance(event, Declaration):
-            amount = event.amount
-            if amount is not None and 0 < amount < self.hand.config.big_blind and amount < view.stack:
-                amount = interpret_spoken_number(amount, pot_total=view.pot_total, min_bet=self.hand.config.big_blind)
-                self.hand.rule(Finding(rule_id="TDA-43", title="Unclear amount", severity=Severity.ADVISORY,
-                                      observed=f'seat {seat} said "{event.amount}" with {view.pot_total} in the pot',
-                                      ruling=f"read as {amount}: the largest meaning not over the pot"), seat, event.ts)
+            said = amount = event.amount
+            if said is not None and 0 < said < self.hand.config.big_blind and said < view.stack:
+                amount = interpret_spoken_number(said, pot_total=view.pot_total, min_bet=self.hand.config.big_blind)
+                self.hand.rule(rulings.unclear_amount(seat, said, view.pot_total, amount), seat, event.ts)
             decl = Declared(word=event.word, amount=amount, ts=event.ts)
             if event.word == "fold":
                 return self._fold_reading(seat, view, event.ts)
@@ -340,7 +333,7 @@ class HandEngine:
                 info.pending = decl
                 return None
             if reading.action == "none":
-                info.no_raise = info.no_raise or "TDA-41" in reading.rules
+                info.no_raise = info.no_raise or said_check_facing_bet(reading)
                 self.hand.rule_all(reading, seat, event.ts)
                 return None
             info.owed = max(0, reading.to - view.bet)
@@ -356,14 +349,11 @@ class HandEngine:
     def _fold_reading(self, seat: int, view: BettingView, ts: float) -> Reading:
         info = self.hand.seats[seat]
         if info.no_fold:
-            self.hand.rule(Finding(rule_id="TDA-33B", title="Fold after pulling back chips facing a bet",
-                                  observed=f"seat {seat} took back chips, then folded",
-                                  ruling="the player must call or raise: ruled a call"), seat, ts)
-            return Reading(action="call", to=min(view.cur, view.bet + view.stack), basis="TDA-33B")
+            finding = rulings.fold_after_pulling_back(seat)
+            self.hand.rule(finding, seat, ts)
+            return Reading(action="call", to=min(view.cur, view.bet + view.stack), basis=finding.rule_id)
         if view.to_call == 0:
-            self.hand.rule(Finding(rule_id="TDA-44", title="Fold when not facing a bet", severity=Severity.ADVISORY,
-                                  observed=f"seat {seat} folded with nothing to call",
-                                  ruling="non-standard but binding: the hand is dead"), seat, ts)
+            self.hand.rule(rulings.fold_not_facing_bet(seat), seat, ts)
         return Reading(action="fold", to=view.bet, basis="fold")
 
     def _settle_payment(self, event: BetMotion, seat: int) -> None:
@@ -371,11 +361,7 @@ class HandEngine:
         paid, owed = event.chips.value, info.owed
         info.owed = 0
         if info.owed_word == "pot" and self.hand.config.structure == "PL" and paid < owed:
-            self.hand.rule(Finding(
-                rule_id="TDA-38B", title="Pot bet counted too low",
-                observed=f'seat {seat} declared "pot" ({owed} to put in) and put out {paid}',
-                ruling=f"made up to the pot ({owed - paid} more) if corrected before the next substantial "
-                       "action; after it the smaller bet stands"), seat, event.ts)
+            self.hand.rule(pot_bet_counted_low(seat, owed, paid), seat, event.ts)
             self.corrections.open_underpot(seat, paid, owed)
         elif paid != owed:
             missed = info.owed_word == "call" and paid < owed  # a call paid short: a raise missed? (TDA-35)
@@ -384,11 +370,7 @@ class HandEngine:
             if missed:
                 info.owed = owed - paid  # the rest, when it comes, pays the call
                 ruling += "; " + self.corrections.open_withdrawable(seat)
-            self.hand.rule(Finding(
-                rule_id="TDA-27A", title="Chips do not match the declaration",
-                severity=Severity.ADVISORY if paid > owed else Severity.VIOLATION,
-                observed=f"seat {seat} declared an action owing {owed} and put out {paid}", ruling=ruling),
-                seat, event.ts)
+            self.hand.rule(chips_against_declaration(seat, owed, paid, ruling), seat, event.ts)
 
     def _out_of_turn(self, event: Event, seat: int, actor: int) -> None:
         info = self.hand.seats[seat]
@@ -399,14 +381,9 @@ class HandEngine:
         what = _describe(event)
         waiting = self.hand.seats[actor].pending
         if waiting is not None and waiting.amount is None and waiting.word in ("bet", "raise"):
-            self.hand.rule(Finding(rule_id="TDA-36B", title="Acted before the bet amount was clear",
-                                  severity=Severity.ADVISORY,
-                                  observed=f'seat {seat} {what} while seat {actor} had said "{waiting.word}" '
-                                           "with no amount yet",
-                                  ruling="wait until the amount is stated; a premature call may be held to any "
-                                         "amount (TDA-45B)"), seat, event.ts)
+            self.hand.rule(rulings.acted_before_amount_clear(seat, what, actor, waiting.word), seat, event.ts)
         else:
-            self._out_of_turn_finding(seat, actor, what, event.ts)
+            self.hand.rule(rulings.out_of_turn(seat, actor, what), seat, event.ts)
             self._substantial_after_skip(seat, actor, event)
         view = self.view(seat)
         if isinstance(event, CardsMucked) or (isinstance(event, Declaration) and event.word == "fold"):
@@ -431,17 +408,9 @@ class HandEngine:
         view = self.view(actor)
         held = [self.hand.provisional[s] for s in acts if s in self.hand.provisional]
         if view.to_call > 0 or any(h.reading.to > view.cur for h in held):
-            self.hand.rule(Finding(rule_id="HOUSE-002-2.8.12", title="Skipped player silent through two actions",
-                                  observed=f"seats {', '.join(map(str, sorted(acts)))} acted after seat {actor}",
-                                  ruling=f"seat {actor} loses his turn; there is a bet to answer: the floor "
-                                         "decides"), actor, ts)
+            self.hand.rule(rulings.skipped_facing_bet(actor, acts), actor, ts)
             return
-        self.hand.rule(Finding(rule_id="HOUSE-002-2.8.12", title="Skipped player lost his turn",
-                              severity=Severity.ADVISORY,
-                              observed=f"seats {', '.join(map(str, sorted(acts)))} checked after seat {actor}, who "
-                                       "said nothing",
-                              ruling=f"seat {actor} loses his turn: everyone checked, so he is deemed to have "
-                                     "checked"), actor, ts)
+        self.hand.rule(rulings.skipped_lost_turn(actor, acts), actor, ts)
         self._apply(actor, Reading(action="check", to=view.bet, basis="HOUSE-002-2.8.12: turn lost"), ts)
 
     def _substantial_after_skip(self, seat: int, actor: int, event: Event) -> None:
@@ -455,18 +424,7 @@ class HandEngine:
         if actor in self.hand.skip_reported or not (len(acts) >= 3 or (len(acts) >= 2 and any(acts.values()))):
             return
         self.hand.skip_reported.add(actor)
-        self.hand.rule(Finding(
-            rule_id="TDA-39", title="Skipped player silent through substantial action",
-            observed=f"seats {', '.join(map(str, sorted(acts)))} acted after seat {actor}, who has not acted",
-            ruling=f"the out-of-turn actions stand; call the floor to rule on seat {actor}'s hand (ENG-17)"),
-            actor, event.ts)
-
-    def _out_of_turn_finding(self, seat: int, actor: int, what: str, ts: float) -> None:
-        self.hand.rule(Finding(rule_id="TDA-39", title="Action out of turn",
-                              observed=f"seat {seat} {what} while seat {actor} is to act",
-                              ruling=f"action goes back to seat {actor}; seat {seat}'s action is binding unless the "
-                                     "action changes before him (a bet or raise); a fold out of turn is final"),
-                      seat, ts)
+        self.hand.rule(rulings.skipped_through_substantial_action(actor, acts), actor, event.ts)
 
     # --- applying a ruling to pokerkit ----------------------------------------------------------------------
 
@@ -496,10 +454,7 @@ class HandEngine:
                 reading = held.reading if held.reading.action == "fold" else _rebase(held.reading, view)
                 self._apply(actor, reading, held.ts)
                 return
-            self.hand.rule(Finding(rule_id="TDA-39", title="Out-of-turn action released", severity=Severity.ADVISORY,
-                                  observed=f"the bet changed from {held.cur_at} to {view.cur} before seat {actor}",
-                                  ruling=f"seat {actor} may call, raise or fold; his earlier chips may come back"),
-                          actor, held.ts)
+            self.hand.rule(rulings.out_of_turn_released(actor, held.cur_at, view.cur), actor, held.ts)
 
     # --- dealing and the flow of the hand ---------------------------------------------------------------
 
@@ -516,16 +471,10 @@ class HandEngine:
     # --- the showdown ---------------------------------------------------------------------------------------
 
     def _aggressor_mucked(self, seat: int, ts: float) -> None:
-        aggressor = self.river_aggressor()
+        aggressor = self.hand.river_aggressor()
         assert aggressor is not None
-        callers = ", ".join(map(str, aggressor[1]))
-        self.hand.rule(Finding(
-            rule_id="TDA-7-exception", title="River aggressor mucked after being called", severity=Severity.ADVISORY,
-            observed=f"seat {seat} bet the river, was called by seat(s) {callers}, and mucked face down",
-            ruling=f"club rule: seat {seat} has no claim to the pot unless a caller asks to see his hand; then the "
-                   f"dealer turns it over and the caller must show a better hand, or seat {seat} wins"), seat, ts)
+        self.hand.rule(rulings.river_aggressor_mucked(seat, aggressor[1]), seat, ts)
 
-    # --- findings -------------------------------------------------------------------------------------------
 
 def _no_raise(ctx: BetContext) -> BetContext:
     return replace(ctx, can_raise=False)
@@ -538,11 +487,15 @@ def _rebase(reading: Reading, view: BettingView) -> Reading:
     return reading
 
 
+def _said(event: Declaration) -> str:
+    return f'"{event.word}{" " + str(event.amount) if event.amount is not None else ""}"'
+
+
 def _describe(event: Event) -> str:
     if isinstance(event, BetMotion):
         return f"put out {event.chips.value} in chips"
     if isinstance(event, Declaration):
-        return f'said "{event.word}{" " + str(event.amount) if event.amount is not None else ""}"'
+        return f"said {_said(event)}"
     if isinstance(event, Tap):
         return "tapped (check)"
     if isinstance(event, CardsMucked):
