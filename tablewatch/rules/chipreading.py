@@ -25,6 +25,8 @@ from tablewatch.events import Chips, Severity
 
 Action = Literal["fold", "check", "call", "bet", "raise", "all-in", "none"]
 Structure = Literal["NL", "PL", "FL"]
+SingleChipRule = Literal["multiple_chip_rule", "always_call"]  # C10
+ShortRaiseRule = Literal["complete_to_minimum", "as_placed"]  # C14
 SIMULTANEOUS_S = 0.3  # |verbal - chips| within this is "simultaneous": a clear verbal declaration governs
 UNDERSIZED_SHARE = 0.10  # a silent "call" with at most 10 % of the call is grossly undersized (TDA-28)
 
@@ -45,8 +47,8 @@ class BetContext:
     heads_up: bool = False
     pot_total: int = 0  # middle plus every bet in front (TDA-43)
     big_blind: int = 0
-    single_chip_over_prior: Literal["multiple_chip_rule", "always_call"] = "multiple_chip_rule"  # C10
-    declared_raise_short: Literal["complete_to_minimum", "as_placed"] = "complete_to_minimum"  # C14
+    single_chip_over_prior: SingleChipRule = "multiple_chip_rule"  # C10
+    declared_raise_short: ShortRaiseRule = "complete_to_minimum"  # C14
 
     @property
     def to_call(self) -> int:
@@ -99,10 +101,11 @@ class Reading:
 
 
 def read_bet(ctx: BetContext, bet: PhysicalBet) -> Reading:
-    """The floor's reading of chips (and any declaration) put out by the seat in turn."""
+    """The floor's reading of chips (and any declaration) put out by the seat in turn. Chips that follow words
+    that are no action ("time", "floor") are no action either (``none``)."""
     decl = bet.declaration
     if decl is not None and _verbal_governs(decl, bet.chips_ts):
-        return read_declared(ctx, decl, bet)
+        return read_declared(ctx, decl, bet) or Reading(action="none", to=ctx.bet, basis=f'"{decl.word}": no action')
     reading = _read_chips(ctx, bet)
     if bet.motions >= 2:
         reading = _string_raise(ctx, bet, reading)
@@ -188,7 +191,7 @@ def read_amount(ctx: BetContext, amount: int, *, raise_said: bool = False) -> Re
 
 def interpret_spoken_number(spoken: int, *, pot_total: int, min_bet: int) -> int:
     """TDA-43: a bare number ("five") means the largest of 5, 50, 500… that is legal and not over the pot."""
-    candidates = [spoken * 10**k for k in range(0, 9)]
+    candidates: list[int] = [spoken * 10**k for k in range(0, 9)]
     legal = [c for c in candidates if c >= min_bet]
     within = [c for c in legal if c <= pot_total]
     if within:

@@ -47,6 +47,7 @@ from tablewatch.rules.booking import Booking
 from tablewatch.rules.cards import CardFlow
 from tablewatch.rules.chipreading import (
     SIMULTANEOUS_S,
+    Action,
     BetContext,
     Declared,
     PhysicalBet,
@@ -202,9 +203,9 @@ class HandEngine:
                 break
             seat = self.hand.order[index]
             view = self.view(seat)
-            kind = "check" if view.to_call == 0 else "fold"
+            kind: Action = "check" if view.to_call == 0 else "fold"
             self.hand.note(f"hand ended with seat {seat} still to act: treated as a {kind}")
-            self._apply(seat, Reading(action=kind, to=view.bet), ts)  # type: ignore[arg-type]
+            self._apply(seat, Reading(action=kind, to=view.bet), ts)
             self.cards.advance(force=True)
 
     def snapshot(self) -> HandSnapshot:

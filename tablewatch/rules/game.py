@@ -9,9 +9,10 @@ ENG-01 (hold'em, and Omaha with 4 hole cards); the bet sizes of each structure (
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, TypedDict
 
 import pokerkit
 from pokerkit import Automation, Mode
@@ -95,6 +96,17 @@ def split_in_chips(unit: int, amount: int, ways: int) -> tuple[int, int]:
     return quotient * unit, remainder * unit + amount % unit
 
 
+class _GameArgs(TypedDict):
+    """What every pokerkit game of a table is built with."""
+
+    divmod: Callable[[int, int], tuple[int, int]]
+    automations: tuple[Automation, ...]
+    ante_trimming_status: bool
+    raw_antes: dict[int, int]
+    raw_blinds_or_straddles: dict[int, int]
+    mode: Mode
+
+
 class GameConfig(StrictModel):
     """Stakes and structure of one table's game. Amounts are in units of ``currency_unit``."""
 
@@ -174,14 +186,8 @@ class GameConfig(StrictModel):
         (a negative blind is a post out of position, as in PHH). Fixed limit: each street is capped at
         ``raise_cap`` (ENG-09), or not at all when ``capped`` is False (the engine owns a cap that changes
         within the hand, C8)."""
-        common = {
-            "divmod": self.chip_divmod,
-            "automations": AUTOMATIONS,
-            "ante_trimming_status": False,
-            "raw_antes": antes,
-            "raw_blinds_or_straddles": blinds,
-            "mode": Mode.CASH_GAME,
-        }
+        common = _GameArgs(divmod=self.chip_divmod, automations=AUTOMATIONS, ante_trimming_status=False,
+                           raw_antes=antes, raw_blinds_or_straddles=blinds, mode=Mode.CASH_GAME)
         match self.variant:
             case Variant.NLHE:
                 return pokerkit.NoLimitTexasHoldem(**common, min_bet=self.big_blind)

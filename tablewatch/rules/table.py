@@ -8,7 +8,8 @@ new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the han
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 
 from pokerkit import ChipsPushing
 
@@ -85,8 +86,8 @@ class TableRules:
         snapshot = self.snapshot()
         found: list[Violation] = []
         for check in self.checks:
-            found += self._guard(lambda c=check: c.observe(snapshot, event), f"check {check.rule_id}", event)
-        found += self._guard(lambda: self._apply(event), "betting engine", event)
+            found += self._guard(partial(check.observe, snapshot, event), f"check {check.rule_id}", event)
+        found += self._guard(partial(self._apply, event), "betting engine", event)
         return found
 
     def snapshot(self) -> HandSnapshot:
@@ -121,7 +122,7 @@ class TableRules:
         self.last, self.current = engine, None
         return engine.violations[before:]
 
-    def _guard(self, work, what: str, event: Event) -> list[Violation]:  # type: ignore[no-untyped-def]
+    def _guard(self, work: Callable[[], Iterable[Violation]], what: str, event: Event) -> list[Violation]:
         try:
             return list(work())
         except Exception as exc:
