@@ -261,19 +261,7 @@ class HandEngine:
     def _betting_event(self, event: Event, seat: int) -> None:
         self.cards.flush_hole()
         self.cards.advance(force=True, show=False)
-        info = self.hand.seats[seat]
-        if self.hand.underpot is not None and seat == self.hand.underpot.seat and isinstance(event, BetMotion):
-            self.corrections.underpot_paid(event)
-            return
-        if self.corrections.missed_raise_event(event, seat):
-            return
-        if isinstance(event, BetMotion) and info.owed:
-            self._settle_payment(event, seat)
-            return
-        if isinstance(event, ChipsPulledBack):
-            info.pulled = info.pulled + event.chips
-            if self.hand.state.actor_index is not None and self.view(seat).to_call > 0:
-                info.no_fold = True
+        if self._settles_earlier_action(event, seat):
             return
         actor = self.to_act()
         if isinstance(event, Declaration) and seat != actor and self._late_word(event, seat):
@@ -285,6 +273,28 @@ class HandEngine:
             return
         if self.hand.underpot is not None:
             self.corrections.underpot_action(event, seat)
+        self._in_turn(event, seat)
+
+    def _settles_earlier_action(self, event: Event, seat: int) -> bool:
+        """Chips or words that belong to the seat's earlier action (a correction, a payment, chips taken
+        back): ruled here (True), or a new action."""
+        info, underpot = self.hand.seats[seat], self.hand.underpot
+        if underpot is not None and seat == underpot.seat and isinstance(event, BetMotion):
+            self.corrections.underpot_paid(event)
+            return True
+        if self.corrections.missed_raise_event(event, seat):
+            return True
+        if isinstance(event, BetMotion) and info.owed:
+            self._settle_payment(event, seat)
+            return True
+        if isinstance(event, ChipsPulledBack):
+            info.pulled = info.pulled + event.chips
+            if self.hand.state.actor_index is not None and self.view(seat).to_call > 0:
+                info.no_fold = True
+            return True
+        return False
+
+    def _in_turn(self, event: Event, seat: int) -> None:
         before = len(self.hand.actions)
         reading = self._read(event, seat)
         if reading is not None:
@@ -309,38 +319,53 @@ class HandEngine:
         return True
 
     def _read(self, event: Event, seat: int) -> Reading | None:
-        info, view = self.hand.seats[seat], self.view(seat)
-        ctx = view.context(single_chip_over_prior=self.hand.profile.single_chip_over_prior_chips,
-                           declared_raise_short=self.hand.profile.declared_raise_short)
-        if info.no_raise:
-            ctx = _no_raise(ctx)
+        """The ruling of the seat's gesture, words or chips in turn; None: no action yet."""
+        view = self.view(seat)
         if isinstance(event, Tap):
-            if view.to_call == 0:
-                return rulings.tap_check(view.bet)
-            self.hand.rule(rulings.tap_facing_bet(seat, view.to_call), seat, event.ts)
-            return None
+            return self._read_tap(seat, view, event.ts)
         if isinstance(event, CardsMucked):
             return self._fold_reading(seat, view, event.ts)
+        ctx = self._context(seat, view)
         if isinstance(event, Declaration):
-            said = amount = event.amount
-            if said is not None and 0 < said < self.hand.config.big_blind and said < view.stack:
-                amount = interpret_spoken_number(said, pot_total=view.pot_total, min_bet=self.hand.config.big_blind)
-                self.hand.rule(rulings.unclear_amount(seat, said, view.pot_total, amount), seat, event.ts)
-            decl = Declared(word=event.word, amount=amount, ts=event.ts)
-            if event.word == "fold":
-                return self._fold_reading(seat, view, event.ts)
-            reading = read_declaration(ctx, decl)
-            if reading is None:
-                info.pending = decl
-                return None
-            if reading.action == "none":
-                info.no_raise = info.no_raise or said_check_facing_bet(reading)
-                self.hand.rule_all(reading, seat, event.ts)
-                return None
-            info.owed = max(0, reading.to - view.bet)
-            info.owed_word = event.word
-            return reading
+            return self._read_declaration(event, seat, view, ctx)
         assert isinstance(event, BetMotion)
+        return self._read_chips(event, seat, ctx)
+
+    def _context(self, seat: int, view: BettingView) -> BetContext:
+        profile = self.hand.profile
+        ctx = view.context(single_chip_over_prior=profile.single_chip_over_prior_chips,
+                           declared_raise_short=profile.declared_raise_short)
+        return _no_raise(ctx) if self.hand.seats[seat].no_raise else ctx
+
+    def _read_tap(self, seat: int, view: BettingView, ts: float) -> Reading | None:
+        if view.to_call == 0:
+            return rulings.tap_check(view.bet)
+        self.hand.rule(rulings.tap_facing_bet(seat, view.to_call), seat, ts)
+        return None
+
+    def _read_declaration(self, event: Declaration, seat: int, view: BettingView, ctx: BetContext) -> Reading | None:
+        info, big_blind = self.hand.seats[seat], self.hand.config.big_blind
+        said = amount = event.amount
+        if said is not None and 0 < said < big_blind and said < view.stack:
+            amount = interpret_spoken_number(said, pot_total=view.pot_total, min_bet=big_blind)
+            self.hand.rule(rulings.unclear_amount(seat, said, view.pot_total, amount), seat, event.ts)
+        decl = Declared(word=event.word, amount=amount, ts=event.ts)
+        if event.word == "fold":
+            return self._fold_reading(seat, view, event.ts)
+        reading = read_declaration(ctx, decl)
+        if reading is None:
+            info.pending = decl  # the chips will say how much
+            return None
+        if reading.action == "none":
+            info.no_raise = info.no_raise or said_check_facing_bet(reading)
+            self.hand.rule_all(reading, seat, event.ts)
+            return None
+        info.owed = max(0, reading.to - view.bet)
+        info.owed_word = event.word
+        return reading
+
+    def _read_chips(self, event: BetMotion, seat: int, ctx: BetContext) -> Reading:
+        info = self.hand.seats[seat]
         chips_ts = event.motion_times[0] if event.motion_times else event.ts
         physical = PhysicalBet(chips=event.chips, prior=event.prior, pulled_back=info.pulled, motions=event.motions,
                                motion_values=event.motion_values, chips_ts=chips_ts, declaration=info.pending)
