@@ -9,13 +9,15 @@ in with that action; ``Raise`` also carries tablewatch's raise-to total in ``rai
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from tablewatch.rules.table import FinishedHand
+from tablewatch.hands import FinishedHand
 
 SPEC_VERSION = "1.4.7"
+Money = Callable[[int], float | int]  # units → the money amount OHH writes
 _STREET_NAMES = {"preflop": "Preflop", "flop": "Flop", "turn": "Turn", "river": "River"}
 _BOARD = {"Flop": slice(0, 3), "Turn": slice(3, 4), "River": slice(4, 5)}
 
@@ -68,7 +70,7 @@ def dumps_ohh(hand: FinishedHand, **kwargs: Any) -> str:
     return json.dumps(to_ohh(hand, **kwargs), indent=2)
 
 
-def _money(unit: Decimal):  # type: ignore[no-untyped-def]
+def _money(unit: Decimal) -> Money:
     def convert(units: int) -> float | int:
         value = Decimal(units) * unit
         return int(value) if value == value.to_integral_value() else float(value)
@@ -76,7 +78,7 @@ def _money(unit: Decimal):  # type: ignore[no-untyped-def]
     return convert
 
 
-def _rounds(hand: FinishedHand, ids: dict[int, int], money: Any) -> list[dict[str, Any]]:
+def _rounds(hand: FinishedHand, ids: dict[int, int], money: Money) -> list[dict[str, Any]]:
     rounds: list[dict[str, Any]] = []
     numbers = iter(range(1, 10_000))
     preflop: list[dict[str, Any]] = []
@@ -98,7 +100,7 @@ def _rounds(hand: FinishedHand, ids: dict[int, int], money: Any) -> list[dict[st
         if record.street != street:
             street, in_front = record.street, dict.fromkeys(hand.order, 0)
         name = _STREET_NAMES.get(record.street, "Preflop")
-        action = {"action_number": next(numbers), "player_id": ids[record.seat]}
+        action: dict[str, Any] = {"action_number": next(numbers), "player_id": ids[record.seat]}
         if record.kind == "f":
             action["action"] = "Fold"
         elif record.kind == "cc":

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import Any, ClassVar
 
 from pokerkit import HandHistory, Poker
 
-from tablewatch.rules.game import PHH_CODES
-from tablewatch.rules.table import FinishedHand
+from tablewatch.hands import FinishedHand
 
 _CBR = re.compile(r"^(p\d+ cbr )(\d+)(.*)$")
 
@@ -26,26 +25,15 @@ class PhhExportError(ValueError):
     """A hand PHH cannot express (a variant without a PHH code)."""
 
 
-class _HandHistory(HandHistory):
-    """pokerkit's ``HandHistory`` that also knows the PHH code of tablewatch's own game classes (FO/8)."""
-
-    variants: ClassVar[dict[type[Poker], str]] = {**HandHistory.variants, **PHH_CODES}
-
-
 def to_hand_history(hand: FinishedHand, *, players: Sequence[str] | None = None, **meta: Any) -> HandHistory:
     """The PHH of one finished hand; ``meta`` adds PHH fields (venue, time, …) or ``_`` fields."""
     unit = hand.config.currency_unit
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            hh = _HandHistory.from_game_state(hand.game, hand.state)
-    except KeyError as exc:
-        raise PhhExportError(f"PHH has no variant code for {hand.config.variant.value}; "
-                             "only NLHE, FLHE, PLO and FLO8 hands can be written as PHH.") from exc
+    hh = _from_game_state(hand)
     money = _money(unit)
     hh.starting_stacks = [money(v) for v in hh.starting_stacks]
     hh.antes = [money(v) for v in hh.antes]
-    hh.blinds_or_straddles = [money(v) for v in hh.blinds_or_straddles]
+    if hh.blinds_or_straddles is not None:
+        hh.blinds_or_straddles = [money(v) for v in hh.blinds_or_straddles]
     if hh.min_bet is not None:
         hh.min_bet = money(hh.min_bet)
     if hh.small_bet is not None:
@@ -62,13 +50,32 @@ def to_hand_history(hand: FinishedHand, *, players: Sequence[str] | None = None,
         hh.players = list(players)
     if hand.config.currency_symbol:
         hh.currency_symbol = hand.config.currency_symbol
-    hh.user_defined_fields.update(_extra_fields(hand, money))
+    hh.user_defined_fields.update(_extra_fields(hand))
     for key, value in meta.items():
         if key.startswith("_"):
             hh.user_defined_fields[key] = value
         else:
             setattr(hh, key, value)
     return hh
+
+
+def _from_game_state(hand: FinishedHand) -> HandHistory:
+    """pokerkit's PHH of the hand's state, under the PHH code the rules layer named for its game."""
+    if hand.phh_variant is None:
+        raise PhhExportError(f"PHH has no variant code for {hand.config.variant}; "
+                             "only NLHE, FLHE, PLO and FLO8 hands can be written as PHH.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _coded(type(hand.game), hand.phh_variant).from_game_state(hand.game, hand.state)
+
+
+def _coded(game: type[Poker], code: str) -> type[HandHistory]:
+    """pokerkit's ``HandHistory`` knowing ``game``'s PHH code (pokerkit knows only its own presets' codes)."""
+
+    class _CodedHistory(HandHistory):
+        variants: ClassVar[dict[type[Poker], str]] = {game: code}
+
+    return _CodedHistory
 
 
 def dumps_phh(hands: Iterable[FinishedHand | HandHistory]) -> str:
@@ -79,7 +86,9 @@ def dumps_phh(hands: Iterable[FinishedHand | HandHistory]) -> str:
     return HandHistory.dumps_all(histories) + "\n"
 
 
-def _money(unit: Decimal):  # type: ignore[no-untyped-def]
+def _money(unit: Decimal) -> Callable[[Any], Any]:
+    """Units → money; pokerkit's fields are typed as integers but it reads and writes Decimal amounts."""
+
     def convert(value: Any) -> Any:
         if unit == 1:
             return value
@@ -90,7 +99,7 @@ def _money(unit: Decimal):  # type: ignore[no-untyped-def]
     return convert
 
 
-def _money_action(action: str, money: Any) -> str:
+def _money_action(action: str, money: Callable[[Any], Any]) -> str:
     match = _CBR.match(action)
     if not match:
         return action
@@ -101,11 +110,11 @@ def _awards(hand: FinishedHand) -> list[tuple[int, int]]:
     return [pair for push in hand.pushes for pair in push.amounts]
 
 
-def _extra_fields(hand: FinishedHand, money: Any) -> dict[str, Any]:
+def _extra_fields(hand: FinishedHand) -> dict[str, Any]:
     """tablewatch's facts that PHH has no field for (pokerkit keeps ``_`` fields as user-defined)."""
     fields: dict[str, Any] = {
         "_tablewatch_button": hand.button,
-        "_tablewatch_burns": [f"{street}:{card or '??'}@{ts:g}" for street, card, ts in hand.burns],
+        "_tablewatch_burns": [f"{burn.phase}:{burn.card or '??'}@{burn.ts:g}" for burn in hand.burns],
         "_tablewatch_violations": [
             {"rule_id": v.rule_id, "title": v.title, "seat": v.seat or 0, "street": v.street or "",
              "observed": v.observed, "ruling": v.ruling, "severity": str(v.severity), "ts": v.ts}

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from tablewatch.hands import FinishedHand
 from tablewatch.history.ohh import to_ohh
 from tablewatch.history.phh import dumps_phh
-from tablewatch.rules.table import FinishedHand
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS {table} (

@@ -2,7 +2,6 @@
 
 Entry points: ``table.TableRules`` (feed a table's events, get violations and finished hands),
 ``engine.HandEngine`` (one hand), ``chipreading.read_bet`` (a physical bet → the floor's reading),
-``physical.physical_events`` (a PHH action → table events), ``replay.replay_hand`` (PHH through it all).
-Tournament units: ``chiprace.chip_race``/``check_chip_race`` (TDA-15), ``handforhand.HandForHand`` and
-``share_bubble_prizes`` (TDA22-RP-8); hi/lo split pots: ``hilo.split_hi_lo`` (TDA-12).
+``physical.physical_events`` (a PHH action → table events), ``replay.replay_hand`` (PHH through it all);
+hi/lo split pots: ``hilo.split_hi_lo`` (TDA-12). Where each rule id is ruled: ``index.RULE_INDEX``.
 """

@@ -5,7 +5,7 @@ pot-limit maximum counting the call first (ENG-08) in ``view_for``.
 pokerkit's ``State`` holds the chips (stacks, bets, pots). ``RoundTracker`` keeps what the TDA rules need
 and pokerkit does not model the same way (catalogue Appendix C):
 - a short big blind all-in still counts as the full blind for the call and, all preflop, the pot-limit maximum
-  (EX-7, EX-20); the engine books such a call, or a raise over it, on pokerkit's ledger (``HandEngine._call``,
+  (EX-7, EX-20); the engine books such a call, or a raise over it, on pokerkit's ledger (``Booking._call``,
   ``_raise``);
 - who may raise after short all-ins: ``cur - last level the seat acted at >= the last full increment``,
   cumulative (ENG-13, TDA-34A), which also covers a short raise over the blinds preflop (EX-66) and an opening
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pokerkit import State
 
 from tablewatch.events import Chips
-from tablewatch.rules.chipreading import BetContext
+from tablewatch.rules.chipreading import BetContext, ShortRaiseRule, SingleChipRule, Structure
 from tablewatch.rules.game import GameConfig
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -32,7 +32,7 @@ class BettingView:
 
     seat: int
     street: str
-    structure: str
+    structure: Structure
     cur: int  # highest bet to match (a short big blind counts in full preflop)
     bet: int  # the seat's chips in this street
     stack: int  # chips behind
@@ -50,15 +50,15 @@ class BettingView:
     def to_call(self) -> int:
         return max(0, min(self.cur - self.bet, self.stack))
 
-    def context(self, *, single_chip_over_prior: str = "multiple_chip_rule",
-                declared_raise_short: str = "complete_to_minimum") -> BetContext:
+    def context(self, *, single_chip_over_prior: SingleChipRule = "multiple_chip_rule",
+                declared_raise_short: ShortRaiseRule = "complete_to_minimum") -> BetContext:
         return BetContext(
-            structure=self.structure,  # type: ignore[arg-type]
+            structure=self.structure,
             cur=self.cur, bet=self.bet, stack=self.stack, inc=self.inc,
             min_raise_to=self.min_raise_to, max_raise_to=self.max_raise_to, can_raise=self.can_raise,
             opening=self.opening, heads_up=self.heads_up, pot_total=self.pot_total, big_blind=self.big_blind,
-            single_chip_over_prior=single_chip_over_prior,  # type: ignore[arg-type]
-            declared_raise_short=declared_raise_short,  # type: ignore[arg-type]
+            single_chip_over_prior=single_chip_over_prior,
+            declared_raise_short=declared_raise_short,
         )
 
 

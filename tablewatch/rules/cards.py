@@ -1,4 +1,4 @@
-"""The cards of a hand as the table shows them, fed to pokerkit when it can take them (a mixin of HandEngine).
+"""The cards of a hand as the table shows them, fed to pokerkit when it can take them.
 
 Hole cards are buffered per seat and dealt to pokerkit when the deal is over (unknown ones as ``??``);
 board cards dealt while a round is still being bet (premature, TDA-57) wait until the round is over and are
@@ -7,90 +7,72 @@ replaced if redealt; showdown cards are tabled or mucked in pokerkit's order, wh
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pokerkit import State
 
 from tablewatch.events import BoardCardDealt
-
-if TYPE_CHECKING:
-    from tablewatch.rules.engine import _Seat
-    from tablewatch.rules.game import GameConfig
+from tablewatch.rules.handstate import HandState
 
 BOARD_SLOTS = ((0, 1, 2), (3,), (4,))  # flop, turn, river
 
 
 class CardFlow:
-    """Dealing, board and showdown for ``HandEngine``; needs its state, config, seats and notes."""
+    """Dealing, board and showdown of ``hand``, into its pokerkit state."""
 
-    state: State
-    config: GameConfig
-    order: tuple[int, ...]
-    seats: dict[int, _Seat]
-    board: dict[int, str | None]
-    board_fresh: set[int]
-    hole_flushed: bool
-    stuck: bool
+    def __init__(self, hand: HandState) -> None:
+        self.hand = hand
 
-    def _note(self, text: str) -> None:
-        raise NotImplementedError
+    def at_showdown(self) -> bool:
+        """The betting is over and the cards are being shown (or the board still dealt)."""
+        self.advance()
+        state = self.hand.state
+        return self.hand.hole_flushed and state.status and state.actor_index is None and (
+            state.showdown_index is not None or state.can_deal_board() or state.can_burn_card())
 
-    def _ensure_tracker(self) -> None:
-        raise NotImplementedError
-
-    def _muck_held(self, seat: int) -> bool:
-        raise NotImplementedError
-
-    def _at_showdown(self) -> bool:
-        self._advance()
-        return self.hole_flushed and self.state.status and self.state.actor_index is None and (
-            self.state.showdown_index is not None or self.state.can_deal_board() or self.state.can_burn_card())
-
-    def _board_card(self, event: BoardCardDealt) -> None:
+    def board_card(self, event: BoardCardDealt) -> None:
         if not event.face_up or not 0 <= event.slot <= 4:
             return
-        self.board[event.slot] = event.card
-        self._flush_hole()
-        if self.state.actor_index is None:
-            self.board_fresh.add(event.slot)
+        self.hand.board[event.slot] = event.card
+        self.flush_hole()
+        if self.hand.state.actor_index is None:
+            self.hand.board_fresh.add(event.slot)
         else:
-            self.board_fresh.discard(event.slot)  # premature (TDA-57): used only if it is not redealt
-        self._advance()
+            self.hand.board_fresh.discard(event.slot)  # premature (TDA-57): used only if it is not redealt
+        self.advance()
 
-    def _flush_hole(self) -> None:
+    def flush_hole(self) -> None:
         """The deal is over (or a later event says so): give pokerkit every hole card, unknown ones as ??."""
-        if self.hole_flushed:
+        if self.hand.hole_flushed:
             return
-        state, need = self.state, self.config.hole_cards
-        taken = dict.fromkeys(self.order, 0)
+        state, need = self.hand.state, self.hand.config.hole_cards
+        taken = dict.fromkeys(self.hand.order, 0)
         while state.can_deal_hole():
             index = state.hole_dealee_index
             assert index is not None
-            seat = self.order[index]
-            cards = self.seats[seat].cards
+            seat = self.hand.order[index]
+            cards = self.hand.seats[seat].cards
             card = cards[taken[seat]] if taken[seat] < min(len(cards), need) else None
             taken[seat] += 1
             state.deal_hole(card if card and not _clashes(state, card) else "??")
-        self.hole_flushed = True
+        self.hand.hole_flushed = True
 
     def _deal_complete(self) -> bool:
-        need = self.config.hole_cards
-        return all(len(s.cards) >= need for s in self.seats.values())
+        need = self.hand.config.hole_cards
+        return all(len(s.cards) >= need for s in self.hand.seats.values())
 
-    def _advance(self, *, force: bool = False, show: bool | None = None) -> None:
+    def advance(self, *, force: bool = False, show: bool | None = None) -> None:
         """Do what pokerkit waits for when the table has supplied it: hole cards, burns, board, showdown."""
-        state = self.state
+        state = self.hand.state
         force_show = force if show is None else show
         for _ in range(64):
             if not state.status:
                 return
-            if not self.hole_flushed:
+            if not self.hand.hole_flushed:
                 if not (state.can_deal_hole() and (force or self._deal_complete())):
                     if not state.can_deal_hole():
-                        self.hole_flushed = True
+                        self.hand.hole_flushed = True
                         continue
                     return
-                self._flush_hole()
+                self.flush_hole()
                 continue
             if state.can_burn_card():
                 state.burn_card("??")
@@ -104,34 +86,34 @@ class CardFlow:
                     return
                 continue
             if state.actor_index is not None:
-                self._ensure_tracker()
+                self.hand.ensure_tracker()
             return
 
     def _deal_board(self, *, force: bool) -> bool:
-        state = self.state
+        state = self.hand.state
         dealt = len(state.board_cards)
         slots = next((s for s in BOARD_SLOTS if s[0] == dealt), None)
         if slots is None:
             return False
-        ready = all(slot in self.board and (slot in self.board_fresh or force) for slot in slots)
+        ready = all(slot in self.hand.board and (slot in self.hand.board_fresh or force) for slot in slots)
         if not ready:
             return False
-        cards = [self.board.get(slot) for slot in slots]
+        cards = [self.hand.board.get(slot) for slot in slots]
         text = "".join(card if card and not _clashes(state, card) else "??" for card in cards)
         state.deal_board(text)
         return True
 
     def _show(self, *, force: bool) -> bool:
-        state = self.state
+        state = self.hand.state
         index = state.showdown_index
         assert index is not None
-        info = self.seats[self.order[index]]
-        unknown = "??" * self.config.hole_cards
+        info = self.hand.seats[self.hand.order[index]]
+        unknown = "??" * self.hand.config.hole_cards
         live = sum(1 for i in state.showdown_indices if state.statuses[i])
-        if self.stuck:
+        if self.hand.stuck:
             return False
         if info.mucked:
-            if not force and self._muck_held(self.order[index]):
+            if not force and self.muck_held(self.hand.order[index]):
                 return False  # the caller may still ask to see it (club, 001 TDA-7 exception)
             # all-in (TDA-9) or the last live hand: tabled, not mucked
             return self._table(False if not state.all_in_status and live > 1 else unknown)
@@ -148,17 +130,27 @@ class CardFlow:
     def _table(self, what: bool | str | None) -> bool:
         """Show or muck at pokerkit's showdown; what pokerkit refuses (a misread, a muck it needs shown) is
         tabled as unread cards."""
-        unknown = "??" * self.config.hole_cards
+        unknown = "??" * self.hand.config.hole_cards
         for attempt in (what, unknown, False):
             try:
-                self.state.show_or_muck_hole_cards(attempt)
+                self.hand.state.show_or_muck_hole_cards(attempt)
                 return True
             except (ValueError, KeyError):
                 continue
-        if not self.stuck:
-            self._note("pokerkit accepts no showdown action for a seat: the dealer's pushes are the record")
-        self.stuck = True
+        if not self.hand.stuck:
+            self.hand.note("pokerkit accepts no showdown action for a seat: the dealer's pushes are the record")
+        self.hand.stuck = True
         return False
+
+
+    def muck_held(self, seat: int) -> bool:
+        """001 TDA-7 exception (club, C12): the called river aggressor's face-down muck waits for the caller's
+        request: if the dealer turns the cards over, the hand is live again and the caller must beat it."""
+        hand = self.hand
+        if hand.profile.mucked_aggressor_rule != "club" or hand.state.all_in_status:
+            return False  # an all-in and call: both hands are opened anyway (TDA-9)
+        aggressor = hand.river_aggressor()
+        return aggressor is not None and aggressor[0] == seat
 
 
 def _clashes(state: State, card: str) -> bool:

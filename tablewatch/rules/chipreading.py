@@ -25,6 +25,8 @@ from tablewatch.events import Chips, Severity
 
 Action = Literal["fold", "check", "call", "bet", "raise", "all-in", "none"]
 Structure = Literal["NL", "PL", "FL"]
+SingleChipRule = Literal["multiple_chip_rule", "always_call"]  # C10
+ShortRaiseRule = Literal["complete_to_minimum", "as_placed"]  # C14
 SIMULTANEOUS_S = 0.3  # |verbal - chips| within this is "simultaneous": a clear verbal declaration governs
 UNDERSIZED_SHARE = 0.10  # a silent "call" with at most 10 % of the call is grossly undersized (TDA-28)
 
@@ -45,8 +47,8 @@ class BetContext:
     heads_up: bool = False
     pot_total: int = 0  # middle plus every bet in front (TDA-43)
     big_blind: int = 0
-    single_chip_over_prior: Literal["multiple_chip_rule", "always_call"] = "multiple_chip_rule"  # C10
-    declared_raise_short: Literal["complete_to_minimum", "as_placed"] = "complete_to_minimum"  # C14
+    single_chip_over_prior: SingleChipRule = "multiple_chip_rule"  # C10
+    declared_raise_short: ShortRaiseRule = "complete_to_minimum"  # C14
 
     @property
     def to_call(self) -> int:
@@ -99,10 +101,11 @@ class Reading:
 
 
 def read_bet(ctx: BetContext, bet: PhysicalBet) -> Reading:
-    """The floor's reading of chips (and any declaration) put out by the seat in turn."""
+    """The floor's reading of chips (and any declaration) put out by the seat in turn. Chips that follow words
+    that are no action ("time", "floor") are no action either (``none``)."""
     decl = bet.declaration
     if decl is not None and _verbal_governs(decl, bet.chips_ts):
-        return read_declared(ctx, decl, bet)
+        return read_declared(ctx, decl, bet) or Reading(action="none", to=ctx.bet, basis=f'"{decl.word}": no action')
     reading = _read_chips(ctx, bet)
     if bet.motions >= 2:
         reading = _string_raise(ctx, bet, reading)
@@ -188,7 +191,7 @@ def read_amount(ctx: BetContext, amount: int, *, raise_said: bool = False) -> Re
 
 def interpret_spoken_number(spoken: int, *, pot_total: int, min_bet: int) -> int:
     """TDA-43: a bare number ("five") means the largest of 5, 50, 500… that is legal and not over the pot."""
-    candidates = [spoken * 10**k for k in range(0, 9)]
+    candidates: list[int] = [spoken * 10**k for k in range(0, 9)]
     legal = [c for c in candidates if c >= min_bet]
     within = [c for c in legal if c <= pot_total]
     if within:
@@ -341,6 +344,11 @@ def _check_facing_bet(ctx: BetContext) -> Reading:
     return Reading(action="none", to=ctx.bet, rules=("TDA-41",), findings=(finding,), basis="check facing a bet")
 
 
+def said_check_facing_bet(reading: Reading) -> bool:
+    """The reading of a "check" said facing a bet (TDA-41): the seat may only call or fold this round."""
+    return "TDA-41" in reading.rules
+
+
 def _call(ctx: BetContext, basis: str, *rules: str) -> Reading:
     to = min(ctx.cur, ctx.all_in_to)
     return Reading(action="check" if to == ctx.bet else "call", to=to, rules=rules, basis=basis)
@@ -461,3 +469,45 @@ def _add(reading: Reading, findings: tuple[Finding, ...]) -> Reading:
 def _verbal_governs(decl: Declared, chips_ts: float | None) -> bool:
     """TDA-27A: whichever came first governs; at the same time a clear declaration does."""
     return chips_ts is None or decl.ts <= chips_ts + SIMULTANEOUS_S
+
+
+# --- rulings on words and chips later in the round (the engine's, same rules) -------------------------------
+
+
+def declaration_after_chips(seat: int, kind: str, amount: int | None, said: str, *, simultaneous: bool) -> Finding:
+    """TDA-27A: a declaration after the seat's chips that contradicts them; said as they went in, a clear
+    declaration governs, otherwise the chips came first."""
+    ruling = ("said as the chips went in: a clear declaration governs; the floor corrects the action "
+              "(Rule 1 if unclear)") if simultaneous else "the chips came first and govern"
+    return Finding(rule_id="TDA-27A", title="Declaration after the chips contradicts them",
+                   observed=f"seat {seat}'s chips were ruled {kind} {amount or ''}, then {said}".replace("  ", " "),
+                   ruling=ruling, severity=Severity.VIOLATION if simultaneous else Severity.ADVISORY)
+
+
+def chips_against_declaration(seat: int, owed: int, paid: int, ruling: str) -> Finding:
+    """TDA-27A: the chips that follow a binding declaration do not match it; the declaration governs."""
+    return Finding(rule_id="TDA-27A", title="Chips do not match the declaration",
+                   severity=Severity.ADVISORY if paid > owed else Severity.VIOLATION,
+                   observed=f"seat {seat} declared an action owing {owed} and put out {paid}", ruling=ruling)
+
+
+def pot_bet_counted_low(seat: int, owed: int, paid: int) -> Finding:
+    """TDA-38B (ENG-16): a declared pot bet paid short: made up while it can still be corrected."""
+    return Finding(rule_id="TDA-38B", title="Pot bet counted too low",
+                   observed=f'seat {seat} declared "pot" ({owed} to put in) and put out {paid}',
+                   ruling=f"made up to the pot ({owed - paid} more) if corrected before the next substantial "
+                          "action; after it the smaller bet stands")
+
+
+def pot_bet_made_up(seat: int, added: int, change: int) -> Finding:
+    """TDA-38B (EX-72): the pot bettor made his bet up in time."""
+    return Finding(rule_id="TDA-38B", title="Pot bet made up", severity=Severity.ADVISORY,
+                   observed=f"seat {seat} added {added} to his pot bet",
+                   ruling="the pot bet stands at the full pot" + (f"; {change} back as change" if change else ""))
+
+
+def short_pot_bet_stands(seat: int, owed: int, paid_to: int) -> Finding:
+    """TDA-38B (EX-71): substantial action came before the pot bet was made up: the smaller bet stands."""
+    return Finding(rule_id="TDA-38B", title="Short pot bet stands", severity=Severity.ADVISORY,
+                   observed=f"substantial action before seat {seat} made up {owed}",
+                   ruling=f"too late to correct: seat {seat}'s bet stands at {paid_to} (EX-71)")

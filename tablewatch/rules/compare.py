@@ -16,7 +16,7 @@ from pokerkit import (
     State,
 )
 
-from tablewatch.rules.table import FinishedHand
+from tablewatch.hands import FinishedHand
 
 if TYPE_CHECKING:
     from tablewatch.rules.replay import NormalHand

@@ -1,4 +1,4 @@
-"""Floor corrections of an action already taken (a mixin of ``HandEngine``).
+"""Floor corrections of an action already taken.
 
 pokerkit's state cannot take an action back, so a correction replays the hand on a fresh state with the
 corrected action (``_rebuild``); everything else — cards, the other actions, the TDA bookkeeping — is replayed
@@ -14,8 +14,7 @@ as it was. Two rulings use it:
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 from pokerkit import (
     BoardDealing,
@@ -26,87 +25,48 @@ from pokerkit import (
     HoleCardsShowingOrMucking,
     HoleDealing,
     Operation,
-    Poker,
     State,
 )
 
-from tablewatch.events import BetMotion, CardsMucked, Declaration, Event, Severity
+from tablewatch.events import BetMotion, CardsMucked, Declaration, Event
+from tablewatch.hands import ActionRecord
 from tablewatch.rules.betting import booked_kind
-from tablewatch.rules.chipreading import Finding
-from tablewatch.rules.profiles import RuleProfile
-
-if TYPE_CHECKING:
-    from tablewatch.rules.betting import BettingView, RoundTracker
-    from tablewatch.rules.engine import ActionRecord, _Seat
+from tablewatch.rules.booking import Booking
+from tablewatch.rules.cards import CardFlow
+from tablewatch.rules.chipreading import pot_bet_made_up, short_pot_bet_stands
+from tablewatch.rules.handstate import HandState, Underpot
+from tablewatch.rules.rulings import call_stands, call_taken_back
 
 CHIP_WORDS = ("call", "bet", "raise", "all-in", "pot")
 
 
-@dataclass
-class Underpot:
-    """A PL pot bet paid short of the pot (TDA-38B): correctable until the next substantial action."""
-
-    seat: int
-    record: int  # index of the bet in ``actions``
-    paid_to: int  # the seat's bet as its chips stand
-    owed: int  # chips still to add to make the pot
-    after: list[bool] = field(default_factory=list)  # actions in turn since: did each put chips in?
-
-    def substantial(self) -> bool:
-        """ENG-18: two actions in turn with chips in one of them, or three actions."""
-        return len(self.after) >= 3 or (len(self.after) >= 2 and any(self.after))
-
-
 class Corrections:
-    """Floor corrections for ``HandEngine``; needs its state, game, actions, seats and helpers."""
+    """Floor corrections of ``hand``: replays it through ``booking`` and ``cards`` with the corrected action."""
 
-    state: State
-    game: Poker
-    starting_stacks: tuple[int, ...]
-    order: tuple[int, ...]
-    actions: list[ActionRecord]
-    tracker: RoundTracker | None
-    seats: dict[int, _Seat]
-    profile: RuleProfile
-    rebuilding: bool
-    underpot: Underpot | None
-    withdrawable: tuple[int, int] | None  # (seat, index in ``actions``) of a call that may be taken back
-
-    def _finding(self, finding: Finding, seat: int, ts: float) -> None:
-        raise NotImplementedError
-
-    def _note(self, text: str) -> None:
-        raise NotImplementedError
-
-    def _book(self, index: int, kind: str, to: int | None) -> int | None:
-        raise NotImplementedError
-
-    def _advance(self, *, force: bool = False, show: bool | None = None) -> None:
-        raise NotImplementedError
-
-    def view(self, seat: int) -> BettingView:
-        raise NotImplementedError
+    def __init__(self, hand: HandState, booking: Booking, cards: CardFlow) -> None:
+        self.hand, self.booking, self.cards = hand, booking, cards
 
     # --- the replay ---------------------------------------------------------------------------------------
 
-    def _rebuild(self, edits: dict[int, tuple[str, int | None]], basis: str) -> bool:
+    def rebuild(self, edits: dict[int, tuple[str, int | None]], basis: str) -> bool:
         """Replay the hand on a fresh pokerkit state with the betting actions ``edits`` names (index in
         ``actions`` → new kind and amount). False, with nothing changed, if pokerkit refuses the result."""
-        old_state, old_tracker, old_actions = self.state, self.tracker, list(self.actions)
+        hand = self.hand
+        old_state, old_tracker, old_actions = hand.state, hand.tracker, list(hand.actions)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self.state = self.game(self.starting_stacks, len(self.order))
-            self.tracker, self.rebuilding = None, True
+            hand.state = hand.fresh_state()
+            hand.tracker, hand.rebuilding = None, True
             try:
                 self._replay(old_state.operations, old_actions, edits, basis)
             except (ValueError, AssertionError, KeyError, IndexError) as exc:
-                self.state, self.tracker, self.actions = old_state, old_tracker, old_actions
-                self.rebuilding = False
-                self._note(f"the floor's correction ({basis}) could not be replayed ({exc}); the hand stands as it was")
+                hand.state, hand.tracker, hand.actions = old_state, old_tracker, old_actions
+                hand.rebuilding = False
+                hand.note(f"the floor's correction ({basis}) could not be replayed ({exc}); the hand stands as it was")
                 return False
             finally:
-                self.rebuilding = False
-        self._advance()
+                hand.rebuilding = False
+        self.cards.advance()
         return True
 
     def _replay(self, operations: list[Operation], records: list[ActionRecord],
@@ -116,88 +76,76 @@ class Corrections:
             if isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo):
                 record = records[betting]
                 kind, amount = edits.get(betting, (record.kind, record.amount))
-                booked = self._book(op.player_index, kind, amount)
+                booked = self.booking.book(op.player_index, kind, amount)
                 if betting in edits:
-                    self.actions[betting] = replace(record, kind=booked_kind(kind, booked), amount=booked,
+                    self.hand.actions[betting] = replace(record, kind=booked_kind(kind, booked), amount=booked,
                                                     basis=basis)
                 betting += 1
             else:
-                _redo(self.state, op)
+                _redo(self.hand.state, op)
 
     # --- a pot bet paid short (TDA-38B) -------------------------------------------------------------------
 
-    def _open_underpot(self, seat: int, paid: int, owed: int) -> None:
-        record = max(i for i, a in enumerate(self.actions) if a.seat == seat)
-        bet = self.actions[record].amount or 0
-        self.underpot = Underpot(seat=seat, record=record, paid_to=bet - owed + paid, owed=owed - paid)
+    def open_underpot(self, seat: int, paid: int, owed: int) -> None:
+        record = max(i for i, a in enumerate(self.hand.actions) if a.seat == seat)
+        bet = self.hand.actions[record].amount or 0
+        self.hand.underpot = Underpot(seat=seat, record=record, paid_to=bet - owed + paid, owed=owed - paid)
 
-    def _underpot_paid(self, event: BetMotion) -> None:
+    def underpot_paid(self, event: BetMotion) -> None:
         """The pot bettor adds chips: the correction is made (EX-72)."""
-        held = self.underpot
+        held = self.hand.underpot
         assert held is not None
         held.owed -= event.chips.value
         if held.owed <= 0:
-            self.underpot = None
-            self._finding(Finding(rule_id="TDA-38B", title="Pot bet made up", severity=Severity.ADVISORY,
-                                  observed=f"seat {held.seat} added {event.chips.value} to his pot bet",
-                                  ruling="the pot bet stands at the full pot" + (
-                                      f"; {-held.owed} back as change" if held.owed else "")), held.seat, event.ts)
+            self.hand.underpot = None
+            self.hand.rule(pot_bet_made_up(held.seat, event.chips.value, -held.owed), held.seat, event.ts)
 
-    def _underpot_action(self, event: Event, seat: int) -> None:
+    def underpot_action(self, event: Event, seat: int) -> None:
         """An action in turn by another seat: at the next substantial action the short bet stands (EX-71)."""
-        held = self.underpot
+        held = self.hand.underpot
         assert held is not None
         if isinstance(event, Declaration) and event.word not in (*CHIP_WORDS, "fold", "check"):
             return
-        if isinstance(event, BetMotion) and self.seats[seat].pending is not None:
+        if isinstance(event, BetMotion) and self.hand.seats[seat].pending is not None:
             return  # the chips of a declaration already counted
         held.after.append(isinstance(event, BetMotion) or (isinstance(event, Declaration) and event.word in CHIP_WORDS))
         if not held.substantial():
             return
-        self.underpot = None
-        standing = f"seat {held.seat}'s bet stands at {held.paid_to}"
-        if self._rebuild({held.record: ("cbr", held.paid_to)}, basis="TDA-38B: short pot bet stands"):
-            self._finding(Finding(rule_id="TDA-38B", title="Short pot bet stands", severity=Severity.ADVISORY,
-                                  observed=f"substantial action before seat {held.seat} made up {held.owed}",
-                                  ruling=f"too late to correct: {standing} (EX-71)"), held.seat, event.ts)
+        self.hand.underpot = None
+        if self.rebuild({held.record: ("cbr", held.paid_to)}, basis="TDA-38B: short pot bet stands"):
+            self.hand.rule(short_pot_bet_stands(held.seat, held.owed, held.paid_to), held.seat, event.ts)
 
     # --- a call made having missed a raise (TDA-35) ------------------------------------------------------
 
-    def _open_withdrawable(self, seat: int) -> str:
+    def open_withdrawable(self, seat: int) -> str:
         """The seat said "call" and paid short of it: it may have missed a raise. The ruling, per venue."""
-        self.withdrawable = (seat, max(i for i, a in enumerate(self.actions) if a.seat == seat))
-        if self.profile.missed_raise_call == "may_fold":
+        self.hand.withdrawable = (seat, max(i for i, a in enumerate(self.hand.actions) if a.seat == seat))
+        if self.hand.profile.missed_raise_call == "may_fold":
             return "if he missed a raise he may take the call back and fold, not raise (club TDA-35)"
         return "accepted action: the call stands at the full amount (TDA-35, TDA22-49)"
 
-    def _missed_raise_event(self, event: Event, seat: int) -> bool:
+    def missed_raise_event(self, event: Event, seat: int) -> bool:
         """A fold or a raise by a seat whose short call may be taken back: ruled here (True) or not ours."""
-        held = self.withdrawable
+        held = self.hand.withdrawable
         if held is None or held[0] != seat:
             return False
-        if held[1] != len(self.actions) - 1:  # someone acted since: the call stands
-            self.withdrawable = None
+        if held[1] != len(self.hand.actions) - 1:  # someone acted since: the call stands
+            self.hand.withdrawable = None
             return False
         folds = isinstance(event, CardsMucked) or (isinstance(event, Declaration) and event.word == "fold")
         raises = isinstance(event, Declaration) and event.word in ("raise", "bet", "all-in", "pot")
         if not (folds or raises):
             return False
-        owed = self.seats[seat].owed
-        if raises or self.profile.missed_raise_call == "binding":
-            what = "a raise" if raises else "a fold"
-            self._finding(Finding(rule_id="TDA-35", title="Call stands after a missed raise",
-                                  observed=f"seat {seat} called, then tried {what}",
-                                  ruling=f"the call stands; {owed} more to put in" + (
-                                      "; he may fold instead, not raise" if raises and
-                                      self.profile.missed_raise_call == "may_fold" else "")), seat, event.ts)
+        rule = self.hand.profile.missed_raise_call
+        if raises or rule == "binding":
+            finding = call_stands(seat, "a raise" if raises else "a fold", self.hand.seats[seat].owed,
+                                  may_fold=raises and rule == "may_fold")
+            self.hand.rule(finding, seat, event.ts)
             return True
-        self.withdrawable = None
-        if self._rebuild({held[1]: ("f", None)}, basis="TDA-35: call taken back (club)"):
-            self.seats[seat].owed = 0
-            self._finding(Finding(rule_id="TDA-35", title="Call taken back after a missed raise",
-                                  severity=Severity.ADVISORY, observed=f"seat {seat} called, then folded",
-                                  ruling="club rule: the call is withdrawn and the hand folded; the call's chips go "
-                                         "back to him (EX-17)"), seat, event.ts)
+        self.hand.withdrawable = None
+        if self.rebuild({held[1]: ("f", None)}, basis="TDA-35: call taken back (club)"):
+            self.hand.seats[seat].owed = 0
+            self.hand.rule(call_taken_back(seat), seat, event.ts)
         return True
 
 

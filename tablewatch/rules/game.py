@@ -9,9 +9,10 @@ ENG-01 (hold'em, and Omaha with 4 hole cards); the bet sizes of each structure (
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, TypedDict
 
 import pokerkit
 from pokerkit import Automation, Mode
@@ -70,7 +71,7 @@ class _FixedLimitOmahaHiLo(pokerkit.FixedLimitPokerMixin, pokerkit.FixedLimitOma
 # split the whole pot evenly, where pokerkit gives the first one the odd chip of each half.
 POT_LIMIT_OMAHA_HI_LO = with_hi_lo_award(_PotLimitOmahaHiLo)
 FIXED_LIMIT_OMAHA_HI_LO = with_hi_lo_award(_FixedLimitOmahaHiLo)
-PHH_CODES: dict[type[pokerkit.Poker], str] = {FIXED_LIMIT_OMAHA_HI_LO: "FO/8"}  # tablewatch's own game classes
+_PHH_CODES: dict[type[pokerkit.Poker], str] = {FIXED_LIMIT_OMAHA_HI_LO: "FO/8"}  # tablewatch's own game classes
 
 _STRUCTURE: dict[Variant, Structure] = {
     Variant.NLHE: "NL",
@@ -83,11 +84,27 @@ _STRUCTURE: dict[Variant, Structure] = {
 }
 
 
+def phh_code(game: pokerkit.Poker) -> str | None:
+    """The PHH variant code of a game (pokerkit's presets and tablewatch's FO/8); None where PHH has none."""
+    return pokerkit.HandHistory.variants.get(type(game)) or _PHH_CODES.get(type(game))
+
+
 def split_in_chips(unit: int, amount: int, ways: int) -> tuple[int, int]:
     """``amount`` split ``ways`` ways in whole chips of ``unit`` (TDA-12): each share, and the remainder (the odd
     chips), which pokerkit gives to the first winner left of the button."""
     quotient, remainder = divmod(amount // unit, ways)
     return quotient * unit, remainder * unit + amount % unit
+
+
+class _GameArgs(TypedDict):
+    """What every pokerkit game of a table is built with."""
+
+    divmod: Callable[[int, int], tuple[int, int]]
+    automations: tuple[Automation, ...]
+    ante_trimming_status: bool
+    raw_antes: dict[int, int]
+    raw_blinds_or_straddles: dict[int, int]
+    mode: Mode
 
 
 class GameConfig(StrictModel):
@@ -169,14 +186,8 @@ class GameConfig(StrictModel):
         (a negative blind is a post out of position, as in PHH). Fixed limit: each street is capped at
         ``raise_cap`` (ENG-09), or not at all when ``capped`` is False (the engine owns a cap that changes
         within the hand, C8)."""
-        common = {
-            "divmod": self.chip_divmod,
-            "automations": AUTOMATIONS,
-            "ante_trimming_status": False,
-            "raw_antes": antes,
-            "raw_blinds_or_straddles": blinds,
-            "mode": Mode.CASH_GAME,
-        }
+        common = _GameArgs(divmod=self.chip_divmod, automations=AUTOMATIONS, ante_trimming_status=False,
+                           raw_antes=antes, raw_blinds_or_straddles=blinds, mode=Mode.CASH_GAME)
         match self.variant:
             case Variant.NLHE:
                 return pokerkit.NoLimitTexasHoldem(**common, min_bet=self.big_blind)

@@ -17,9 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import starmap
 from operator import sub
-from typing import Any
+from typing import Any, TypeVar
 
 from pokerkit import ChipsPushing, Poker, State
+
+GameT = TypeVar("GameT", bound=Poker)
 
 Divmod = Callable[[int, int], tuple[int, int]]
 
@@ -90,7 +92,7 @@ class HiLoState(State):
         return [i for i in sorted(known) if known[i] == best]
 
 
-def with_hi_lo_award(game: type[Poker]) -> type[Poker]:
+def with_hi_lo_award(game: type[GameT]) -> type[GameT]:
     """A subclass of a pokerkit game class whose states are ``HiLoState`` (same rules, TDA split pots)."""
 
     def call(self: Poker, raw_starting_stacks: Any, player_count: int) -> State:
@@ -102,4 +104,5 @@ def with_hi_lo_award(game: type[Poker]) -> type[Poker]:
         )
 
     namespace = {"__call__": call, "__doc__": f"{game.__name__} with TDA split pots.", "__module__": __name__}
-    return type(f"HiLo{game.__name__.lstrip('_')}", (game,), namespace)
+    hi_lo: type[GameT] = type(f"HiLo{game.__name__.lstrip('_')}", (game,), namespace)
+    return hi_lo

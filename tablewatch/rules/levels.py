@@ -6,7 +6,7 @@ in force at that moment. Blinds posted at another level are corrected while they
 substantial action (ENG-18) the hand is finished with them.
 
 The level clock and the hand's start are the floor's and the dealer's (a shuffler press, a dealer change), given
-as plain data, as the hand-for-hand announcement is (``handforhand.py``).
+as plain data.
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ with several motions, the player declares first ("raise 600", "all-in", "call"),
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, TypedDict
 
-from tablewatch.events import BetMotion, CardsMucked, CardsTabled, Chips, Declaration, Event, Tap
+from tablewatch.events import BetMotion, CardsMucked, CardsTabled, Chips, Declaration, Event, Source, Tap
 from tablewatch.rules.betting import BettingView
 from tablewatch.rules.chipreading import PhysicalBet, Reading, read_bet
 
@@ -62,7 +63,7 @@ def physical_events(
     if not parts:
         raise ValueError(f"Empty PHH action {action!r}.")
     kind, args = parts[0], parts[1:]
-    base = {"table": table, "source": "sim", "seat": seat, "ts": ts}
+    base = _Base(table=table, source="sim", seat=seat, ts=ts)
     if kind == "f":
         return [CardsMucked(**base, count=hole_cards)]
     if kind == "sm":
@@ -83,31 +84,47 @@ def physical_events(
         total = int(args[0])
         if total <= view.bet:
             raise ValueError(f"Seat {seat}: {action!r} is not above the seat's bet of {view.bet}.")
-        word = "all-in" if total >= view.bet + view.stack else ("raise" if view.cur > 0 else "bet")
+        word: ChipsWord = "all-in" if total >= view.bet + view.stack else ("raise" if view.cur > 0 else "bet")
         return _chips_action(view, total, word, base=base, denominations=denominations, motions=motions)
     raise ValueError(f"Seat {seat}: unknown PHH action {action!r} (expected f, cc, cbr or sm).")
 
 
-def _chips_action(view: BettingView, total: int, word: str, *, base: dict[str, object],
+def _chips_action(view: BettingView, total: int, word: ChipsWord, *, base: _Base,
                   denominations: Sequence[int], motions: int) -> list[Event]:
     prior = view.prior if view.prior.count else (make_chips(view.bet, denominations) if view.bet else Chips())
     new = make_chips(total - view.bet, denominations)
-    ts = float(base["ts"])  # type: ignore[arg-type]
+    ts = base["ts"]
     motions = max(1, min(motions, new.count))
     silent = read_bet(view.context(), PhysicalBet(chips=new, prior=prior, chips_ts=ts))
     needs_word = motions > 1 or not _reads_as(silent, view, total, word)
     events: list[Event] = []
     if needs_word:
         amount = None if word in ("call", "all-in") else total
-        events.append(Declaration(**{**base, "ts": ts - DECLARE_LEAD_S}, word=word, amount=amount))  # type: ignore[arg-type]
+        events.append(Declaration(**_at(base, ts - DECLARE_LEAD_S), word=word, amount=amount))
     times = tuple(ts + i * MOTION_GAP_S for i in range(motions))
     values = _split(new.value, motions) if motions > 1 else ()
-    events.append(BetMotion(**{**base, "ts": times[-1]}, chips=new, motions=motions, motion_times=times,  # type: ignore[arg-type]
-                            prior=prior, motion_values=values))
+    events.append(BetMotion(**_at(base, times[-1]), chips=new, motions=motions, motion_times=times, prior=prior,
+                            motion_values=values))
     return events
 
 
-def _reads_as(reading: Reading, view: BettingView, total: int, word: str) -> bool:
+ChipsWord = Literal["call", "bet", "raise", "all-in"]  # what a player says with chips
+
+
+class _Base(TypedDict):
+    """What every event of one seat's action carries."""
+
+    table: str
+    source: Source
+    seat: int
+    ts: float
+
+
+def _at(base: _Base, ts: float) -> _Base:
+    return _Base(table=base["table"], source=base["source"], seat=base["seat"], ts=ts)
+
+
+def _reads_as(reading: Reading, view: BettingView, total: int, word: ChipsWord) -> bool:
     if reading.owed or reading.to != min(total, view.bet + view.stack):
         return False
     if word == "call":

@@ -1,6 +1,8 @@
-"""The procedure checks a table runs: ONE explicit list, a fresh set per table (checks keep state).
+"""The procedure checks a table runs: one explicit list, a fresh set per table (checks keep state).
 
-Nothing registers itself; to add a check, write it in ``tablewatch/rules/checks/`` and add it here.
+Nothing registers itself; to add a check, write it in ``tablewatch/rules/checks/`` and add it here. The
+betting engine's own rulings (``rulings.py``) and the chip reading's (``chipreading.py``) are not checks;
+``index.py`` says where every rule id is ruled, checks and the rest.
 """
 
 from __future__ import annotations

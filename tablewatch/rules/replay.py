@@ -17,7 +17,7 @@ import dataclasses
 import re
 import tomllib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -46,10 +46,11 @@ from tablewatch.events import (
     PotPushed,
     Violation,
 )
+from tablewatch.hands import FinishedHand
 from tablewatch.rules.game import GameConfig, Variant
 from tablewatch.rules.physical import physical_events
 from tablewatch.rules.profiles import RuleProfile
-from tablewatch.rules.table import FinishedHand, TableRules, finished_hand
+from tablewatch.rules.table import TableRules, finished_hand
 
 VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO}
 CHIPS_IN_CENTS = (1, 5, 25, 100, 500, 2500, 10000, 50000, 100000)  # $0.01 … $1,000
@@ -142,7 +143,8 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     """The hand in integer units; PHH seats mapped to physical seats (button last)."""
     if hh.variant not in VARIANTS:
         raise PhhError(f"hand [{name}]: variant {hh.variant!r} is not replayed (only {', '.join(VARIANTS)}).")
-    raw = [*hh.starting_stacks, *hh.antes, *hh.blinds_or_straddles, hh.min_bet or 0,
+    blinds_given = hh.blinds_or_straddles or []
+    raw = [*hh.starting_stacks, *hh.antes, *blinds_given, hh.min_bet or 0,
            *[_cbr_amount(action) or 0 for action in hh.actions]]
     places = max((_decimals(v) for v in raw), default=0)
     unit = Decimal(1).scaleb(-places)
@@ -161,7 +163,7 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
         values = getattr(hh, field_name)
         if len(values) not in (n, 0) and not isinstance(values, dict):
             raise PhhError(f"hand [{name}]: {field_name} has {len(values)} values for {n} players.")
-    blinds_raw = [units(b) for b in hh.blinds_or_straddles]
+    blinds_raw = [units(b) for b in blinds_given]
     blinds_raw += [0] * (n - len(blinds_raw))
     big_blind = units(hh.min_bet) if hh.min_bet else max(abs(b) for b in blinds_raw)
     unknown = tuple(not Decimal(str(s)).is_finite() for s in hh.starting_stacks)
@@ -183,7 +185,8 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     history = dataclasses.replace(
         hh, starting_stacks=list(stacks), antes=antes, blinds_or_straddles=blinds_raw,
         min_bet=big_blind if hh.min_bet is not None else None, actions=actions,
-        **({"small_bet": config.small_bet, "big_bet": config.big_bet} if hh.variant == "FT" else {}),
+        small_bet=config.small_bet if hh.variant == "FT" else hh.small_bet,
+        big_bet=config.big_bet if hh.variant == "FT" else hh.big_bet,
     )
     return NormalHand(name=name, history=history, config=config, seats=seats, stacks=stacks, unknown_stacks=unknown,
                       blinds=tuple((seats[i], b) for i, b in enumerate(blinds_raw) if b),
@@ -192,7 +195,7 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
 
 def _physical_seats(hh: HandHistory, n: int) -> tuple[int, ...]:
     """PHH ``seats`` when they are clockwise from the button's left (button last); else 1..n."""
-    seats = tuple(hh.seats) if getattr(hh, "seats", None) else ()
+    seats = tuple(hh.seats or ()) if getattr(hh, "seats", None) else ()
     if len(seats) == n and len(set(seats)) == n and all(1 <= s <= 10 for s in seats):
         button = seats[-1]
         ordered = sorted(seats)
@@ -202,7 +205,7 @@ def _physical_seats(hh: HandHistory, n: int) -> tuple[int, ...]:
     return tuple(range(1, n + 1))
 
 
-def _cbr_amount(action: str) -> Any:
+def _cbr_amount(action: str) -> int | Decimal | None:
     words = action.split("#")[0].split()
     if len(words) == 3 and words[1] == "cbr":
         text = words[2]
@@ -210,7 +213,7 @@ def _cbr_amount(action: str) -> Any:
     return None
 
 
-def _scale_action(action: str, units: Any) -> str:
+def _scale_action(action: str, units: Callable[[int | Decimal | None], int]) -> str:
     words = action.split("#")[0].split()
     if len(words) == 3 and words[1] == "cbr":
         return f"{words[0]} cbr {units(_cbr_amount(action))}"
@@ -280,11 +283,11 @@ def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, 
             yield from _feed(rules, [CardBurned(ts=clock(), table=table, source="sim", card=None)])
         elif isinstance(op, BoardDealing):
             cards = [None if c.unknown_status else repr(c) for c in op.cards]
-            events = []
+            board = []
             for card in cards:
-                events.append(BoardCardDealt(ts=clock(), table=table, source="sim", card=card, slot=slot))
+                board.append(BoardCardDealt(ts=clock(), table=table, source="sim", card=card, slot=slot))
                 slot += 1
-            yield from _feed(rules, events)
+            yield from _feed(rules, board)
         elif isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo):
             yield from _feed(rules, _betting(op, rules, seats, cfg, table, clock, hand_no))
         elif isinstance(op, HoleCardsShowingOrMucking):
@@ -294,15 +297,15 @@ def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, 
                                                     ts=clock(), denominations=cfg.chip_denominations,
                                                     hole_cards=cfg.hole_cards))
         elif isinstance(op, ChipsPushing):
-            events = [PotPushed(ts=clock(), table=table, source="sim", seat=seats[i], value=a)
+            pushes = [PotPushed(ts=clock(), table=table, source="sim", seat=seats[i], value=a)
                       for i, a in enumerate(op.amounts) if a]
-            yield from _feed(rules, events)
+            yield from _feed(rules, pushes)
     if not truth.status:  # a hand history cut short in the source stays open, as it was recorded
         yield from _feed(rules, [HandEnded(ts=clock(), table=table, source="sim", hand_no=hand_no)])
 
 
-def _betting(op: Any, rules: TableRules, seats: tuple[int, ...], cfg: GameConfig, table: str, clock: _Clock,
-             hand_no: int) -> list[Event]:
+def _betting(op: Folding | CheckingOrCalling | CompletionBettingOrRaisingTo, rules: TableRules,
+             seats: tuple[int, ...], cfg: GameConfig, table: str, clock: _Clock, hand_no: int) -> list[Event]:
     seat = seats[op.player_index]
     engine = rules.current
     if engine is None:
@@ -333,7 +336,7 @@ def _deal_round_robin(holes: list[HoleDealing], seats: tuple[int, ...], table: s
     return events
 
 
-def _feed(rules: TableRules, events: list[Event]) -> Iterator[Event]:
+def _feed(rules: TableRules, events: Sequence[Event]) -> Iterator[Event]:
     for event in sorted(events, key=lambda e: e.ts):
         rules.feed(event)
         yield event

@@ -8,55 +8,17 @@ new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the han
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 
-from pokerkit import ChipsPushing, Poker, State
+from pokerkit import ChipsPushing
 
 from tablewatch.events import Event, HandEnded, HandStarted, Severity, Violation
-from tablewatch.rules.engine import ActionRecord, HandEngine
-from tablewatch.rules.game import GameConfig
+from tablewatch.hands import FinishedHand, Push
+from tablewatch.rules.engine import HandEngine
+from tablewatch.rules.game import GameConfig, phh_code
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import Check, HandSnapshot
-
-
-@dataclass(frozen=True, kw_only=True)
-class Push:
-    """One pot (or share of one) as pokerkit awards it."""
-
-    pot_index: int
-    amount: int
-    winners: tuple[int, ...]  # seats
-    amounts: tuple[tuple[int, int], ...]  # (seat, amount)
-
-
-@dataclass(frozen=True, kw_only=True)
-class FinishedHand:
-    table: str
-    hand_no: int
-    config: GameConfig
-    button: int
-    order: tuple[int, ...]  # seats in pokerkit/PHH order: first left of the button, button last
-    starting_stacks: dict[int, int]
-    final_stacks: dict[int, int]
-    actions: tuple[ActionRecord, ...]
-    hole_cards: dict[int, tuple[str | None, ...]]
-    board: tuple[str | None, ...]
-    pushes: tuple[Push, ...]
-    violations: tuple[Violation, ...]
-    burns: tuple[tuple[str, str | None, float], ...]
-    event_times: tuple[tuple[str, int | None, float], ...]
-    notes: tuple[str, ...]
-    started_ts: float
-    ended_ts: float | None
-    blinds: tuple[tuple[int, int], ...] = ()
-    unawarded: int = 0  # chips pokerkit could not award (every contender's cards unread) nor the dealer's pushes
-    state: State = field(repr=False, compare=False)
-    game: Poker = field(repr=False, compare=False)
-
-    @property
-    def winnings(self) -> dict[int, int]:
-        return {seat: self.final_stacks[seat] - self.starting_stacks[seat] for seat in self.order}
 
 
 def finished_hand(engine: HandEngine) -> FinishedHand:
@@ -80,7 +42,8 @@ def finished_hand(engine: HandEngine) -> FinishedHand:
         for op in state.operations if isinstance(op, ChipsPushing)
     )
     return FinishedHand(
-        table=engine.table, hand_no=engine.hand_no, config=engine.config, button=engine.start.button, order=order,
+        table=engine.table, hand_no=engine.hand_no, config=engine.config, phh_variant=phh_code(engine.game),
+        button=engine.start.button, order=order,
         starting_stacks=dict(zip(order, engine.starting_stacks, strict=True)),
         final_stacks=final,
         actions=tuple(engine.actions),
@@ -123,8 +86,8 @@ class TableRules:
         snapshot = self.snapshot()
         found: list[Violation] = []
         for check in self.checks:
-            found += self._guard(lambda c=check: c.observe(snapshot, event), f"check {check.rule_id}", event)
-        found += self._guard(lambda: self._apply(event), "betting engine", event)
+            found += self._guard(partial(check.observe, snapshot, event), f"check {check.rule_id}", event)
+        found += self._guard(partial(self._apply, event), "betting engine", event)
         return found
 
     def snapshot(self) -> HandSnapshot:
@@ -159,7 +122,7 @@ class TableRules:
         self.last, self.current = engine, None
         return engine.violations[before:]
 
-    def _guard(self, work, what: str, event: Event) -> list[Violation]:  # type: ignore[no-untyped-def]
+    def _guard(self, work: Callable[[], Iterable[Violation]], what: str, event: Event) -> list[Violation]:
         try:
             return list(work())
         except Exception as exc:

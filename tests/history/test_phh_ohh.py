@@ -10,10 +10,10 @@ import pytest
 from pokerkit import HandHistory
 
 from tablewatch.events import CardsTabled
+from tablewatch.hands import FinishedHand
 from tablewatch.history.ohh import dumps_ohh, to_ohh
 from tablewatch.history.phh import PhhExportError, dumps_phh, to_hand_history
 from tablewatch.rules.game import GameConfig, Variant
-from tablewatch.rules.table import FinishedHand
 from tests.rules.engine_helpers import Hand
 
 CENTS = GameConfig(small_blind=500, big_blind=1000, currency_unit=Decimal("0.01"), currency_symbol="$")

@@ -17,13 +17,14 @@ from tablewatch.events import (
     Tap,
     Violation,
 )
+from tablewatch.hands import FinishedHand
 from tablewatch.rules.betting import BettingView
 from tablewatch.rules.engine import HandEngine
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.physical import physical_events
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import Check
-from tablewatch.rules.table import FinishedHand, TableRules
+from tablewatch.rules.table import TableRules
 
 
 class Hand:

@@ -19,6 +19,14 @@ NOT_RULED_BY_THE_MONITOR: dict[int, str] = {
     37: "halting play at a short table: tournament-wide balancing across tables, the TD's call",
     83: "stud dealing when the deck runs out on 7th street: the monitor follows flop games only",
     95: "stud 7th-street card dealt face up: the monitor follows flop games only",
+    28: "the club's team-play ladder: a penalty the TD gives after the hand, not seen at the table",
+    29: "missed-round penalty arithmetic: the TD's penalty ledger, not seen at the table",
+    79: "prizes shared on the bubble: tournament-wide, across tables",
+    80: "the hand-for-hand clock: tournament-wide, across tables",
+    81: "all-in during hand-for-hand: the floor's call across tables",
+    82: "final-table size: a seating decision away from any dealt hand",
+    94: "final-table size (2017): a seating decision away from any dealt hand",
+    99: "an incomplete buy-in: the cage's business before the player is dealt in",
 }
 
 EXAMPLE = re.compile(r"^\*\*EX-(\d+) — ", re.MULTILINE)
@@ -81,7 +89,20 @@ def assert_covered(ids: set, covered: set, listed: dict, *, covered_as: str, lis
 RULES_CODE = Path(__file__).resolve().parents[2] / "tablewatch" / "rules"
 
 # ENG ids of catalogue §2 deliberately not implemented, with the reason; an id here that the code names is stale
-ENG_NOT_IMPLEMENTED: dict[str, str] = {}
+ENG_NOT_IMPLEMENTED: dict[str, str] = {
+    "ENG-27": "the chip race: a colour-up at a break, away from any dealt hand",
+    "ENG-28": "counting rights: the floor's answer to a player's request, not seen at the table",
+    "ENG-29": "chips found after an all-in was called: the floor's finding, not seen at the table",
+    "ENG-30": "bets returned to a hand killed by mistake: the floor's finding that it was a mistake",
+    "ENG-31": "penalty bookkeeping: the TD's penalty ledger",
+    "ENG-32": "the hand-for-hand clock and ties on the bubble: tournament-wide, across tables",
+    "ENG-33": "final-table size: a seating decision away from any dealt hand",
+    "ENG-34": "the club's team-play penalty ladder: the TD's penalty ledger",
+    "ENG-37": "conditional statements and early calls: the floor's ruling on words the monitor does not parse",
+    "ENG-38": "who may see cards shown: a request to the floor",
+    "ENG-39": "hands miscalled at the showdown: cards speak, the engine reads the cards, not the words",
+    "ENG-40": "rebuys and buy-ins: the cage's business before the player is dealt in",
+}
 
 ENG_HEADING = re.compile(r"^#### (ENG-\d+) — ", re.MULTILINE)
 

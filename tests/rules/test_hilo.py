@@ -10,11 +10,11 @@ import pytest
 from pokerkit import Automation, ChipsPushing, HandHistory
 
 from tablewatch.events import CardsTabled
+from tablewatch.hands import FinishedHand
 from tablewatch.history.ohh import to_ohh
 from tablewatch.history.phh import PhhExportError, dumps_phh
 from tablewatch.rules.game import GameConfig, Variant
 from tablewatch.rules.hilo import share, split_hi_lo, with_hi_lo_award
-from tablewatch.rules.table import FinishedHand
 from tests.rules.engine_helpers import Hand
 
 HUNDREDS = (100, 500, 1000, 5000)  # the smallest chip in play is 100: the odd-chip unit

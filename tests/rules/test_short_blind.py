@@ -13,9 +13,9 @@ import warnings
 from pokerkit import HandHistory
 
 from tablewatch.events import CardsTabled
+from tablewatch.hands import FinishedHand
 from tablewatch.history.phh import dumps_phh
 from tablewatch.rules.game import GameConfig, Variant
-from tablewatch.rules.table import FinishedHand
 from tests.rules.engine_helpers import Hand
 
 NL_100_200 = GameConfig(small_blind=100, big_blind=200)

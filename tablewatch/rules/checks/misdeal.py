@@ -189,11 +189,11 @@ class MisdealCheck(HandCheck):
 
     def _action(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         found: list[Violation] = []
-        if self.button_short and event.seat == self.button:
+        if self.button_short and event.seat is not None and event.seat == self.button:
             self.button_short = False
             found.append(self.violation(
                 snapshot, event, rule_id="TDA-24", title="Short button acted: hand dead",
-                observed=f"The button (seat {self.button}) acted holding {self._effective(self.button)} card(s).",
+                observed=f"The button (seat {event.seat}) acted holding {self._effective(event.seat)} card(s).",
                 ruling="The button acted before the missing card was dealt: his hand is dead (TDA-24)."))
         self.tally.observe(snapshot, event)
         if self.wrong_count and self.tally.past_misdeal_cutoff(self.profile):
