@@ -21,6 +21,7 @@ from tablewatch.bench.simulated import (
     vision_for,
 )
 from tablewatch.events import BoardCardDealt, Event, Violation
+from tablewatch.hands import FinishedHand
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
@@ -52,7 +53,7 @@ class SessionRecord:
         self.now = 0.0
         self.step_started = time.perf_counter()
         self.alerts: list[TimedAlert] = []
-        self.hands: list[Any] = []
+        self.hands: list[FinishedHand] = []
 
     def on_event(self, event: Event) -> None:
         """Only alerts are timed."""
@@ -60,7 +61,7 @@ class SessionRecord:
     def on_violation(self, violation: Violation) -> None:
         self.alerts.append(TimedAlert(violation, self.now, time.perf_counter() - self.step_started))
 
-    def on_hand(self, hand: Any) -> None:
+    def on_hand(self, hand: FinishedHand) -> None:
         self.hands.append(hand)
 
     def close(self) -> None:

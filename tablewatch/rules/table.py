@@ -1,6 +1,6 @@
 """One table's rules layer for a whole session: hands one after another, the procedure checks, findings.
 
-The e2e pipeline feeds every event of the table, in time order, to ``TableRules.feed`` and gets back the
+The table's pipeline feeds every event of the table, in time order, to ``TableRules.feed`` and gets back the
 ``Violation`` findings (the engine's and the procedure checks'). Each hand that ends (``HandEnded``, or a
 new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the hand-history writers take.
 """

@@ -10,11 +10,15 @@ import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 
 from tablewatch.events import Event, Severity, Violation
+from tablewatch.hands import FinishedHand
+
+if TYPE_CHECKING:  # the MQTT side loads paho only when a table publishes
+    from tablewatch.alerts import EvidenceConfig, EvidenceRecorder, Publisher
 
 SEVERITY_STYLE = {Severity.VIOLATION: "bold red", Severity.ADVISORY: "yellow", Severity.SYSTEM: "cyan"}
 
@@ -39,7 +43,7 @@ class FilesOutput:
     def on_violation(self, violation: Violation) -> None:
         self._write(self._alerts, violation.to_json())
 
-    def on_hand(self, hand: Any) -> None:
+    def on_hand(self, hand: FinishedHand) -> None:
         """Hands are written by the hand-history output; nothing to do here."""
 
     def close(self) -> None:
@@ -74,12 +78,11 @@ class TerminalOutput:
             f"→ [italic]{violation.ruling}[/]"
         )
 
-    def on_hand(self, hand: Any) -> None:
+    def on_hand(self, hand: FinishedHand) -> None:
         if not self.show_hands:
             return
-        winnings = getattr(hand, "winnings", {})
-        won = ", ".join(f"seat {s} {w:+}" for s, w in winnings.items() if w > 0) or "no winner recorded"
-        self.console.print(f"[green]hand {getattr(hand, 'hand_no', '?')} complete[/]: {won}")
+        won = ", ".join(f"seat {s} {w:+}" for s, w in hand.winnings.items() if w > 0) or "no winner recorded"
+        self.console.print(f"[green]hand {hand.hand_no} complete[/]: {won}")
 
     def close(self) -> None:
         """Nothing to release."""
@@ -102,7 +105,7 @@ class HandHistoryOutput:
     def on_violation(self, violation: Violation) -> None:
         """Violations travel inside the finished hand (``_violations``)."""
 
-    def on_hand(self, hand: Any) -> None:
+    def on_hand(self, hand: FinishedHand) -> None:
         from tablewatch.history.phh import dumps_phh
 
         path = self.folder / f"{hand.table}-{hand.hand_no:05d}.phh"
@@ -117,8 +120,8 @@ class HandHistoryOutput:
 class MqttOutput:
     """Alerts, events, finished hands and the live state to the broker, through the durable outbox."""
 
-    def __init__(self, publisher: Any) -> None:
-        self.publisher = publisher  # tablewatch.alerts.publisher.Publisher, started by the caller
+    def __init__(self, publisher: Publisher) -> None:
+        self.publisher = publisher  # started by the caller
         self.alert_ids: dict[Violation, str] = {}
 
     def on_event(self, event: Event) -> None:
@@ -127,7 +130,7 @@ class MqttOutput:
     def on_violation(self, violation: Violation) -> None:
         self.alert_ids[violation] = self.publisher.publish_violation(violation)
 
-    def on_hand(self, hand: Any) -> None:
+    def on_hand(self, hand: FinishedHand) -> None:
         from tablewatch.history.phh import dumps_phh
 
         summary = {"winnings": {str(s): w for s, w in hand.winnings.items()},
@@ -140,13 +143,13 @@ class MqttOutput:
 
 
 def start_publisher(stack: ExitStack, *, url: str | None, site: str, table: str, out: Path,
-                    evidence: Any = None) -> tuple[Any, Any]:
-    """The table's evidence recorder (``evidence``: an ``EvidenceConfig`` or None) and its publisher (None
-    without a broker URL), both stopped by ``stack`` on the way out (the publisher drains its outbox first)."""
+                    evidence: EvidenceConfig | None = None) -> tuple[EvidenceRecorder | None, Publisher | None]:
+    """The table's evidence recorder (None without ``evidence``) and its publisher (None without a broker URL), both stopped by ``stack`` on the way out (the publisher drains its outbox first)."""
     from tablewatch.alerts import BrokerConfig, EvidenceRecorder, OutboxConfig, Publisher, PublisherConfig
 
-    recorder = EvidenceRecorder(evidence) if evidence is not None else None
-    if recorder is not None:
+    recorder = None
+    if evidence is not None:
+        recorder = EvidenceRecorder(evidence)
         evidence.folder.mkdir(parents=True, exist_ok=True)
     if url is None:
         return recorder, None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tablewatch.events import Event, HandStarted, Violation
+from tablewatch.hands import FinishedHand
 from tablewatch.scene.fusion import RfidFact, SceneFusion
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class Rules(Protocol):
 
     def feed(self, event: Event) -> list[Violation]: ...
 
-    def pop_finished(self) -> list[Any]: ...
+    def pop_finished(self) -> list[FinishedHand]: ...
 
 
 class Output(Protocol):
@@ -58,7 +59,7 @@ class Output(Protocol):
 
     def on_violation(self, violation: Violation) -> None: ...
 
-    def on_hand(self, hand: Any) -> None: ...
+    def on_hand(self, hand: FinishedHand) -> None: ...
 
     def close(self) -> None: ...
 

@@ -1,5 +1,5 @@
 """The procedure checks inside the real rules layer: hands driven through ``TableRules`` (the betting engine on
-pokerkit, which builds the snapshots) with the registry's checks, as the e2e pipeline runs them."""
+pokerkit, which builds the snapshots) with the registry's checks, as the table's pipeline runs them."""
 
 from __future__ import annotations
 
