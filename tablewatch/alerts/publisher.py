@@ -184,7 +184,7 @@ class Publisher:
                 entry.evidence = evidence
             if acknowledged_by:
                 entry.acknowledged_by = acknowledged_by
-            change = "end" if (end or acknowledged_by) and not entry.ended else "update"
+            change: pl.ChangeType = "end" if (end or acknowledged_by) and not entry.ended else "update"
             entry.ended = entry.ended or change == "end"
             entry.revision += 1
             self._send_alert(alert, change)
