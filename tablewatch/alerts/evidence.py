@@ -19,7 +19,7 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -227,8 +227,7 @@ class EvidenceRecorder:
             except (cv2.error, OSError, ValueError) as exc:
                 log.error("alert %s: clip %s not written: %s", clip.alert, clip.path, exc)
                 continue
-            evidence = Evidence(**{**clip.evidence.as_dict(), "frame_ts": clip.evidence.frame_ts,
-                                   "clip_ready": True, "clip_from_ts": written[0], "clip_to_ts": written[1]})
+            evidence = replace(clip.evidence, clip_ready=True, clip_from_ts=written[0], clip_to_ts=written[1])
             if self.on_clip is not None:
                 try:
                     self.on_clip(clip.alert, evidence)
