@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -36,7 +36,7 @@ def load_config(path: str | Path, model: type[Model]) -> Model:
         raise ConfigError(describe_validation_error(exc, path)) from exc
 
 
-def parse_config_text(text: str, path: Path) -> Any:
+def parse_config_text(text: str, path: Path) -> object:
     try:
         if path.suffix == ".toml":
             return tomllib.loads(text)

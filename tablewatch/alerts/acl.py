@@ -32,8 +32,8 @@ Role = Literal["table", "floor", "surveillance", "broadcast", "archive", "bridge
 class User(StrictModel):
     name: str = Field(..., min_length=1, pattern=r"^[A-Za-z0-9_.@-]+$", description="MQTT user name")
     role: Role
-    site: str = Field("+", description="the site this user serves; '+' for every site")
-    table: str | None = Field(None, description="the table, for role 'table' only")
+    site: str = Field(default="+", description="the site this user serves; '+' for every site")
+    table: str | None = Field(default=None, description="the table, for role 'table' only")
 
     @model_validator(mode="after")
     def verify_table_for_tables(self) -> User:

@@ -15,13 +15,17 @@ import json
 import logging
 import re
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 
 from tablewatch.alerts.config import BrokerConfig
 from tablewatch.alerts.connection import connect, make_client
 from tablewatch.alerts.topics import all_tables
+
+if TYPE_CHECKING:
+    from paho.mqtt.properties import Properties
+    from paho.mqtt.reasoncodes import ReasonCode
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +65,7 @@ class HandArchiver:
         self._db: Any = None
         self.client = make_client(broker, client_id)
         self.client.on_message = self._on_message
-        self.client.on_connect = lambda *_: self.client.subscribe(self.subscription, qos=1)
+        self.client.on_connect = self._on_connect
 
     def start(self) -> HandArchiver:
         try:
@@ -76,6 +80,10 @@ class HandArchiver:
         connect(self.client, self.broker, clean_start=False, session_expiry_s=7 * 24 * 3600)
         self.client.subscribe(self.subscription, qos=1)
         return self
+
+    def _on_connect(self, _c: mqtt.Client, _u: object, _flags: mqtt.ConnectFlags, _reason: ReasonCode,
+                    _properties: Properties | None) -> None:
+        self.client.subscribe(self.subscription, qos=1)
 
     def _on_message(self, _c: mqtt.Client, _u: object, message: mqtt.MQTTMessage) -> None:
         try:

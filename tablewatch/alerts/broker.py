@@ -25,23 +25,25 @@ from tablewatch.config import StrictModel
 class BrokerSetup(StrictModel):
     """What a tablewatch broker listens on and how it checks clients."""
 
-    bind: str = Field("127.0.0.1", description="address of the plain and websockets listeners")
-    mqtt_port: int | None = Field(1883, ge=1, le=65535, description="plain MQTT (loopback or a trusted LAN only)")
-    tls_port: int | None = Field(None, ge=1, le=65535, description="MQTT over TLS")
-    ws_port: int | None = Field(None, ge=1, le=65535, description="MQTT over WebSockets (browsers)")
-    ws_tls: bool = Field(False, description="serve the websockets listener over TLS too (wss://)")
-    http_dir: Path | None = Field(None, description="static files served on the websockets port (web console)")
+    bind: str = Field(default="127.0.0.1", description="address of the plain and websockets listeners")
+    mqtt_port: int | None = Field(default=1883, ge=1, le=65535,
+                                  description="plain MQTT (loopback or a trusted LAN only)")
+    tls_port: int | None = Field(default=None, ge=1, le=65535, description="MQTT over TLS")
+    ws_port: int | None = Field(default=None, ge=1, le=65535, description="MQTT over WebSockets (browsers)")
+    ws_tls: bool = Field(default=False, description="serve the websockets listener over TLS too (wss://)")
+    http_dir: Path | None = Field(default=None, description="static files served on the websockets port (web console)")
     ca_file: Path | None = None
     cert_file: Path | None = None
     key_file: Path | None = None
-    require_client_cert: bool = Field(False, description="mutual TLS on top of passwords")
-    password_file: Path | None = Field(None, description="mosquitto_passwd file; None = anonymous (demo only)")
-    acl_file: Path | None = Field(None, description="rendered by tablewatch.alerts.acl")
-    persistence_dir: Path | None = Field(None, description="where the broker keeps sessions and retained messages")
-    log_file: Path | None = Field(None, description="None: no log_dest line (mosquitto's default, or the including "
-                                  "config's)")
-    audit: bool = Field(True, description="log every connect, subscribe and unsubscribe with the client's name")
-    include_dir: Path | None = Field(None, description="extra sections (a bridge) read from this folder")
+    require_client_cert: bool = Field(default=False, description="mutual TLS on top of passwords")
+    password_file: Path | None = Field(default=None, description="mosquitto_passwd file; None = anonymous (demo only)")
+    acl_file: Path | None = Field(default=None, description="rendered by tablewatch.alerts.acl")
+    persistence_dir: Path | None = Field(default=None,
+                                         description="where the broker keeps sessions and retained messages")
+    log_file: Path | None = Field(default=None, description="None: no log_dest line (mosquitto's default, or the "
+                                  "including config's)")
+    audit: bool = Field(default=True, description="log every connect, subscribe and unsubscribe with the client's name")
+    include_dir: Path | None = Field(default=None, description="extra sections (a bridge) read from this folder")
 
 
 def render_config(setup: BrokerSetup) -> str:
@@ -83,14 +85,14 @@ def render_config(setup: BrokerSetup) -> str:
 class BridgeSetup(StrictModel):
     """A pit broker's bridge to the central (clustered) broker: its site's tree out, acks back in."""
 
-    name: str = Field("central", pattern=r"^[A-Za-z0-9_-]+$")
+    name: str = Field(default="central", pattern=r"^[A-Za-z0-9_-]+$")
     addresses: list[str] = Field(..., min_length=1, description="host:port of the central nodes, in failover order")
     site: str = Field(..., description="the site whose tree this pit forwards")
     client_id: str = Field(..., description="the bridge's client id on the central broker")
     username: str | None = None
     password: str | None = None
-    ca_file: Path | None = Field(None, description="CA of the central broker: TLS when set")
-    queue_limit: int = Field(100_000, ge=100, description="messages kept for the central while it is away")
+    ca_file: Path | None = Field(default=None, description="CA of the central broker: TLS when set")
+    queue_limit: int = Field(default=100_000, ge=100, description="messages kept for the central while it is away")
 
 
 def render_bridge(bridge: BridgeSetup) -> str:

@@ -8,7 +8,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 from pydantic import ValidationError
@@ -29,7 +31,10 @@ def _broker_config(url: str, username: str | None, password_file: Path | None, c
         raise click.BadParameter(describe_validation_error(exc, "--url/--username/--ca-file")) from exc
 
 
-def broker_options(command: click.Command) -> click.Command:
+Decorated = TypeVar("Decorated", bound=Callable[..., Any])
+
+
+def broker_options(command: Decorated) -> Decorated:
     for option in reversed([
         click.option("--url", default="mqtt://127.0.0.1:1883", show_default=True, envvar="TABLEWATCH_MQTT_URL",
                      help="broker: mqtt://, mqtts:// (TLS), ws:// or wss://"),

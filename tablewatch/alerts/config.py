@@ -23,15 +23,15 @@ def check_name(kind: str, value: str) -> str:
 class BrokerConfig(StrictModel):
     """How to reach the broker. ``url``: ``mqtt://host:port``, ``mqtts://host:port`` (TLS), ``ws://``/``wss://``."""
 
-    url: str = Field("mqtt://127.0.0.1:1883", description="mqtt://, mqtts://, ws:// or wss:// host and port")
-    username: str | None = Field(None, description="per-client user name (password file on the broker)")
-    password: str | None = Field(None, description="password; prefer password_file in production")
-    password_file: Path | None = Field(None, description="file whose first line is the password")
-    ca_file: Path | None = Field(None, description="CA certificate that signed the broker's certificate")
-    cert_file: Path | None = Field(None, description="client certificate (mutual TLS), optional")
-    key_file: Path | None = Field(None, description="client key (mutual TLS), optional")
-    keepalive: int = Field(15, ge=5, le=3600, description="seconds; the last will fires after 1.5x this")
-    connect_timeout: float = Field(5.0, gt=0, le=120, description="seconds to wait for CONNACK")
+    url: str = Field(default="mqtt://127.0.0.1:1883", description="mqtt://, mqtts://, ws:// or wss:// host and port")
+    username: str | None = Field(default=None, description="per-client user name (password file on the broker)")
+    password: str | None = Field(default=None, description="password; prefer password_file in production")
+    password_file: Path | None = Field(default=None, description="file whose first line is the password")
+    ca_file: Path | None = Field(default=None, description="CA certificate that signed the broker's certificate")
+    cert_file: Path | None = Field(default=None, description="client certificate (mutual TLS), optional")
+    key_file: Path | None = Field(default=None, description="client key (mutual TLS), optional")
+    keepalive: int = Field(default=15, ge=5, le=3600, description="seconds; the last will fires after 1.5x this")
+    connect_timeout: float = Field(default=5.0, gt=0, le=120, description="seconds to wait for CONNACK")
 
     @field_validator("url")
     @classmethod
@@ -76,9 +76,9 @@ class BrokerConfig(StrictModel):
 
 
 class OutboxConfig(StrictModel):
-    path: Path = Field(Path("tablewatch-outbox.sqlite"), description="SQLite file that survives restarts")
-    max_rows: int = Field(100_000, ge=10, description="cap; past it the drop policy of outbox.py applies")
-    max_inflight: int = Field(64, ge=1, le=65000, description="messages handed to the broker before PUBACKs")
+    path: Path = Field(default=Path("tablewatch-outbox.sqlite"), description="SQLite file that survives restarts")
+    max_rows: int = Field(default=100_000, ge=10, description="cap; past it the drop policy of outbox.py applies")
+    max_inflight: int = Field(default=64, ge=1, le=65000, description="messages handed to the broker before PUBACKs")
 
 
 class PublisherConfig(StrictModel):
@@ -86,12 +86,13 @@ class PublisherConfig(StrictModel):
 
     site: str = Field(..., description="site (casino) id: the second topic level")
     table: str = Field(..., description="table id: the third topic level")
-    broker: BrokerConfig = Field(default_factory=BrokerConfig)  # type: ignore[arg-type]
-    outbox: OutboxConfig = Field(default_factory=OutboxConfig)  # type: ignore[arg-type]
-    client_id: str | None = Field(None, description="MQTT client id; default tablewatch-<site>-<table>")
-    broadcast_delay_s: float = Field(0.0, ge=0, le=3600, description="finished hands reach broadcast/ this late")
-    reconnect_max_s: float = Field(5.0, ge=0.1, le=300, description="longest wait between reconnect attempts")
-    state_min_interval_s: float = Field(0.2, ge=0, le=60, description="retained state at most this often")
+    broker: BrokerConfig = Field(default_factory=BrokerConfig)
+    outbox: OutboxConfig = Field(default_factory=OutboxConfig)
+    client_id: str | None = Field(default=None, description="MQTT client id; default tablewatch-<site>-<table>")
+    broadcast_delay_s: float = Field(default=0.0, ge=0, le=3600,
+                                     description="finished hands reach broadcast/ this late")
+    reconnect_max_s: float = Field(default=5.0, ge=0.1, le=300, description="longest wait between reconnect attempts")
+    state_min_interval_s: float = Field(default=0.2, ge=0, le=60, description="retained state at most this often")
 
     @field_validator("site", "table")
     @classmethod

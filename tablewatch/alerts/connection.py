@@ -67,7 +67,7 @@ def connect(client: mqtt.Client, broker: BrokerConfig, *, clean_start: bool = Tr
         from paho.mqtt.packettypes import PacketTypes
         from paho.mqtt.properties import Properties
 
-        properties = Properties(PacketTypes.CONNECT)
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call, unused-ignore]  # paho: no annotations
         properties.SessionExpiryInterval = session_expiry_s
     try:
         client.connect(broker.host, broker.port, keepalive=broker.keepalive, clean_start=clean_start,

@@ -19,7 +19,7 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -34,13 +34,14 @@ log = logging.getLogger(__name__)
 
 
 class EvidenceConfig(StrictModel):
-    folder: Path = Field(Path("evidence"), description="where stills and clips are written")
-    before_s: float = Field(5.0, ge=0, le=120, description="seconds of video before the alert")
-    after_s: float = Field(3.0, ge=0, le=120, description="seconds of video after the alert")
-    url_base: str | None = Field(None, description="URL at which `folder` is served (the web console)")
-    codec: str = Field("VP80", min_length=4, max_length=4, description="fourcc; VP80 in .webm plays in browsers")
-    extension: str = Field(".webm", pattern=r"^\.[a-z0-9]+$")
-    jpeg_quality: int = Field(88, ge=10, le=100)
+    folder: Path = Field(default=Path("evidence"), description="where stills and clips are written")
+    before_s: float = Field(default=5.0, ge=0, le=120, description="seconds of video before the alert")
+    after_s: float = Field(default=3.0, ge=0, le=120, description="seconds of video after the alert")
+    url_base: str | None = Field(default=None, description="URL at which `folder` is served (the web console)")
+    codec: str = Field(default="VP80", min_length=4, max_length=4,
+                       description="fourcc; VP80 in .webm plays in browsers")
+    extension: str = Field(default=".webm", pattern=r"^\.[a-z0-9]+$")
+    jpeg_quality: int = Field(default=88, ge=10, le=100)
 
 
 class Picture(Protocol):
@@ -169,7 +170,7 @@ class EvidenceRecorder:
         with self._lock:
             camera = camera or next(iter(self.rings), None)
             ring = self.rings.get(camera) if camera else None
-            if ring is None or (index := ring.nearest(ts)) is None:
+            if camera is None or ring is None or (index := ring.nearest(ts)) is None:
                 log.warning("alert %s: no frames from camera %r to show; no still or clip", alert, camera)
                 return Evidence(frame_ts=tuple(frame_ts))
             kept, seen = ring.frames[index], list(ring.boxes[index])
@@ -226,8 +227,7 @@ class EvidenceRecorder:
             except (cv2.error, OSError, ValueError) as exc:
                 log.error("alert %s: clip %s not written: %s", clip.alert, clip.path, exc)
                 continue
-            evidence = Evidence(**{**clip.evidence.as_dict(), "frame_ts": clip.evidence.frame_ts,
-                                   "clip_ready": True, "clip_from_ts": written[0], "clip_to_ts": written[1]})
+            evidence = replace(clip.evidence, clip_ready=True, clip_from_ts=written[0], clip_to_ts=written[1])
             if self.on_clip is not None:
                 try:
                     self.on_clip(clip.alert, evidence)
@@ -250,7 +250,7 @@ def write_clip(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float,
                 continue
             if writer is None:
                 height, width = frame.shape[:2]
-                writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*codec), max(1.0, fps), (width, height))
+                writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*codec), max(1.0, fps), (width, height))
                 if not writer.isOpened():
                     raise ValueError(f"OpenCV can't write {codec} video to {path.name}")
             if frame.shape[:2] != (height, width):

@@ -60,7 +60,7 @@ class FloorBoard:
             for alert in body.get("alerts", []):
                 self._alert(alert)
 
-    def _alert(self, body: Any) -> None:
+    def _alert(self, body: object) -> None:
         if not isinstance(body, dict) or not str(body.get("schema", "")).startswith("tablewatch/alert/"):
             self.rejected += 1
             return

@@ -127,9 +127,9 @@ class Outbox:
     def next_due(self) -> float | None:
         """The earliest ``not_before`` in the future, so the sender knows when to look again."""
         with self._lock:
-            (value,) = self._db.execute("SELECT MIN(not_before) FROM outbox WHERE not_before > ?",
-                                        (time.time(),)).fetchone()
-        return value
+            row: tuple[float | None] = self._db.execute("SELECT MIN(not_before) FROM outbox WHERE not_before > ?",
+                                                        (time.time(),)).fetchone()
+        return row[0]
 
     def delete(self, seqs: list[int]) -> None:
         if not seqs:

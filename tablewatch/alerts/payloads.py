@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from tablewatch.events import (
     BoardCardDealt,
@@ -30,6 +30,124 @@ from tablewatch.events import (
 
 SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1}
 ChangeType = Literal["new", "update", "end"]
+AlertStatus = Literal["open", "closed", "acknowledged"]
+
+
+# --- The payloads' JSON form, as their schemas (``schemas/<name>-1.json``) define it -------------------
+
+
+class Head(TypedDict):
+    """What every payload starts with."""
+
+    schema: str
+    msg_id: str
+    site: str
+    table: str
+
+
+class EvidenceDict(TypedDict):
+    still_path: str | None
+    still_url: str | None
+    clip_path: str | None
+    clip_url: str | None
+    clip_ready: bool
+    clip_from_ts: float | None
+    clip_to_ts: float | None
+    frame_ts: list[float]
+
+
+class AlertPayload(Head):
+    type: ChangeType
+    id: str
+    revision: int
+    time: str
+    ts: float
+    hand_no: int | None
+    street: str | None
+    seats: list[int]
+    rule_id: str
+    rule_title: str
+    observed: str
+    ruling: str
+    severity: str
+    confidence: float
+    source: str
+    evidence: EvidenceDict
+    status: AlertStatus
+    acknowledged_by: str | None
+
+
+class EventPayload(Head):
+    time: str
+    redacted: bool
+    event: dict[str, Any]  # ``Event.to_dict()``
+
+
+class HoleCardsPayload(Head):
+    time: str
+    ts: float
+    hand_no: int | None
+    seat: int | None
+    card: str | None
+
+
+class HandPayload(Head):
+    hand_no: int
+    session: str
+    time: str
+    started_ts: float | None
+    ended_ts: float
+    phh: str | None
+    hole_cards: dict[str, list[str]]  # seat -> hole cards seen by the cameras
+    summary: dict[str, object]  # free form: winnings, violations…
+    alerts: list[str]  # the ids of the hand's alerts
+
+
+class LiveTable(TypedDict):
+    """The live table (``state.LiveState``) as the state payload shows it."""
+
+    hand_no: int | None
+    street: str | None
+    button: int | None
+    seats: list[int]
+    active: list[int]
+    board: list[str | None]
+    pot: int | None
+    open_alerts: list[str]
+    devices: dict[str, bool]
+    last_ts: float | None
+
+
+class MonitorHealth(TypedDict):
+    """The publisher's own health (``publisher.Health``) in the state payload."""
+
+    connected: bool
+    backlog: int
+    oldest_s: float
+    dropped: int
+    denied: int
+    events_dropped: int
+    problem: str | None
+
+
+class StatePayload(Head, LiveTable):
+    time: str
+    monitor: MonitorHealth
+
+
+class OpenAlertsPayload(Head):
+    time: str
+    alerts: list[AlertPayload]
+
+
+class AckPayload(Head):
+    alert_id: str
+    by: str
+    time: str
+    note: str
+
+
+Payload = AlertPayload | EventPayload | HoleCardsPayload | HandPayload | StatePayload | OpenAlertsPayload | AckPayload
 
 
 def schema_id(name: str) -> str:
@@ -67,10 +185,10 @@ class Evidence:
     clip_to_ts: float | None = None
     frame_ts: tuple[float, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["frame_ts"] = list(self.frame_ts)
-        return data
+    def as_dict(self) -> EvidenceDict:
+        return EvidenceDict(still_path=self.still_path, still_url=self.still_url, clip_path=self.clip_path,
+                            clip_url=self.clip_url, clip_ready=self.clip_ready, clip_from_ts=self.clip_from_ts,
+                            clip_to_ts=self.clip_to_ts, frame_ts=list(self.frame_ts))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -85,7 +203,7 @@ class Context:
     def time(self, ts: float) -> str:
         return iso_time(self.epoch + ts)
 
-    def head(self, name: str, msg_id: str) -> dict[str, Any]:
+    def head(self, name: str, msg_id: str) -> Head:
         return {"schema": schema_id(name), "msg_id": msg_id, "site": self.site, "table": self.table}
 
 
@@ -95,11 +213,11 @@ def alert_id(ctx: Context, violation: Violation) -> str:
 
 
 def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "new", revision: int = 0,
-                  evidence: Evidence | None = None, acknowledged_by: str | None = None) -> dict[str, Any]:
+                  evidence: Evidence | None = None, acknowledged_by: str | None = None) -> AlertPayload:
     """One alert revision. ``revision`` grows with each update; ``msg_id`` is ``<id>/<revision>``."""
     ident = alert_id(ctx, violation)
     evidence = evidence or Evidence(frame_ts=violation.evidence_ts)
-    status = "acknowledged" if acknowledged_by else ("closed" if change == "end" else "open")
+    status: AlertStatus = "acknowledged" if acknowledged_by else ("closed" if change == "end" else "open")
     return {
         **ctx.head("alert", f"{ident}/{revision}"),
         "type": change,
@@ -138,13 +256,13 @@ def redact(event: Event) -> tuple[Event, bool]:
     return event, False
 
 
-def event_payload(ctx: Context, event: Event, *, redacted: bool) -> dict[str, Any]:
+def event_payload(ctx: Context, event: Event, *, redacted: bool) -> EventPayload:
     body = event.to_dict()
     ident = stable_id("ev", ctx.site, ctx.table, ctx.session, json.dumps(body, sort_keys=True))
     return {**ctx.head("event", ident), "time": ctx.time(event.ts), "redacted": redacted, "event": body}
 
 
-def holecards_payload(ctx: Context, event: CardDealt, *, hand_no: int | None) -> dict[str, Any]:
+def holecards_payload(ctx: Context, event: CardDealt, *, hand_no: int | None) -> HoleCardsPayload:
     ident = stable_id("hc", ctx.site, ctx.table, ctx.session, hand_no, event.seat, event.card, f"{event.ts:.3f}")
     return {**ctx.head("holecards", ident), "time": ctx.time(event.ts), "ts": event.ts, "hand_no": hand_no,
             "seat": event.seat, "card": event.card}
@@ -155,30 +273,28 @@ def hand_id(ctx: Context, hand_no: int) -> str:
 
 
 def hand_payload(ctx: Context, *, hand_no: int, started_ts: float | None, ended_ts: float, phh: str | None,
-                 summary: Mapping[str, Any], alert_ids: Sequence[str],
-                 hole_cards: Mapping[int, Sequence[str]] | None = None) -> dict[str, Any]:
+                 summary: Mapping[str, object], alert_ids: Sequence[str],
+                 hole_cards: Mapping[int, Sequence[str]] | None = None) -> HandPayload:
     return {**ctx.head("hand", hand_id(ctx, hand_no)), "hand_no": hand_no, "session": ctx.session,
             "time": ctx.time(ended_ts), "started_ts": started_ts, "ended_ts": ended_ts, "phh": phh,
             "hole_cards": {str(seat): list(cards) for seat, cards in (hole_cards or {}).items()},
             "summary": dict(summary), "alerts": list(alert_ids)}
 
 
-def state_payload(ctx: Context, *, seq: int, state: Mapping[str, Any], monitor: Mapping[str, Any],
-                  now: float) -> dict[str, Any]:
+def state_payload(ctx: Context, *, seq: int, state: LiveTable, monitor: MonitorHealth, now: float) -> StatePayload:
     ident = stable_id("st", ctx.site, ctx.table, ctx.session, seq)
-    return {**ctx.head("state", ident), "time": iso_time(now), **state, "monitor": dict(monitor)}
+    return {**ctx.head("state", ident), "time": iso_time(now), **state, "monitor": monitor.copy()}
 
 
-def open_alerts_payload(ctx: Context, *, seq: int, alerts: Sequence[Mapping[str, Any]],
-                        now: float) -> dict[str, Any]:
+def open_alerts_payload(ctx: Context, *, seq: int, alerts: Sequence[AlertPayload], now: float) -> OpenAlertsPayload:
     ident = stable_id("oa", ctx.site, ctx.table, ctx.session, seq)
-    return {**ctx.head("alerts", ident), "time": iso_time(now), "alerts": [dict(a) for a in alerts]}
+    return {**ctx.head("alerts", ident), "time": iso_time(now), "alerts": [a.copy() for a in alerts]}
 
 
-def ack_payload(*, site: str, table: str, alert: str, by: str, now: float, note: str = "") -> dict[str, Any]:
+def ack_payload(*, site: str, table: str, alert: str, by: str, now: float, note: str = "") -> AckPayload:
     return {"schema": schema_id("ack"), "msg_id": stable_id("ak", site, table, alert, by), "site": site,
             "table": table, "alert_id": alert, "by": by, "time": iso_time(now), "note": note}
 
 
-def dumps(payload: Mapping[str, Any]) -> str:
+def dumps(payload: Payload) -> str:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"))

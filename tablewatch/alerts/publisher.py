@@ -19,7 +19,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import paho.mqtt.client as mqtt
 
@@ -47,7 +46,7 @@ class Health:
     denied: int  # refused by the broker's ACL
     events_dropped: int  # QoS 0 events not sent while disconnected (by design)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> pl.MonitorHealth:
         return {"connected": self.connected, "backlog": self.backlog, "oldest_s": round(self.oldest_s, 3),
                 "dropped": self.dropped, "denied": self.denied, "events_dropped": self.events_dropped,
                 "problem": self.problem}
@@ -60,7 +59,7 @@ class _Alert:
     revision: int = 0
     ended: bool = False
     acknowledged_by: str | None = None
-    payload: dict[str, Any] | None = None  # the newest revision sent
+    payload: pl.AlertPayload | None = None  # the newest revision sent
 
 
 class Publisher:
@@ -184,7 +183,7 @@ class Publisher:
                 entry.evidence = evidence
             if acknowledged_by:
                 entry.acknowledged_by = acknowledged_by
-            change = "end" if (end or acknowledged_by) and not entry.ended else "update"
+            change: pl.ChangeType = "end" if (end or acknowledged_by) and not entry.ended else "update"
             entry.ended = entry.ended or change == "end"
             entry.revision += 1
             self._send_alert(alert, change)
@@ -194,7 +193,7 @@ class Publisher:
         self.publish_state()
         return True
 
-    def publish_hand(self, hand_no: int, *, phh: str | None = None, summary: Mapping[str, Any] | None = None,
+    def publish_hand(self, hand_no: int, *, phh: str | None = None, summary: Mapping[str, object] | None = None,
                      ended_ts: float | None = None, started_ts: float | None = None) -> str:
         """A finished hand on ``hand`` now and on ``broadcast/hand`` after ``broadcast_delay_s``."""
         if self.state.hand_no == hand_no and self.state.hand_in_progress:
@@ -208,9 +207,9 @@ class Publisher:
                                   hole_cards=self._hole_cards.pop(hand_no, {}))
         self._enqueue(payload, self.topics.hand, "hand")
         later = time.time() + self.config.broadcast_delay_s if self.config.broadcast_delay_s else 0.0
-        self._enqueue({**payload, "msg_id": payload["msg_id"] + "/b"}, self.topics.broadcast_hand, "broadcast",
-                      not_before=later)
-        return str(payload["msg_id"])
+        broadcast: pl.HandPayload = {**payload, "msg_id": payload["msg_id"] + "/b"}
+        self._enqueue(broadcast, self.topics.broadcast_hand, "broadcast", not_before=later)
+        return payload["msg_id"]
 
     def publish_state(self, *, force: bool = False) -> None:
         """The retained live state (coalesced in the outbox: only the newest waits).
@@ -257,9 +256,9 @@ class Publisher:
         self._enqueue(snapshot, self.topics.open_alerts, "state", retain=True, coalesce="alerts")
         self._alerts_dirty = False
 
-    def _enqueue(self, payload: Mapping[str, Any], topic: str, kind: str, *, retain: bool = False,
+    def _enqueue(self, payload: pl.Payload, topic: str, kind: str, *, retain: bool = False,
                  coalesce: str | None = None, not_before: float = 0.0) -> None:
-        self.outbox.put(msg_id=str(payload["msg_id"]), topic=topic, payload=pl.dumps(payload).encode(), kind=kind,
+        self.outbox.put(msg_id=payload["msg_id"], topic=topic, payload=pl.dumps(payload).encode(), kind=kind,
                         retain=retain, coalesce=coalesce, not_before=not_before)
         self.link.wake()
 

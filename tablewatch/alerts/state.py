@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from tablewatch.alerts.payloads import LiveTable
 from tablewatch.events import (
     BoardCardDealt,
     CardsMucked,
@@ -66,7 +66,7 @@ class LiveState:
         self.board[event.slot] = event.card if event.face_up else None
         self.street = _STREET_BY_BOARD.get(len(self.board), self.street)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> LiveTable:
         return {"hand_no": self.hand_no, "street": self.street, "button": self.button, "seats": list(self.seats),
                 "active": list(self.active), "board": list(self.board), "pot": self.pot,
                 "open_alerts": list(self.open_alerts), "devices": dict(self.devices), "last_ts": self.last_ts}

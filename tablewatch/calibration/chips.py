@@ -29,6 +29,7 @@ from typing import Protocol
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 from pydantic import Field
 
 from tablewatch.config import StrictModel
@@ -125,7 +126,7 @@ class ChipColours(StrictModel):
     def _nearest(self, lab: np.ndarray, max_distance: float) -> int | None:
         best, best_d = None, np.inf
         for chip in self.chips:
-            d = colour_distance(lab, np.asarray(chip.lab)) / chip.spread
+            d = float(colour_distance(lab, np.asarray(chip.lab))) / chip.spread
             if d < best_d:
                 best, best_d = chip.value, d
         return best if best_d <= max_distance else None
@@ -192,9 +193,11 @@ def _segments(lab: np.ndarray, mask: np.ndarray, k: int) -> list[np.ndarray]:
     hist = np.bincount(group * n_colours + colour, minlength=n_groups * n_colours).reshape(n_groups, n_colours)
     cum = np.vstack([np.zeros((1, n_colours)), np.cumsum(hist, axis=0)])
 
-    def cost(a: np.ndarray, b: int) -> np.ndarray:  # nats to name the colours of groups a..b-1, one code per stretch
-        h = cum[b] - cum[a]
-        return _xlogx(h.sum(axis=1)) - _xlogx(h).sum(axis=1)
+    # nats to name the colours of groups a..b-1, one code per stretch
+    def cost(a: npt.NDArray[np.intp], b: int) -> npt.NDArray[np.float64]:
+        h: npt.NDArray[np.float64] = cum[b] - cum[a]
+        nats: npt.NDArray[np.float64] = _xlogx(h.sum(axis=1)) - _xlogx(h).sum(axis=1)
+        return nats
 
     best = np.full((k + 1, n_groups + 1), np.inf)
     cut = np.zeros((k + 1, n_groups + 1), int)
@@ -212,13 +215,15 @@ def _segments(lab: np.ndarray, mask: np.ndarray, k: int) -> list[np.ndarray]:
     return [lab[:, a:b][mask[:, a:b]] for a, b in reversed(bounds)]
 
 
-def _xlogx(x: np.ndarray) -> np.ndarray:
-    return x * np.log(np.maximum(x, 1.0))  # counts are whole numbers: 0 log 0 = 0
+def _xlogx(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    result: npt.NDArray[np.float64] = x * np.log(np.maximum(x, 1.0))  # counts are whole numbers: 0 log 0 = 0
+    return result
 
 
-def _cells(lab: np.ndarray) -> np.ndarray:
+def _cells(lab: np.ndarray) -> npt.NDArray[np.int64]:
     """(N, 3) Lab → (N, 3) integer colour cells ``COLOUR_BIN`` wide (L at half weight, as in ``colour_distance``)."""
-    return np.floor(lab * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0]) / COLOUR_BIN).astype(np.int64)
+    cells: npt.NDArray[np.int64] = np.floor(lab * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0]) / COLOUR_BIN).astype(np.int64)
+    return cells
 
 
 def _check_segments(segments: list[np.ndarray], denominations: Sequence[int]) -> None:
@@ -267,17 +272,19 @@ def _body(pixels: np.ndarray) -> np.ndarray:
     weight = np.bincount(which, weights=1.0 + chroma / CHROMA_SCALE)
     near = np.abs(cells[:, None, :] - cells[None, :, :]).max(axis=2) <= 1  # a cell and its 26 neighbours
     densest = int(np.argmax(near @ weight))
-    return pixels[near[densest][which]]
+    body: np.ndarray = pixels[near[densest][which]]
+    return body
 
 
-def colour_distance(lab_a: np.ndarray, lab_b: np.ndarray) -> np.ndarray:
+def colour_distance(lab_a: npt.ArrayLike, lab_b: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Distance in Lab with lightness down-weighted (a shadow or a bright lamp moves mostly L)."""
     d = np.asarray(lab_a, np.float64) - np.asarray(lab_b, np.float64)
     d[..., 0] *= LIGHTNESS_WEIGHT
-    return np.linalg.norm(d, axis=-1)
+    distance: npt.NDArray[np.float64] = np.linalg.norm(d, axis=-1)
+    return distance
 
 
-def _lab_of(bgr: np.ndarray) -> np.ndarray:
+def _lab_of(bgr: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """(N, 3) BGR 0..255 → (N, 3) Lab on OpenCV's 8-bit scale, as float."""
     pix = np.clip(np.asarray(bgr, np.float32), 0, 255).astype(np.uint8).reshape(-1, 1, 3)
     return cv2.cvtColor(pix, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)

@@ -7,13 +7,14 @@ the zones onto a camera image through a mapping mm → pixels.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import cv2
 import numpy as np
 
+from tablewatch.calibration import geometry
 from tablewatch.calibration.layout import TableLayout
+from tablewatch.events import Zone
 
 MmToPx = Callable[[np.ndarray], np.ndarray]  # (N, 2) mm -> (N, 2) px
 
@@ -90,12 +91,12 @@ def draw_zones(
     """Outline every zone, betting line and player position; labels name them. Draws in place."""
     for name in layout.zone_names():
         pts = to_px(densify(layout.polygon(name), closed=True))
-        colour = ZONE_COLOURS.get(name.split(".")[-1], ZONE_COLOURS.get(name.split(".")[0], (255, 255, 255)))
+        colour = _zone_colour(name)
         cv2.polylines(image, [np.round(pts).astype(np.int32)], True, colour, thickness, cv2.LINE_AA)
         if labels and not name.startswith("board."):
             _label(image, _short(name), pts)
     for seat in layout.seats:
-        line = to_px(densify(layout.polygon(f"seat{seat.number}.line"), closed=False))
+        line = to_px(densify(geometry.as_array(seat.line), closed=False))
         cv2.polylines(image, [np.round(line).astype(np.int32)], False, ZONE_COLOURS["line"], thickness + 1, cv2.LINE_AA)
         player = to_px(np.asarray([seat.player]))[0]
         cv2.circle(image, (int(player[0]), int(player[1])), 3 * thickness, ZONE_COLOURS["line"], -1, cv2.LINE_AA)
@@ -181,9 +182,14 @@ def _label(image: np.ndarray, text: str, pts: np.ndarray) -> None:
     cv2.putText(image, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.35, (255, 255, 255), 1, cv2.LINE_AA)
 
 
-def _short(zone: str) -> str:
+def _zone_colour(name: str) -> tuple[int, int, int]:
+    """A seat's zones by their place (stack, bet), the others by their name or its head (``board.2`` → board)."""
+    return ZONE_COLOURS.get(Zone.parse(name).place, ZONE_COLOURS.get(name.split(".")[0], (255, 255, 255)))
+
+
+def _short(name: str) -> str:
     """``seat3.stack`` → ``seat3``, ``seat3.bet`` → ``bet3``: labels that fit inside the zone."""
-    match = re.match(r"^seat(\d+)\.(stack|bet)$", zone)
-    if not match:
-        return zone
-    return f"seat{match.group(1)}" if match.group(2) == "stack" else f"bet{match.group(1)}"
+    zone = Zone.parse(name)
+    if zone.is_stack:
+        return f"seat{zone.seat}"
+    return f"bet{zone.seat}" if zone.is_bet else name

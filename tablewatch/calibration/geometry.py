@@ -8,15 +8,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 Point = tuple[float, float]
+Points = npt.NDArray[np.float64]  # (N, 2): x, y in mm
+PointsLike = Sequence[Sequence[float]] | Points
+PointLike = Sequence[float] | npt.NDArray[np.float64]
 
 
-def as_array(points: Sequence[Sequence[float]]) -> np.ndarray:
+def as_array(points: PointsLike) -> Points:
     return np.asarray(points, dtype=np.float64).reshape(-1, 2)
 
 
-def polygon_area(points: Sequence[Sequence[float]]) -> float:
+def polygon_area(points: PointsLike) -> float:
     """Unsigned area (shoelace)."""
     p = as_array(points)
     if len(p) < 3:
@@ -25,7 +29,7 @@ def polygon_area(points: Sequence[Sequence[float]]) -> float:
     return abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))) / 2.0
 
 
-def contains(points: Sequence[Sequence[float]], x: float, y: float) -> bool:
+def contains(points: PointsLike, x: float, y: float) -> bool:
     """Whether (x, y) lies inside the polygon (even-odd rule; a point on an edge may go either way)."""
     p = as_array(points)
     xi, yi = p[:, 0], p[:, 1]
@@ -36,7 +40,7 @@ def contains(points: Sequence[Sequence[float]], x: float, y: float) -> bool:
     return bool(np.count_nonzero(crosses & (x < x_cross)) % 2)
 
 
-def contains_many(points: Sequence[Sequence[float]], xy: np.ndarray) -> np.ndarray:
+def contains_many(points: PointsLike, xy: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """Vectorised ``contains`` for an (N, 2) array of points: a boolean array of N."""
     p = as_array(points)
     xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
@@ -46,10 +50,11 @@ def contains_many(points: Sequence[Sequence[float]], xy: np.ndarray) -> np.ndarr
     crosses = (yi > y) != (yj > y)
     with np.errstate(divide="ignore", invalid="ignore"):
         x_cross = (xj - xi) * (y - yi) / (yj - yi) + xi
-    return (np.count_nonzero(crosses & (x < x_cross), axis=1) % 2).astype(bool)
+    crossings: npt.NDArray[np.intp] = np.count_nonzero(crosses & (x < x_cross), axis=1)
+    return (crossings % 2).astype(bool)
 
 
-def clip_to_convex(subject: Sequence[Sequence[float]], window: Sequence[Sequence[float]]) -> np.ndarray:
+def clip_to_convex(subject: PointsLike, window: PointsLike) -> Points:
     """Sutherland–Hodgman: the part of ``subject`` (any simple polygon) inside the convex ``window``.
 
     For a concave subject the result may carry zero-width bridges; its area is still right.
@@ -74,7 +79,7 @@ def clip_to_convex(subject: Sequence[Sequence[float]], window: Sequence[Sequence
     return as_array(out) if out else np.zeros((0, 2))
 
 
-def overlap_area(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], *, resolution_mm: float = 1.0) -> float:
+def overlap_area(a: PointsLike, b: PointsLike, *, resolution_mm: float = 1.0) -> float:
     """Area (mm²) shared by two simple polygons, either of them concave, sampled on a grid over their common box.
 
     Grid points are tested with the half-open even-odd rule, so polygons that only share an edge give ~0.
@@ -92,7 +97,7 @@ def overlap_area(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], *, 
     return float(both) * resolution_mm**2
 
 
-def distance_to_polyline(points: Sequence[Sequence[float]], x: float, y: float) -> tuple[float, int]:
+def distance_to_polyline(points: PointsLike, x: float, y: float) -> tuple[float, int]:
     """Distance from (x, y) to the polyline and the index of the nearest segment."""
     p = as_array(points)
     a, b = p[:-1], p[1:]
@@ -104,21 +109,21 @@ def distance_to_polyline(points: Sequence[Sequence[float]], x: float, y: float) 
     return float(d[i]), i
 
 
-def side_of_segment(a: Sequence[float], b: Sequence[float], x: float, y: float) -> float:
+def side_of_segment(a: PointLike, b: PointLike, x: float, y: float) -> float:
     """Positive on one side of the directed segment a→b, negative on the other (a cross product)."""
     return float((b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]))
 
 
-def _signed_area(p: np.ndarray) -> float:
+def _signed_area(p: Points) -> float:
     x, y = p[:, 0], p[:, 1]
     return float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2.0
 
 
-def _left_of(a: np.ndarray, b: np.ndarray, p: Sequence[float]) -> bool:
+def _left_of(a: PointLike, b: PointLike, p: Sequence[float]) -> bool:
     return side_of_segment(a, b, p[0], p[1]) >= 0
 
 
-def _intersection(p: Sequence[float], q: Sequence[float], a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+def _intersection(p: Sequence[float], q: Sequence[float], a: Points, b: Points) -> tuple[float, float]:
     d1 = np.subtract(q, p)
     d2 = b - a
     denom = d1[0] * d2[1] - d1[1] * d2[0]

@@ -39,7 +39,7 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from tablewatch.calibration import geometry
 from tablewatch.config import ConfigError, StrictModel, load_config
-from tablewatch.events import SEAT_ZONE
+from tablewatch.events import Zone
 
 Point = tuple[float, float]
 Polygon = Annotated[list[Point], Field(min_length=3)]
@@ -233,10 +233,10 @@ def _verify_names(layout: TableLayout) -> list[str]:
     problems = []
     seats = {s.number for s in layout.seats}
     for name in layout.zones:
-        seat_match = SEAT_ZONE.match(name)
-        if seat_match:
-            if int(seat_match.group(1)) not in seats:
-                problems.append(f"zone {name!r} belongs to seat {seat_match.group(1)}, which the layout does not have")
+        seat = Zone.parse(name).seat
+        if seat is not None:
+            if seat not in seats:
+                problems.append(f"zone {name!r} belongs to seat {seat}, which the layout does not have")
         elif name not in SIMPLE_ZONES and not BOARD_SLOT.match(name):
             known = "seatN.stack, seatN.bet, " + ", ".join(SIMPLE_ZONES) + ", board.0 … board.4"
             problems.append(f"unknown zone name {name!r} (known names: {known})")
@@ -249,9 +249,9 @@ def _verify_seats(layout: TableLayout) -> list[str]:
     numbers = [s.number for s in layout.seats]
     problems += [f"seat {n} is listed more than once" for n in sorted(set(numbers)) if numbers.count(n) > 1]
     for seat in layout.seats:
-        for part in ("stack", "bet"):
-            if f"seat{seat.number}.{part}" not in layout.zones:
-                problems.append(f"seat {seat.number} has no {part} zone (seat{seat.number}.{part})")
+        for zone in (Zone.stack(seat.number), Zone.bet(seat.number)):
+            if zone.name not in layout.zones:
+                problems.append(f"seat {seat.number} has no {zone.place} zone ({zone.name})")
         if len(seat.line) < 2:
             problems.append(f"seat {seat.number} has no betting line (it needs a polyline of 2 or more points)")
     return problems

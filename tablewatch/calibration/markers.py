@@ -104,7 +104,7 @@ def calibrate_table(
         if lens is not None:
             return calibrate_table(detections, layout, image_size=image_size, camera=lens, fit_radial=False)
     err_mm, err_px = residuals(h, pixels, points_mm)
-    centre = cv2.perspectiveTransform(np.zeros((1, 1, 2)), np.linalg.inv(h)).reshape(2)
+    centre_x, centre_y = cv2.perspectiveTransform(np.zeros((1, 1, 2)), np.linalg.inv(h)).reshape(2)
     return TableCalibration(
         image_size=image_size,
         homography=_tuple3(h / h[2, 2]),
@@ -114,7 +114,7 @@ def calibrate_table(
         mean_error_mm=float(err_mm.mean()),
         max_error_mm=float(err_mm.max()),
         mean_error_px=float(err_px.mean()),
-        mm_per_px=scale_at(h, centre),
+        mm_per_px=scale_at(h, (float(centre_x), float(centre_y))),
     )
 
 
@@ -200,7 +200,8 @@ def calibrate_lens(
         corners, ids, _, _ = detector.detectBoard(grey)
         if ids is None or len(ids) < min_corners:
             continue
-        obj, img = board.matchImagePoints(corners, ids)
+        # OpenCV's stub wants a list of marker corners; a ChArUco board takes its corners as one array.
+        obj, img = board.matchImagePoints(corners, ids)  # type: ignore[call-overload]
         object_points.append(obj.astype(np.float32))
         image_points.append(img.astype(np.float32))
     if size is None or len(object_points) < 3:

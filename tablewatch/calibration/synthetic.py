@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from tablewatch.calibration.camera import CameraModel, _tuple3
 
@@ -47,12 +48,13 @@ class SyntheticCamera:
         return cls(k=k, rvec=rvec.ravel(), tvec=-rot @ centre, dist=np.asarray(dist, np.float64), size=size)
 
     @property
-    def rotation(self) -> np.ndarray:
-        return cv2.Rodrigues(self.rvec)[0]
+    def rotation(self) -> npt.NDArray[np.float64]:
+        return np.asarray(cv2.Rodrigues(self.rvec)[0], np.float64)
 
     @property
-    def centre(self) -> np.ndarray:
-        return -self.rotation.T @ self.tvec
+    def centre(self) -> npt.NDArray[np.float64]:
+        centre: npt.NDArray[np.float64] = -self.rotation.T @ self.tvec
+        return centre
 
     def camera_model(self) -> CameraModel:
         return CameraModel(image_size=self.size, camera_matrix=_tuple3(self.k), dist_coeffs=self.dist.tolist())
@@ -72,7 +74,8 @@ class SyntheticCamera:
         rays = np.column_stack([norm, np.ones(len(norm))]) @ self.rotation  # rows: Rᵀ·d
         c = self.centre
         s = -c[2] / rays[:, 2]
-        return c[:2] + rays[:, :2] * s[:, None]
+        table_mm: npt.NDArray[np.float64] = c[:2] + rays[:, :2] * s[:, None]
+        return table_mm
 
     def render(self, plan: np.ndarray, plan_from_mm: np.ndarray) -> np.ndarray:
         """What the camera sees of a top-down ``plan`` whose pixels are ``plan_from_mm`` · (x, y, 1)."""
@@ -101,7 +104,7 @@ def cover(image: np.ndarray, polygon_px: np.ndarray, colour: tuple[int, int, int
 def _blur_sigma(plan_from_mm: np.ndarray, camera: SyntheticCamera) -> float:
     """Blur the plan to the camera's sampling before resampling it, against aliasing."""
     plan_px_per_mm = float(abs(plan_from_mm[0, 0]))
-    cam_px_per_mm = camera.k[0, 0] / float(np.linalg.norm(camera.centre[:3]) or 1.0)
+    cam_px_per_mm = float(camera.k[0, 0]) / float(np.linalg.norm(camera.centre[:3]) or 1.0)
     return max(0.5, 0.5 * plan_px_per_mm / max(cam_px_per_mm, 1e-6))
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablewatch.calibration.layout import LAYOUTS_DIR, Marker, Seat, TableLayout, save_layout
+from tablewatch.events import bet_zone, stack_zone
 
 Point = tuple[float, float]
 
@@ -101,8 +102,8 @@ def build_oval(spec: OvalSpec) -> TableLayout:
         centre = spec.dealer_gap_mm / 2 + span * (i + 0.5)
         u0, u1 = centre - span * spec.seat_fill / 2, centre + span * spec.seat_fill / 2
         n = i + 1
-        zones[f"seat{n}.stack"] = oval.sector(u0, u1, line_r, felt_r)
-        zones[f"seat{n}.bet"] = oval.sector(u0, u1, bet_r, line_r)
+        zones[stack_zone(n)] = oval.sector(u0, u1, line_r, felt_r)
+        zones[bet_zone(n)] = oval.sector(u0, u1, bet_r, line_r)
         seats.append(Seat(number=n, player=oval.point(centre, half_w + 250), line=oval.curve(u0, u1, line_r)))
     zones.update(_centre_zones(spec, felt_r))
     rail_mid = felt_r + spec.rail_mm / 2

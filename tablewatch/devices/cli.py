@@ -160,9 +160,9 @@ def emulate(use_pty: bool, serial_port: str | None, tcp: str | None, antennas: t
 
     if sum(bool(x) for x in (use_pty, serial_port, tcp)) > 1:
         raise click.UsageError("choose one of --pty, --port, --tcp")
-    for name, value in (("--noise", noise), ("--drop", drop)):
-        if not 0 <= value <= 1:
-            raise click.BadParameter(f"{name} is a probability 0..1, got {value}")
+    for option, probability in (("--noise", noise), ("--drop", drop)):
+        if not 0 <= probability <= 1:
+            raise click.BadParameter(f"{option} is a probability 0..1, got {probability}")
     nodes = _antennas(antennas)
     emu = ReaderEmulator(nodes, faults=Faults(noise=noise, drop=drop, delay=delay), seed=seed,
                          pace_baud=57600 if pace else None)

@@ -24,13 +24,20 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
 
 from tablewatch.devices.poller import Clock, session_clock
 from tablewatch.devices.transport import Port, PortGone
 from tablewatch.events import Declaration, DeviceStatus, Event
 
-WORDS = ("fold", "check", "call", "bet", "raise", "all-in", "pot", "time", "floor")
+if TYPE_CHECKING:
+    from paho.mqtt.client import Client, ConnectFlags, MQTTMessage
+    from paho.mqtt.properties import Properties
+    from paho.mqtt.reasoncodes import ReasonCode
+
+# The words of a Declaration, in the order the console lists them.
+Word = Literal["fold", "check", "call", "bet", "raise", "all-in", "pot", "time", "floor"]
+WORDS: tuple[Word, ...] = get_args(Word)
 ALIASES = {"allin": "all-in", "all_in": "all-in", "ai": "all-in", "shove": "all-in"}
 NO_AMOUNT = {"fold", "check", "time", "floor", "pot", "call"}
 MAX_SEAT = 10
@@ -43,7 +50,7 @@ class ConsoleError(ValueError):
 @dataclass(frozen=True, kw_only=True)
 class Entry:
     seat: int | None
-    word: str
+    word: Word
     amount: int | None = None
 
 
@@ -67,11 +74,15 @@ def parse_seat(text: str) -> int | None:
     return int(t)
 
 
-def parse_word(text: str) -> str:
+def parse_word(text: str) -> Word:
     word = ALIASES.get(text.strip().lower(), text.strip().lower())
-    if word not in WORDS:
+    if not _is_word(word):
         raise ConsoleError(f"unknown word {text!r}; words: {' '.join(WORDS)}")
     return word
+
+
+def _is_word(text: str) -> TypeGuard[Word]:
+    return text in WORDS
 
 
 def parse_line(line: str) -> Entry:
@@ -127,7 +138,7 @@ class ConsoleSession:
             return None, f"ERR {exc}"
         self.accepted += 1
         event = Declaration(ts=ts, table=self.table, source="console", seat=entry.seat,
-                            word=cast(Any, entry.word), amount=entry.amount)
+                            word=entry.word, amount=entry.amount)
         if self.on_event is not None:
             self.on_event(event)
         return event, f"OK {self.accepted}"
@@ -214,21 +225,23 @@ class MqttConsole:
     def __init__(self, *, host: str, port: int, topic: str, table: str, clock: Clock | None = None,
                  on_event: Callable[[Event], None] | None = None, client_id: str = "") -> None:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
         self.session = ConsoleSession(table=table, clock=clock, on_event=on_event)
         self.topic = topic
         self.host, self.port = host, port
         self.ready = threading.Event()  # connected and subscribed
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"tablewatch-console-{table}")
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.on_subscribe = lambda *args: self.ready.set()
 
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason_code: Any, properties: Any) -> None:
+    def _on_connect(self, client: Client, userdata: object, flags: ConnectFlags, reason_code: ReasonCode,
+                    properties: Properties | None) -> None:
         client.subscribe(self.topic, qos=1)
 
-    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+    def _on_message(self, client: Client, userdata: object, message: MQTTMessage) -> None:
         event, reply = self.session.handle(message.payload.decode("utf-8", errors="replace"))
         if not reply:
             return

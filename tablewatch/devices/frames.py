@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Literal
 
 SOF = 0x01
 HEADER_LEN = 7  # SOF, length (2), node (2), flags, command
@@ -218,7 +219,7 @@ class StreamDecoder:
                 return pos
         return None
 
-    def _overlap(self, length: int, *, final: bool) -> int | str | None:
+    def _overlap(self, length: int, *, final: bool) -> int | Literal["wait"] | None:
         """Position of a good frame that starts inside the candidate and runs to or past its end; "wait"
         while such a frame may still be arriving; None when the candidate stands alone."""
         for pos in self._sofs(1, length):
@@ -229,7 +230,7 @@ class StreamDecoder:
                 return "wait"
         return None
 
-    def _inner(self, pos: int, outer: int) -> str:
+    def _inner(self, pos: int, outer: int) -> Literal["good", "maybe", "no"]:
         """Could the SOF at ``pos`` start a real frame reaching the end of the candidate of ``outer`` bytes?"""
         buf = self._buf
         visible = len(buf) - pos

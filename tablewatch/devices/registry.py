@@ -102,7 +102,9 @@ class TagRegistry:
             raise RegistryError(f"{source}: the header row needs columns {', '.join(missing)}; it has "
                                 f"{', '.join(header) or 'nothing'}.")
         reader.fieldnames = header
-        tags, problems, seen = [], [], {}
+        tags: list[ChipTag] = []
+        problems: list[str] = []
+        seen: dict[str, int] = {}
         for row in reader:
             line = reader.line_num
             try:

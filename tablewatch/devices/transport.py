@@ -30,7 +30,7 @@ class Port:
         self.bytes_in = 0
         self.bytes_out = 0
         self.opens = 0
-        self._serial: serial.SerialBase | None = None
+        self._serial: serial.Serial | None = None
         self._timeout: float | None = None
 
     @property
@@ -53,7 +53,7 @@ class Port:
             with contextlib.suppress(*_FAILURES):  # a port that already vanished
                 ser.close()
 
-    def _port(self) -> serial.SerialBase:
+    def _port(self) -> serial.Serial:
         if self._serial is None:
             raise PortGone(f"{self.url} is not open")
         return self._serial

@@ -13,13 +13,18 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from tablewatch.models.crops import extract_crops, extract_rendered_crops, face_up_names
 from tablewatch.models.dataset import read_class_names
 from tablewatch.vision.classifier import CROP_HW
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ def rank_and_suit(name: str) -> tuple[str, str]:
     return name[:-1], name[-1]
 
 
-def build_net(classes: list[str]):
+def build_net(classes: list[str]) -> torch.nn.Module:
     """A small CNN with two heads, rank and suit, whose log-probabilities add up to each card's logit.
 
     Why factorised: each rank is learned from every suit's examples and each suit from every rank's, so
@@ -62,7 +67,7 @@ def build_net(classes: list[str]):
     parts = [rank_and_suit(name) for name in classes]
     ranks, suits = sorted({r for r, _ in parts}), sorted({s for _, s in parts})
 
-    class RankSuitNet(nn.Module):
+    class RankSuitNet(nn.Module):  # type: ignore[misc, unused-ignore]  # torch is Any where it is not installed
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
@@ -73,11 +78,11 @@ def build_net(classes: list[str]):
             self.register_buffer("rank_of", torch.tensor([ranks.index(r) for r, _ in parts]))
             self.register_buffer("suit_of", torch.tensor([suits.index(s) for _, s in parts]))
 
-        def heads(self, x):
+        def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             features = self.features(x)
             return self.rank_head(features), self.suit_head(features)
 
-        def forward(self, x):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
             rank, suit = self.heads(x)
             return rank.log_softmax(1)[:, self.rank_of] + suit.log_softmax(1)[:, self.suit_of]
 
@@ -111,7 +116,8 @@ def as_black_deck(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     black = rng.uniform(10, 45) + rng.normal(0, 4, crop.shape[:2])
     gold, silver = GOLD * rng.uniform(0.75, 1.1), SILVER * rng.uniform(0.75, 1.1)
     out = ((1 - red - dark)[..., None] * black[..., None] + red[..., None] * gold + dark[..., None] * silver)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    recoloured: npt.NDArray[np.uint8] = np.clip(out, 0, 255).astype(np.uint8)
+    return recoloured
 
 
 def is_dark_faced(crop: np.ndarray) -> bool:
@@ -119,13 +125,13 @@ def is_dark_faced(crop: np.ndarray) -> bool:
     return float(np.median(crop.max(axis=2))) < 140
 
 
-def to_tensor(crops: np.ndarray):
+def to_tensor(crops: np.ndarray) -> torch.Tensor:
     import torch
 
     return torch.from_numpy(np.ascontiguousarray(crops[:, :, :, ::-1].transpose(0, 3, 1, 2))).float() / 255.0
 
 
-def accuracy(net, crops: np.ndarray, labels: np.ndarray) -> float:
+def accuracy(net: torch.nn.Module, crops: np.ndarray, labels: np.ndarray) -> float:
     import torch
 
     net.eval()
@@ -223,7 +229,8 @@ def photo_look(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     out = out + rng.normal(0, rng.uniform(1.5, 5), out.shape)
     ok, jpeg = cv2.imencode(".jpg", np.clip(out, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY,
                                                                             int(rng.integers(35, 85))])
-    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else np.clip(out, 0, 255).astype(np.uint8)
+    photo = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
+    return photo if photo is not None else np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _progress(step: int, steps: int, elapsed: float, minutes: float | None) -> float:
@@ -244,7 +251,7 @@ def training_crops(prepared: Path, names: list[str], rendered: list[Path], *, re
     return np.concatenate([x for x, _ in parts]), labels, np.arange(len(labels)) >= photographed
 
 
-def export_classifier(net, classes: list[str], path: Path) -> Path:
+def export_classifier(net: torch.nn.Module, classes: list[str], path: Path) -> Path:
     import onnx
     import torch
 

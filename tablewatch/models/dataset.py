@@ -192,7 +192,8 @@ def prepare_dataset(
                 n += 1
         counts[split] = {"sources": len(plan.sources[split]), "images": n}
     data_yaml = out_dir / "data.yaml"
-    description = {"path": str(out_dir), "train": "train/images", "val": "val/images", "test": "test/images"}
+    description: dict[str, object] = {"path": str(out_dir), "train": "train/images", "val": "val/images",
+                                       "test": "test/images"}
     classes = list(INDEX_CLASSES) if index_only else names
     description |= {"nc": len(classes), "names": classes}
     data_yaml.write_text(yaml.safe_dump(description, sort_keys=False), encoding="utf-8")
@@ -210,7 +211,8 @@ def read_split(out_dir: Path) -> dict[str, list[str]]:
     """The sources of each split of a prepared dataset (from its manifest)."""
     path = out_dir / "split.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))["sources"]
+        sources: dict[str, list[str]] = json.loads(path.read_text(encoding="utf-8"))["sources"]
+        return sources
     except (OSError, ValueError, KeyError) as exc:
         raise DatasetError(f"{path}: not a prepared dataset manifest ({exc}); run 'tablewatch train' first.") from exc
 

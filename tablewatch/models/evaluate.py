@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
@@ -139,8 +140,24 @@ def tally_cards(cards: list[Card], gt_cls: np.ndarray, gt_xyxy: np.ndarray, name
     return tally
 
 
+class SplitReport(TypedDict):
+    """What ``evaluate_split`` finds on a split (printed as JSON by ``tablewatch evaluate --json``)."""
+
+    model: str
+    split: str
+    images: int
+    sources: int
+    conf: float
+    min_tile: int | None
+    classifier: str | None
+    mAP50: float
+    cards: dict[str, float | int]  # CardTally.figures() of every image
+    by_kind: dict[str, dict[str, float | int]]  # the same by source group
+    ap50_per_class: dict[str, float]
+
+
 def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF, min_tile: int | None = None,
-                   classifier_path: Path | None = None) -> dict:
+                   classifier_path: Path | None = None) -> SplitReport:
     """mAP50 and card identity figures of ``model_path`` on the images of ``split_dir``.
 
     Each image is seen whole at the model's input size (as in training), or, with ``min_tile``, also as a
@@ -182,7 +199,7 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
             "ap50_per_class": {names[c]: round(ap, 4) for c, ap in per_class.items()}}
 
 
-def format_report(report: dict) -> str:
+def format_report(report: SplitReport) -> str:
     cards = report["cards"]
     lines = [
         f"model {report['model']}",

@@ -17,6 +17,7 @@ import argparse
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TypedDict
 
 import cv2
 import numpy as np
@@ -24,13 +25,23 @@ import numpy as np
 from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.calibration.layout import load_layout
 from tablewatch.models.evaluate import MATCH_IOU, ApInputs, map50, match_predictions, read_labels
-from tablewatch.models.plane_dataset import OBJECT_CLASSES, PLANE_PX_PER_MM, held_out_planes
+from tablewatch.models.plane_dataset import OBJECT_CLASSES, held_out_planes
 from tablewatch.vision.boxes import box_iou
 from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.plane import plane_frame
-from tablewatch.vision.table_objects import OBJECTS_CONF, OBJECTS_MODEL, TableObjectDetector
+from tablewatch.vision.table_objects import OBJECTS_CONF, OBJECTS_MODEL, PLANE_PX_PER_MM, TableObjectDetector
 
 HAND = OBJECT_CLASSES.index("hand")
+
+
+class ObjectsReport(TypedDict):
+    planes: int
+    map50: float
+    per_class: dict[str, float]  # AP50 by class name
+    tally: dict[str, int]  # chips and hands labelled, detected, found, right (see _tally)
+    colour: dict[str, int]  # labelled chip tops, and those the colour rule values right
+    ms_per_plane: float
+    conf: float
 
 
 def felt_mask(shape: tuple[int, int], layout: str = "oval10") -> np.ndarray:
@@ -53,7 +64,7 @@ def colour_rule(plane_picture: np.ndarray, box: np.ndarray, look: Appearance) ->
     return look.chip_value(crop[disc]) if disc.any() else None
 
 
-def evaluate(held_out: Path, model: Path = OBJECTS_MODEL, *, conf: float = OBJECTS_CONF) -> dict:
+def evaluate(held_out: Path, model: Path = OBJECTS_MODEL, *, conf: float = OBJECTS_CONF) -> ObjectsReport:
     scoring = TableObjectDetector(model, conf=0.001)  # every box, for mAP
     ap = ApInputs()
     tally: Counter[str] = Counter()
@@ -65,6 +76,8 @@ def evaluate(held_out: Path, model: Path = OBJECTS_MODEL, *, conf: float = OBJEC
         raise SystemExit(f"no held-out planes under {held_out}/images (delete the folder to have them made again)")
     for path in images:
         picture = cv2.imread(str(path))
+        if picture is None:
+            raise SystemExit(f"can't read the held-out plane {path}")
         gt_cls, gt_xyxy = read_labels(path.parent.parent.parent / "labels" / path.parent.name / f"{path.stem}.txt",
                                       picture.shape[1], picture.shape[0])
         t0 = time.perf_counter()
@@ -112,7 +125,7 @@ def _tally(tally: Counter[str], cls: np.ndarray, xyxy: np.ndarray, gt_cls: np.nd
             tally[f"{kind}_right"] += cls[pred[j]] == gt_cls[gt[i]]
 
 
-def format_report(r: dict) -> str:
+def format_report(r: ObjectsReport) -> str:
     t, c = r["tally"], r["colour"]
 
     def pct(n: int, d: int) -> str:

@@ -13,6 +13,10 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ultralytics import YOLO
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 OUT_DIR = PROJECT_ROOT / "out"
@@ -57,7 +61,7 @@ def _any_ttf() -> Path:
     return font
 
 
-def _import_yolo():
+def _import_yolo() -> type[YOLO]:
     offline_ultralytics()
     try:
         from ultralytics import YOLO, settings
@@ -67,7 +71,7 @@ def _import_yolo():
             "(python3 -m venv .venv-train && .venv-train/bin/pip install -e '.[train]')."
         ) from exc
     settings.update({"sync": False})
-    return YOLO
+    return YOLO  # type: ignore[no-any-return, unused-ignore]  # ultralytics is Any where it is not installed
 
 
 def train_detector(

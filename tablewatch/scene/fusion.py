@@ -41,36 +41,40 @@ from tablewatch.events import (
     Tap,
     UnknownChip,
     Violation,
-    seat_zone,
+    Zone,
+    stack_zone,
 )
 
 # Chips counted gone, a UID the registry does not know: what RFID reports of these no camera report changes.
 RfidFact = ChipsLeftTable | UnknownChip
+# The chip movements both sensors report: the camera sees them, the RFID ledger's moves stand for them.
+ChipAction = BetMotion | ChipsPulledBack | PotPushed
 DISAGREEMENT_RULE = "SYS-SENSORS"  # not a poker rule: the monitor's own health
 POT_MEMORY_S = 120.0  # a foreign chip read in the pot is still there when the pot is pushed, up to a hand later
 
 
-def rfid_move_as_event(move: ChipsMoved) -> Event | None:
+def rfid_move_as_event(move: ChipsMoved) -> ChipAction | None:
     """The table action an RFID ledger move stands for, or None when it stands for none."""
-    src, dst = seat_zone(move.src), seat_zone(move.dst)
-    common = {"ts": move.ts, "table": move.table, "source": "rfid"}
-    if src and dst and src[0] == dst[0] and (src[1], dst[1]) == ("stack", "bet"):
-        return BetMotion(**common, seat=src[0], chips=move.chips)
-    if src and dst and src[0] == dst[0] and (src[1], dst[1]) == ("bet", "stack"):
-        return ChipsPulledBack(**common, seat=src[0], chips=move.chips)
-    if move.src == "pot" and dst and dst[1] == "stack":
-        return PotPushed(**common, seat=dst[0], value=move.chips.value, chips=move.chips)
+    src, dst = Zone.parse(move.src), Zone.parse(move.dst)
+    within_seat = src.seat is not None and src.seat == dst.seat
+    if within_seat and src.is_stack and dst.is_bet:
+        return BetMotion(ts=move.ts, table=move.table, source="rfid", seat=src.seat, chips=move.chips)
+    if within_seat and src.is_bet and dst.is_stack:
+        return ChipsPulledBack(ts=move.ts, table=move.table, source="rfid", seat=src.seat, chips=move.chips)
+    if move.src == "pot" and dst.is_stack:
+        return PotPushed(ts=move.ts, table=move.table, source="rfid", seat=dst.seat, value=move.chips.value,
+                         chips=move.chips)
     return None
 
 
 @dataclass
 class _Pending:
     first_ts: float
-    camera: Event | None = None
-    parts: list[Event] = field(default_factory=list)  # the RFID moves, translated into the action, as read
+    camera: ChipAction | None = None
+    parts: list[ChipAction] = field(default_factory=list)  # the RFID moves, translated into the action, as read
 
     @property
-    def rfid(self) -> Event | None:
+    def rfid(self) -> ChipAction | None:
         """The RFID moves together (one motion can straddle two sweeps: the moves add up)."""
         return functools.reduce(_add_chips, self.parts) if self.parts else None
 
@@ -91,7 +95,7 @@ class SceneFusion:
     expect_rfid: bool = True
     expect_camera: bool = True
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
-    _unpaired: dict[tuple[str, int], list[Event]] = field(default_factory=dict)  # RFID moves a camera may claim
+    _unpaired: dict[tuple[str, int], list[ChipAction]] = field(default_factory=dict)  # RFID moves a camera may claim
     lookback: float = 2.0  # how long before a camera report's motion began its RFID moves may have been read
     left_window: float = 5.0  # chips seen leaving by one sensor are the same chips the other reports this soon
     _left: dict[str, tuple[str, float]] = field(default_factory=dict)  # zone -> (first sensor, when)
@@ -126,7 +130,7 @@ class SceneFusion:
         if self.stack_chips is None or event.hidden_value is not None or event.denomination is None \
                 or event.seat is None:
             return event
-        chips = self.stack_chips(f"seat{event.seat}.stack")
+        chips = self.stack_chips(stack_zone(event.seat))
         hidden = sum(d * n for d, n in chips.counts if d >= event.denomination)
         return dataclasses.replace(event, hidden_value=hidden) if hidden else event
 
@@ -164,11 +168,11 @@ class SceneFusion:
         last_motion = _motion_end(pending.camera) if pending.camera is not None else pending.first_ts
         return max(last_motion, pending.first_ts) - pending.first_ts + self.window
 
-    def _may_be_tap(self, camera: Event | None) -> bool:
+    def _may_be_tap(self, camera: ChipAction | None) -> bool:
         """A camera bet with no chips seen: a tap unless RFID reads the chips it carried."""
         return isinstance(camera, BetMotion) and not camera.chips.count and self.expect_rfid
 
-    def _hold(self, event: Event, *, from_rfid: bool) -> list[Event]:
+    def _hold(self, event: ChipAction, *, from_rfid: bool) -> list[Event]:
         assert event.seat is not None
         key = (event.kind, event.seat)
         pending = self._pending.setdefault(key, _Pending(first_ts=event.ts))
@@ -184,7 +188,7 @@ class SceneFusion:
             return self._merge(self._pending.pop(key), key)
         return []
 
-    def _claim_unpaired(self, key: tuple[str, int], *, since: float) -> list[Event]:
+    def _claim_unpaired(self, key: tuple[str, int], *, since: float) -> list[ChipAction]:
         return [e for e in self._unpaired.pop(key, []) if e.ts >= since]
 
     def _merge(self, pending: _Pending, key: tuple[str, int]) -> list[Event]:
@@ -209,7 +213,7 @@ class SceneFusion:
             # RFID values only the house's chips: with a foreign chip in the move its count is short by that
             # chip, valued as it looks (the counterfeit is the floor's business, TDA-16B).
             return [_with_foreign_chip(camera, rfid)]
-        merged = _with_rfid_chips(camera, rfid)
+        merged: ChipAction = _with_rfid_chips(camera, rfid)
         if isinstance(merged, BetMotion) and merged.motions > 1 and not merged.motion_values:
             merged = dataclasses.replace(merged, motion_values=_per_motion(merged.motion_times, pending.parts))
         return [merged, *_disagreement(camera, rfid)]
@@ -219,7 +223,7 @@ class SceneFusion:
         assert camera.seat is not None
         return abs(camera.ts - self._pushed_alone.get(camera.seat, float("-inf"))) <= self.push_wait + self.window
 
-    def _foreign_chip_near(self, camera: Event) -> bool:
+    def _foreign_chip_near(self, camera: ChipAction) -> bool:
         """A foreign chip read at this seat around the motion (or, for a push, in the pot it came from)."""
         places: list[int | str] = [camera.seat] if camera.seat is not None else []
         if isinstance(camera, PotPushed):
@@ -228,7 +232,7 @@ class SceneFusion:
         return any(since <= self._foreign.get(p, float("-inf")) <= camera.ts + self.window for p in places)
 
 
-def _per_motion(motion_times: tuple[float, ...], parts: list[Event]) -> tuple[int, ...]:
+def _per_motion(motion_times: tuple[float, ...], parts: list[ChipAction]) -> tuple[int, ...]:
     """The value each forward motion released, from the RFID moves read as they went (a read lags the
     motion it saw, so a move belongs to the last motion that began before it). Empty when a motion got
     nothing: the reads did not separate the motions, and no split is better than a wrong one."""
@@ -241,57 +245,56 @@ def _per_motion(motion_times: tuple[float, ...], parts: list[Event]) -> tuple[in
     return tuple(values) if all(values) else ()
 
 
-def _motion_start(event: Event) -> float:
-    times = getattr(event, "motion_times", ())
+def _motion_times(event: ChipAction) -> tuple[float, ...]:
+    return event.motion_times if isinstance(event, BetMotion) else ()
+
+
+def _motion_start(event: ChipAction) -> float:
+    times = _motion_times(event)
     return min(times) if times else event.ts
 
 
-def _motion_end(event: Event) -> float:
-    times = getattr(event, "motion_times", ())
+def _motion_end(event: ChipAction) -> float:
+    times = _motion_times(event)
     return max(times) if times else event.ts
 
 
-def _complete(camera: Event, rfid: Event, parts: list[Event]) -> bool:
+def _complete(camera: ChipAction, rfid: ChipAction, parts: list[ChipAction]) -> bool:
     """The RFID moves read so far are the whole of what the camera reports. A bet in several motions is
     whole once a move was read after its last motion (the camera may have valued only part of it, and the
     rules need each motion's chips, TDA-29); anything else when the values agree."""
-    if getattr(camera, "motions", 1) > 1:
+    if isinstance(camera, BetMotion) and camera.motions > 1:
         return any(part.ts >= _motion_end(camera) for part in parts)
     return _values_agree(camera, rfid)
 
 
-def _value(event: Event) -> int | None:
+def _value(event: ChipAction) -> int | None:
     """The value a report gives: its chips when it names them, else its stated value (a push seen whole)."""
-    chips = getattr(event, "chips", None)
-    if chips is not None and chips.count:
-        return int(chips.value)
-    return getattr(event, "value", None)
+    if event.chips.count:
+        return event.chips.value
+    return event.value if isinstance(event, PotPushed) else None
 
 
-def _values_agree(camera: Event, rfid: Event) -> bool:
+def _values_agree(camera: ChipAction, rfid: ChipAction) -> bool:
     """True when the RFID moves so far add up to what the camera saw (a camera that saw no chips can't
     tell: the pair then waits out the window for more moves)."""
     seen, counted = _value(camera), _value(rfid)
     return bool(seen) and seen == counted
 
 
-def _add_chips(first: Event, second: Event) -> Event:
-    chips = getattr(first, "chips", None)
-    more = getattr(second, "chips", None)
-    if chips is None or more is None:
-        return second
-    changes: dict[str, object] = {"chips": chips + more, "ts": second.ts}
+def _add_chips(first: ChipAction, second: ChipAction) -> ChipAction:
+    chips = first.chips + second.chips
     if isinstance(first, PotPushed):
-        changes["value"] = (chips + more).value
-    return dataclasses.replace(first, **changes)
+        return dataclasses.replace(first, chips=chips, ts=second.ts, value=chips.value)
+    return dataclasses.replace(first, chips=chips, ts=second.ts)
 
 
-def _with_foreign_chip(camera: Event, rfid: Event) -> Event:
+def _with_foreign_chip(camera: ChipAction, rfid: ChipAction) -> ChipAction:
     """A bet holding a foreign chip: the house chips RFID counted, plus the most valuable chip the camera saw
     beyond them (from overhead a column shows its top chip only: the camera's own total is a poor count).
     A push, or a camera that saw nothing beyond the count, keeps the chips as seen."""
-    seen, counted = getattr(camera, "chips", None), getattr(rfid, "chips", None)
-    if not isinstance(camera, BetMotion) or seen is None or counted is None:
+    seen, counted = camera.chips, rfid.chips
+    if not isinstance(camera, BetMotion):
         return dataclasses.replace(camera, source="scene")
     house = counted.as_dict()
     beyond = [denomination for denomination, n in seen if n > house.get(denomination, 0)]
@@ -300,17 +303,16 @@ def _with_foreign_chip(camera: Event, rfid: Event) -> Event:
     return dataclasses.replace(camera, chips=counted + Chips.of({max(beyond): 1}), source="scene")
 
 
-def _with_rfid_chips(camera: Event, rfid: Event) -> Event:
-    chips = getattr(rfid, "chips", None)
-    changes: dict[str, object] = {"source": "scene"}
-    if chips is not None and chips.count:
-        changes["chips"] = chips
-        if isinstance(camera, PotPushed):
-            changes["value"] = chips.value
-    return dataclasses.replace(camera, **changes)
+def _with_rfid_chips(camera: ChipAction, rfid: ChipAction) -> ChipAction:
+    chips = rfid.chips
+    if not chips.count:
+        return dataclasses.replace(camera, source="scene")
+    if isinstance(camera, PotPushed):
+        return dataclasses.replace(camera, source="scene", chips=chips, value=chips.value)
+    return dataclasses.replace(camera, source="scene", chips=chips)
 
 
-def _disagreement(camera: Event, rfid: Event) -> list[Violation]:
+def _disagreement(camera: ChipAction, rfid: ChipAction) -> list[Violation]:
     seen, counted = _value(camera), _value(rfid)
     if seen is None or counted is None or seen == counted:
         return []

@@ -1,0 +1,31 @@
+"""The payloads' TypedDicts name exactly the fields their shipped schemas require."""
+
+from __future__ import annotations
+
+import pytest
+
+from tablewatch.alerts import payloads as pl
+
+TYPES = {
+    "alert": pl.AlertPayload,
+    "alerts": pl.OpenAlertsPayload,
+    "event": pl.EventPayload,
+    "hand": pl.HandPayload,
+    "state": pl.StatePayload,
+    "holecards": pl.HoleCardsPayload,
+    "ack": pl.AckPayload,
+}
+
+
+def test_every_schema_has_a_type() -> None:
+    assert set(TYPES) == set(pl.SCHEMA_VERSIONS)
+
+
+@pytest.mark.parametrize("name", sorted(TYPES))
+def test_a_payload_type_has_the_fields_of_its_schema(name: str) -> None:
+    schema = pl.load_schema(name)
+    assert TYPES[name].__required_keys__ == set(schema["required"]) == set(schema["properties"])
+
+
+def test_the_evidence_type_has_the_fields_of_evidence() -> None:
+    assert pl.EvidenceDict.__required_keys__ == set(pl.Evidence().as_dict())
