@@ -144,7 +144,8 @@ class MqttOutput:
 
 def start_publisher(stack: ExitStack, *, url: str | None, site: str, table: str, out: Path,
                     evidence: EvidenceConfig | None = None) -> tuple[EvidenceRecorder | None, Publisher | None]:
-    """The table's evidence recorder (None without ``evidence``) and its publisher (None without a broker URL), both stopped by ``stack`` on the way out (the publisher drains its outbox first)."""
+    """The table's evidence recorder (None without ``evidence``) and its publisher (None without a broker URL),
+    both stopped by ``stack`` on the way out (the publisher drains its outbox first)."""
     from tablewatch.alerts import BrokerConfig, EvidenceRecorder, OutboxConfig, Publisher, PublisherConfig
 
     recorder = None
