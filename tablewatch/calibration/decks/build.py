@@ -36,6 +36,8 @@ def build_deck(name: str, out_dir: Path = HERE) -> Path:
         svg.write_bytes(gzip.decompress(src.read_bytes()))
         subprocess.run(["rsvg-convert", "-w", str(CARD_W * 13 * 2), str(svg), "-o", str(png)], check=True)
         sheet = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+    if sheet is None:
+        raise SystemExit(f"rsvg-convert wrote no readable PNG for {src}")
     cell_w, cell_h = sheet.shape[1] / 13, sheet.shape[0] / 5
     atlas = np.zeros((CARD_H * 5, CARD_W * 13, 4), np.uint8)
     for row in range(5):
