@@ -135,18 +135,14 @@ class StringRaiseStep(Injection[StringRaise]):
     rule_id = "TDA-29"
 
     def check(self, v: StringRaise, hand: Hand) -> None:
-        act = _action(hand.plan, v.action)
-        if act.verb != "cbr":
-            raise ScenarioError(f"{_where(hand, v)}: action {v.action} ({act.spec.do!r}) is not a bet or raise")
+        _require_verb(hand, v, v.action, "cbr", "a bet or raise")
 
 
 class UndercallStep(Injection[Undercall]):
     rule_id = "TDA-37"
 
     def check(self, v: Undercall, hand: Hand) -> None:
-        act = _action(hand.plan, v.action)
-        if act.verb != "cc":
-            raise ScenarioError(f"{_where(hand, v)}: action {v.action} ({act.spec.do!r}) is not a call")
+        _require_verb(hand, v, v.action, "cc", "a call")
 
 
 class MissingBurnStep(Injection[MissingBurn]):
@@ -348,6 +344,12 @@ def check_violation(v: ViolationSpec, hand: Hand) -> None:
 
 def _where(hand: Hand, v: ViolationSpec) -> str:
     return f"hand {hand.plan.hand_no}, violation {v.type}"
+
+
+def _require_verb(hand: Hand, v: ViolationSpec, index: int, verb: str, what: str) -> None:
+    act = _action(hand.plan, index)
+    if act.verb != verb:
+        raise ScenarioError(f"{_where(hand, v)}: action {index} ({act.spec.do!r}) is not {what}")
 
 
 def _action(plan: HandPlan, index: int, *, where: str = "") -> Act:
