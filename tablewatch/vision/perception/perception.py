@@ -37,7 +37,7 @@ from tablewatch.calibration.profile import TableProfile
 from tablewatch.events import Event
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
-from tablewatch.vision.perception.gestures import DECIDE_S, GATHER_GAP_S, Found, Gestures
+from tablewatch.vision.perception.gestures import Found, Gestures, SettleKind
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Arm, SceneTracker, Settle
@@ -249,21 +249,22 @@ class Perception:
     @property
     def decision_wait_s(self) -> float:
         """How long after a stream's last frame every decision still waiting on it is due."""
-        return max(DECIDE_S, GATHER_GAP_S) + self.min_interval_s
+        config = self.gestures.config
+        return max(config.decide_s, config.gather_gap_s) + self.min_interval_s
 
     # --- what came to rest ------------------------------------------------------------------------------------
 
     def _classify(self, s: Settle) -> list[Found]:
         """What came to rest (or left): one finding, or one per card when face-up cards settle together."""
         found = self._classify_one(s)
-        if found.what != "card_in" or not found.face_up or s.area_mm2 < SEVERAL_CARDS * CARD_AREA:
+        if found.what != SettleKind.CARD_IN or not found.face_up or s.area_mm2 < SEVERAL_CARDS * CARD_AREA:
             return [found]
         assert self.plane is not None
         several = []
         for card, at in self._identify_several(s):
             zone = self.plane.layout.zone_at(*at)  # a board slot is each card's own; elsewhere the region's zone
-            several.append(Found(t=found.t, zone=zone if zone.startswith("board.") else found.zone, what="card_in",
-                                 face_up=True, card=card, centre=at))
+            several.append(Found(t=found.t, zone=zone if zone.startswith("board.") else found.zone,
+                                 what=SettleKind.CARD_IN, face_up=True, card=card, centre=at))
         return several or [found]
 
     def _classify_one(self, s: Settle) -> Found:
@@ -277,19 +278,22 @@ class Perception:
         was_card = float((b_back | b_face).mean()) >= 0.5
         strip = 0.08 * CARD_AREA <= s.area_mm2 < 0.3 * CARD_AREA and faces < 0.3
         if strip and (cardish >= 0.5 or (s.zone == "burn" and self._burn_strip(after, back))):
-            return Found(t=t, zone=s.zone, what="card_on_card", centre=s.centre_mm)
+            return Found(t=t, zone=s.zone, what=SettleKind.CARD_ON_CARD, centre=s.centre_mm)
         if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
             up, card = self._face_up(s, backs, faces)
-            return Found(t=t, zone=s.zone, what="card_in", face_up=up, card=card, centre=s.centre_mm)
+            return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=up, card=card, centre=s.centre_mm)
         pictures = faces >= max(FACES_MIN, backs) and s.area_mm2 >= 0.6 * CARD_AREA
         if pictures and (read := self._faces_match(s)) is not None:
-            return Found(t=t, zone=s.zone, what="card_in", face_up=True, card=read or None, centre=s.centre_mm)
+            return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=True, card=read or None,
+                         centre=s.centre_mm)
         if float(self.look.felt_like(after).mean()) >= 0.6:
             if was_card:
-                return Found(t=t, zone=s.zone, what="card_out", centre=s.centre_mm)
-            return Found(t=t, zone=s.zone, what="chips_out", chips=self.look.chip_counts(before), centre=s.centre_mm)
+                return Found(t=t, zone=s.zone, what=SettleKind.CARD_OUT, centre=s.centre_mm)
+            return Found(t=t, zone=s.zone, what=SettleKind.CHIPS_OUT, chips=self.look.chip_counts(before),
+                         centre=s.centre_mm)
         chips = self.look.chip_counts(after)
-        return Found(t=t, zone=s.zone, what="chips_in" if chips else "other", chips=chips, centre=s.centre_mm)
+        what = SettleKind.CHIPS_IN if chips else SettleKind.OTHER
+        return Found(t=t, zone=s.zone, what=what, chips=chips, centre=s.centre_mm)
 
     def _faces_match(self, s: Settle) -> str | None:
         """Face-up cards whose pictures leave under half their pixels paper-light (court cards, a hand tabled
