@@ -179,7 +179,8 @@ class Episode:
         run: list[Sample] = []
         for s in [*self.samples, None]:
             if s is not None and s.depth > self.config.line_depth_mm:
-                if run and s.t - run[-1].t > self.config.gap_s * 0.5:  # a gap in sight: the hand went back behind
+                # a gap in sight: the hand went back behind the line
+                if run and s.t - run[-1].t > self.config.gap_s * 0.5:
                     times.append(max(run, key=lambda r: r.depth).t)
                     run = []
                 run.append(s)
@@ -194,9 +195,9 @@ class TableState:
     """What the recognisers share: each reads it, and writes only what it is said to below."""
 
     hand_open: bool  # from the first card dealt until the board is swept away (written by the card settles)
-    open: dict[str, Episode] = field(default_factory=dict)  # actor → its arm's episode, while on the table
-    closed: list[Episode] = field(default_factory=list)  # episodes ended, waiting to be decided
-    found: list[Found] = field(default_factory=list)  # settles classified in the last ``findings_s``
+    open: dict[str, Episode] = field(default_factory=dict)  # actor → its arm's episode, while on the table (bets)
+    closed: list[Episode] = field(default_factory=list)  # episodes ended, waiting to be decided (bets)
+    found: list[Found] = field(default_factory=list)  # settles classified in the last ``findings_s`` (Gestures)
     mucked: set[int] = field(default_factory=set)  # seats whose cards went this hand (card settles and bets)
     bet_at: float = -1e9  # when chips last went into a bet zone (bets, and chips seen arriving there)
     chips_moved: list[int] = field(default_factory=list)  # seats whose stacks changed for a reason (stack watch)
