@@ -32,7 +32,7 @@ def test_the_view_of_the_table_is_built_from_the_first_analysed_frame_and_rebuil
     view = perception.view
     assert view is not None and perception.look is view.look and perception.scene is view.scene
     assert view.scene.colours is view.look and view.stacks.look is view.look and view.settles.look is view.look
-    assert view.hand_finder is None and perception.hand_finder is None
+    assert perception.hand_finder is None
     assert perception.calibration is not None
     perception.recalibrate(perception.calibration)
     assert perception.view is None and perception.plane is not None

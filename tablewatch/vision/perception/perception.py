@@ -40,7 +40,7 @@ from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
 from tablewatch.vision.perception.plane import TablePlane
-from tablewatch.vision.perception.scene import Arm, SceneTracker
+from tablewatch.vision.perception.scene import Arm, SceneTracker, actor_places
 from tablewatch.vision.perception.settles import SettleReader
 from tablewatch.vision.perception.stacks import StackWatch
 from tablewatch.vision.table_objects import TableObjectDetector
@@ -100,19 +100,16 @@ class TableView:
     scene: SceneTracker
     settles: SettleReader
     stacks: StackWatch
-    hand_finder: HandFinder | None
 
     @classmethod
     def first_seen(cls, plane: TablePlane, flat: np.ndarray, *, chips: ChipColours, deck: Deck | None,
-                   px_per_mm: float, still_s: float, seats: list[int] | None, settle_lag_s: float,
-                   hand_detector: TableObjectDetector | None) -> TableView:
+                   px_per_mm: float, still_s: float, seats: list[int] | None, settle_lag_s: float) -> TableView:
         """``flat``: the first frame rectified onto the plane."""
         felt = np.median(flat[plane.felt & (plane.lines == 0)], axis=0)
         look = Appearance(felt_bgr=felt, chips=chips, deck=deck, px_per_mm=px_per_mm)
         scene = SceneTracker(plane, still_s=still_s, seats=seats, colours=look)
         settles = SettleReader(look, plane, lag_s=settle_lag_s)
-        hand_finder = HandFinder(plane, scene.origins, hand_detector) if hand_detector is not None else None
-        return cls(look=look, scene=scene, settles=settles, stacks=StackWatch(plane, look), hand_finder=hand_finder)
+        return cls(look=look, scene=scene, settles=settles, stacks=StackWatch(plane, look))
 
 
 class Perception:
@@ -138,6 +135,7 @@ class Perception:
         # Known once calibrated (from the start with a profile's calibration, else from the first frames' markers):
         self.calibration: TableCalibration | None = None
         self.plane: TablePlane | None = None
+        self.hand_finder: HandFinder | None = None
         # ... and from the first frame analysed through that calibration:
         self.view: TableView | None = None
         self._last_done: float | None = None
@@ -179,13 +177,11 @@ class Perception:
     def stacks(self) -> StackWatch | None:
         return self.view.stacks if self.view is not None else None
 
-    @property
-    def hand_finder(self) -> HandFinder | None:
-        return self.view.hand_finder if self.view is not None else None
-
     def _start(self, calibration: TableCalibration) -> None:
         self.calibration = calibration
         self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
+        self.hand_finder = (HandFinder(self.plane, actor_places(self.layout, self.seats), self.hand_detector)
+                            if self.hand_detector is not None else None)
         self.view = None
 
     def recalibrate(self, calibration: TableCalibration) -> None:
@@ -236,13 +232,12 @@ class Perception:
         if self.view is None:
             self.view = TableView.first_seen(self.plane, flat, chips=self.chips, deck=self.deck,
                                              px_per_mm=self.px_per_mm, still_s=self.still_s, seats=self.seats,
-                                             settle_lag_s=self.settle_lag_s,
-                                             hand_detector=self.hand_detector)
+                                             settle_lag_s=self.settle_lag_s)
         view = self.view
         arms, settles = view.scene.update(flat, ts)
         t_scene = time.perf_counter()
-        if view.hand_finder is not None:
-            arms = view.hand_finder.update(ts, flat, arms, view.scene.unowned)
+        if self.hand_finder is not None:
+            arms = self.hand_finder.update(ts, flat, arms, view.scene.unowned)
         self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
         self._frame, self._hires = image, hires

@@ -24,6 +24,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from tablewatch.calibration.layout import TableLayout
 from tablewatch.events import seat_actor
 from tablewatch.vision.perception.plane import TablePlane
 
@@ -99,9 +100,7 @@ class SceneTracker:
         self.prev: np.ndarray | None = None
         self.still_since: np.ndarray | None = None
         layout = plane.layout
-        taken = set(seats) if seats is not None else {s.number for s in layout.seats}
-        self.origins = {seat_actor(s.number): np.array(s.player, float) for s in layout.seats if s.number in taken}
-        self.origins["dealer"] = np.array(layout.dealer_position, float)
+        self.origins = actor_places(layout, seats)
         edge = round(EDGE_MM * plane.scale)
         inner = cv2.erode(plane.felt.astype(np.uint8), np.ones((2 * edge + 1,) * 2, np.uint8)) > 0
         outside = (~inner).astype(np.uint8)  # the felt's edge and beyond: every arm crosses it
@@ -399,6 +398,15 @@ class SceneTracker:
         return Settle(t=t, centre_mm=(float(centre[0]), float(centre[1])), area_mm2=comp.sum() / self.plane.scale**2,
                       zone=self.plane.layout.zone_at(*centre), box=(x0, y0, x1, y1), mask=comp,
                       before=self.ref[y0:y1, x0:x1].copy(), after=cur[y0:y1, x0:x1].copy())
+
+
+def actor_places(layout: TableLayout, seats: Iterable[int] | None = None) -> dict[str, np.ndarray]:
+    """Where each actor's arm comes from (mm): the player's place of each occupied seat (of every seat when
+    ``seats`` is not known), and the dealer's."""
+    taken = set(seats) if seats is not None else {s.number for s in layout.seats}
+    places = {seat_actor(s.number): np.array(s.player, float) for s in layout.seats if s.number in taken}
+    places["dealer"] = np.array(layout.dealer_position, float)
+    return places
 
 
 def _full_window(comp: np.ndarray, at: tuple[int, int]) -> tuple[slice, slice]:
