@@ -45,6 +45,12 @@ def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarra
     return padded, Letterbox(scale=scale, pad_x=float(left), pad_y=float(top))
 
 
+def xyxy_tuple(box: np.ndarray) -> tuple[float, float, float, float]:
+    """One box (4,) as plain floats x0, y0, x1, y1."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    return x0, y0, x1, y1
+
+
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU matrix (len(a), len(b)) of xyxy boxes."""
     a, b = np.asarray(a, np.float32).reshape(-1, 4), np.asarray(b, np.float32).reshape(-1, 4)

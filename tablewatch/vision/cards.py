@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablewatch.vision.boxes import box_iou
+from tablewatch.vision.boxes import box_iou, xyxy_tuple
 from tablewatch.vision.detections import Detections
 
 BACK_LABEL = "BACK"
@@ -136,5 +136,5 @@ def _card(label: str, xyxy: np.ndarray, confidence: np.ndarray, alternatives: tu
     combined = 1.0 - float(np.prod(1.0 - confidence.astype(np.float64)))
     agreed = len(xyxy) == 2 and not alternatives
     return Card(label=label, card=pokerkit_card(label), confidence=combined, box=union,
-                index_boxes=tuple(tuple(float(v) for v in box) for box in xyxy), agreed=agreed,
+                index_boxes=tuple(xyxy_tuple(box) for box in xyxy), agreed=agreed,
                 alternatives=alternatives)

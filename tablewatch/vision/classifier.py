@@ -97,7 +97,8 @@ class OnnxIndexClassifier:
         logits = self.session.run(None, {self.input_name: np.ascontiguousarray(blob)})[0]
         logits = logits - logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
-        return exp / exp.sum(axis=1, keepdims=True)
+        probabilities: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
+        return probabilities
 
     def output_names(self, detector_names: dict[int, str]) -> dict[int, str]:
         """The classes of relabelled detections: the detector's own when it names cards; for a box-only

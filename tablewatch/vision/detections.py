@@ -60,7 +60,7 @@ class Detections:
             xyxy=np.concatenate([part.xyxy for part in parts]),
             confidence=np.concatenate([part.confidence for part in parts]),
             class_id=np.concatenate([part.class_id for part in parts]),
-            tracker_id=None if any(t is None for t in trackers) else np.concatenate(trackers),
+            tracker_id=_joined(trackers),
             data={key: np.concatenate([part.data[key] for part in parts]) for key in keys},
             metadata=dict(parts[0].metadata),
         )
@@ -101,7 +101,8 @@ class Detections:
 
     @property
     def area(self) -> np.ndarray:
-        return (self.xyxy[:, 2] - self.xyxy[:, 0]) * (self.xyxy[:, 3] - self.xyxy[:, 1])
+        area: np.ndarray = (self.xyxy[:, 2] - self.xyxy[:, 0]) * (self.xyxy[:, 3] - self.xyxy[:, 1])
+        return area
 
     @property
     def center(self) -> np.ndarray:
@@ -125,3 +126,9 @@ class Detections:
 
 def _empty_boxes() -> np.ndarray:
     return np.zeros((0, 4), dtype=np.float32)
+
+
+def _joined(trackers: list[np.ndarray | None]) -> np.ndarray | None:
+    """The parts' tracker ids end to end, or None unless every part has them."""
+    present = [t for t in trackers if t is not None]
+    return np.concatenate(present) if len(present) == len(trackers) else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +77,8 @@ class OnnxDetector:
         return np.ascontiguousarray(blob), box
 
     def infer(self, blob: np.ndarray) -> np.ndarray:
-        return self.session.run(None, {self.input_name: blob})[0]
+        output: np.ndarray = self.session.run(None, {self.input_name: blob})[0]
+        return output
 
     def postprocess(self, output: np.ndarray, box: Letterbox, image_hw: tuple[int, int]) -> Detections:
         xyxy, confidence, class_id = decode_yolo(output, conf=self.conf, iou=self.iou)
@@ -91,7 +93,7 @@ class OnnxDetector:
         return self.postprocess(self.infer(blob), box, image.shape[:2])
 
 
-def _input_size(shape: list, path: Path) -> tuple[int, int]:
+def _input_size(shape: list[Any], path: Path) -> tuple[int, int]:
     if len(shape) != 4 or not all(isinstance(side, int) for side in shape[2:]):
         raise DetectorError(f"{path}: expected a fixed (1, 3, H, W) input; the model has {shape}.")
     return int(shape[2]), int(shape[3])

@@ -62,6 +62,7 @@ class Frame:
         if factor not in REDUCED_FLAGS:
             raise ValueError(f"a frame is reduced by 1, 2, 4 or 8, not {factor}")
         if self._image is None:
+            assert self.jpeg is not None  # (a frame holds one or the other)
             image = cv2.imdecode(self.jpeg, REDUCED_FLAGS[factor])
             if image is None:
                 raise SourceError(f"frame {self.index} at {self.ts:.3f} s: its JPEG data does not decode")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tablewatch.vision.boxes import xyxy_tuple
 from tablewatch.vision.detector import MODELS_DIR, DetectorError, OnnxDetector
 
 OBJECTS_MODEL = MODELS_DIR / "table-objects-yolo11n-plane.onnx"
@@ -71,7 +72,7 @@ class TableObjectDetector:
             name = self.names[int(cls)]
             value = int(name.removeprefix("chip_")) if name.startswith("chip_") else None
             out.append(TableObject("hand" if value is None else "chip", value, (float(at[0]), float(at[1])),
-                                   tuple(float(v) for v in box), float(conf)))
+                                   xyxy_tuple(box), float(conf)))
         return out
 
 

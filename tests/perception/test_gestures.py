@@ -6,9 +6,10 @@ import numpy as np
 
 from tablewatch.calibration.layout import load_layout
 from tablewatch.events import BetMotion, Tap
-from tablewatch.vision.perception.gestures import DECIDE_S, GAP_S, SETTLED_BET_S, Found, Gestures
+from tablewatch.vision.perception.gestures import DEFAULT_CONFIG, Found, Gestures
 from tablewatch.vision.perception.scene import GHOST_S, Arm
 
+DECIDE_S, GAP_S, SETTLED_BET_S = DEFAULT_CONFIG.decide_s, DEFAULT_CONFIG.gap_s, DEFAULT_CONFIG.settled_bet_s
 LAYOUT = load_layout("oval6")
 SEAT = 3
 

@@ -48,7 +48,8 @@ def _resampled_pixels(card: np.ndarray, px_per_mm: float) -> np.ndarray:
     """The BGR pixels of a BGRA card image wholly inside the card, shrunk to ``px_per_mm`` as a camera would."""
     size = (max(2, round(CARD_W * px_per_mm)), max(2, round(CARD_H * px_per_mm)))
     small = cv2.resize(card, size, interpolation=cv2.INTER_AREA)
-    return small[small[..., 3] == 255][:, :3]
+    inside: np.ndarray = small[small[..., 3] == 255][:, :3]
+    return inside
 
 
 class CardLook(NamedTuple):
@@ -84,8 +85,10 @@ def _centres(points: np.ndarray, k: int) -> np.ndarray:
     """k-means centres of these colours (seeded: the same deck always gives the same centres)."""
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.5)
     cv2.setRNGSeed(0)
-    _, _, centres = cv2.kmeans(points, min(k, len(points)), None, criteria, 3, cv2.KMEANS_PP_CENTERS)
-    return centres
+    # (no labels to start from: OpenCV takes None, which its stubs do not know)
+    _, _, centres = cv2.kmeans(points, min(k, len(points)), None, criteria, 3,  # type: ignore[call-overload]
+                               cv2.KMEANS_PP_CENTERS)
+    return np.asarray(centres)
 
 
 def _histogram_bins(bgr: np.ndarray) -> np.ndarray:
@@ -115,7 +118,8 @@ def _bgr(weighted_lab: np.ndarray) -> np.ndarray:
 
 def _nearest(lab: np.ndarray, colours: np.ndarray) -> np.ndarray:
     """Each pixel's distance to the nearest of ``colours``."""
-    return np.linalg.norm(lab[:, None, :] - colours[None, :, :], axis=2).min(axis=1)
+    distance: np.ndarray = np.linalg.norm(lab[:, None, :] - colours[None, :, :], axis=2).min(axis=1)
+    return distance
 
 
 class Appearance:
@@ -132,7 +136,8 @@ class Appearance:
         self.deck = {k: v for k, v in (deck or {}).items() if k != "back"}
         self.cards = card_look(deck, px_per_mm) if deck else None
         # felt-to-card colour steps: a card's edge pixel lies part way along one (see card_edge)
-        self._edge_steps = _bgr(np.vstack([self.cards.paper, self.cards.back])) - self.felt_bgr if self.cards else []
+        self._edge_steps: np.ndarray | list[np.ndarray] = (
+            _bgr(np.vstack([self.cards.paper, self.cards.back])) - self.felt_bgr if self.cards else [])
         self.chip_px = math.pi * (CHIP_DIAMETER / 2) ** 2 * px_per_mm**2
         self._templates: dict[tuple[int, int], tuple[list[str], np.ndarray]] = {}
         levels = (np.arange(32) << 3) + 4
@@ -153,7 +158,8 @@ class Appearance:
         return edge
 
     def felt_like(self, bgr: np.ndarray) -> np.ndarray:
-        return np.sqrt((_weighted(_lab(bgr) - self.felt_lab) ** 2).sum(axis=1)) < FELT_DISTANCE
+        felt: np.ndarray = np.sqrt((_weighted(_lab(bgr) - self.felt_lab) ** 2).sum(axis=1)) < FELT_DISTANCE
+        return felt
 
     def card_like(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(back, face) masks: near one of the back's colours and likelier on the back than on a face, or else
@@ -176,7 +182,8 @@ class Appearance:
 
     def chip_like(self, bgr: np.ndarray) -> np.ndarray:
         """Which of these pixels show one of the chips' colours."""
-        return self._looked_up(bgr) > 0
+        chip: np.ndarray = self._looked_up(bgr) > 0
+        return chip
 
     def chip_pixels(self, bgr: np.ndarray) -> dict[int, int]:
         """How many of these pixels show each denomination's colour."""
@@ -186,7 +193,8 @@ class Appearance:
     def _looked_up(self, bgr: np.ndarray) -> np.ndarray:
         """``_chip_classes`` of each pixel from a lookup table of 32 levels a channel."""
         q = (np.asarray(bgr, np.uint8).reshape(-1, 3) >> 3).astype(np.int32)
-        return self._lut[(q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]]
+        classes: np.ndarray = self._lut[(q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]]
+        return classes
 
     def chip_value(self, bgr: np.ndarray) -> int | None:
         """The denomination of one chip top from its pixels: the colour most of them show (None: no chip's)."""

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-import cv2
 import numpy as np
 
 from tablewatch.calibration.camera import CalibrationError, TableCalibration
@@ -36,20 +36,15 @@ from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import TableProfile
 from tablewatch.events import Event
 from tablewatch.vision.detector import DetectorError
-from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
-from tablewatch.vision.perception.gestures import DECIDE_S, GATHER_GAP_S, Found, Gestures
+from tablewatch.vision.perception.appearance import Appearance
+from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
 from tablewatch.vision.perception.plane import TablePlane
-from tablewatch.vision.perception.scene import Arm, SceneTracker, Settle
+from tablewatch.vision.perception.scene import Arm, SceneTracker, actor_places
+from tablewatch.vision.perception.settles import SettleReader
 from tablewatch.vision.perception.stacks import StackWatch
+from tablewatch.vision.table_objects import TableObjectDetector
 
-CARD_AREA = CARD_W * CARD_H
-SEVERAL_CARDS = 1.5  # a face-up region this many cards' area is several cards side by side
-MATCH_SCORE = 0.3  # a face template's correlation with a card's crop above which it names the card
-FACE_SCORE = 0.45  # ... above which the card is face up, whatever its colours say
-CHIP_READ_MM = 15.0  # a chip top is read inside this radius (its rim blends with what lies beside it)
-CHIP_READ_PX_PER_MM = 1.0  # enough to see a chip's body ring apart from its inlay and spots
-FACES_MIN = 0.3  # share of paper-light pixels from which a region may be face-up cards (a face template decides)
 HiRes = np.ndarray | Callable[[], np.ndarray]
 
 
@@ -66,48 +61,89 @@ class PerceptionError(ValueError):
     """Frames that can't be used: not a colour image, a different size, or no calibration."""
 
 
+Deck = dict[str, np.ndarray]  # card code ("As", "back") → BGRA face (``tablewatch.sim.assets.load_deck``)
+
+
+class MarkerCalibration:
+    """A calibration from the table's ArUco markers: merged over ``frames`` frames, sliding on by a frame while
+    they show too few, for at most ``patience`` frames."""
+
+    def __init__(self, layout: TableLayout, *, frames: int, patience: int) -> None:
+        self.layout, self.frames, self.patience = layout, frames, patience
+        self.pending: list[np.ndarray] = []
+        self.failures = 0
+
+    def add(self, frame: np.ndarray) -> TableCalibration | None:
+        """The calibration once this frame completes one, else None (``PerceptionError`` past ``patience``)."""
+        self.pending.append(frame)
+        if len(self.pending) < self.frames:
+            return None
+        try:
+            calibration, _ = calibrate_frames(self.pending, self.layout)
+        except CalibrationError as exc:
+            self.pending = self.pending[1:]  # keep trying on the next frames
+            self.failures += 1
+            if self.failures >= self.patience:
+                raise PerceptionError(f"no table calibration after {self.failures + len(self.pending)} frames: "
+                                      f"{exc}") from exc
+            return None
+        self.pending = []
+        return calibration
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Perception's parts for one calibration of the camera, built from the first frame analysed through it:
+    how cards and chips look is judged against the felt's colour, which shows only then."""
+
+    look: Appearance
+    scene: SceneTracker
+    settles: SettleReader
+    stacks: StackWatch
+
+    @classmethod
+    def first_seen(cls, plane: TablePlane, flat: np.ndarray, *, chips: ChipColours, deck: Deck | None,
+                   px_per_mm: float, still_s: float, seats: list[int] | None, settle_lag_s: float) -> TableView:
+        """``flat``: the first frame rectified onto the plane."""
+        felt = np.median(flat[plane.felt & (plane.lines == 0)], axis=0)
+        look = Appearance(felt_bgr=felt, chips=chips, deck=deck, px_per_mm=px_per_mm)
+        scene = SceneTracker(plane, still_s=still_s, seats=seats, colours=look)
+        settles = SettleReader(look, plane, lag_s=settle_lag_s)
+        return cls(look=look, scene=scene, settles=settles, stacks=StackWatch(plane, look))
+
+
 class Perception:
     """Stateful: feed frames in time order with ``process``; events come out when they are certain."""
 
-    def __init__(self, *, layout: TableLayout, table: str, chips: ChipColours, deck: str | dict | None = None,
+    def __init__(self, *, layout: TableLayout, table: str, chips: ChipColours, deck: str | Deck | None = None,
                  calibration: TableCalibration | None = None, calibration_frames: int = 3, px_per_mm: float = 0.3,
                  still_s: float = 0.35, min_interval_s: float = 0.09, hand_in_progress: bool = False,
                  calibration_patience: int = 150, seats: Iterable[int] | None = None,
                  hand_finder: bool = True) -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
+        self.min_interval_s = min_interval_s
         self.chips = chips
         self.deck = _load_deck(deck)
-        self.calibration = calibration
-        self.calibration_frames = calibration_frames
-        self.calibration_patience = calibration_patience  # frames without enough markers before giving up
         self.seats = sorted(seats) if seats is not None else None  # occupied seats, when known
         unknown = set(self.seats or ()) - set(layout.seat_numbers)
         if unknown:
             raise PerceptionError(f"seat(s) {sorted(unknown)} are not in layout {layout.name!r} "
                                   f"(seats {layout.seat_numbers})")
-        self._failures = 0
-        self._pending: list[np.ndarray] = []
-        self.plane: TablePlane | None = None
-        self.scene: SceneTracker | None = None
-        self.look: Appearance | None = None
-        self.stacks: StackWatch | None = None
-        try:  # the hand finder's scale, checked now rather than at the first calibrated frame
-            if hand_finder:
-                check_scale(px_per_mm)
-        except ValueError as exc:
-            raise PerceptionError(f"{exc}: pass hand_finder=False") from exc
-        try:  # the table-objects detector finds hands the motion path misses
-            self.hand_detector = region_detector() if hand_finder else None
-        except DetectorError as exc:
-            raise PerceptionError(f"no hand finder: {exc}") from exc
-        self.hand_finder: HandFinder | None = None
+        self.hand_detector = _hand_detector(px_per_mm) if hand_finder else None
+        self.markers = MarkerCalibration(layout, frames=calibration_frames, patience=calibration_patience)
         self.gestures = Gestures(layout, table=table, hand_in_progress=hand_in_progress)
-        self.min_interval_s = min_interval_s
+        # Known once calibrated (from the start with a profile's calibration, else from the first frames' markers):
+        self.calibration: TableCalibration | None = None
+        self.plane: TablePlane | None = None
+        self.hand_finder: HandFinder | None = None
+        # ... and from the first frame analysed through that calibration:
+        self.view: TableView | None = None
         self._last_done: float | None = None
+        self._last_ts: float | None = None
+        # the frame being analysed, for card crops: the image, and a higher resolution of it (or its maker)
         self._frame: np.ndarray | None = None
         self._hires: HiRes | None = None
         self._hires_planes: dict[tuple[int, int], TablePlane] = {}
-        self._last_ts: float | None = None
         # the earliest time an event still to come may carry (None: nothing pending), for the pipeline
         # to hold the other sensors' events that long and no longer
         self.horizon: float | None = None
@@ -119,7 +155,7 @@ class Perception:
             self._start(calibration)
 
     @classmethod
-    def from_profile(cls, profile: TableProfile, *, deck: str | dict | None = None, **options: Any) -> Perception:
+    def from_profile(cls, profile: TableProfile, *, deck: str | Deck | None = None, **options: Any) -> Perception:
         """Perception for a calibrated table: layout, calibration and chip colours from its profile."""
         if profile.chips is None:
             raise PerceptionError(f"the profile of table {profile.table} has no chip colours: calibrate them from "
@@ -129,12 +165,24 @@ class Perception:
 
     # --- set-up -----------------------------------------------------------------------------------------
 
+    @property
+    def look(self) -> Appearance | None:
+        return self.view.look if self.view is not None else None
+
+    @property
+    def scene(self) -> SceneTracker | None:
+        return self.view.scene if self.view is not None else None
+
+    @property
+    def stacks(self) -> StackWatch | None:
+        return self.view.stacks if self.view is not None else None
+
     def _start(self, calibration: TableCalibration) -> None:
         self.calibration = calibration
         self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
-        self.scene = SceneTracker(self.plane, still_s=self.still_s, seats=self.seats)
-        if self.hand_detector is not None:
-            self.hand_finder = HandFinder(self.plane, self.scene.origins, self.hand_detector)
+        self.hand_finder = (HandFinder(self.plane, actor_places(self.layout, self.seats), self.hand_detector)
+                            if self.hand_detector is not None else None)
+        self.view = None
 
     def recalibrate(self, calibration: TableCalibration) -> None:
         """Go on with a new calibration of the same camera (it was knocked and has settled).
@@ -143,25 +191,8 @@ class Perception:
         seen through the old homography); what the hand has shown so far (cards dealt, board) is kept.
         """
         self._start(calibration)
-        self.look, self.stacks, self._last_done = None, None, None
+        self._last_done = None
         self._hires_planes.clear()
-
-    def _calibrate(self, frame: np.ndarray) -> bool:
-        self._pending.append(frame)
-        if len(self._pending) < self.calibration_frames:
-            return False
-        try:
-            calibration, _ = calibrate_frames(self._pending, self.layout)
-        except CalibrationError as exc:
-            self._pending = self._pending[1:]  # keep trying on the next frames
-            self._failures += 1
-            if self._failures >= self.calibration_patience:
-                raise PerceptionError(f"no table calibration after {self._failures + len(self._pending)} frames: "
-                                      f"{exc}") from exc
-            return False
-        self._pending = []
-        self._start(calibration)
-        return True
 
     # --- frames -----------------------------------------------------------------------------------------
 
@@ -176,14 +207,17 @@ class Perception:
         if self._last_ts is not None and ts <= self._last_ts:
             raise PerceptionError(f"frames must come in time order: {ts} after {self._last_ts}")
         if isinstance(frame, np.ndarray) or not hasattr(frame, "reduced"):
-            _checked(frame)  # type: ignore[arg-type] (a Picture is checked once decoded)
+            _checked(frame)  # (a Picture is checked once decoded)
         self._last_ts = ts
-        if self.plane is None and not self._calibrate(decoded(frame)):
-            return []
+        if self.plane is None:
+            calibration = self.markers.add(decoded(frame))
+            if calibration is None:
+                return []
+            self._start(calibration)
         if self._last_done is not None and ts - self._last_done < self.min_interval_s:
             return []  # analysis runs at about 1 / min_interval_s: motion between is slow enough to follow
         self._last_done = ts
-        assert self.plane is not None and self.scene is not None
+        assert self.plane is not None
         t0 = time.perf_counter()
         reduction = 1 if isinstance(frame, np.ndarray) else self.plane.reduction()
         if reduction > 1 and hires is None:
@@ -195,29 +229,28 @@ class Perception:
         except ValueError as exc:
             raise PerceptionError(str(exc)) from exc
         t1 = time.perf_counter()
-        arms, settles = self.scene.update(flat, ts)
+        if self.view is None:
+            self.view = TableView.first_seen(self.plane, flat, chips=self.chips, deck=self.deck,
+                                             px_per_mm=self.px_per_mm, still_s=self.still_s, seats=self.seats,
+                                             settle_lag_s=self.settle_lag_s)
+        view = self.view
+        arms, settles = view.scene.update(flat, ts)
         t_scene = time.perf_counter()
         if self.hand_finder is not None:
-            arms = self.hand_finder.update(ts, flat, arms, self.scene.unowned)
+            arms = self.hand_finder.update(ts, flat, arms, view.scene.unowned)
         self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
-        if self.look is None:
-            felt = np.median(flat[self.plane.felt & (self.plane.lines == 0)], axis=0)
-            self.look = Appearance(felt_bgr=felt, chips=self.chips, deck=self.deck, px_per_mm=self.px_per_mm)
-            self.stacks = StackWatch(self.plane, self.look)
-            look = self.look
-            self.scene.card_like = lambda bgr: np.logical_or(*look.card_like(bgr))
-            self.scene.chip_like = look.chip_like
         self._frame, self._hires = image, hires
         events = self.gestures.arms(ts, arms)
         for settle in settles:
-            for found in self._classify(settle):
+            for found in view.settles.classify(settle, self._identity_source):
                 events += self.gestures.settled(found)
         events += self.gestures.decide(ts)
         for seat in self.gestures.chips_moved:
-            self.stacks.reset(seat)
+            view.stacks.reset(seat)
         self.gestures.chips_moved.clear()
-        events += self.gestures.obscured(ts, self.stacks.update(ts, flat, self.scene.ref))
+        assert view.scene.ref is not None  # (set by the scene's first update)
+        events += self.gestures.obscured(ts, view.stacks.update(ts, flat, view.scene.ref))
         self.horizon = min(self.gestures.horizon(ts), ts - self.settle_lag_s)
         t3 = time.perf_counter()
         for key, dt in (("decode", t_decoded - t0), ("rectify", t1 - t_decoded), ("scene", t_scene - t1),
@@ -249,170 +282,14 @@ class Perception:
     @property
     def decision_wait_s(self) -> float:
         """How long after a stream's last frame every decision still waiting on it is due."""
-        return max(DECIDE_S, GATHER_GAP_S) + self.min_interval_s
-
-    # --- what came to rest ------------------------------------------------------------------------------------
-
-    def _classify(self, s: Settle) -> list[Found]:
-        """What came to rest (or left): one finding, or one per card when face-up cards settle together."""
-        found = self._classify_one(s)
-        if found.what != "card_in" or not found.face_up or s.area_mm2 < SEVERAL_CARDS * CARD_AREA:
-            return [found]
-        assert self.plane is not None
-        several = []
-        for card, at in self._identify_several(s):
-            zone = self.plane.layout.zone_at(*at)  # a board slot is each card's own; elsewhere the region's zone
-            several.append(Found(t=found.t, zone=zone if zone.startswith("board.") else found.zone, what="card_in",
-                                 face_up=True, card=card, centre=at))
-        return several or [found]
-
-    def _classify_one(self, s: Settle) -> Found:
-        assert self.look is not None and self.plane is not None
-        t = s.t - self.settle_lag_s
-        after, before = s.after[s.mask], s.before[s.mask]
-        back, face = self.look.card_like(after)
-        backs, faces = float(back.mean()), float(face.mean())
-        cardish = float((back | face).mean())
-        b_back, b_face = self.look.card_like(before)
-        was_card = float((b_back | b_face).mean()) >= 0.5
-        strip = 0.08 * CARD_AREA <= s.area_mm2 < 0.3 * CARD_AREA and faces < 0.3
-        if strip and (cardish >= 0.5 or (s.zone == "burn" and self._burn_strip(after, back))):
-            return Found(t=t, zone=s.zone, what="card_on_card", centre=s.centre_mm)
-        if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
-            up, card = self._face_up(s, backs, faces)
-            return Found(t=t, zone=s.zone, what="card_in", face_up=up, card=card, centre=s.centre_mm)
-        pictures = faces >= max(FACES_MIN, backs) and s.area_mm2 >= 0.6 * CARD_AREA
-        if pictures and (read := self._faces_match(s)) is not None:
-            return Found(t=t, zone=s.zone, what="card_in", face_up=True, card=read or None, centre=s.centre_mm)
-        if float(self.look.felt_like(after).mean()) >= 0.6:
-            if was_card:
-                return Found(t=t, zone=s.zone, what="card_out", centre=s.centre_mm)
-            return Found(t=t, zone=s.zone, what="chips_out", chips=self.look.chip_counts(before), centre=s.centre_mm)
-        chips = self.look.chip_counts(after)
-        return Found(t=t, zone=s.zone, what="chips_in" if chips else "other", chips=chips, centre=s.centre_mm)
-
-    def _faces_match(self, s: Settle) -> str | None:
-        """Face-up cards whose pictures leave under half their pixels paper-light (court cards, a hand tabled
-        with chips beside it) still match their face templates: the card read ("" when several cards lie
-        there, each read later), or None when no face matches."""
-        if s.area_mm2 >= SEVERAL_CARDS * CARD_AREA:
-            return "" if self._identify_several(s, min_score=FACE_SCORE) else None
-        card, score = self._read(s)
-        return card if score >= FACE_SCORE else None
-
-    def _burn_strip(self, after: np.ndarray, back: np.ndarray) -> bool:
-        """A burn dropped onto the burn pile shows only the narrow strips it sticks out by, many of whose pixels
-        mix the card's edge with the felt. Only cards go there, so the back's colours need not fill them."""
-        assert self.look is not None
-        return float(back.mean()) >= 0.25 and float((back | self.look.card_edge(after)).mean()) >= 0.5
-
-    def _face_up(self, s: Settle, back: float, face: float) -> tuple[bool, str | None]:
-        """Is the card that came to rest face up, and which is it.
-
-        Colour decides when one side clearly dominates. A light patterned back blends into a tint the faces'
-        ink can show too, so when neither does, the card's identity decides: a face matches its template
-        (scores 0.55-0.85 on 720p frames), a back matches none (0.3 at most).
-        """
-        if back > face and face < 0.5 * back:
-            return False, None
-        card, score = self._read(s)
-        up = face > back or score >= FACE_SCORE
-        return up, card if up and score > MATCH_SCORE else None
-
-    def _read(self, s: Settle) -> tuple[str | None, float]:
-        """The best-matching face for a crop of the original frame, upright along the card's long side."""
-        assert self.look is not None and self.plane is not None and self._frame is not None
-        ys, xs = np.nonzero(s.mask)
-        pts = np.stack([xs + s.box[0], ys + s.box[1]], axis=1).astype(np.float32)
-        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
-        if w > h:
-            angle += 90.0
-        centre = self.plane.to_mm(np.array([cx, cy]))
-        image, plane = self._identity_source()
-        native = 1.0 / max(plane.calibration.mm_per_px, 1e-3)
-        scale = min(2.4, 1.5 * native)
-        coarse = (float(centre[0]), float(centre[1])), angle
-        best: tuple[str | None, float] = (None, 0.0)
-        tries = [coarse] if plane is self.plane else [coarse, self._refine(image, plane, *coarse, scale)]
-        for at, turn in tries:  # at full resolution, also a crop centred on the card itself; the better one wins
-            crop = plane.crop(image, at, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=turn)
-            best = max(best, self.look.identify(crop), key=lambda r: r[1])
-        return best
-
-    def _identify_several(self, s: Settle, *, min_score: float = MATCH_SCORE) -> list[tuple[str, tuple[float, float]]]:
-        """Face-up cards laid side by side that settled as one region (a hand tabled, a flop spread
-        touching): (card, centre) of each one read, best first.
-
-        The cards lie in a row along the region's long side: a card-sized crop slides along that row and
-        the best-read distinct cards, a card's width apart, are kept.
-        """
-        assert self.look is not None and self.plane is not None
-        ys, xs = np.nonzero(s.mask)
-        pts = np.stack([xs + s.box[0], ys + s.box[1]], axis=1).astype(np.float32)
-        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
-        row = np.radians(angle if w >= h else angle + 90.0)  # the row's direction; the cards upright across it
-        length = max(w, h) / self.plane.scale
-        count = max(2, round(s.area_mm2 / CARD_AREA))
-        centre = self.plane.to_mm(np.array([cx, cy]))
-        image, plane = self._identity_source()
-        scale = min(2.4, 1.5 / max(plane.calibration.mm_per_px, 1e-3))
-        turn = float(np.degrees(row))
-        read: list[tuple[float, str, tuple[float, float]]] = []
-        for offset in np.linspace(-1.0, 1.0, 2 * count + 1) * max(0.0, length - CARD_W) / 2:
-            at = (float(centre[0] + offset * np.cos(row)), float(centre[1] + offset * np.sin(row)))
-            tries = [(at, turn)] if plane is self.plane else [(at, turn), self._refine(image, plane, at, turn, scale)]
-            for where, a in tries:
-                card, score = self.look.identify(plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale,
-                                                            angle_deg=a))
-                if card is not None and score > min_score:
-                    read.append((score, card, where))
-        chosen: list[tuple[str, tuple[float, float]]] = []
-        for _, card, at in sorted(read, key=lambda r: -r[0]):
-            if all(card != c and np.hypot(at[0] - a[0], at[1] - a[1]) >= 0.6 * CARD_W for c, a in chosen):
-                chosen.append((card, at))
-        return chosen[:count]
-
-    def _refine(self, image: np.ndarray, plane: TablePlane, centre: tuple[float, float], angle: float,
-                scale: float) -> tuple[tuple[float, float], float]:
-        """Centre the crop on the card itself: its face is the light rectangle in a slightly larger crop.
-
-        The coarse plane places a card to a few millimetres; a full-resolution crop needs better.
-        """
-        assert self.look is not None
-        margin = 14.0
-        wide = plane.crop(image, centre, size_mm=(CARD_W + 2 * margin, CARD_H + 2 * margin), px_per_mm=scale,
-                          angle_deg=angle)
-        back, face = self.look.card_like(wide.reshape(-1, 3))
-        mask = (back | face).reshape(wide.shape[:2]).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-        if n < 2:
-            return centre, angle
-        k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        ys, xs = np.nonzero(labels == k)
-        if len(xs) < 0.5 * CARD_AREA * scale**2:
-            return centre, angle
-        (cx, cy), (w, h), a = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
-        if w > h:
-            a -= 90.0
-        a = (a + 45.0) % 90.0 - 45.0  # the turn left to make, whatever way minAreaRect reports it
-        du, dv = (cx - wide.shape[1] / 2) / scale, (cy - wide.shape[0] / 2) / scale
-        r = np.radians(angle)
-        dx, dy = du * np.cos(r) - dv * np.sin(r), du * np.sin(r) + dv * np.cos(r)
-        return (centre[0] + float(dx), centre[1] + float(dy)), angle + float(a)
+        config = self.gestures.config
+        return max(config.decide_s, config.gather_gap_s) + self.min_interval_s
 
     def chip_value_at(self, centre_mm: tuple[float, float]) -> int | None:
-        """The denomination of the chip top the camera shows at ``centre_mm`` in the last analysed frame, read
-        from the high-resolution frame when there is one: at the plane's 0.3 px/mm a black chip on grey felt
-        is a grey blur, at 1 px/mm its body ring shows."""
-        assert self.look is not None and self._frame is not None
-        image, plane = self._identity_source()
-        scale = min(CHIP_READ_PX_PER_MM, 1.0 / max(plane.calibration.mm_per_px, 1e-3))
-        side = 2 * CHIP_READ_MM
-        crop = plane.crop(image, centre_mm, size_mm=(side, side), px_per_mm=scale)
-        h, w = crop.shape[:2]
-        yy, xx = np.ogrid[:h, :w]
-        disc = (xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2 <= (CHIP_READ_MM * scale) ** 2
-        return self.look.chip_value(crop[disc])
+        """The denomination of the chip top the camera shows at ``centre_mm`` in the last analysed frame (see
+        ``SettleReader.chip_value_at``)."""
+        assert self.view is not None and self._frame is not None
+        return self.view.settles.chip_value_at(centre_mm, self._identity_source)
 
     def _identity_source(self) -> tuple[np.ndarray, TablePlane]:
         """The frame to crop cards from, and its plane: the high-resolution one when there is one."""
@@ -441,7 +318,7 @@ def decoded(frame: np.ndarray | Picture, reduction: int = 1) -> np.ndarray:
     return _checked(frame.image if reduction == 1 else frame.reduced(reduction))
 
 
-def _checked(frame: np.ndarray) -> np.ndarray:
+def _checked(frame: object) -> np.ndarray:
     if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
         shape = getattr(frame, "shape", None)
         raise PerceptionError(f"a frame must be a BGR uint8 image (H, W, 3); got {type(frame).__name__} {shape}")
@@ -458,7 +335,20 @@ def scaled_calibration(calibration: TableCalibration, size: tuple[int, int]) -> 
         "camera": camera, "mm_per_px": calibration.mm_per_px / max(sx, sy), "marker_pixels": {}})
 
 
-def _load_deck(deck: str | dict | None) -> dict | None:
+def _hand_detector(px_per_mm: float) -> TableObjectDetector:
+    """The table-objects detector that finds the hands the motion path misses, its scale checked now rather than
+    at the first calibrated frame."""
+    try:
+        check_scale(px_per_mm)
+    except ValueError as exc:
+        raise PerceptionError(f"{exc}: pass hand_finder=False") from exc
+    try:
+        return region_detector()
+    except DetectorError as exc:
+        raise PerceptionError(f"no hand finder: {exc}") from exc
+
+
+def _load_deck(deck: str | Deck | None) -> Deck | None:
     if deck is None or isinstance(deck, dict):
         return deck
     from tablewatch.calibration.decks import load_deck  # the shipped deck faces double as a venue's card templates

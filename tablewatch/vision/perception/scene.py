@@ -17,12 +17,15 @@ it shows again, and then the table goes back into the reference at once, leaving
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import cv2
 import numpy as np
 
+from tablewatch.calibration.layout import TableLayout
+from tablewatch.events import seat_actor
 from tablewatch.vision.perception.plane import TablePlane
 
 FG_DIFF = 24  # grey levels (max over channels) from the reference: foreground
@@ -53,6 +56,15 @@ BARE_SHARE = 0.5  # a still region this much bare felt is where a hand was, not 
 IMPRINT_SHARE = 0.8  # a foreground region this much as the table was first seen is the imprint of an arm
 
 
+class ObjectColours(Protocol):
+    """Which of some BGR pixels (N, 3) are in a card's colours (its back, its paper), or in a chip's
+    (``Appearance``)."""
+
+    def card_like(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def chip_like(self, bgr: np.ndarray) -> np.ndarray: ...
+
+
 @dataclass(frozen=True)
 class Arm:
     actor: str  # "dealer" or "seatN"
@@ -78,16 +90,17 @@ class Settle:
 class SceneTracker:
     """Reference picture, foreground, arms and settles, one rectified frame at a time."""
 
-    def __init__(self, plane: TablePlane, *, still_s: float = 0.35, seats: Iterable[int] | None = None) -> None:
-        """``seats``: the occupied seats, when known (an arm is owned by one of them or the dealer)."""
+    def __init__(self, plane: TablePlane, *, still_s: float = 0.35, seats: Iterable[int] | None = None,
+                 colours: ObjectColours | None = None) -> None:
+        """``seats``: the occupied seats, when known (an arm is owned by one of them or the dealer);
+        ``colours``: the cards' and chips' (without them, a hand carrying a card or resting by chips is taken
+        as it shows)."""
         self.plane, self.still_s = plane, still_s
         self.ref: np.ndarray | None = None
         self.prev: np.ndarray | None = None
         self.still_since: np.ndarray | None = None
         layout = plane.layout
-        taken = set(seats) if seats is not None else {s.number for s in layout.seats}
-        self.origins = {f"seat{s.number}": np.array(s.player, float) for s in layout.seats if s.number in taken}
-        self.origins["dealer"] = np.array(layout.dealer_position, float)
+        self.origins = actor_places(layout, seats)
         edge = round(EDGE_MM * plane.scale)
         inner = cv2.erode(plane.felt.astype(np.uint8), np.ones((2 * edge + 1,) * 2, np.uint8)) > 0
         outside = (~inner).astype(np.uint8)  # the felt's edge and beyond: every arm crosses it
@@ -106,9 +119,7 @@ class SceneTracker:
         self.unowned: list[np.ndarray] = []  # points (mm) of each moving hand-sized region no arm took
         self.first: np.ndarray | None = None  # the table as first seen
         self.felt: np.ndarray | None = None  # the felt's median colour (int16 BGR)
-        # which of some BGR pixels are a card's colours (its back or paper), or a chip's, once known
-        self.card_like: Callable[[np.ndarray], np.ndarray] | None = None
-        self.chip_like: Callable[[np.ndarray], np.ndarray] | None = None
+        self.colours = colours
         self.rested_at = np.zeros((0, 0), np.float32)
         self.under = np.zeros((0, 0, 3), np.uint8)
 
@@ -189,7 +200,8 @@ class SceneTracker:
     def _bare(self, bgr: np.ndarray) -> np.ndarray:
         """Which of these pixels show bare felt."""
         assert self.felt is not None
-        return np.abs(bgr.astype(np.int16) - self.felt).max(axis=1) <= BARE_DIFF
+        bare: np.ndarray = np.abs(bgr.astype(np.int16) - self.felt).max(axis=1) <= BARE_DIFF
+        return bare
 
     def _lone_hand(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> str | None:
         """A hand-sized region apart from any arm (on the half-resolution mask): a hand whose sleeve the felt
@@ -201,14 +213,21 @@ class SceneTracker:
         x, y = at
         h, w = comp.shape
         pixels = cur[_full_window(comp, at)][comp]
-        if self.card_like is not None and float(self.card_like(pixels).mean()) >= CARD_SHARE:
+        if self.colours is not None and float(self._card_like(pixels).mean()) >= CARD_SHARE:
             return None
         owner = self._previous_owner(comp, at)
         if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
             return owner or ""
-        if owner is None or self.chip_like is None or float(self.chip_like(pixels).mean()) >= CHIP_SHARE:
+        if owner is None or self.colours is None or float(self.colours.chip_like(pixels).mean()) >= CHIP_SHARE:
             return None
         return owner if float(self._bare(pixels).mean()) < BARE_SHARE else None  # else the imprint of one gone
+
+    def _card_like(self, bgr: np.ndarray) -> np.ndarray:
+        """Which of these pixels are in a card's colours, back or paper."""
+        assert self.colours is not None
+        back, face = self.colours.card_like(bgr)
+        either: np.ndarray = np.logical_or(back, face)
+        return either
 
     def _imprint(self, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> bool:
         """A region (on the half-resolution mask) that mostly shows the table as first seen: no arm, but the
@@ -298,11 +317,11 @@ class SceneTracker:
         """The points of an arm (or lone hand) not in a card's colours: cards drawn in or pushed ahead of a hand
         are one region with it, but the hand's leading edge is where they begin. (Chips' colours stay: a dark
         sleeve and some hands share them.) All the points when less than half a hand's worth would be left."""
-        if self.card_like is None:
+        if self.colours is None:
             return pts
         pixels = cur[_full_window(comp, at)][comp]
         rest = comp.copy()
-        rest[comp] = ~self.card_like(pixels)
+        rest[comp] = ~self._card_like(pixels)
         # the blurred rim of what is carried is in no one's colours: an opening takes it off
         kept = cv2.morphologyEx(rest.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))[comp] > 0
         return pts[kept] if kept.sum() * 4 >= self.hand_min_px / 2 else pts
@@ -353,7 +372,8 @@ class SceneTracker:
         together (a card dropped onto a pile of its like shows only the strips it sticks out by, often apart)."""
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((5, 5), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
-        out, pieces = [], {}
+        out: list[Settle] = []
+        pieces: dict[str, list[tuple[int, int]]] = {}
         for k in range(1, n):
             x, y, w, h, _ = stats[k]
             area = int(((labels[y:y + h, x:x + w] == k) & changed[y:y + h, x:x + w]).sum())
@@ -378,6 +398,15 @@ class SceneTracker:
         return Settle(t=t, centre_mm=(float(centre[0]), float(centre[1])), area_mm2=comp.sum() / self.plane.scale**2,
                       zone=self.plane.layout.zone_at(*centre), box=(x0, y0, x1, y1), mask=comp,
                       before=self.ref[y0:y1, x0:x1].copy(), after=cur[y0:y1, x0:x1].copy())
+
+
+def actor_places(layout: TableLayout, seats: Iterable[int] | None = None) -> dict[str, np.ndarray]:
+    """Where each actor's arm comes from (mm): the player's place of each occupied seat (of every seat when
+    ``seats`` is not known), and the dealer's."""
+    taken = set(seats) if seats is not None else {s.number for s in layout.seats}
+    places = {seat_actor(s.number): np.array(s.player, float) for s in layout.seats if s.number in taken}
+    places["dealer"] = np.array(layout.dealer_position, float)
+    return places
 
 
 def _full_window(comp: np.ndarray, at: tuple[int, int]) -> tuple[slice, slice]:

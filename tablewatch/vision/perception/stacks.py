@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from tablewatch.events import Zone
 from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.plane import TablePlane
 
@@ -32,10 +33,11 @@ class SeatStack:
 class StackWatch:
     def __init__(self, plane: TablePlane, look: Appearance, *, period: float = 0.5) -> None:
         self.plane, self.look, self.period = plane, look, period
+        zones = {name: Zone.parse(name) for name in plane.zone_masks}
         free = plane.felt & ~np.logical_or.reduce([m for name, m in plane.zone_masks.items()
-                                                   if not name.endswith(".stack")])
-        self.masks = {int(name[4:].split(".")[0]): _boxed(_read_area(plane, name, free)) for name in plane.zone_masks
-                      if name.startswith("seat") and name.endswith(".stack")}
+                                                   if not zones[name].is_stack])
+        self.masks = {zone.seat: _boxed(_read_area(plane, name, free)) for name, zone in zones.items()
+                      if zone.is_stack and zone.seat is not None}
         self.seats = {seat: SeatStack() for seat in self.masks}
         self.last = -1e9
 
@@ -75,7 +77,8 @@ def _read_area(plane: TablePlane, stack_zone: str, free: np.ndarray) -> np.ndarr
     zone but the stacks): a column at the zone's edge shows whole (half of it outside, its top would count for
     less than a chip and the next denomination down would pass for the stack's largest)."""
     grow = np.ones((2 * round(EDGE_MM * plane.scale) + 1,) * 2, np.uint8)
-    return (cv2.dilate(plane.zone_masks[stack_zone].view(np.uint8), grow) > 0) & free
+    area: np.ndarray = (cv2.dilate(plane.zone_masks[stack_zone].view(np.uint8), grow) > 0) & free
+    return area
 
 
 def _boxed(mask: np.ndarray) -> tuple[tuple[slice, slice], np.ndarray]:

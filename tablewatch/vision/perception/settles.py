@@ -1,0 +1,193 @@
+"""What came to rest (or left), from a settle's pixels: a card (face up or down, its identity read), a sliver of
+card on another, chips (by denomination), or the bare felt where a card or chips were."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
+from tablewatch.vision.perception.gestures import Found, SettleKind, board_slot
+from tablewatch.vision.perception.plane import TablePlane
+from tablewatch.vision.perception.scene import Settle
+
+CARD_AREA = CARD_W * CARD_H
+SEVERAL_CARDS = 1.5  # a face-up region this many cards' area is several cards side by side
+MATCH_SCORE = 0.3  # a face template's correlation with a card's crop above which it names the card
+FACE_SCORE = 0.45  # ... above which the card is face up, whatever its colours say
+CHIP_READ_MM = 15.0  # a chip top is read inside this radius (its rim blends with what lies beside it)
+CHIP_READ_PX_PER_MM = 1.0  # enough to see a chip's body ring apart from its inlay and spots
+FACES_MIN = 0.3  # share of paper-light pixels from which a region may be face-up cards (a face template decides)
+
+# The frame card identity and chip tops are read from, and its plane (the analysed frame's, or a higher
+# resolution of the same moment's)
+IdentitySource = Callable[[], tuple[np.ndarray, TablePlane]]
+
+
+class SettleReader:
+    """Classifies settles on the motion ``plane``, judging colours by ``look``, reading cards and chip tops from
+    the frame an ``IdentitySource`` gives; a settle is stamped ``lag_s`` before it was seen (it held still that
+    long)."""
+
+    def __init__(self, look: Appearance, plane: TablePlane, *, lag_s: float) -> None:
+        self.look, self.plane, self.lag_s = look, plane, lag_s
+
+    def classify(self, s: Settle, source: IdentitySource) -> list[Found]:
+        """What came to rest (or left): one finding, or one per card when face-up cards settle together."""
+        found = self._classify_one(s, source)
+        if found.what != SettleKind.CARD_IN or not found.face_up or s.area_mm2 < SEVERAL_CARDS * CARD_AREA:
+            return [found]
+        several = []
+        for card, at in self._identify_several(s, source):
+            zone = self.plane.layout.zone_at(*at)  # a board slot is each card's own; elsewhere the region's zone
+            several.append(Found(t=found.t, zone=zone if board_slot(zone) is not None else found.zone,
+                                 what=SettleKind.CARD_IN, face_up=True, card=card, centre=at))
+        return several or [found]
+
+    def _classify_one(self, s: Settle, source: IdentitySource) -> Found:
+        t = s.t - self.lag_s
+        after, before = s.after[s.mask], s.before[s.mask]
+        back, face = self.look.card_like(after)
+        backs, faces = float(back.mean()), float(face.mean())
+        cardish = float((back | face).mean())
+        b_back, b_face = self.look.card_like(before)
+        was_card = float((b_back | b_face).mean()) >= 0.5
+        strip = 0.08 * CARD_AREA <= s.area_mm2 < 0.3 * CARD_AREA and faces < 0.3
+        if strip and (cardish >= 0.5 or (s.zone == "burn" and self._burn_strip(after, back))):
+            return Found(t=t, zone=s.zone, what=SettleKind.CARD_ON_CARD, centre=s.centre_mm)
+        if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
+            up, card = self._face_up(s, backs, faces, source)
+            return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=up, card=card, centre=s.centre_mm)
+        pictures = faces >= max(FACES_MIN, backs) and s.area_mm2 >= 0.6 * CARD_AREA
+        if pictures and (read := self._faces_match(s, source)) is not None:
+            return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=True, card=read or None,
+                         centre=s.centre_mm)
+        if float(self.look.felt_like(after).mean()) >= 0.6:
+            if was_card:
+                return Found(t=t, zone=s.zone, what=SettleKind.CARD_OUT, centre=s.centre_mm)
+            return Found(t=t, zone=s.zone, what=SettleKind.CHIPS_OUT, chips=self.look.chip_counts(before),
+                         centre=s.centre_mm)
+        chips = self.look.chip_counts(after)
+        what = SettleKind.CHIPS_IN if chips else SettleKind.OTHER
+        return Found(t=t, zone=s.zone, what=what, chips=chips, centre=s.centre_mm)
+
+    def _faces_match(self, s: Settle, source: IdentitySource) -> str | None:
+        """Face-up cards whose pictures leave under half their pixels paper-light (court cards, a hand tabled
+        with chips beside it) still match their face templates: the card read ("" when several cards lie
+        there, each read later), or None when no face matches."""
+        if s.area_mm2 >= SEVERAL_CARDS * CARD_AREA:
+            return "" if self._identify_several(s, source, min_score=FACE_SCORE) else None
+        card, score = self._read(s, source)
+        return card if score >= FACE_SCORE else None
+
+    def _burn_strip(self, after: np.ndarray, back: np.ndarray) -> bool:
+        """A burn dropped onto the burn pile shows only the narrow strips it sticks out by, many of whose pixels
+        mix the card's edge with the felt. Only cards go there, so the back's colours need not fill them."""
+        return float(back.mean()) >= 0.25 and float((back | self.look.card_edge(after)).mean()) >= 0.5
+
+    def _face_up(self, s: Settle, back: float, face: float, source: IdentitySource) -> tuple[bool, str | None]:
+        """Is the card that came to rest face up, and which is it.
+
+        Colour decides when one side clearly dominates. A light patterned back blends into a tint the faces'
+        ink can show too, so when neither does, the card's identity decides: a face matches its template
+        (scores 0.55-0.85 on 720p frames), a back matches none (0.3 at most).
+        """
+        if back > face and face < 0.5 * back:
+            return False, None
+        card, score = self._read(s, source)
+        up = face > back or score >= FACE_SCORE
+        return up, card if up and score > MATCH_SCORE else None
+
+    def _read(self, s: Settle, source: IdentitySource) -> tuple[str | None, float]:
+        """The best-matching face for a crop of the original frame, upright along the card's long side."""
+        ys, xs = np.nonzero(s.mask)
+        pts = np.stack([xs + s.box[0], ys + s.box[1]], axis=1).astype(np.float32)
+        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
+        if w > h:
+            angle += 90.0
+        centre = self.plane.to_mm(np.array([cx, cy]))
+        image, plane = source()
+        native = 1.0 / max(plane.calibration.mm_per_px, 1e-3)
+        scale = min(2.4, 1.5 * native)
+        coarse = (float(centre[0]), float(centre[1])), angle
+        best: tuple[str | None, float] = (None, 0.0)
+        tries = [coarse] if plane is self.plane else [coarse, self._refine(image, plane, *coarse, scale)]
+        for at, turn in tries:  # at full resolution, also a crop centred on the card itself; the better one wins
+            crop = plane.crop(image, at, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=turn)
+            best = max(best, self.look.identify(crop), key=lambda r: r[1])
+        return best
+
+    def _identify_several(self, s: Settle, source: IdentitySource, *,
+                          min_score: float = MATCH_SCORE) -> list[tuple[str, tuple[float, float]]]:
+        """Face-up cards laid side by side that settled as one region (a hand tabled, a flop spread
+        touching): (card, centre) of each one read, best first.
+
+        The cards lie in a row along the region's long side: a card-sized crop slides along that row and
+        the best-read distinct cards, a card's width apart, are kept.
+        """
+        ys, xs = np.nonzero(s.mask)
+        pts = np.stack([xs + s.box[0], ys + s.box[1]], axis=1).astype(np.float32)
+        (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
+        row = np.radians(angle if w >= h else angle + 90.0)  # the row's direction; the cards upright across it
+        length = max(w, h) / self.plane.scale
+        count = max(2, round(s.area_mm2 / CARD_AREA))
+        centre = self.plane.to_mm(np.array([cx, cy]))
+        image, plane = source()
+        scale = min(2.4, 1.5 / max(plane.calibration.mm_per_px, 1e-3))
+        turn = float(np.degrees(row))
+        read: list[tuple[float, str, tuple[float, float]]] = []
+        for offset in np.linspace(-1.0, 1.0, 2 * count + 1) * max(0.0, length - CARD_W) / 2:
+            at = (float(centre[0] + offset * np.cos(row)), float(centre[1] + offset * np.sin(row)))
+            tries = [(at, turn)] if plane is self.plane else [(at, turn), self._refine(image, plane, at, turn, scale)]
+            for where, a in tries:
+                card, score = self.look.identify(plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale,
+                                                            angle_deg=a))
+                if card is not None and score > min_score:
+                    read.append((score, card, where))
+        chosen: list[tuple[str, tuple[float, float]]] = []
+        for _, card, at in sorted(read, key=lambda r: -r[0]):
+            if all(card != c and np.hypot(at[0] - a[0], at[1] - a[1]) >= 0.6 * CARD_W for c, a in chosen):
+                chosen.append((card, at))
+        return chosen[:count]
+
+    def _refine(self, image: np.ndarray, plane: TablePlane, centre: tuple[float, float], angle: float,
+                scale: float) -> tuple[tuple[float, float], float]:
+        """Centre the crop on the card itself: its face is the light rectangle in a slightly larger crop.
+
+        The coarse plane places a card to a few millimetres; a full-resolution crop needs better.
+        """
+        margin = 14.0
+        wide = plane.crop(image, centre, size_mm=(CARD_W + 2 * margin, CARD_H + 2 * margin), px_per_mm=scale,
+                          angle_deg=angle)
+        back, face = self.look.card_like(wide.reshape(-1, 3))
+        mask = (back | face).reshape(wide.shape[:2]).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+        if n < 2:
+            return centre, angle
+        k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        ys, xs = np.nonzero(labels == k)
+        if len(xs) < 0.5 * CARD_AREA * scale**2:
+            return centre, angle
+        (cx, cy), (w, h), a = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+        if w > h:
+            a -= 90.0
+        a = (a + 45.0) % 90.0 - 45.0  # the turn left to make, whatever way minAreaRect reports it
+        du, dv = (cx - wide.shape[1] / 2) / scale, (cy - wide.shape[0] / 2) / scale
+        r = np.radians(angle)
+        dx, dy = du * np.cos(r) - dv * np.sin(r), du * np.sin(r) + dv * np.cos(r)
+        return (centre[0] + float(dx), centre[1] + float(dy)), angle + float(a)
+
+    def chip_value_at(self, centre_mm: tuple[float, float], source: IdentitySource) -> int | None:
+        """The denomination of the chip top the camera shows at ``centre_mm`` in the last analysed frame, read
+        from the high-resolution frame when there is one: at the plane's 0.3 px/mm a black chip on grey felt
+        is a grey blur, at 1 px/mm its body ring shows."""
+        image, plane = source()
+        scale = min(CHIP_READ_PX_PER_MM, 1.0 / max(plane.calibration.mm_per_px, 1e-3))
+        side = 2 * CHIP_READ_MM
+        crop = plane.crop(image, centre_mm, size_mm=(side, side), px_per_mm=scale)
+        h, w = crop.shape[:2]
+        yy, xx = np.ogrid[:h, :w]
+        disc = (xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2 <= (CHIP_READ_MM * scale) ** 2
+        return self.look.chip_value(crop[disc])
