@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.calibration.decks import deck_names
-from tablewatch.events import BetMotion, BoardCardDealt, Event
+from tablewatch.events import BetMotion, BoardCardDealt, Event, HandStarted
 from tablewatch.sim.labels import Label
 from tablewatch.sim.scenario import FELTS, HELD_OUT_DECKS, ScenarioError, load_scenario
 from tablewatch.sim.session import Simulation, phh_scenario
@@ -152,7 +152,7 @@ def score_detector(perception: Perception, detector: TableObjectDetector, labels
     return _score(perception, labels, seen, read if chips else None, actors=actors, chip_values=chip_values)
 
 
-def _score(perception: Perception, labels: Sequence[Label], seen: list[tuple[tuple[float, float], str | None]],
+def _score(perception: Perception, labels: Sequence[Label], seen: Sequence[tuple[tuple[float, float], str | None]],
            read_chip: Callable[[tuple[float, float]], int | None] | None, *, actors: dict[int, str],
            chip_values: dict[int, int]) -> ObjectScore:
     """Hands seen (palm, owner) matched one to one with the true hands over the felt; chips read by ``read_chip``."""
@@ -184,7 +184,7 @@ def _centre_mm(perception: Perception, label: Label) -> tuple[float, float]:
     return float(x), float(y)
 
 
-def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
+def evaluate_simulation(sim: Simulation, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
                         seconds: float | None = None, tolerance: float = 0.5, objects: bool = False,
                         jpeg: bool = False, detector: TableObjectDetector | None = None,
                         hand_finder: bool = True) -> tuple[Score, list[Event]]:
@@ -199,27 +199,28 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
     """
     from tablewatch.calibration.layout import load_layout
 
-    scenario = sim.scenario  # type: ignore[attr-defined]
-    perception = Perception(layout=load_layout(scenario.layout), table=scenario.table,
+    scenario = sim.scenario
+    perception = Perception(layout=load_layout(scenario.layout_name), table=scenario.table,
                             chips=painted_chip_colours(scenario.chips), deck=scenario.deck,
                             seats=occupied_seats(sim) or None, hand_finder=hand_finder)
     stop = int(seconds * fps) if seconds else None
     spent, frames, seen = 0.0, 0, []
     last = 0.0
-    big = sim.renderer(resolution=hires) if hires else None  # type: ignore[attr-defined]
-    world = sim.run.world  # type: ignore[attr-defined]
+    big = sim.renderer(resolution=hires) if hires else None
+    world = sim.run.world
     actors = {arm.oid: actor for actor, arm in world.arms.items()}
     chip_values = {chip.oid: chip.value for chip in world.chips}
     object_score, analysed = (ObjectScore() if objects else None), 0
     detector_score = ObjectScore() if objects and detector is not None else None
-    for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=objects):  # type: ignore[attr-defined]
+    for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=objects):
         picture = jpeg_frame(frame.image, index=frames, ts=frame.t) if jpeg else frame.image
         t0 = time.perf_counter()
         later = (lambda t=frame.t: big.render(t, labels=False).image) if big is not None else None
         seen += perception.process(picture, frame.t, hires=later)
         spent += time.perf_counter() - t0
         frames, last = frames + 1, frame.t
-        if object_score is not None and perception.look is not None and perception.analysed[0] == frame.t:
+        if object_score is not None and perception.look is not None and perception.analysed is not None \
+                and perception.analysed[0] == frame.t:
             analysed += 1
             object_score.add(score_objects(perception, frame.labels, actors=actors, chip_values=chip_values,
                                            chips=analysed % CHIPS_EVERY == 0))
@@ -228,18 +229,18 @@ def evaluate_simulation(sim: object, *, fps: float = 10.0, resolution: str = "72
                                                   chip_values=chip_values, chips=analysed % CHIPS_EVERY == 0))
     seen += perception.flush(last + 5.0)
     end = last + 0.01
-    truth = [e for e in sim.events if e.ts <= end - 0.6 or seconds is None]  # type: ignore[attr-defined]
+    truth = [e for e in sim.events if e.ts <= end - 0.6 or seconds is None]
     score = match(truth, seen, tolerance=tolerance)
     score.frames, score.seconds, score.objects, score.detector = frames, spent, object_score, detector_score
     return score, seen
 
 
-def occupied_seats(sim: object) -> list[int]:
+def occupied_seats(sim: Simulation) -> list[int]:
     """The seats with a player in any hand of the run (the table knows who sits down)."""
     seats: set[int] = set()
-    for event in sim.events:  # type: ignore[attr-defined]
-        if event.kind == "HandStarted":
-            seats.update(event.seats)  # type: ignore[attr-defined]
+    for event in sim.events:
+        if isinstance(event, HandStarted):
+            seats.update(event.seats)
     return sorted(seats)
 
 

@@ -118,10 +118,10 @@ def _play(video: Path, perception: Perception, played: _Played, *, reading: str,
         while True:
             t0 = time.perf_counter()
             frame = next(stream, None)
-            image = frame.image if frame is not None and reading == "decoded" else frame
-            t1 = time.perf_counter()
             if frame is None:
                 return
+            image = frame.image if reading == "decoded" else frame
+            t1 = time.perf_counter()
             played.events += len(perception.process(image, start + played.frames / fps))
             played.read_s, played.work_s = played.read_s + t1 - t0, played.work_s + time.perf_counter() - t1
             played.frames += 1
