@@ -20,13 +20,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal, TypedDict
 
-from tablewatch.events import (
-    BoardCardDealt,
-    CardBurned,
-    CardDealt,
-    Event,
-    Violation,
-)
+from tablewatch.events import CardDealt, Event, Violation
 
 SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1}
 ChangeType = Literal["new", "update", "end"]
@@ -239,21 +233,6 @@ def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "n
         "status": status,
         "acknowledged_by": acknowledged_by,
     }
-
-
-def redact(event: Event) -> tuple[Event, bool]:
-    """The event as the floor may see it: hole, burn and face-down board cards lose their identity.
-
-    Always, not only between HandStarted and HandEnded: a card is dealt only while a hand is on, and a
-    monitor started in the middle of a hand must not leak the cards of that hand either.
-    """
-    if isinstance(event, CardDealt) and not event.face_up and event.card is not None:
-        return dataclasses.replace(event, card=None), True
-    if isinstance(event, CardBurned) and event.card is not None:
-        return dataclasses.replace(event, card=None), True
-    if isinstance(event, BoardCardDealt) and not event.face_up and event.card is not None:
-        return dataclasses.replace(event, card=None), True
-    return event, False
 
 
 def event_payload(ctx: Context, event: Event, *, redacted: bool) -> EventPayload:

@@ -1,7 +1,7 @@
 """The topic tree, one per table, laid out so broker ACLs can tell who may read what.
 
 ``tablewatch/<site>/<table>/``
-  ``alert``            QoS 1  one JSON per alert revision (change feed new/update/end)      floor, surveillance
+  ``alert``            QoS 1  one JSON per alert revision, cards hidden while the hand is on  floor, surveillance
   ``alerts``           retained  the open alerts, newest revision of each (for late joiners)   floor, surveillance
   ``event``            QoS 0  the event stream, hole cards of a hand in progress REDACTED      floor, surveillance
   ``hand``             QoS 1  one finished hand (hole cards allowed: the hand is over)       floor, archive

@@ -19,7 +19,7 @@ from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.deploy import example_files
 from tablewatch.alerts.publisher import Publisher
 from tests.alerts.helpers import Collector, violation
-from tests.alerts.test_security import make_certificates
+from tests.alerts.secure_broker import make_certificates
 from tests.support.mosquitto import Mosquitto, free_port
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
