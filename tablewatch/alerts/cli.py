@@ -20,7 +20,7 @@ from rich.live import Live
 from tablewatch.alerts.broker import BrokerStartError, EmbeddedBroker, start_broker
 from tablewatch.alerts.config import BrokerConfig
 from tablewatch.alerts.connection import BrokerError
-from tablewatch.alerts.floor import FloorConsole
+from tablewatch.alerts.floor import FloorConsole, acknowledging_as
 from tablewatch.config import describe_validation_error
 
 
@@ -51,15 +51,21 @@ def broker_options(command: Decorated) -> Decorated:
 @click.command()
 @broker_options
 @click.option("--site", default="+", show_default=True, help="site to watch ('+' for every site)")
-@click.option("--as", "by", default="floor", show_default=True, help="your name on acknowledgements")
+@click.option("--as", "by", help="your name on acknowledgements when the broker has no user names "
+              "(default 'floor'); with --username, acknowledgements carry the user name")
 @click.option("--ack", "ack", metavar="ALERT", help="acknowledge ALERT (id or id prefix) and exit")
 @click.option("--once", is_flag=True, help="print one snapshot after --wait seconds and exit (scripts, logs)")
 @click.option("--wait", default=1.0, show_default=True, type=click.FloatRange(0, 600),
               help="seconds to collect retained state before --once/--ack")
-def floor(url: str, username: str | None, password_file: Path | None, ca_file: Path | None, site: str, by: str,
-          ack: str | None, once: bool, wait: float) -> None:
+def floor(url: str, username: str | None, password_file: Path | None, ca_file: Path | None, site: str,
+          by: str | None, ack: str | None, once: bool, wait: float) -> None:
     """Live console for the floor: alerts, every table's status, acknowledge."""
-    console = FloorConsole(_broker_config(url, username, password_file, ca_file), site=site, by=by)
+    broker_config = _broker_config(url, username, password_file, ca_file)
+    try:
+        by = acknowledging_as(broker_config, by)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--as") from exc
+    console = FloorConsole(broker_config, site=site, by=by)
     try:
         console.start()
     except BrokerError as exc:
@@ -70,7 +76,7 @@ def floor(url: str, username: str | None, password_file: Path | None, ca_file: P
             time.sleep(wait)
             if ack:
                 try:
-                    click.echo(f"acknowledged {console.acknowledge(ack)} as {by}")
+                    click.echo(f"acknowledged {console.acknowledge(ack)} as {console.by}")
                 except KeyError as exc:
                     raise click.ClickException(str(exc.args[0])) from exc
             else:

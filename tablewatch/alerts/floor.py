@@ -1,7 +1,7 @@
 """The floor's terminal console: live alerts, every table's status, and acknowledgements.
 
 ``FloorBoard`` is the plain model (fed MQTT messages, tested without a terminal); ``render`` draws it
-with rich; ``FloorConsole`` connects, subscribes, and sends acks (``tablewatch/<site>/<table>/ack``).
+with rich; ``FloorConsole`` connects, subscribes, and sends acks (``tablewatch/<site>/<table>/ack/<user>``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tablewatch.alerts import payloads as pl
-from tablewatch.alerts.config import BrokerConfig
+from tablewatch.alerts.config import BrokerConfig, check_user
 from tablewatch.alerts.connection import connect, make_client
 from tablewatch.alerts.dedupe import SeenIds
 from tablewatch.alerts.topics import TableTopics, all_tables, split_topic
@@ -110,17 +110,25 @@ def render(board: FloorBoard, *, limit: int = 30) -> Group:
     return Group(tables, alerts)
 
 
+def acknowledging_as(broker: BrokerConfig, name: str | None) -> str:
+    """Who our acknowledgements name: the broker's user name (the ACL holds us to it), else ``name``."""
+    user, _ = broker.resolved_credentials()
+    if user is not None and name not in (None, user):
+        raise ValueError(f"acknowledgements go out as the broker user {user!r}, not as {name!r}")
+    return check_user(user or name or "floor")
+
+
 class FloorConsole:
     """Subscribes to every table of ``site`` (``+``: all sites) and keeps a FloorBoard up to date."""
 
-    def __init__(self, broker: BrokerConfig, *, site: str = "+", by: str = "floor") -> None:
+    def __init__(self, broker: BrokerConfig, *, site: str = "+", by: str | None = None) -> None:
         self.broker = broker
         self.site = site
-        self.by = by
+        self.by = acknowledging_as(broker, by)
         self.board = FloorBoard()
         self.changed = threading.Event()
         self._lock = threading.Lock()
-        self.client = make_client(broker, f"tablewatch-floor-{by}-{int(time.time() * 1000) % 100000}")
+        self.client = make_client(broker, f"tablewatch-floor-{self.by}-{int(time.time() * 1000) % 100000}")
         self.client.on_message = self._on_message
         self.client.on_connect = self._on_connect
 
@@ -151,7 +159,7 @@ class FloorConsole:
         topics = TableTopics(alert["site"], alert["table"])
         ack = pl.ack_payload(site=alert["site"], table=alert["table"], alert=alert["id"], by=self.by,
                              now=time.time(), note=note)
-        self.client.publish(topics.ack, pl.dumps(ack), qos=1).wait_for_publish(5)
+        self.client.publish(topics.ack_by(self.by), pl.dumps(ack), qos=1).wait_for_publish(5)
         return str(alert["id"])
 
     def snapshot(self) -> Group:

@@ -20,6 +20,9 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal, TypedDict
 
+import jsonschema
+from referencing import Registry, Resource
+
 from tablewatch.events import CardDealt, Event, Violation
 
 SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1}
@@ -155,6 +158,31 @@ def load_schema(name: str) -> dict[str, Any]:
         raise ValueError(f"no schema named {name!r}; known: {', '.join(SCHEMA_VERSIONS)}")
     text = resources.files("tablewatch.alerts").joinpath(f"schemas/{name}-{SCHEMA_VERSIONS[name]}.json").read_text()
     return dict(json.loads(text))
+
+
+class PayloadError(ValueError):
+    """A payload read from the network that is not what its schema says; the message says what is wrong."""
+
+
+@cache
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    registry: Registry[Any] = Registry().with_resources(
+        (load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in SCHEMA_VERSIONS)
+    return jsonschema.Draft202012Validator(load_schema(name), registry=registry,
+                                           format_checker=jsonschema.FormatChecker())
+
+
+def parse(name: str, data: bytes) -> dict[str, Any]:
+    """A payload of schema ``name`` read from the network: PayloadError unless it is JSON that the schema accepts."""
+    try:
+        body = json.loads(data)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise PayloadError(f"not JSON ({exc})") from None
+    error = jsonschema.exceptions.best_match(_validator(name).iter_errors(body))
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path)) or "the payload"
+        raise PayloadError(f"not a {schema_id(name)} payload: {where}: {error.message[:200]}")
+    return dict(body)
 
 
 def stable_id(prefix: str, *parts: object) -> str:

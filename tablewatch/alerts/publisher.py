@@ -11,7 +11,6 @@ them (see link.py). ``health()`` says whether the broker is reachable, what is w
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -29,7 +28,7 @@ from tablewatch.alerts.link import Link
 from tablewatch.alerts.outbox import Outbox
 from tablewatch.alerts.secrecy import HandSecrecy
 from tablewatch.alerts.state import LiveState
-from tablewatch.alerts.topics import TableTopics
+from tablewatch.alerts.topics import TableTopics, acknowledger
 from tablewatch.events import CardDealt, Event, HandEnded, HandStarted, Violation
 
 log = logging.getLogger(__name__)
@@ -77,7 +76,7 @@ class Publisher:
         self.link = Link(config.broker, client_id=config.client_id or f"tablewatch-{config.site}-{config.table}",
                          outbox=self.outbox, status_topic=self.topics.status, max_inflight=config.outbox.max_inflight,
                          reconnect_max_s=config.reconnect_max_s)
-        self.link.subscriptions[self.topics.ack] = self._on_ack
+        self.link.subscriptions[self.topics.acks] = self._on_ack
         self.link.on_connected = lambda: self.publish_state(force=True)
         self.state = LiveState()
         self.secrecy = HandSecrecy()  # what floor and broadcast may read while a hand is in play
@@ -85,6 +84,7 @@ class Publisher:
         if recorder is not None:
             recorder.on_clip = self._on_clip
         self.ack_callbacks: list[Callable[[str, str], None]] = []
+        self.acks_refused = 0  # acknowledgements that were malformed or named someone other than their sender
         self._alerts: OrderedDict[str, _Alert] = OrderedDict()
         self._alerts_by_hand: dict[int | None, list[str]] = {}
         self._redacted: set[str] = set()  # alerts whose full text goes out once their hand is over
@@ -302,12 +302,20 @@ class Publisher:
         self.update_alert(alert, evidence=evidence)
 
     def _on_ack(self, message: mqtt.MQTTMessage) -> None:
+        """The acknowledger is the MQTT user the topic ends in (the broker's ACL lets each user write only his
+        own); an ack whose payload names someone else, or another table, is refused."""
         try:
-            data = json.loads(message.payload)
-            alert, by = str(data["alert_id"]), str(data["by"])
-        except (ValueError, KeyError, TypeError):
-            log.warning("ignored a malformed acknowledgement on %s: %r", message.topic, message.payload[:200])
+            by = acknowledger(message.topic)
+            ack = pl.parse("ack", bytes(message.payload))
+            if ack["by"] != by:
+                raise pl.PayloadError(f"it names {ack['by']!r} but was sent by {by!r}")
+            if (ack["site"], ack["table"]) != (self.config.site, self.config.table):
+                raise pl.PayloadError(f"it is for {ack['site']}/{ack['table']}")
+        except ValueError as exc:  # PayloadError, or a topic that names no user
+            self.acks_refused += 1
+            log.warning("refused an acknowledgement on %s: %s", message.topic, exc)
             return
+        alert = ack["alert_id"]
         if self.update_alert(alert, acknowledged_by=by):
             for callback in self.ack_callbacks:
                 callback(alert, by)

@@ -89,7 +89,7 @@ def test_the_shipped_pit_config_runs_and_bridges_to_the_central_broker(tmp_path:
             ident = table.publish_violation(violation(1))
             forwarded = head_office.wait_count("/alert", 1)[0].json()
             ack = pl.ack_payload(site="casino", table="T01", alert=ident, by="head-office", now=time.time())
-            head_office.client.publish("tablewatch/casino/T01/ack", json.dumps(ack), qos=1)
+            head_office.client.publish("tablewatch/casino/T01/ack/head-office", json.dumps(ack), qos=1)
             deadline = time.monotonic() + 10
             while not acks and time.monotonic() < deadline:
                 time.sleep(0.05)

@@ -147,8 +147,8 @@ def test_floor_acknowledgement_ends_the_alert(tmp_path: Path, mqtt_broker: Mosqu
         sub.wait_count("/alert", 1)
         ack = pl.ack_payload(site="casino", table="T05", alert=ident, by="floor-anna", now=time.time())
         validate("ack", ack)
-        sub.client.publish("tablewatch/casino/T05/ack", json.dumps(ack), qos=1)
-        sub.client.publish("tablewatch/casino/T05/ack", b"not json", qos=1)  # ignored with a warning
+        sub.client.publish("tablewatch/casino/T05/ack/floor-anna", json.dumps(ack), qos=1)
+        sub.client.publish("tablewatch/casino/T05/ack/floor-anna", b"not json", qos=1)  # refused with a warning
         revisions = [m.json() for m in sub.wait_count("/alert", 2)]
         publisher.stop()
     assert [(r["type"], r["revision"], r["status"], r["acknowledged_by"]) for r in revisions] == [

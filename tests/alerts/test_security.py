@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tablewatch.alerts import payloads as pl
 from tablewatch.alerts.connection import BrokerError, connect, make_client
 from tablewatch.events import CardDealt, HandEnded, HandStarted
 from tests.alerts.helpers import Collector, violation
@@ -137,7 +138,7 @@ def test_the_floor_cannot_forge_alerts(secure: Secure) -> None:
     client.on_publish = lambda _c, _u, _mid, reason, _p: results.append(reason.value)
     connect(client, secure.config("floor-pit-1"))
     client.publish("tablewatch/casino/T01/alert", b"{}", qos=1).wait_for_publish(5)
-    client.publish("tablewatch/casino/T01/ack", b"{}", qos=1).wait_for_publish(5)  # acks are the floor's
+    client.publish("tablewatch/casino/T01/ack/floor-pit-1", b"{}", qos=1).wait_for_publish(5)  # his own acks
     client.disconnect()
     client.loop_stop()
     assert results[0] == NOT_AUTHORIZED and results[1] < 0x80
@@ -151,3 +152,41 @@ def test_audit_log_names_who_subscribed_to_what(secure: Secure) -> None:
     assert "as floor-pit-1-audit (p5, c1, k15, u'floor-pit-1')" in log  # client id and user name
     assert "floor-pit-1-audit 1 tablewatch/casino/+/alert" in log  # each subscription
     assert "floor-pit-1-audit 1 tablewatch/casino/+/secure/#" in log  # including the refused one
+
+
+def test_an_acknowledgement_names_its_sender_and_no_one_else(tmp_path: Path, secure: Secure) -> None:
+    """The acknowledger is the MQTT user the ack's topic ends in; the ACL lets each user write only his own."""
+    table = publisher_as(tmp_path, secure, user="table-casino-T01", table="T01")
+    acks: list[tuple[str, str]] = []
+    table.ack_callbacks.append(lambda alert, by: acks.append((alert, by)))
+    with Collector(secure.config("surveillance-room"), ["tablewatch/casino/T01/alert"],
+                   client_id="surveillance-acks") as watch:
+        ident = table.publish_violation(violation(5))
+        watch.wait_count("/alert", 1)
+        floor = make_client(secure.config("floor-pit-1"), "floor-spoofer")
+        reasons: dict[int, int] = {}  # mid -> PUBACK reason code
+        floor.on_publish = lambda _c, _u, mid, reason, _p: reasons.update({mid: reason.value})
+        connect(floor, secure.config("floor-pit-1"))
+        sent: dict[int, str] = {}
+
+        def ack(topic_user: str | None, by: str) -> None:
+            topic = "tablewatch/casino/T01/ack" + (f"/{topic_user}" if topic_user else "")
+            body = pl.ack_payload(site="casino", table="T01", alert=ident, by=by, now=time.time())
+            info = floor.publish(topic, json.dumps(body), qos=1)
+            sent[info.mid] = f"{topic_user}:{by}"
+            info.wait_for_publish(5)
+
+        ack(None, "surveillance-room")  # a name in the payload alone
+        ack("surveillance-room", "surveillance-room")  # another user's ack topic
+        ack("floor-pit-1", "surveillance-room")  # his own topic, another name in the payload
+        ack("floor-pit-1", "floor-pit-1")
+        revisions = [m.json() for m in watch.wait_count("/alert", 2)]
+        floor.disconnect()
+        floor.loop_stop()
+        table.stop()
+    assert {sent[mid]: reason for mid, reason in reasons.items()} == {
+        "None:surveillance-room": NOT_AUTHORIZED, "surveillance-room:surveillance-room": NOT_AUTHORIZED,
+        "floor-pit-1:surveillance-room": 0, "floor-pit-1:floor-pit-1": 0}
+    assert table.acks_refused == 1  # the name in the payload was not its sender's
+    assert [(r["status"], r["acknowledged_by"]) for r in revisions] == [("open", None), ("acknowledged", "floor-pit-1")]
+    assert acks == [(ident, "floor-pit-1")]

@@ -1,14 +1,15 @@
 // tablewatch surveillance console: alerts with evidence, tables online/offline, filters, acknowledge.
 // Fed live over MQTT-over-WebSockets by the vendored MQTT.js (mqtt.min.js). Query parameters:
 //   ws=ws://host:port/mqtt (default: this page's host, path /mqtt), site=<site> (default: every site),
-//   user=<name> (the password is asked for; pass=<password> for a kiosk) for a broker with a password file,
-//   by=<name> for acknowledgements.
+//   user=<name> (the password is asked for; pass=<password> for a kiosk) for a broker with a password file;
+//   acknowledgements go out as that user (the broker's ACL holds each user to his own ack topic), or as
+//   by=<name> on a broker without user names.
 "use strict";
 
 const params = new URLSearchParams(location.search);
 const wsUrl = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/mqtt`;
 const site = params.get("site") || "+";
-const by = params.get("by") || params.get("user") || "surveillance";
+const by = params.get("user") || params.get("by") || "surveillance";
 
 const alerts = new Map();   // alert id -> newest revision seen
 const tables = new Map();   // "site/table" -> {status, state}
@@ -153,7 +154,7 @@ let client = null;
 function acknowledge(a) {
   const ack = { schema: "tablewatch/ack/1", msg_id: `ak-web-${a.id}-${by}`, site: a.site, table: a.table,
                 alert_id: a.id, by, time: new Date().toISOString(), note: "" };
-  client.publish(`tablewatch/${a.site}/${a.table}/ack`, JSON.stringify(ack), { qos: 1 });
+  client.publish(`tablewatch/${a.site}/${a.table}/ack/${by}`, JSON.stringify(ack), { qos: 1 });
 }
 
 function render() {
