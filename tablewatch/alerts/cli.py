@@ -1,8 +1,9 @@
-"""``tablewatch floor`` and ``tablewatch broker``."""
+"""``tablewatch floor``, ``tablewatch broker`` and ``tablewatch web``."""
 
 from __future__ import annotations
 
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -115,6 +116,44 @@ def _interactive(console: FloorConsole, out: Console) -> None:
                 live.update(console.snapshot())
         except KeyboardInterrupt:
             pass
+
+
+@click.command()
+@click.option("--root", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="folder served: the page is staged here; stills and clips go under its evidence/")
+@click.option("--roster", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="the roster the broker's ACL is rendered from (roles floor and surveillance may look)")
+@click.option("--password-file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="the broker's mosquitto_passwd file")
+@click.option("--cert-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="TLS certificate")
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="TLS key")
+@click.option("--host", default="0.0.0.0", show_default=True, help="address to listen on")
+@click.option("--port", default=8443, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--duration", type=click.FloatRange(0), help="stop after this many seconds (default: until Ctrl-C)")
+def web(root: Path, roster: Path, password_file: Path, cert_file: Path | None, key_file: Path | None, host: str,
+        port: int, duration: float | None) -> None:
+    """Serve the surveillance page and the evidence to floor and surveillance users only (HTTPS, passwords)."""
+    from tablewatch.alerts.web import stage_console
+    from tablewatch.alerts.webserver import Viewers, WebServer
+
+    if cert_file is None and host not in ("127.0.0.1", "localhost", "::1"):
+        raise click.BadParameter("passwords travel only over TLS: give --cert-file and --key-file "
+                                 "(or listen on loopback behind a TLS proxy)", param_hint="--cert-file")
+    stage_console(root)
+    try:
+        server = WebServer(root, Viewers(roster=roster, password_file=password_file), host=host, port=port,
+                           cert_file=cert_file, key_file=key_file).start()
+    except (OSError, ValueError, ssl.SSLError) as exc:
+        raise click.ClickException(f"can't serve {root}: {exc}") from exc
+    click.echo(f"surveillance page and evidence: {server.url}index.html")
+    try:
+        deadline = None if duration is None else time.monotonic() + duration
+        while deadline is None or time.monotonic() < deadline:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
 
 
 @click.command()
