@@ -74,6 +74,8 @@ def test_floor_errors_are_sentences_with_exit_codes(mqtt_broker: Mosquitto) -> N
     assert down.exit_code == 1 and "connection refused" in down.output
     unknown = runner.invoke(cli, ["floor", "--url", mqtt_broker.url, "--ack", "al-nothing", "--wait", "0.2"])
     assert unknown.exit_code == 1 and "no single alert matches 'al-nothing'" in unknown.output
+    other = runner.invoke(cli, ["floor", "--url", mqtt_broker.url, "--username", "anna", "--as", "bo", "--once"])
+    assert other.exit_code == 2 and "acknowledgements go out as the broker user 'anna', not as 'bo'" in other.output
 
 
 def test_broker_command_starts_an_embedded_mosquitto_with_the_page(tmp_path: Path) -> None:
