@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "evaluate": "tablewatch.models.cli:evaluate",
     "floor": "tablewatch.alerts.cli:floor",
     "broker": "tablewatch.alerts.cli:broker",
+    "web": "tablewatch.alerts.cli:web",
     "bench-mqtt": "tablewatch.bench.mqtt:bench_mqtt",
 }
 

@@ -4,11 +4,13 @@ The pieces, one module each:
 - ``publisher.Publisher``: one table's publisher (``publish_event``, ``publish_violation``, ``publish_hand``,
   ``publish_state``, ``update_alert``, ``health``), on a durable SQLite ``outbox`` and a reconnecting ``link``.
 - ``evidence.EvidenceRecorder``: ring buffers per camera; stills and clips for alerts.
-- ``topics``, ``payloads`` (+ ``schemas/``): the topic tree and the versioned JSON payloads.
+- ``topics``, ``payloads`` (+ ``schemas/``): the topic tree and the versioned JSON payloads; ``secrecy``: what
+  floor and broadcast may read of a hand in play.
 - ``broker``: the mosquitto configuration (``render_config``, ``render_bridge``), ``EmbeddedBroker``, ``start_broker``.
 - ``acl``: roster of users and roles -> mosquitto ACL; ``deploy``: the example files of deploy/.
-- ``floor`` (terminal console), ``web`` + ``static/`` (surveillance page), ``archive`` (hands -> PostgreSQL),
-  ``bench`` (many tables on one broker), ``cli`` (``tablewatch floor | broker | bench-mqtt``).
+- ``floor`` (terminal console), ``web`` + ``static/`` (surveillance page), ``webserver`` (the page and the
+  evidence behind a login), ``archive`` (hands -> PostgreSQL), ``bench`` (many tables on one broker), ``cli``
+  (``tablewatch floor | broker | web | bench-mqtt``).
 
 Names are re-exported lazily so that importing one module does not load OpenCV.
 """

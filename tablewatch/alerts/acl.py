@@ -1,10 +1,11 @@
 """Who may read and write what on the broker: a roster of users and roles, rendered as a mosquitto ACL file.
 
 Roles (the topic tree of topics.py makes each a few wildcard lines):
-- ``table``: writes only under ``tablewatch/<site>/<table>/``; reads only its own ``ack`` topic.
-- ``floor``: reads alerts, state, status, the redacted event stream and finished hands; writes acks.
+- ``table``: writes only under ``tablewatch/<site>/<table>/``; reads only its own ``ack/+`` topics.
+- ``floor``: reads alerts, state, status, the redacted event stream and finished hands; writes acks, only on
+  ``ack/<his user name>``: the table takes the acknowledger's name from the topic, so no one acks as another.
   Never ``secure/`` (hole cards of a hand in progress) and never ``broadcast/``.
-- ``surveillance``: reads everything under ``tablewatch/`` (hole cards included); writes acks.
+- ``surveillance``: reads everything under ``tablewatch/`` (hole cards included); writes acks as itself.
 - ``broadcast``: reads only ``broadcast/`` (hands after they end, or after the configured delay) and status.
 - ``archive``: reads finished hands and alerts (the PostgreSQL writers, with ``$share/`` subscriptions).
 - ``bridge``: a pit broker forwarding its site's tree to the central broker, and acks back.
@@ -30,7 +31,8 @@ Role = Literal["table", "floor", "surveillance", "broadcast", "archive", "bridge
 
 
 class User(StrictModel):
-    name: str = Field(..., min_length=1, pattern=r"^[A-Za-z0-9_.@-]+$", description="MQTT user name")
+    name: str = Field(..., min_length=1, pattern=r"^[A-Za-z0-9_.@-]+$",
+                      description="MQTT user name (config.check_user: it ends the user's ack topic)")
     role: Role
     site: str = Field(default="+", description="the site this user serves; '+' for every site")
     table: str | None = Field(default=None, description="the table, for role 'table' only")
@@ -65,12 +67,13 @@ def rules_for(user: User) -> list[str]:
     base = f"tablewatch/{user.site}"
     if user.role == "table":
         own = f"{base}/{user.table}"
-        return [f"topic write {own}/#", f"topic read {own}/ack"]
+        return [f"topic write {own}/#", f"topic read {own}/ack/+"]
+    own_acks = f"topic write {base}/+/ack/{user.name}"  # the name is the user's own: no one acks as another
     if user.role == "floor":
         return [*(f"topic read {base}/+/{leaf}" for leaf in ("alert", "alerts", "state", "status", "event", "hand")),
-                f"topic write {base}/+/ack"]
+                own_acks]
     if user.role == "surveillance":
-        return [f"topic read {base}/#", f"topic write {base}/+/ack"]
+        return [f"topic read {base}/#", own_acks]
     if user.role == "broadcast":
         return [f"topic read {base}/+/broadcast/#", f"topic read {base}/+/status"]
     if user.role == "archive":

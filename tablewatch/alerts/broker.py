@@ -105,7 +105,7 @@ def render_bridge(bridge: BridgeSetup) -> str:
              f"topic tablewatch/{bridge.site}/+/state out 1", f"topic tablewatch/{bridge.site}/+/status out 1",
              f"topic tablewatch/{bridge.site}/+/hand out 1", f"topic tablewatch/{bridge.site}/+/event out 0",
              f"topic tablewatch/{bridge.site}/+/secure/# out 1", f"topic tablewatch/{bridge.site}/+/broadcast/# out 1",
-             f"topic tablewatch/{bridge.site}/+/ack in 1"]
+             f"topic tablewatch/{bridge.site}/+/ack/+ in 1"]
     if bridge.username:
         lines.append(f"remote_username {bridge.username}")
     if bridge.password:

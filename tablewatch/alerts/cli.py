@@ -1,8 +1,9 @@
-"""``tablewatch floor`` and ``tablewatch broker``."""
+"""``tablewatch floor``, ``tablewatch broker`` and ``tablewatch web``."""
 
 from __future__ import annotations
 
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from rich.live import Live
 from tablewatch.alerts.broker import BrokerStartError, EmbeddedBroker, start_broker
 from tablewatch.alerts.config import BrokerConfig
 from tablewatch.alerts.connection import BrokerError
-from tablewatch.alerts.floor import FloorConsole
+from tablewatch.alerts.floor import FloorConsole, acknowledging_as
 from tablewatch.config import describe_validation_error
 
 
@@ -51,15 +52,21 @@ def broker_options(command: Decorated) -> Decorated:
 @click.command()
 @broker_options
 @click.option("--site", default="+", show_default=True, help="site to watch ('+' for every site)")
-@click.option("--as", "by", default="floor", show_default=True, help="your name on acknowledgements")
+@click.option("--as", "by", help="your name on acknowledgements when the broker has no user names "
+              "(default 'floor'); with --username, acknowledgements carry the user name")
 @click.option("--ack", "ack", metavar="ALERT", help="acknowledge ALERT (id or id prefix) and exit")
 @click.option("--once", is_flag=True, help="print one snapshot after --wait seconds and exit (scripts, logs)")
 @click.option("--wait", default=1.0, show_default=True, type=click.FloatRange(0, 600),
               help="seconds to collect retained state before --once/--ack")
-def floor(url: str, username: str | None, password_file: Path | None, ca_file: Path | None, site: str, by: str,
-          ack: str | None, once: bool, wait: float) -> None:
+def floor(url: str, username: str | None, password_file: Path | None, ca_file: Path | None, site: str,
+          by: str | None, ack: str | None, once: bool, wait: float) -> None:
     """Live console for the floor: alerts, every table's status, acknowledge."""
-    console = FloorConsole(_broker_config(url, username, password_file, ca_file), site=site, by=by)
+    broker_config = _broker_config(url, username, password_file, ca_file)
+    try:
+        by = acknowledging_as(broker_config, by)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--as") from exc
+    console = FloorConsole(broker_config, site=site, by=by)
     try:
         console.start()
     except BrokerError as exc:
@@ -70,7 +77,7 @@ def floor(url: str, username: str | None, password_file: Path | None, ca_file: P
             time.sleep(wait)
             if ack:
                 try:
-                    click.echo(f"acknowledged {console.acknowledge(ack)} as {by}")
+                    click.echo(f"acknowledged {console.acknowledge(ack)} as {console.by}")
                 except KeyError as exc:
                     raise click.ClickException(str(exc.args[0])) from exc
             else:
@@ -109,6 +116,44 @@ def _interactive(console: FloorConsole, out: Console) -> None:
                 live.update(console.snapshot())
         except KeyboardInterrupt:
             pass
+
+
+@click.command()
+@click.option("--root", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="folder served: the page is staged here; stills and clips go under its evidence/")
+@click.option("--roster", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="the roster the broker's ACL is rendered from (roles floor and surveillance may look)")
+@click.option("--password-file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="the broker's mosquitto_passwd file")
+@click.option("--cert-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="TLS certificate")
+@click.option("--key-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="TLS key")
+@click.option("--host", default="0.0.0.0", show_default=True, help="address to listen on")
+@click.option("--port", default=8443, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--duration", type=click.FloatRange(0), help="stop after this many seconds (default: until Ctrl-C)")
+def web(root: Path, roster: Path, password_file: Path, cert_file: Path | None, key_file: Path | None, host: str,
+        port: int, duration: float | None) -> None:
+    """Serve the surveillance page and the evidence to floor and surveillance users only (HTTPS, passwords)."""
+    from tablewatch.alerts.web import stage_console
+    from tablewatch.alerts.webserver import Viewers, WebServer
+
+    if cert_file is None and host not in ("127.0.0.1", "localhost", "::1"):
+        raise click.BadParameter("passwords travel only over TLS: give --cert-file and --key-file "
+                                 "(or listen on loopback behind a TLS proxy)", param_hint="--cert-file")
+    stage_console(root)
+    try:
+        server = WebServer(root, Viewers(roster=roster, password_file=password_file), host=host, port=port,
+                           cert_file=cert_file, key_file=key_file).start()
+    except (OSError, ValueError, ssl.SSLError) as exc:
+        raise click.ClickException(f"can't serve {root}: {exc}") from exc
+    click.echo(f"surveillance page and evidence: {server.url}index.html")
+    try:
+        deadline = None if duration is None else time.monotonic() + duration
+        while deadline is None or time.monotonic() < deadline:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
 
 
 @click.command()

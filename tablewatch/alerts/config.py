@@ -11,12 +11,20 @@ from pydantic import Field, field_validator
 from tablewatch.config import StrictModel
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")  # a topic level: no "/", "+", "#", spaces
+_USER = re.compile(r"^[A-Za-z0-9_.@-]+$")  # an MQTT user name of the roster, also a topic level
 
 
 def check_name(kind: str, value: str) -> str:
     """A site or table id becomes a topic level, so it may not hold MQTT wildcards or separators."""
     if not _NAME.match(value):
         raise ValueError(f"{kind} {value!r} can't be an MQTT topic level: use letters, digits, '_', '.', '-'.")
+    return value
+
+
+def check_user(value: str) -> str:
+    """A user name of the roster: it is also the last level of the user's acknowledgement topic."""
+    if not _USER.match(value):
+        raise ValueError(f"user name {value!r} can't be an MQTT topic level: use letters, digits, '_', '.', '@', '-'.")
     return value
 
 

@@ -16,8 +16,8 @@ from tablewatch.alerts.broker import BridgeSetup, BrokerSetup, render_bridge, re
 ETC = Path("/etc/mosquitto/tablewatch")
 
 PIT_BROKER = BrokerSetup(
-    bind="127.0.0.1", mqtt_port=1883, tls_port=8883, ws_port=8884, ws_tls=True,
-    http_dir=Path("/usr/share/tablewatch/web"), ca_file=ETC / "ca.crt", cert_file=ETC / "server.crt",
+    bind="127.0.0.1", mqtt_port=1883, tls_port=8883, ws_port=8884, ws_tls=True,  # no http_dir: see webserver.py
+    ca_file=ETC / "ca.crt", cert_file=ETC / "server.crt",
     key_file=ETC / "server.key", password_file=ETC / "passwd", acl_file=ETC / "acl",
     persistence_dir=Path("/var/lib/mosquitto"), log_file=Path("/var/log/mosquitto/tablewatch.log"),
     include_dir=Path("/etc/mosquitto/tablewatch/conf.d"))

@@ -1,12 +1,11 @@
 """The floor's terminal console: live alerts, every table's status, and acknowledgements.
 
 ``FloorBoard`` is the plain model (fed MQTT messages, tested without a terminal); ``render`` draws it
-with rich; ``FloorConsole`` connects, subscribes, and sends acks (``tablewatch/<site>/<table>/ack``).
+with rich; ``FloorConsole`` connects, subscribes, and sends acks (``tablewatch/<site>/<table>/ack/<user>``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -19,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tablewatch.alerts import payloads as pl
-from tablewatch.alerts.config import BrokerConfig
+from tablewatch.alerts.config import BrokerConfig, check_user
 from tablewatch.alerts.connection import connect, make_client
 from tablewatch.alerts.dedupe import SeenIds
 from tablewatch.alerts.topics import TableTopics, all_tables, split_topic
@@ -34,36 +33,40 @@ class TableView:
     state: dict[str, Any] = field(default_factory=dict)
 
 
+STATUSES = ("online", "offline")
+
+
 @dataclass
 class FloorBoard:
     tables: dict[str, TableView] = field(default_factory=dict)
     alerts: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> newest revision
     seen: SeenIds = field(default_factory=SeenIds)
-    rejected: int = 0  # payloads that were not valid JSON of a known schema
+    rejected: int = 0  # payloads skipped: not JSON, or not what their topic's schema says
 
     def apply(self, topic: str, payload: bytes) -> None:
+        """Fold in one message; a payload its schema refuses is skipped, counted and logged."""
         site, table, leaf = split_topic(topic)
-        view = self.tables.setdefault(f"{site}/{table}", TableView())
-        if leaf == "status":
-            view.status = payload.decode(errors="replace")
-            return
         try:
-            body = json.loads(payload)
-        except ValueError:
+            if leaf == "status":
+                status = payload.decode("utf-8", errors="replace")
+                if status not in STATUSES:
+                    raise pl.PayloadError(f"status {status[:40]!r} is not one of {', '.join(STATUSES)}")
+                self._view(site, table).status = status
+            elif leaf in ("state", "alert", "alerts"):
+                body = pl.parse(leaf, payload)
+                if leaf == "state":
+                    self._view(site, table).state = body
+                for alert in body["alerts"] if leaf == "alerts" else [body] if leaf == "alert" else []:
+                    self._alert(alert)
+                    self._view(site, table)
+        except pl.PayloadError as exc:
             self.rejected += 1
-            return
-        if leaf == "state" and isinstance(body, dict):
-            view.state = body
-        elif leaf == "alert":
-            self._alert(body)
-        elif leaf == "alerts" and isinstance(body, dict):
-            for alert in body.get("alerts", []):
-                self._alert(alert)
+            log.warning("skipped a message on %s (%d skipped so far): %s", topic, self.rejected, exc)
 
-    def _alert(self, body: object) -> None:
-        if not isinstance(body, dict) or not str(body.get("schema", "")).startswith("tablewatch/alert/"):
-            self.rejected += 1
-            return
+    def _view(self, site: str, table: str) -> TableView:
+        return self.tables.setdefault(f"{site}/{table}", TableView())
+
+    def _alert(self, body: dict[str, Any]) -> None:
         if not self.seen.first_time(str(body["msg_id"])):
             return
         known = self.alerts.get(body["id"])
@@ -90,37 +93,49 @@ def _neg(text: str) -> str:
 
 
 def render(board: FloorBoard, *, limit: int = 30) -> Group:
+    """Every cell is a ``Text``: what the network sent is shown as it is, never read as rich markup."""
     tables = Table(title="Tables", expand=True)
     for column in ("table", "status", "hand", "street", "open alerts", "outbox", "problem"):
         tables.add_column(column)
     for key, view in sorted(board.tables.items()):
         state, monitor = view.state, view.state.get("monitor", {})
         style = "green" if view.status == "online" else "red"
-        tables.add_row(key, Text(view.status, style=style), str(state.get("hand_no", "")), state.get("street") or "",
-                       str(len(state.get("open_alerts", []))), str(monitor.get("backlog", "")),
-                       monitor.get("problem") or "")
-    alerts = Table(title="Alerts (acknowledge: type the row number and Enter; q quits)", expand=True)
+        tables.add_row(Text(key), Text(view.status, style=style), Text(str(state.get("hand_no") or "")),
+                       Text(state.get("street") or ""), Text(str(len(state.get("open_alerts", [])))),
+                       Text(str(monitor.get("backlog", ""))), Text(monitor.get("problem") or ""))
+    skipped = f"; {board.rejected} malformed message(s) skipped" if board.rejected else ""
+    alerts = Table(title=Text(f"Alerts (acknowledge: type the row number and Enter; q quits){skipped}"), expand=True)
     for column in ("#", "time", "table", "hand", "rule", "seats", "what was seen", "ruling", "status"):
         alerts.add_column(column, overflow="fold")
     for n, alert in enumerate(board.ordered()[:limit], start=1):
         status = alert["status"] + (f" by {alert['acknowledged_by']}" if alert.get("acknowledged_by") else "")
-        alerts.add_row(str(n), alert["time"][11:19], f"{alert['site']}/{alert['table']}", str(alert["hand_no"] or ""),
+        alerts.add_row(Text(str(n)), Text(alert["time"][11:19]), Text(f"{alert['site']}/{alert['table']}"),
+                       Text(str(alert["hand_no"] or "")),
                        Text(alert["rule_id"], style=SEVERITY_STYLE.get(alert["severity"], "")),
-                       ",".join(map(str, alert["seats"])), alert["observed"], alert["ruling"], status)
+                       Text(",".join(map(str, alert["seats"]))), Text(alert["observed"]), Text(alert["ruling"]),
+                       Text(status))
     return Group(tables, alerts)
+
+
+def acknowledging_as(broker: BrokerConfig, name: str | None) -> str:
+    """Who our acknowledgements name: the broker's user name (the ACL holds us to it), else ``name``."""
+    user, _ = broker.resolved_credentials()
+    if user is not None and name not in (None, user):
+        raise ValueError(f"acknowledgements go out as the broker user {user!r}, not as {name!r}")
+    return check_user(user or name or "floor")
 
 
 class FloorConsole:
     """Subscribes to every table of ``site`` (``+``: all sites) and keeps a FloorBoard up to date."""
 
-    def __init__(self, broker: BrokerConfig, *, site: str = "+", by: str = "floor") -> None:
+    def __init__(self, broker: BrokerConfig, *, site: str = "+", by: str | None = None) -> None:
         self.broker = broker
         self.site = site
-        self.by = by
+        self.by = acknowledging_as(broker, by)
         self.board = FloorBoard()
         self.changed = threading.Event()
         self._lock = threading.Lock()
-        self.client = make_client(broker, f"tablewatch-floor-{by}-{int(time.time() * 1000) % 100000}")
+        self.client = make_client(broker, f"tablewatch-floor-{self.by}-{int(time.time() * 1000) % 100000}")
         self.client.on_message = self._on_message
         self.client.on_connect = self._on_connect
 
@@ -151,7 +166,7 @@ class FloorConsole:
         topics = TableTopics(alert["site"], alert["table"])
         ack = pl.ack_payload(site=alert["site"], table=alert["table"], alert=alert["id"], by=self.by,
                              now=time.time(), note=note)
-        self.client.publish(topics.ack, pl.dumps(ack), qos=1).wait_for_publish(5)
+        self.client.publish(topics.ack_by(self.by), pl.dumps(ack), qos=1).wait_for_publish(5)
         return str(alert["id"])
 
     def snapshot(self) -> Group:

@@ -20,13 +20,10 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal, TypedDict
 
-from tablewatch.events import (
-    BoardCardDealt,
-    CardBurned,
-    CardDealt,
-    Event,
-    Violation,
-)
+import jsonschema
+from referencing import Registry, Resource
+
+from tablewatch.events import CardDealt, Event, Violation
 
 SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1}
 ChangeType = Literal["new", "update", "end"]
@@ -163,6 +160,31 @@ def load_schema(name: str) -> dict[str, Any]:
     return dict(json.loads(text))
 
 
+class PayloadError(ValueError):
+    """A payload read from the network that is not what its schema says; the message says what is wrong."""
+
+
+@cache
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    registry: Registry[Any] = Registry().with_resources(
+        (load_schema(n)["$id"], Resource.from_contents(load_schema(n))) for n in SCHEMA_VERSIONS)
+    return jsonschema.Draft202012Validator(load_schema(name), registry=registry,
+                                           format_checker=jsonschema.FormatChecker())
+
+
+def parse(name: str, data: bytes) -> dict[str, Any]:
+    """A payload of schema ``name`` read from the network: PayloadError unless it is JSON that the schema accepts."""
+    try:
+        body = json.loads(data)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        raise PayloadError(f"not JSON ({exc})") from None
+    error = jsonschema.exceptions.best_match(_validator(name).iter_errors(body))
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path)) or "the payload"
+        raise PayloadError(f"not a {schema_id(name)} payload: {where}: {error.message[:200]}")
+    return dict(body)
+
+
 def stable_id(prefix: str, *parts: object) -> str:
     digest = hashlib.sha1("|".join(map(str, parts)).encode(), usedforsecurity=False).hexdigest()[:16]
     return f"{prefix}-{digest}"
@@ -239,21 +261,6 @@ def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "n
         "status": status,
         "acknowledged_by": acknowledged_by,
     }
-
-
-def redact(event: Event) -> tuple[Event, bool]:
-    """The event as the floor may see it: hole, burn and face-down board cards lose their identity.
-
-    Always, not only between HandStarted and HandEnded: a card is dealt only while a hand is on, and a
-    monitor started in the middle of a hand must not leak the cards of that hand either.
-    """
-    if isinstance(event, CardDealt) and not event.face_up and event.card is not None:
-        return dataclasses.replace(event, card=None), True
-    if isinstance(event, CardBurned) and event.card is not None:
-        return dataclasses.replace(event, card=None), True
-    if isinstance(event, BoardCardDealt) and not event.face_up and event.card is not None:
-        return dataclasses.replace(event, card=None), True
-    return event, False
 
 
 def event_payload(ctx: Context, event: Event, *, redacted: bool) -> EventPayload:

@@ -11,13 +11,12 @@ them (see link.py). ``health()`` says whether the broker is reachable, what is w
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import paho.mqtt.client as mqtt
@@ -27,8 +26,9 @@ from tablewatch.alerts.config import PublisherConfig
 from tablewatch.alerts.evidence import Box, EvidenceRecorder
 from tablewatch.alerts.link import Link
 from tablewatch.alerts.outbox import Outbox
+from tablewatch.alerts.secrecy import HandSecrecy
 from tablewatch.alerts.state import LiveState
-from tablewatch.alerts.topics import TableTopics
+from tablewatch.alerts.topics import TableTopics, acknowledger
 from tablewatch.events import CardDealt, Event, HandEnded, HandStarted, Violation
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,7 @@ class _Alert:
     ended: bool = False
     acknowledged_by: str | None = None
     payload: pl.AlertPayload | None = None  # the newest revision sent
+    redacted: bool = False  # the newest revision hides cards of a hand in play
 
 
 class Publisher:
@@ -75,15 +76,18 @@ class Publisher:
         self.link = Link(config.broker, client_id=config.client_id or f"tablewatch-{config.site}-{config.table}",
                          outbox=self.outbox, status_topic=self.topics.status, max_inflight=config.outbox.max_inflight,
                          reconnect_max_s=config.reconnect_max_s)
-        self.link.subscriptions[self.topics.ack] = self._on_ack
+        self.link.subscriptions[self.topics.acks] = self._on_ack
         self.link.on_connected = lambda: self.publish_state(force=True)
         self.state = LiveState()
+        self.secrecy = HandSecrecy()  # what floor and broadcast may read while a hand is in play
         self.recorder = recorder
         if recorder is not None:
             recorder.on_clip = self._on_clip
         self.ack_callbacks: list[Callable[[str, str], None]] = []
+        self.acks_refused = 0  # acknowledgements that were malformed or named someone other than their sender
         self._alerts: OrderedDict[str, _Alert] = OrderedDict()
         self._alerts_by_hand: dict[int | None, list[str]] = {}
+        self._redacted: set[str] = set()  # alerts whose full text goes out once their hand is over
         self._hole_cards: dict[int | None, dict[int, list[str]]] = {}  # for the hand payload, after the hand
         self._lock = threading.RLock()  # the camera thread (clips) and the rules thread both revise alerts
         self._state_seq = 0
@@ -136,10 +140,11 @@ class Publisher:
     def publish_event(self, event: Event, *, camera: str | None = None, boxes: Sequence[Box] = ()) -> None:
         """Route one event: a Violation becomes an alert; every event goes (redacted) to the event stream;
         hole cards go to ``secure/holecards``; the live state follows."""
+        self.secrecy.observe(event)
         if isinstance(event, Violation):
             self.publish_violation(event, camera=camera, boxes=boxes)
         hand_no = self.state.hand_no
-        public, redacted = pl.redact(event)
+        public, redacted = self.secrecy.event(event)
         self.link.publish_now(self.topics.event, pl.dumps(pl.event_payload(self.ctx, public, redacted=redacted)))
         if isinstance(event, CardDealt) and redacted:
             if event.seat is not None and event.card is not None:
@@ -149,6 +154,7 @@ class Publisher:
             changed = self.state.apply(event)
         if isinstance(event, HandEnded):
             self._end_alerts_of(event.hand_no)
+            self._reveal_alerts()
         if changed:
             self.publish_state(force=isinstance(event, HandStarted | HandEnded))
 
@@ -159,7 +165,9 @@ class Publisher:
         evidence = pl.Evidence(frame_ts=violation.evidence_ts)
         if self.recorder is not None:
             label = f"{violation.rule_id} seats {','.join(map(str, violation.seats)) or '-'}"
-            evidence = self.recorder.capture(ident, violation.ts, camera=camera, boxes=boxes, label=label,
+            shown = [replace(box, label=self.secrecy.text(box.label, violation.hand_no)) for box in boxes]
+            evidence = self.recorder.capture(ident, violation.ts, camera=camera, boxes=shown,
+                                             label=self.secrecy.text(label, violation.hand_no),
                                              frame_ts=violation.evidence_ts)
         with self._lock:
             if ident in self._alerts:
@@ -243,7 +251,12 @@ class Publisher:
 
     def _send_alert(self, alert: str, change: pl.ChangeType) -> None:
         entry = self._alerts[alert]
-        payload = pl.alert_payload(self.ctx, entry.violation, change=change, revision=entry.revision,
+        shown, entry.redacted = self.secrecy.violation(entry.violation)
+        if entry.redacted:
+            self._redacted.add(alert)
+        else:
+            self._redacted.discard(alert)
+        payload = pl.alert_payload(self.ctx, shown, change=change, revision=entry.revision,
                                    evidence=entry.evidence, acknowledged_by=entry.acknowledged_by)
         entry.payload = payload
         self._enqueue(payload, self.topics.alert, "alert")
@@ -268,9 +281,17 @@ class Publisher:
             if entry is not None and not entry.ended:
                 self.update_alert(ident, end=True)
 
+    def _reveal_alerts(self) -> None:
+        """A revision with the full text for each alert sent redacted whose hand is now over."""
+        with self._lock:
+            for ident in [a for a, entry in self._alerts.items()
+                          if a in self._redacted and not self.secrecy.secret(entry.violation.hand_no)]:
+                self.update_alert(ident)
+
     def _forget_old_alerts(self) -> None:
         while len(self._alerts) > KEEP_ALERTS:
             ident, entry = self._alerts.popitem(last=False)
+            self._redacted.discard(ident)
             hand = self._alerts_by_hand.get(entry.violation.hand_no)
             if hand and ident in hand:
                 hand.remove(ident)
@@ -281,12 +302,20 @@ class Publisher:
         self.update_alert(alert, evidence=evidence)
 
     def _on_ack(self, message: mqtt.MQTTMessage) -> None:
+        """The acknowledger is the MQTT user the topic ends in (the broker's ACL lets each user write only his
+        own); an ack whose payload names someone else, or another table, is refused."""
         try:
-            data = json.loads(message.payload)
-            alert, by = str(data["alert_id"]), str(data["by"])
-        except (ValueError, KeyError, TypeError):
-            log.warning("ignored a malformed acknowledgement on %s: %r", message.topic, message.payload[:200])
+            by = acknowledger(message.topic)
+            ack = pl.parse("ack", bytes(message.payload))
+            if ack["by"] != by:
+                raise pl.PayloadError(f"it names {ack['by']!r} but was sent by {by!r}")
+            if (ack["site"], ack["table"]) != (self.config.site, self.config.table):
+                raise pl.PayloadError(f"it is for {ack['site']}/{ack['table']}")
+        except ValueError as exc:  # PayloadError, or a topic that names no user
+            self.acks_refused += 1
+            log.warning("refused an acknowledgement on %s: %s", message.topic, exc)
             return
+        alert = ack["alert_id"]
         if self.update_alert(alert, acknowledged_by=by):
             for callback in self.ack_callbacks:
                 callback(alert, by)

@@ -1,13 +1,13 @@
 """The topic tree, one per table, laid out so broker ACLs can tell who may read what.
 
 ``tablewatch/<site>/<table>/``
-  ``alert``            QoS 1  one JSON per alert revision (change feed new/update/end)      floor, surveillance
+  ``alert``            QoS 1  one JSON per alert revision, cards hidden while the hand is on  floor, surveillance
   ``alerts``           retained  the open alerts, newest revision of each (for late joiners)   floor, surveillance
   ``event``            QoS 0  the event stream, hole cards of a hand in progress REDACTED      floor, surveillance
   ``hand``             QoS 1  one finished hand (hole cards allowed: the hand is over)       floor, archive
   ``state``            retained  the live table (no hole cards)                              floor, surveillance
   ``status``           retained  ``online`` / ``offline`` (the last will)                     everyone
-  ``ack``              QoS 1  the floor acknowledges an alert (written by consoles)
+  ``ack/<user>``       QoS 1  an acknowledgement by MQTT user <user> (the ACL lets each write only his own)
   ``secure/holecards`` QoS 1  hole cards as they are dealt                                   surveillance only
   ``broadcast/hand``   QoS 1  the finished hand again, ``broadcast_delay_s`` after it ended   broadcast role
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tablewatch.alerts.config import check_name
+from tablewatch.alerts.config import check_name, check_user
 
 ROOT = "tablewatch"
-LEAVES = ("alert", "alerts", "event", "hand", "state", "status", "ack", "secure/holecards", "broadcast/hand")
+LEAVES = ("alert", "alerts", "event", "hand", "state", "status", "ack/<user>", "secure/holecards", "broadcast/hand")
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,13 @@ class TableTopics:
         return f"{self.base}/status"
 
     @property
-    def ack(self) -> str:
-        return f"{self.base}/ack"
+    def acks(self) -> str:
+        """Every acknowledgement of this table, whoever sent it."""
+        return f"{self.base}/ack/+"
+
+    def ack_by(self, user: str) -> str:
+        """Where ``user`` acknowledges: the last level is his MQTT user name, which the ACL holds him to."""
+        return f"{self.base}/ack/{check_user(user)}"
 
     @property
     def holecards(self) -> str:
@@ -80,6 +85,15 @@ def all_tables(leaf: str, site: str = "+") -> str:
     if leaf not in LEAVES:
         raise ValueError(f"unknown topic leaf {leaf!r}; known: {', '.join(LEAVES)}")
     return f"{ROOT}/{site}/+/{leaf}"
+
+
+def acknowledger(topic: str) -> str:
+    """The MQTT user who sent an acknowledgement on ``topic`` (``…/ack/floor-pit-1`` -> ``floor-pit-1``)."""
+    _, _, leaf = split_topic(topic)
+    kind, _, user = leaf.partition("/")
+    if kind != "ack":
+        raise ValueError(f"{topic!r} is not an acknowledgement topic (…/ack/<user>)")
+    return check_user(user)
 
 
 def split_topic(topic: str) -> tuple[str, str, str]:

@@ -1,16 +1,22 @@
 """The surveillance room's web page: static files served by mosquitto's websockets listener (``http_dir``).
 
-The page (``static/``) talks MQTT over WebSockets with the vendored MQTT.js; evidence written under
+The page (``static/``) talks MQTT over WebSockets with the vendored MQTT.js and checks every payload against
+the schemas staged beside it (``schemas/``); evidence written under
 ``<web dir>/evidence`` is served beside it, so an alert's ``still_url``/``clip_url`` are relative URLs.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from importlib import resources
 from pathlib import Path
 
-STATIC_FILES = ("index.html", "console.js", "console.css", "mqtt.min.js", "mqtt.LICENSE.md", "VENDORED.md")
+from tablewatch.alerts.payloads import SCHEMA_VERSIONS, load_schema
+
+STATIC_FILES = ("index.html", "console.js", "schema.js", "console.css", "mqtt.min.js", "mqtt.LICENSE.md",
+                "VENDORED.md")
+SCHEMAS = ("alert", "alerts", "state")  # the payloads the page reads
 EVIDENCE_URL = "evidence"  # relative to the page
 
 
@@ -22,4 +28,7 @@ def stage_console(dest: Path) -> Path:
     for name in STATIC_FILES:
         with resources.as_file(static.joinpath(name)) as source:
             shutil.copyfile(source, dest / name)
+    (dest / "schemas").mkdir(exist_ok=True)
+    for name in SCHEMAS:
+        (dest / "schemas" / f"{name}-{SCHEMA_VERSIONS[name]}.json").write_text(json.dumps(load_schema(name)))
     return dest

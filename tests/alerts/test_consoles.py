@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from tablewatch.alerts import payloads as pl
+from tablewatch.alerts.config import BrokerConfig
+from tablewatch.alerts.connection import connect, make_client
 from tablewatch.alerts.floor import FloorBoard
 from tablewatch.cli import cli
 from tests.alerts.helpers import violation
@@ -71,6 +74,8 @@ def test_floor_errors_are_sentences_with_exit_codes(mqtt_broker: Mosquitto) -> N
     assert down.exit_code == 1 and "connection refused" in down.output
     unknown = runner.invoke(cli, ["floor", "--url", mqtt_broker.url, "--ack", "al-nothing", "--wait", "0.2"])
     assert unknown.exit_code == 1 and "no single alert matches 'al-nothing'" in unknown.output
+    other = runner.invoke(cli, ["floor", "--url", mqtt_broker.url, "--username", "anna", "--as", "bo", "--once"])
+    assert other.exit_code == 2 and "acknowledgements go out as the broker user 'anna', not as 'bo'" in other.output
 
 
 def test_broker_command_starts_an_embedded_mosquitto_with_the_page(tmp_path: Path) -> None:
@@ -103,3 +108,37 @@ def test_broker_command_with_a_bad_config_says_so(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["broker", "--config", str(bad), "--duration", "5"])
     assert result.exit_code == 1
     assert re.search(rf"mosquitto exited with status \d+ \(config {re.escape(str(bad))}\)", result.output)
+
+
+def test_floor_skips_what_its_schema_refuses_and_shows_text_as_text(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
+    """A retained malformed alert, rich markup in an alert's text, junk on every topic: the console starts (and
+    starts again) and says how many messages it skipped."""
+    base = "tablewatch/casino/T10"
+    marked = pl.alert_payload(CTX, dataclasses.replace(violation(1, table="T10"), observed="seat 3 [/bold] [red]x"))
+    no_seats = {k: v for k, v in pl.alert_payload(CTX, violation(2, table="T10")).items() if k != "seats"}
+    hostile = [(f"{base}/alerts", {"schema": "tablewatch/alerts/1", "alerts": [no_seats]}, True),
+               (f"{base}/state", {"schema": "tablewatch/state/1", "hand_no": "x"}, True),
+               (f"{base}/status", "pwned", True), (f"{base}/alert", no_seats, False),
+               (f"{base}/alert", b"\xff\xfe not json", False),
+               ("tablewatch/casino/T11/alerts", pl.open_alerts_payload(CTX, seq=1, alerts=[marked], now=0.0), True)]
+    client = make_client(BrokerConfig(url=mqtt_broker.url), "hostile-publisher")
+    connect(client, BrokerConfig(url=mqtt_broker.url))
+    board = FloorBoard()
+    try:
+        for topic, body, retain in hostile:
+            data = body if isinstance(body, bytes) else body.encode() if isinstance(body, str) else json.dumps(body)
+            client.publish(topic, data, qos=1, retain=retain).wait_for_publish(5)
+            board.apply(topic, data if isinstance(data, bytes) else data.encode())
+        assert board.rejected == 5 and list(board.alerts) == [marked["id"]]
+        for start in ("first", "again"):  # the retained ones come back at every start
+            result = CliRunner().invoke(cli, ["floor", "--url", mqtt_broker.url, "--site", "casino", "--once",
+                                              "--wait", "0.5"], env={"COLUMNS": "250"})
+            assert result.exit_code == 0, (start, result.output)
+            assert "seat 3 [/bold] [red]x" in result.output
+            assert re.search(r"\d+ malformed message\(s\) skipped", result.output)
+    finally:
+        for topic, _, retain in hostile:
+            if retain:
+                client.publish(topic, b"", qos=1, retain=True).wait_for_publish(5)  # (clears the retained message)
+        client.disconnect()
+        client.loop_stop()

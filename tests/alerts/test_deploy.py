@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+import ssl
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.deploy import example_files
 from tablewatch.alerts.publisher import Publisher
 from tests.alerts.helpers import Collector, violation
-from tests.alerts.test_security import make_certificates
+from tests.alerts.secure_broker import make_certificates
 from tests.support.mosquitto import Mosquitto, free_port
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -46,7 +49,7 @@ def deployed_config(folder: Path, *, tls_port: int, ws_port: int, plain_port: in
     text = (DEPLOY / "mosquitto" / "mosquitto.conf").read_text()
     for old, new in [("/etc/mosquitto/tablewatch", str(folder)), ("/var/lib/mosquitto", str(folder)),
                      ("/var/log/mosquitto/tablewatch.log", str(folder / "mosquitto.log")),
-                     ("/usr/share/tablewatch/web", str(folder)), ("listener 8883", f"listener {tls_port}"),
+                     ("listener 8883", f"listener {tls_port}"),
                      ("listener 8884", f"listener {ws_port}"), ("listener 1883", f"listener {plain_port}")]:
         assert old in text, old
         text = text.replace(old, new)
@@ -89,7 +92,7 @@ def test_the_shipped_pit_config_runs_and_bridges_to_the_central_broker(tmp_path:
             ident = table.publish_violation(violation(1))
             forwarded = head_office.wait_count("/alert", 1)[0].json()
             ack = pl.ack_payload(site="casino", table="T01", alert=ident, by="head-office", now=time.time())
-            head_office.client.publish("tablewatch/casino/T01/ack", json.dumps(ack), qos=1)
+            head_office.client.publish("tablewatch/casino/T01/ack/head-office", json.dumps(ack), qos=1)
             deadline = time.monotonic() + 10
             while not acks and time.monotonic() < deadline:
                 time.sleep(0.05)
@@ -101,3 +104,28 @@ def test_the_shipped_pit_config_runs_and_bridges_to_the_central_broker(tmp_path:
     assert acks == ["head-office"]  # the central's ack came back over the bridge
     log = (pit_dir / "mosquitto.log").read_text()
     assert "u'table-casino-T01'" in log  # the audit trail of the deployed config
+
+
+def test_the_shipped_pit_broker_serves_no_files(tmp_path: Path) -> None:
+    """mosquitto's http_dir has no login: the pit's wss listener carries MQTT only, and the page and the
+    evidence are served by `tablewatch web` to authenticated viewers (test_webserver.py)."""
+    make_certificates(tmp_path)
+    (tmp_path / "acl").write_text((DEPLOY / "mosquitto" / "acl.example").read_text())
+    write_password_file(tmp_path / "passwd", {"floor-pit-1": "pw"})
+    ws_port = free_port()
+    config = deployed_config(tmp_path, tls_port=free_port(), ws_port=ws_port, plain_port=free_port(),
+                             central_port=free_port())
+    assert "http_dir" not in config.read_text()
+    pit = Mosquitto(tmp_path, port=ws_port, listener=False)
+    pit.config = config
+    with pit:
+        context = ssl.create_default_context(cafile=str(tmp_path / "ca.crt"))
+        for name in ("index.html", "acl", "server.key"):
+            try:
+                with urllib.request.urlopen(f"https://localhost:{ws_port}/{name}", context=context, timeout=20) as r:
+                    status = r.status
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+            except (urllib.error.URLError, ConnectionError) as exc:  # the listener may just close the connection
+                status = str(exc)
+            assert status != 200, name

@@ -12,6 +12,7 @@ from tablewatch.alerts import payloads as pl
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.evidence import EvidenceRecorder
 from tablewatch.alerts.publisher import Publisher
+from tablewatch.alerts.secrecy import redact_event
 from tablewatch.alerts.topics import TableTopics
 from tablewatch.events import (
     BoardCardDealt,
@@ -146,8 +147,8 @@ def test_floor_acknowledgement_ends_the_alert(tmp_path: Path, mqtt_broker: Mosqu
         sub.wait_count("/alert", 1)
         ack = pl.ack_payload(site="casino", table="T05", alert=ident, by="floor-anna", now=time.time())
         validate("ack", ack)
-        sub.client.publish("tablewatch/casino/T05/ack", json.dumps(ack), qos=1)
-        sub.client.publish("tablewatch/casino/T05/ack", b"not json", qos=1)  # ignored with a warning
+        sub.client.publish("tablewatch/casino/T05/ack/floor-anna", json.dumps(ack), qos=1)
+        sub.client.publish("tablewatch/casino/T05/ack/floor-anna", b"not json", qos=1)  # refused with a warning
         revisions = [m.json() for m in sub.wait_count("/alert", 2)]
         publisher.stop()
     assert [(r["type"], r["revision"], r["status"], r["acknowledged_by"]) for r in revisions] == [
@@ -177,7 +178,7 @@ def test_hand_end_closes_open_alerts_of_that_hand(tmp_path: Path, mqtt_broker: M
 ])
 def test_redaction_needs_no_hand_started(event: CardDealt | CardBurned | BoardCardDealt, hidden: bool) -> None:
     """A monitor started in the middle of a hand has seen no HandStarted: the cards stay hidden all the same."""
-    public, redacted = pl.redact(event)
+    public, redacted = redact_event(event)
     assert redacted is hidden
     assert (getattr(public, "card", None) is None) is (hidden or event.card is None)
 

@@ -5,16 +5,21 @@ Set TABLEWATCH_SCREENSHOT=docs/surveillance.png to refresh the README's screensh
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
+from tablewatch.alerts import payloads as pl
 from tablewatch.alerts.broker import start_broker
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
+from tablewatch.alerts.connection import connect, make_client
 from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder
 from tablewatch.alerts.publisher import Publisher
-from tablewatch.alerts.web import EVIDENCE_URL
+from tablewatch.alerts.web import EVIDENCE_URL, SCHEMAS
 from tablewatch.events import HandStarted
 from tests.alerts.scenes import felt_frame, hidden_chips, string_raise
 from tests.alerts.webdriver import Browser, chromium_missing
@@ -95,4 +100,66 @@ def test_surveillance_page_shows_live_alerts_evidence_and_tables(tmp_path: Path)
         for table, publisher in publishers.items():
             if table != "T03":
                 publisher.stop()
+        broker.stop()
+
+
+def schema_keywords(schema: object) -> set[str]:
+    """Every keyword a schema uses (property names under ``properties`` are not keywords)."""
+    if isinstance(schema, list):
+        return set().union(*map(schema_keywords, schema)) if schema else set()
+    if not isinstance(schema, dict):
+        return set()
+    found = set(schema)
+    for key, value in schema.items():
+        children = value.values() if key == "properties" else [value]
+        found |= set().union(*map(schema_keywords, children)) if children else set()
+    return found
+
+
+def test_the_page_checks_every_keyword_the_shipped_schemas_use() -> None:
+    script = (Path(pl.__file__).parent / "static" / "schema.js").read_text()
+    listed = set(json.loads(re.search(r"SCHEMA_KEYWORDS = (\[.*?\]);", script, re.S).group(1)))  # type: ignore[union-attr]
+    used = set().union(*(schema_keywords(pl.load_schema(name)) for name in SCHEMAS))
+    assert used - listed == set()
+
+
+@pytest.mark.skipif(chromium_missing() is not None, reason=chromium_missing() or "")
+def test_the_page_skips_bad_payloads_and_runs_nothing_they_carry(tmp_path: Path) -> None:
+    """Junk, an alert without seats, a retained malformed snapshot: skipped and counted, the page goes on. A
+    javascript: clip or still is not linked, markup in an alert's text is shown as text."""
+    broker = start_broker(tmp_path / "broker")
+    assert broker.web_url is not None
+    ctx = pl.Context(site="casino", table="T01", session="s", epoch=1_800_000_000.0)
+    attack = "javascript:document.title='pwned'"
+    hostile = dataclasses.replace(string_raise(1.0, table="T01"), title="<b>bold</b>",
+                                  observed="seat 3 <img src=x onerror=\"document.title='xss'\">")
+    evil = pl.alert_payload(ctx, hostile, evidence=pl.Evidence(still_url=attack, clip_url=attack, clip_ready=True))
+    plain = pl.alert_payload(ctx, hidden_chips(2.0, table="T02"))
+    no_seats = {k: v for k, v in plain.items() if k != "seats"}
+    client = make_client(BrokerConfig(url=broker.url), "hostile-web")
+    connect(client, BrokerConfig(url=broker.url))
+    browser = None
+    try:
+        client.publish("tablewatch/casino/T03/alerts", json.dumps({"schema": "tablewatch/alerts/1"}), qos=1,
+                       retain=True).wait_for_publish(5)
+        browser = Browser(tmp_path)
+        browser.get(broker.web_url)
+        browser.wait_js("return document.getElementById('link').textContent.startsWith('live')")
+        for topic, body in [("T01/alert", json.dumps(no_seats)), ("T01/alert", "not json"), ("T01/status", "pwned"),
+                            ("T01/alert", json.dumps(evil)), ("T02/alert", json.dumps(plain))]:
+            client.publish(f"tablewatch/casino/{topic}", body, qos=1).wait_for_publish(5)
+        browser.wait_js("return document.querySelectorAll('[data-testid=alert]').length === 2")
+        assert browser.js("return document.getElementById('skipped').textContent") == (
+            "4 malformed message(s) skipped")
+        card = f"document.querySelector('[data-id=\"{evil['id']}\"]')"
+        assert browser.js(f"return {card}.querySelectorAll('a, img, b').length") == 0
+        assert "<img src=x onerror=" in browser.js(f"return {card}.querySelector('.observed').textContent")
+        assert "<b>bold</b>" in browser.js(f"return {card}.querySelector('.rule').textContent")
+        assert browser.js("return document.title") == "tablewatch — surveillance"
+    finally:
+        client.publish("tablewatch/casino/T03/alerts", b"", qos=1, retain=True).wait_for_publish(5)
+        client.disconnect()
+        client.loop_stop()
+        if browser is not None:
+            browser.close()
         broker.stop()

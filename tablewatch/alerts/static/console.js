@@ -1,18 +1,26 @@
 // tablewatch surveillance console: alerts with evidence, tables online/offline, filters, acknowledge.
-// Fed live over MQTT-over-WebSockets by the vendored MQTT.js (mqtt.min.js). Query parameters:
+// Fed live over MQTT-over-WebSockets by the vendored MQTT.js (mqtt.min.js). Every message is hostile until
+// its schema (schema.js) accepts it: a bad one is skipped and counted; text is only ever text (textContent)
+// and a link or image only an http(s) or relative URL. Query parameters:
 //   ws=ws://host:port/mqtt (default: this page's host, path /mqtt), site=<site> (default: every site),
-//   user=<name> (the password is asked for; pass=<password> for a kiosk) for a broker with a password file,
-//   by=<name> for acknowledgements.
+//   user=<name> (the password is asked for; pass=<password> for a kiosk) for a broker with a password file;
+//   acknowledgements go out as that user (the broker's ACL holds each user to his own ack topic), or as
+//   by=<name> on a broker without user names.
 "use strict";
 
 const params = new URLSearchParams(location.search);
 const wsUrl = params.get("ws") || `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/mqtt`;
 const site = params.get("site") || "+";
-const by = params.get("by") || params.get("user") || "surveillance";
+const by = params.get("user") || params.get("by") || "surveillance";
 
 const alerts = new Map();   // alert id -> newest revision seen
 const tables = new Map();   // "site/table" -> {status, state}
 const seen = new Set();     // msg_ids already applied: QoS 1 repeats are dropped
+const SCHEMA_FILES = { alert: "schemas/alert-1.json", alerts: "schemas/alerts-1.json", state: "schemas/state-1.json" };
+const STATUSES = ["online", "offline"];
+const schemas = {};         // topic leaf -> its schema
+const registry = {};        // $id -> schema ($ref)
+let skipped = 0;
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,22 +36,49 @@ function tableEntry(key) {
 }
 
 function onMessage(topic, payload) {
-  const [, siteId, tableId, ...leaf] = topic.split("/");
-  const key = `${siteId}/${tableId}`;
-  const text = new TextDecoder().decode(payload);
-  const kind = leaf.join("/");
-  if (kind === "status") {
-    tableEntry(key).status = text;
-  } else if (kind === "state") {
-    tableEntry(key).state = JSON.parse(text);
-  } else if (kind === "alert") {
-    applyAlert(JSON.parse(text));
-    tableEntry(key);
-  } else if (kind === "alerts") {  // retained: the open alerts, for a page opened after they were raised
-    for (const alert of JSON.parse(text).alerts) applyAlert(alert);
-    tableEntry(key);
+  try {
+    apply(topic, new TextDecoder().decode(payload));
+  } catch (err) {
+    skipped += 1;
+    console.warn(`skipped a message on ${topic} (${skipped} so far): ${err.message}`);
   }
   render();
+}
+
+function apply(topic, text) {
+  const [, siteId, tableId, ...leaf] = topic.split("/");
+  const key = `${siteId}/${tableId}`;
+  const kind = leaf.join("/");
+  if (kind === "status") {
+    if (!STATUSES.includes(text)) throw new Error(`status is not one of ${STATUSES.join(", ")}`);
+    tableEntry(key).status = text;
+  } else if (kind === "state") {
+    tableEntry(key).state = checked(kind, text);
+  } else if (kind === "alert") {
+    applyAlert(checked(kind, text));
+    tableEntry(key);
+  } else if (kind === "alerts") {  // retained: the open alerts, for a page opened after they were raised
+    for (const alert of checked(kind, text).alerts) applyAlert(alert);
+    tableEntry(key);
+  }
+}
+
+function checked(kind, text) {
+  const body = JSON.parse(text);
+  const error = schemaError(schemas[kind], body, registry);
+  if (error) throw new Error(`not a tablewatch/${kind} payload: ${error}`);
+  return body;
+}
+
+// An http(s) URL, or a relative one (resolved against the page); anything else (javascript:, data:) is null.
+function safeUrl(text) {
+  if (typeof text !== "string") return null;
+  try {
+    const url = new URL(text, location.href);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
 }
 
 function applyAlert(alert) {
@@ -73,10 +108,13 @@ function renderTables() {
     const s = t.state || {};
     // the outbox's backlog is worth showing only when it builds up (a table cut off from the broker)
     const backlog = s.monitor && (!s.monitor.connected || s.monitor.backlog >= 10) ? s.monitor.backlog : 0;
-    div.innerHTML = `<div class="name"></div><div class="detail"></div>`;
-    div.querySelector(".name").textContent = `${key} · ${t.status}`;
-    div.querySelector(".detail").textContent =
-      s.hand_no != null ? `hand ${s.hand_no} · ${s.street || ""}${backlog ? " · backlog " + backlog : ""}` : "";
+    for (const [cls, text] of [["name", `${key} · ${t.status}`], ["detail", s.hand_no != null ?
+      `hand ${s.hand_no} · ${s.street || ""}${backlog ? " · backlog " + backlog : ""}` : ""]]) {
+      const part = document.createElement("div");
+      part.className = cls;
+      part.textContent = text;
+      div.appendChild(part);
+    }
     box.appendChild(div);
   }
 }
@@ -99,6 +137,7 @@ function renderAlerts() {
     shown += 1;
   }
   $("count").textContent = `${shown} of ${alerts.size} alert(s)`;
+  $("skipped").textContent = skipped ? `${skipped} malformed message(s) skipped` : "";
 }
 
 function alertCard(a, key) {
@@ -108,10 +147,12 @@ function alertCard(a, key) {
   card.dataset.id = a.id;
   card.dataset.table = key;
   card.dataset.rule = a.rule_id;
-  const ev = a.evidence || {};
-  if (ev.still_url) {
+  const ev = a.evidence;
+  const still = safeUrl(ev.still_url);
+  const clip = safeUrl(ev.clip_url);
+  if (still) {
     const img = document.createElement("img");
-    img.src = ev.still_url;
+    img.src = still;
     img.alt = `still of ${a.rule_id}`;
     card.appendChild(img);
   }
@@ -129,13 +170,13 @@ function alertCard(a, key) {
   line("observed", a.observed);
   line("ruling", `Ruling: ${a.ruling}`);
   line("meta", a.acknowledged_by ? `acknowledged by ${a.acknowledged_by}` : a.status);
-  if (ev.clip_url && ev.clip_ready) {
+  if (clip && ev.clip_ready) {
     const link = document.createElement("a");
-    link.href = ev.clip_url;
+    link.href = clip;
     link.textContent = "clip";
     link.dataset.testid = "clip";
     body.appendChild(link);
-  } else if (ev.clip_url) {
+  } else if (clip) {
     line("meta", "clip being written…");
   }
   if (a.status === "open") {
@@ -153,12 +194,21 @@ let client = null;
 function acknowledge(a) {
   const ack = { schema: "tablewatch/ack/1", msg_id: `ak-web-${a.id}-${by}`, site: a.site, table: a.table,
                 alert_id: a.id, by, time: new Date().toISOString(), note: "" };
-  client.publish(`tablewatch/${a.site}/${a.table}/ack`, JSON.stringify(ack), { qos: 1 });
+  client.publish(`tablewatch/${a.site}/${a.table}/ack/${by}`, JSON.stringify(ack), { qos: 1 });
 }
 
 function render() {
   renderTables();
   renderAlerts();
+}
+
+async function loadSchemas() {
+  for (const [kind, file] of Object.entries(SCHEMA_FILES)) {
+    const response = await fetch(file);
+    if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+    schemas[kind] = await response.json();
+    registry[schemas[kind].$id] = schemas[kind];
+  }
 }
 
 function start() {
@@ -180,4 +230,4 @@ function start() {
   client.on("message", onMessage);
 }
 
-start();
+loadSchemas().then(start, (err) => setLink(false, `can't load the payload schemas: ${err.message}`));
