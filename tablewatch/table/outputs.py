@@ -18,7 +18,7 @@ from tablewatch.events import Event, Severity, Violation
 from tablewatch.hands import FinishedHand
 
 if TYPE_CHECKING:  # the MQTT side loads paho only when a table publishes
-    from tablewatch.alerts import EvidenceConfig, EvidenceRecorder, Publisher
+    from tablewatch.alerts import BrokerConfig, EvidenceConfig, EvidenceRecorder, Publisher
 
 SEVERITY_STYLE = {Severity.VIOLATION: "bold red", Severity.ADVISORY: "yellow", Severity.SYSTEM: "cyan"}
 
@@ -142,20 +142,21 @@ class MqttOutput:
         """The publisher is stopped by whoever started it (it drains the outbox first)."""
 
 
-def start_publisher(stack: ExitStack, *, url: str | None, site: str, table: str, out: Path,
-                    evidence: EvidenceConfig | None = None) -> tuple[EvidenceRecorder | None, Publisher | None]:
-    """The table's evidence recorder (None without ``evidence``) and its publisher (None without a broker URL),
+def start_publisher(stack: ExitStack, *, broker: BrokerConfig | None, site: str, table: str, out: Path,
+                    evidence: EvidenceConfig | None = None, broadcast_delay_s: float = 0.0,
+                    ) -> tuple[EvidenceRecorder | None, Publisher | None]:
+    """The table's evidence recorder (None without ``evidence``) and its publisher (None without a broker),
     both stopped by ``stack`` on the way out (the publisher drains its outbox first)."""
-    from tablewatch.alerts import BrokerConfig, EvidenceRecorder, OutboxConfig, Publisher, PublisherConfig
+    from tablewatch.alerts import EvidenceRecorder, OutboxConfig, Publisher, PublisherConfig
 
     recorder = None
     if evidence is not None:
         recorder = EvidenceRecorder(evidence)
         evidence.folder.mkdir(parents=True, exist_ok=True)
-    if url is None:
+    if broker is None:
         return recorder, None
-    config = PublisherConfig(site=site, table=table, broker=BrokerConfig(url=url),
-                             outbox=OutboxConfig(path=out / "outbox.sqlite"))
+    config = PublisherConfig(site=site, table=table, broker=broker, outbox=OutboxConfig(path=out / "outbox.sqlite"),
+                             broadcast_delay_s=broadcast_delay_s)
     publisher = Publisher(config, recorder=recorder, epoch=time.time()).start()
     stack.callback(publisher.stop)
     return recorder, publisher
