@@ -31,6 +31,15 @@ class CameraConfig(StrictModel):
                               "misses with the table-objects detector (~4 ms per analysed frame while dealing)")
 
 
+class EventLogConfig(StrictModel):
+    """``events.jsonl``: when it is rotated, and how long its rotated files are kept (whichever limit comes first)."""
+
+    rotate_mb: float = Field(default=256, gt=0, description="start a new events.jsonl once it is this big")
+    rotate_hours: float = Field(default=24, gt=0, description="... or once it has been written this long")
+    keep_days: float = Field(default=14, gt=0, description="delete rotated files older than this")
+    keep_gb: float = Field(default=20, gt=0, description="delete the oldest rotated files past this total")
+
+
 class RunConfig(StrictModel):
     """One table: what it plays, its sensors and where its results go."""
 
@@ -47,6 +56,8 @@ class RunConfig(StrictModel):
                                       "none: alerts to the terminal and files only")
     broadcast_delay_s: BroadcastDelay = 0.0
     out: Path = Field(default=Path("out/run"), description="where events, alerts, hands and evidence go")
+    event_log: EventLogConfig = Field(default_factory=EventLogConfig, description="rotation and retention of "
+                                      "`out`/events.jsonl (a busy table writes gigabytes a day)")
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig, description="each alert's still and clip "
                                      "(with a broker and a camera); a relative folder is under `out`")
 

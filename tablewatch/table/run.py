@@ -86,7 +86,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
     clock = session_clock()
     stop = threading.Event()
     with ExitStack() as stack:
-        outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out),
+        outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out, event_log=config.event_log),
                                  HandHistoryOutput(config.out / "hands")]
         recorder, publisher = _publisher(stack, config)
         if publisher is not None:

@@ -57,11 +57,12 @@ def test_a_password_in_the_broker_url_is_masked_in_errors(tmp_path: Path) -> Non
     assert "hunter2" not in result.output
 
 
-def test_a_secure_broker_and_broadcast_delay_validate(tmp_path: Path) -> None:
+def test_a_secure_broker_broadcast_delay_and_event_log_validate(tmp_path: Path) -> None:
     (tmp_path / "pw").write_text("secret\n")
     config = tmp_path / "table.toml"
     config.write_text(f'table = "T01"\nbroadcast_delay_s = 30\n[mqtt]\nurl = "mqtt://localhost:1883"\n'
-                      f'username = "table-casino-T01"\npassword_file = "{tmp_path / "pw"}"\n')
+                      f'username = "table-casino-T01"\npassword_file = "{tmp_path / "pw"}"\n'
+                      '[event_log]\nrotate_mb = 100\nkeep_days = 30\n')
     result = CliRunner().invoke(run_command, [str(config), "--validate"])
     assert result.exit_code == 0, result.output
     assert "secret" not in result.output
