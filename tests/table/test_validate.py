@@ -74,3 +74,11 @@ def test_the_run_config_example_in_deploy_readme_is_a_valid_run_config() -> None
     assert example is not None
     config = RunConfig.model_validate(tomllib.loads(example.group(1)))
     assert config.mqtt is not None and config.mqtt.password_file is not None and config.broadcast_delay_s == 1800
+
+
+def test_an_out_folder_that_cant_be_made_is_named(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("a file where the out folder would go\n")
+    config = tmp_path / "table.toml"
+    config.write_text(f'out = "{tmp_path / "taken" / "run"}"\n')
+    result = CliRunner().invoke(run_command, [str(config), "--validate"])
+    assert result.exit_code == 1 and str(config) in result.output and "not a folder" in result.output, result.output
