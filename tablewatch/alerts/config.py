@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, field_validator
 
-from tablewatch.config import StrictModel
+from tablewatch.config import StrictModel, hide_password
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")  # a topic level: no "/", "+", "#", spaces
 _USER = re.compile(r"^[A-Za-z0-9_.@-]+$")  # an MQTT user name of the roster, also a topic level
@@ -46,8 +47,14 @@ class BrokerConfig(StrictModel):
     def _known_scheme(cls, value: str) -> str:
         parts = urlsplit(value)
         if parts.scheme not in {"mqtt", "mqtts", "ws", "wss", "tcp", "ssl"} or not parts.hostname:
-            raise ValueError(f"broker url {value!r} must look like mqtt://host:1883 or mqtts://host:8883")
+            raise ValueError(f"broker url {hide_password(value)!r} must look like mqtt://host:1883 or "
+                             "mqtts://host:8883")
         return value
+
+    @property
+    def shown_url(self) -> str:
+        """The url as it may be printed or logged: a password in it is masked."""
+        return hide_password(self.url)
 
     @property
     def host(self) -> str:
@@ -83,6 +90,10 @@ class BrokerConfig(StrictModel):
         return username, password
 
 
+BroadcastDelay = Annotated[float, Field(ge=0, le=3600, description="finished hands reach broadcast/ this many "
+                                                                  "seconds late (TV delay)")]
+
+
 class OutboxConfig(StrictModel):
     path: Path = Field(default=Path("tablewatch-outbox.sqlite"), description="SQLite file that survives restarts")
     max_rows: int = Field(default=100_000, ge=10, description="cap; past it the drop policy of outbox.py applies")
@@ -97,8 +108,7 @@ class PublisherConfig(StrictModel):
     broker: BrokerConfig = Field(default_factory=BrokerConfig)
     outbox: OutboxConfig = Field(default_factory=OutboxConfig)
     client_id: str | None = Field(default=None, description="MQTT client id; default tablewatch-<site>-<table>")
-    broadcast_delay_s: float = Field(default=0.0, ge=0, le=3600,
-                                     description="finished hands reach broadcast/ this late")
+    broadcast_delay_s: BroadcastDelay = 0.0
     reconnect_max_s: float = Field(default=5.0, ge=0.1, le=300, description="longest wait between reconnect attempts")
     state_min_interval_s: float = Field(default=0.2, ge=0, le=60, description="retained state at most this often")
 

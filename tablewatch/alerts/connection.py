@@ -39,15 +39,43 @@ def make_client(broker: BrokerConfig, client_id: str, *, will: Will | None = Non
     if username:
         client.username_pw_set(username, password)
     if broker.tls:
-        context = ssl.create_default_context(cafile=str(broker.ca_file) if broker.ca_file else None)
-        if broker.cert_file:
-            context.load_cert_chain(str(broker.cert_file), str(broker.key_file) if broker.key_file else None)
-        client.tls_set_context(context)
+        client.tls_set_context(tls_context(broker))
     if will is not None:
         client.will_set(will.topic, will.payload, qos=will.qos, retain=will.retain)
     client.connect_timeout = broker.connect_timeout
     client.suppress_exceptions = True  # a bug in a callback is logged by paho; it must not kill the loop
     return client
+
+
+def tls_context(broker: BrokerConfig) -> ssl.SSLContext:
+    """The TLS context for ``broker``: its CA and, for mutual TLS, the client certificate and key.
+    Raises BrokerError naming the file that can't be used."""
+    try:
+        context = ssl.create_default_context(cafile=str(broker.ca_file) if broker.ca_file else None)
+    except (OSError, ssl.SSLError) as exc:
+        raise BrokerError(f"ca_file {broker.ca_file}: can't load a CA certificate from it ({_reason(exc)})") from exc
+    if broker.cert_file:
+        try:
+            context.load_cert_chain(str(broker.cert_file), str(broker.key_file) if broker.key_file else None)
+        except (OSError, ssl.SSLError) as exc:
+            raise BrokerError(f"cert_file {broker.cert_file}, key_file {broker.key_file}: can't load the client "
+                              f"certificate and key ({_reason(exc)})") from exc
+    return context
+
+
+def check_broker(broker: BrokerConfig) -> None:
+    """Everything about ``broker`` that can be checked without connecting: its password file and TLS files.
+    Raises BrokerError saying which file and why."""
+    try:
+        broker.resolved_credentials()
+    except ValueError as exc:
+        raise BrokerError(str(exc)) from exc
+    if broker.tls:
+        tls_context(broker)
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc) or type(exc).__name__
 
 
 def connect(client: mqtt.Client, broker: BrokerConfig, *, clean_start: bool = True,
@@ -73,17 +101,17 @@ def connect(client: mqtt.Client, broker: BrokerConfig, *, clean_start: bool = Tr
         client.connect(broker.host, broker.port, keepalive=broker.keepalive, clean_start=clean_start,
                        properties=properties)
     except (OSError, ssl.SSLError, ValueError) as exc:
-        raise BrokerError(f"can't reach the broker at {broker.url}: {describe_os_error(exc)}") from exc
+        raise BrokerError(f"can't reach the broker at {broker.shown_url}: {describe_os_error(exc)}") from exc
     client.loop_start()
     if not done.wait(broker.connect_timeout):
         client.loop_stop()
         client.disconnect()
-        raise BrokerError(f"the broker at {broker.url} did not answer CONNECT within {broker.connect_timeout} s")
+        raise BrokerError(f"the broker at {broker.shown_url} did not answer CONNECT within {broker.connect_timeout} s")
     client.on_connect = previous
     reason = outcome["reason"]
     if isinstance(reason, ReasonCode) and reason.is_failure:
         client.loop_stop()
-        raise BrokerError(f"the broker at {broker.url} refused the connection: {reason}")
+        raise BrokerError(f"the broker at {broker.shown_url} refused the connection: {reason}")
 
 
 def describe_os_error(exc: BaseException) -> str:

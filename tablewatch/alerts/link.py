@@ -193,13 +193,13 @@ class Link:
     def _on_disconnect(self, _c: mqtt.Client, _u: object, _f: object, reason: ReasonCode, _p: object) -> None:
         self._connected.clear()
         if not self._stopping.is_set():
-            self._set_problem(f"lost the broker at {self.broker.url}: {reason}")
+            self._set_problem(f"lost the broker at {self.broker.shown_url}: {reason}")
         self._wake.set()
 
     def _set_problem(self, problem: str | None) -> None:
         if problem != self.problem:
             if problem is None:
-                log.info("connected to %s as %s", self.broker.url, self.client_id)
+                log.info("connected to %s as %s", self.broker.shown_url, self.client_id)
             else:
                 log.warning("%s (%d message(s) wait in the outbox)", problem, self.outbox.backlog().rows)
         self.problem = problem

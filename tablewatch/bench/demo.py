@@ -84,12 +84,13 @@ def _broker(stack: ExitStack, out: Path, *, mqtt_url: str | None, want: bool,
 
 def _publisher(stack: ExitStack, out: Path, *, url: str | None, table: str, evidence_dir: Path | None,
                evidence_fps: float) -> tuple[Any, Any]:
-    from tablewatch.alerts import EvidenceConfig
+    from tablewatch.alerts import BrokerConfig, EvidenceConfig
 
     evidence = None
     if evidence_dir is not None and evidence_fps > 0:
         evidence = EvidenceConfig(folder=evidence_dir, url_base="evidence", before_s=4.0, after_s=2.0)
-    recorder, publisher = start_publisher(stack, url=url, site=SITE, table=table, out=out, evidence=evidence)
+    broker = BrokerConfig(url=url) if url else None
+    recorder, publisher = start_publisher(stack, broker=broker, site=SITE, table=table, out=out, evidence=evidence)
     if publisher is not None:
         publisher.wait_connected(5.0)
     return recorder, publisher

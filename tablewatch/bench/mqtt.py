@@ -169,7 +169,8 @@ def bench_mqtt(tables: int, seconds: float, alert_rate: float, event_rate: float
             raise click.ClickException(str(exc)) from exc
         try:
             target = BrokerConfig(url=url or (embedded.url if embedded else ""))
-            click.echo(f"{tables} tables on {target.url}, {alert_rate}/s alerts and {event_rate}/s events each ...")
+            click.echo(f"{tables} tables on {target.shown_url}, {alert_rate}/s alerts and {event_rate}/s events "
+                       "each ...")
             result = run_bench(target, folder, tables=tables, seconds=seconds, alert_rate=alert_rate,
                                event_rate=event_rate)
         except (BrokerError, RuntimeError) as exc:

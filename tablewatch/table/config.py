@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
+from tablewatch.alerts.config import BroadcastDelay, BrokerConfig, check_name
 from tablewatch.alerts.evidence import EvidenceConfig
 from tablewatch.config import StrictModel
 from tablewatch.devices.poller import ReaderConfig
@@ -29,6 +31,15 @@ class CameraConfig(StrictModel):
                               "misses with the table-objects detector (~4 ms per analysed frame while dealing)")
 
 
+class EventLogConfig(StrictModel):
+    """``events.jsonl``: when it is rotated, and how long its rotated files are kept (whichever limit comes first)."""
+
+    rotate_mb: float = Field(default=256, gt=0, description="start a new events.jsonl once it is this big")
+    rotate_hours: float = Field(default=24, gt=0, description="... or once it has been written this long")
+    keep_days: float = Field(default=14, gt=0, description="delete rotated files older than this")
+    keep_gb: float = Field(default=20, gt=0, description="delete the oldest rotated files past this total")
+
+
 class RunConfig(StrictModel):
     """One table: what it plays, its sensors and where its results go."""
 
@@ -40,7 +51,22 @@ class RunConfig(StrictModel):
     registry: Path | None = Field(default=None, description="chip tag registry CSV (uid,denomination,chip_set)")
     console: str | None = Field(default=None, description="dealer console serial URL")
     cameras: list[CameraConfig] = Field(default_factory=list)
-    mqtt: str | None = Field(default=None, description="broker URL; none: alerts to the terminal and files only")
+    mqtt: BrokerConfig | None = Field(default=None, description="the broker: a URL (`mqtt = \"mqtts://host:8883\"`) "
+                                      "or a table with url, username, password_file, ca_file, cert_file, key_file; "
+                                      "none: alerts to the terminal and files only")
+    broadcast_delay_s: BroadcastDelay = 0.0
     out: Path = Field(default=Path("out/run"), description="where events, alerts, hands and evidence go")
+    event_log: EventLogConfig = Field(default_factory=EventLogConfig, description="rotation and retention of "
+                                      "`out`/events.jsonl (a busy table writes gigabytes a day)")
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig, description="each alert's still and clip "
                                      "(with a broker and a camera); a relative folder is under `out`")
+
+    @field_validator("site", "table")
+    @classmethod
+    def _topic_level(cls, value: str) -> str:
+        return check_name("site/table", value)
+
+    @field_validator("mqtt", mode="before")
+    @classmethod
+    def _url_alone(cls, value: Any) -> Any:
+        return {"url": value} if isinstance(value, str) else value

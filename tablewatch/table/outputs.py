@@ -6,9 +6,11 @@ surveillance team can always reconstruct what the monitor said and when.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from contextlib import ExitStack
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -16,9 +18,12 @@ from rich.console import Console
 
 from tablewatch.events import Event, Severity, Violation
 from tablewatch.hands import FinishedHand
+from tablewatch.table.config import EventLogConfig
 
 if TYPE_CHECKING:  # the MQTT side loads paho only when a table publishes
-    from tablewatch.alerts import EvidenceConfig, EvidenceRecorder, Publisher
+    from tablewatch.alerts import BrokerConfig, EvidenceConfig, EvidenceRecorder, Publisher
+
+log = logging.getLogger(__name__)
 
 SEVERITY_STYLE = {Severity.VIOLATION: "bold red", Severity.ADVISORY: "yellow", Severity.SYSTEM: "cyan"}
 
@@ -26,36 +31,92 @@ SEVERITY_STYLE = {Severity.VIOLATION: "bold red", Severity.ADVISORY: "yellow", S
 class FilesOutput:
     """Appends every event and alert as JSON lines (``events.jsonl``, ``alerts.jsonl``) under ``folder``.
 
-    Lines are flushed as written: a crash loses at most the line being written.
+    Lines are flushed as written: a crash loses at most the line being written. ``events.jsonl`` is
+    rotated and its old files deleted by ``event_log``; alerts are few and kept whole.
     """
 
-    def __init__(self, folder: Path, *, record_events: bool = True) -> None:
+    def __init__(self, folder: Path, *, record_events: bool = True, event_log: EventLogConfig | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self._lock = threading.Lock()
-        self._events: TextIO | None = (folder / "events.jsonl").open("a", encoding="utf-8") if record_events else None
+        self._events = (RotatingLog(folder / "events.jsonl", event_log or EventLogConfig())
+                        if record_events else None)
         self._alerts = (folder / "alerts.jsonl").open("a", encoding="utf-8")
 
     def on_event(self, event: Event) -> None:
         if self._events is not None:
-            self._write(self._events, event.to_json())
+            with self._lock:
+                self._events.write(event.to_json())
 
     def on_violation(self, violation: Violation) -> None:
-        self._write(self._alerts, violation.to_json())
+        with self._lock:
+            self._alerts.write(violation.to_json() + "\n")
+            self._alerts.flush()
 
     def on_hand(self, hand: FinishedHand) -> None:
         """Hands are written by the hand-history output; nothing to do here."""
 
     def close(self) -> None:
         with self._lock:
-            for handle in (self._events, self._alerts):
-                if handle is not None:
-                    handle.close()
+            if self._events is not None:
+                self._events.close()
+            self._alerts.close()
 
-    def _write(self, handle: TextIO, line: str) -> None:
-        with self._lock:
-            handle.write(line + "\n")
-            handle.flush()
+
+class RotatingLog:
+    """A JSON-lines file renamed aside, between two lines, once it is too big or too old; of the files set
+    aside (``<stem>-<UTC time>.jsonl``, in time order by name) the too old and the oldest past the total are
+    deleted. Every line is in exactly one file. Not thread-safe: the owner serialises writes."""
+
+    def __init__(self, path: Path, policy: EventLogConfig) -> None:
+        self.path, self.policy = path, policy
+        self._open()
+        self.prune()
+
+    def write(self, line: str) -> None:
+        if self._size and (self._size >= self.policy.rotate_mb * 1e6
+                           or time.monotonic() - self._opened >= self.policy.rotate_hours * 3600):
+            self.rotate()
+        self._handle.write(line + "\n")
+        self._handle.flush()
+        self._size += len(line.encode("utf-8")) + 1
+
+    def rotate(self) -> None:
+        self._handle.close()
+        self.path.rename(self._aside_name())
+        self._open()
+        self.prune()
+
+    def rotated(self) -> list[Path]:
+        """The files set aside, oldest first."""
+        return sorted(self.path.parent.glob(f"{self.path.stem}-*{self.path.suffix}"))
+
+    def prune(self) -> None:
+        aside = self.rotated()
+        oldest_kept = time.time() - self.policy.keep_days * 86400
+        total = sum(p.stat().st_size for p in aside)
+        for path in aside:
+            stat = path.stat()
+            if stat.st_mtime < oldest_kept or total > self.policy.keep_gb * 1e9:
+                path.unlink()
+                log.info("deleted %s (%d bytes): past the event log's retention", path, stat.st_size)
+                total -= stat.st_size
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def _open(self) -> None:
+        self._handle: TextIO = self.path.open("a", encoding="utf-8")
+        self._size = self.path.stat().st_size
+        self._opened = time.monotonic()
+
+    def _aside_name(self) -> Path:
+        when = datetime.now(UTC)
+        while True:  # two rotations in one microsecond: the later one a microsecond on, to keep the order
+            path = self.path.with_name(f"{self.path.stem}-{when:%Y%m%dT%H%M%S.%fZ}{self.path.suffix}")
+            if not path.exists():
+                return path
+            when += timedelta(microseconds=1)
 
 
 class TerminalOutput:
@@ -142,20 +203,21 @@ class MqttOutput:
         """The publisher is stopped by whoever started it (it drains the outbox first)."""
 
 
-def start_publisher(stack: ExitStack, *, url: str | None, site: str, table: str, out: Path,
-                    evidence: EvidenceConfig | None = None) -> tuple[EvidenceRecorder | None, Publisher | None]:
-    """The table's evidence recorder (None without ``evidence``) and its publisher (None without a broker URL),
+def start_publisher(stack: ExitStack, *, broker: BrokerConfig | None, site: str, table: str, out: Path,
+                    evidence: EvidenceConfig | None = None, broadcast_delay_s: float = 0.0,
+                    ) -> tuple[EvidenceRecorder | None, Publisher | None]:
+    """The table's evidence recorder (None without ``evidence``) and its publisher (None without a broker),
     both stopped by ``stack`` on the way out (the publisher drains its outbox first)."""
-    from tablewatch.alerts import BrokerConfig, EvidenceRecorder, OutboxConfig, Publisher, PublisherConfig
+    from tablewatch.alerts import EvidenceRecorder, OutboxConfig, Publisher, PublisherConfig
 
     recorder = None
     if evidence is not None:
         recorder = EvidenceRecorder(evidence)
         evidence.folder.mkdir(parents=True, exist_ok=True)
-    if url is None:
+    if broker is None:
         return recorder, None
-    config = PublisherConfig(site=site, table=table, broker=BrokerConfig(url=url),
-                             outbox=OutboxConfig(path=out / "outbox.sqlite"))
+    config = PublisherConfig(site=site, table=table, broker=broker, outbox=OutboxConfig(path=out / "outbox.sqlite"),
+                             broadcast_delay_s=broadcast_delay_s)
     publisher = Publisher(config, recorder=recorder, epoch=time.time()).start()
     stack.callback(publisher.stop)
     return recorder, publisher

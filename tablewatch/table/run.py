@@ -16,6 +16,7 @@ set aside until it holds still, and it goes on with a calibration refitted from 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import time
@@ -26,9 +27,9 @@ from typing import Any
 from rich.console import Console
 
 from tablewatch.alerts.evidence import EvidenceConfig
-from tablewatch.config import load_config
+from tablewatch.config import ConfigError, hide_password, load_config
 from tablewatch.devices.poller import session_clock
-from tablewatch.devices.registry import TagRegistry
+from tablewatch.devices.registry import RegistryError, TagRegistry
 from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
 from tablewatch.table.config import RunConfig
@@ -49,11 +50,32 @@ log = logging.getLogger(__name__)
 
 
 def load_run_config(path: Path) -> RunConfig:
-    """The table's configuration; ConfigError naming the problem (a camera's profile is checked too)."""
+    """The table's configuration; ConfigError naming the problem. Whatever ``run_table`` opens before its
+    sources start is checked too: the cameras' profiles, the tag registry, the broker's files, the out folder."""
     config = load_config(path, RunConfig)
     for camera in config.cameras:
         camera_perception(camera, table=config.table)
+    if config.registry is not None:
+        try:
+            TagRegistry.from_csv(config.registry)
+        except RegistryError as exc:
+            raise ConfigError(f"{path}: registry: {exc}") from exc
+    if config.mqtt is not None:
+        from tablewatch.alerts.connection import BrokerError, check_broker
+
+        try:
+            check_broker(config.mqtt)
+        except BrokerError as exc:
+            raise ConfigError(f"{path}: mqtt: {exc}") from exc
+    _check_writable(config.out, path)
     return config
+
+
+def _check_writable(folder: Path, path: Path) -> None:
+    existing = next(p for p in (folder, *folder.parents) if p.exists() or p == Path(p.anchor))
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{path}: out: {folder} can't be made or written here ({existing} is "
+                          f"{'not writable' if existing.is_dir() else 'not a folder'}).")
 
 
 def run_table(config: RunConfig, *, console: Console, duration: float | None = None,
@@ -64,7 +86,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
     clock = session_clock()
     stop = threading.Event()
     with ExitStack() as stack:
-        outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out),
+        outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out, event_log=config.event_log),
                                  HandHistoryOutput(config.out / "hands")]
         recorder, publisher = _publisher(stack, config)
         if publisher is not None:
@@ -83,7 +105,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         pipeline.start()
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
                       f"{len(config.cameras)} camera(s), console {config.console or 'none'}, "
-                      f"broker {config.mqtt or 'none'}; Ctrl-C stops")
+                      f"broker {config.mqtt.shown_url if config.mqtt else 'none'}; Ctrl-C stops")
         started = time.monotonic()
         while not stop.wait(min(status_every, duration) if duration else status_every):
             console.print(status_line(pipeline, sources, publisher, started))
@@ -111,7 +133,7 @@ def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, sta
     if publisher is not None:
         health = publisher.health()
         parts.append(f"mqtt {'up' if health.connected else 'DOWN'}, {health.backlog} queued")
-    return " | ".join(parts)
+    return hide_password(" | ".join(parts))  # a camera's error may quote its rtsp://user:password@ URL
 
 
 def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any],
@@ -131,8 +153,8 @@ def _publisher(stack: ExitStack, config: RunConfig) -> tuple[Any, Any]:
     evidence: EvidenceConfig | None = None  # clips need a camera
     if config.cameras:
         evidence = config.evidence.model_copy(update={"folder": config.out / config.evidence.folder})
-    return start_publisher(stack, url=config.mqtt, site=config.site, table=config.table, out=config.out,
-                           evidence=evidence)
+    return start_publisher(stack, broker=config.mqtt, site=config.site, table=config.table, out=config.out,
+                           evidence=evidence, broadcast_delay_s=config.broadcast_delay_s)
 
 
 def _on_signals(stop: threading.Event) -> None:

@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from tablewatch.events import Chips, RfidInventory, load_events
 from tablewatch.rules.game import GameConfig
 from tablewatch.table.cli import run as run_command
 from tablewatch.table.config import RunConfig
+from tablewatch.table.run import _publisher as start_run_publisher
 from tablewatch.table.run import run_table
 from tablewatch.table.sources import RfidSource, rfid_chips
 from tests.support.floor import AlertListener
@@ -113,3 +115,10 @@ def test_fusion_reads_the_chips_every_reader_line_counts_in_a_zone() -> None:
     assert counted is not None
     assert counted("seat3.stack") == Chips.of({100: 4, 1000: 1}) and counted("seat4.stack").value == 2000
     assert rfid_chips([]) is None  # no readers: nothing counts the stacks
+
+
+def test_a_run_config_delays_the_broadcast_hands(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
+    config = RunConfig(table="T03", out=tmp_path, mqtt=mqtt_broker.url, broadcast_delay_s=30)
+    with ExitStack() as stack:
+        _, publisher = start_run_publisher(stack, config)
+        assert publisher.config.broadcast_delay_s == 30
