@@ -22,8 +22,8 @@ from tablewatch.alerts.acl import Roster, write_password_file
 from tablewatch.alerts.config import BrokerConfig
 from tablewatch.devices.emulator import ReaderEmulator
 from tests.alerts.helpers import Collector
+from tests.alerts.secure_broker import make_certificates
 from tests.alerts.test_deploy import DEPLOY, deployed_config
-from tests.alerts.test_security import make_certificates
 from tests.support.mosquitto import Mosquitto, free_port
 
 KNOWN = "E007000000000001"
