@@ -121,7 +121,7 @@ def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any],
     if config.console:
         sources.append(ConsoleSource(config.console, table=config.table, clock=clock))
     tolerance = config.rules.camera_shift_tolerance_mm
-    sources += [CameraSource(c, clock=clock, frame_sinks=frame_sinks, perception=perception,
+    sources += [CameraSource(c, table=config.table, clock=clock, frame_sinks=frame_sinks, perception=perception,
                              drift=camera_drift(c, perception, table=config.table, tolerance_mm=tolerance))
                 for c, perception in zip(config.cameras, perceptions, strict=True)]
     return sources
