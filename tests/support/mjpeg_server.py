@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -39,9 +40,13 @@ class _Stream(BaseHTTPRequestHandler):
         return
 
 
-def serve(port: int) -> None:
-    image = np.zeros((120, 160, 3), np.uint8)
-    cv2.rectangle(image, (40, 30), (120, 90), (0, 160, 0), -1)
+def serve(port: int, width: int, height: int, noise: bool) -> None:
+    """``noise``: a picture of noise, slow to encode again (evidence clips)."""
+    if noise:
+        image = np.random.default_rng(3).integers(0, 255, (height, width, 3), np.uint8)
+    else:
+        image = np.zeros((height, width, 3), np.uint8)
+        cv2.rectangle(image, (width // 4, height // 4), (3 * width // 4, 3 * height // 4), (0, 160, 0), -1)
     _Stream.frame = cv2.imencode(".jpg", image)[1].tobytes()
     server = ThreadingHTTPServer(("127.0.0.1", port), _Stream)
     server.daemon_threads = True
@@ -49,8 +54,9 @@ def serve(port: int) -> None:
 
 
 class MjpegServer:
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, *, size: tuple[int, int] = (160, 120), noise: bool = False) -> None:
         self.port = port or free_port()
+        self.size, self.noise = size, noise
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -58,7 +64,9 @@ class MjpegServer:
         return f"http://127.0.0.1:{self.port}/stream.mjpg"
 
     def start(self) -> MjpegServer:
-        self.process = subprocess.Popen([sys.executable, "-m", "tests.support.mjpeg_server", str(self.port)])
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.support.mjpeg_server", str(self.port),
+                                         *map(str, self.size), "noise" if self.noise else "plain"],
+                                        cwd=Path(__file__).resolve().parents[2])
         wait_for_port(self.port, timeout=30)
         return self
 
@@ -71,4 +79,4 @@ class MjpegServer:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "noise")
