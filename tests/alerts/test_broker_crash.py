@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tablewatch.alerts.broker import EmbeddedBroker
 from tablewatch.alerts.config import BrokerConfig
+from tablewatch.bench.broker_persistence import messages_per_s
 from tablewatch.events import HandEnded, HandStarted
 from tests.alerts.helpers import Collector, violation
 from tests.alerts.test_publisher import make_publisher
@@ -38,3 +39,8 @@ def test_kill_9_of_the_broker_loses_no_acknowledged_alert(tmp_path: Path) -> Non
         broker.stop()
     assert sorted((r["id"], r["type"]) for r in received.values()) == sorted(
         [(i, "new") for i in ids] + [(i, "end") for i in ids])
+
+
+def test_the_persistence_cost_is_measured_both_ways(tmp_path: Path) -> None:
+    for save in (False, True):  # python -m tablewatch.bench.broker_persistence, in small
+        assert messages_per_s(tmp_path / str(save), save_every_change=save, messages=20, size=100) > 0
