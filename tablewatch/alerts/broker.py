@@ -40,6 +40,9 @@ class BrokerSetup(StrictModel):
     acl_file: Path | None = Field(default=None, description="rendered by tablewatch.alerts.acl")
     persistence_dir: Path | None = Field(default=None,
                                          description="where the broker keeps sessions and retained messages")
+    save_every_change: bool = Field(default=True, description="write the persistence file after each queued "
+                                    "message, retained message or subscription, so a crash loses nothing the "
+                                    "broker acknowledged; False: every 30 s (a crash loses up to 30 s)")
     log_file: Path | None = Field(default=None, description="None: no log_dest line (mosquitto's default, or the "
                                   "including config's)")
     audit: bool = Field(default=True, description="log every connect, subscribe and unsubscribe with the client's name")
@@ -56,8 +59,11 @@ def render_config(setup: BrokerSetup) -> str:
     if setup.acl_file:
         lines.append(f"acl_file {setup.acl_file}")
     if setup.persistence_dir:
-        lines += ["persistence true", f"persistence_location {str(setup.persistence_dir).rstrip('/')}/",
-                  "autosave_interval 30"]
+        lines += ["persistence true", f"persistence_location {str(setup.persistence_dir).rstrip('/')}/"]
+        # A publisher deletes a QoS 1 message once the broker acknowledges it: from then on the broker's file is
+        # its only copy. Saved at each change, a kill -9 or OOM kill loses nothing acknowledged.
+        lines += ["autosave_on_changes true", "autosave_interval 1"] if setup.save_every_change else [
+            "autosave_interval 30"]
     lines += ["max_queued_messages 100000", "max_inflight_messages 100"]
     if setup.log_file:
         lines.append(f"log_dest file {setup.log_file}")

@@ -3,7 +3,10 @@
 ``capture()`` is called when an alert is raised: it writes the still at once (the frame nearest the alert,
 objects drawn) and books a clip from ``before_s`` before to ``after_s`` after. The clip is written by a
 worker thread once frames past ``after_s`` have arrived (or at ``flush()``), then ``on_clip`` is called so
-the publisher can send an ``update`` revision with ``clip_ready: true``.
+the publisher can send an ``update`` revision with ``clip_ready: true``. A clip is written under a temporary name
+and renamed when whole, and announced ready only when the camera's frames reached the end of its window: one
+cut short by the table stopping is kept on disk, not announced. ``close()`` ends the writer within
+``CLIPS_AT_STOP_S``.
 
 Frames are kept by reference: hand a new array per frame (``cv2.VideoCapture.read`` does) and never
 draw on it afterwards. A frame may also be kept compressed (a ``tablewatch.vision.sources.Frame`` of a
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import os
 import queue
 import threading
 from collections import deque
@@ -31,6 +35,12 @@ from tablewatch.alerts.payloads import Evidence
 from tablewatch.config import StrictModel
 
 log = logging.getLogger(__name__)
+
+# How long a stopping table writes the clips still booked. A loaded machine encodes a run's clips slowly (many
+# 4K alerts took minutes), and the monitor must be down well within systemd's stop timeout (90 s by default,
+# then SIGKILL) with its outbox drained and ``offline`` announced after the clips; clips not written by then are
+# dropped (logged), the one being written is abandoned between two frames.
+CLIPS_AT_STOP_S = 30.0
 
 
 class EvidenceConfig(StrictModel):
@@ -128,6 +138,18 @@ class _PendingClip:
 ClipCallback = Callable[[str, Evidence], None]
 
 
+@dataclass(frozen=True)
+class _ClipJob:
+    clip: _PendingClip
+    frames: list[tuple[float, FrameLike]]
+    fps: float
+    whole: bool  # the camera's frames reached the end of the clip's window
+
+
+class ClipCancelled(Exception):
+    """The table stopped while a clip was being written; its partial file is removed."""
+
+
 class EvidenceRecorder:
     """Ring buffers for every camera plus the writing of stills and clips."""
 
@@ -137,9 +159,11 @@ class EvidenceRecorder:
         self.rings: dict[str, FrameRing] = {}
         self._pending: list[_PendingClip] = []
         self._lock = threading.Lock()
-        # a clip to write, or an Event the worker sets when it gets there (flush waits on it)
-        self._jobs: queue.Queue[tuple[_PendingClip, list[tuple[float, FrameLike]], float] | threading.Event] = (
-            queue.Queue())
+        # a clip to write, an Event the worker sets when it gets there (flush waits on it), or None: end
+        self._jobs: queue.Queue[_ClipJob | threading.Event | None] = queue.Queue()
+        self._cancel = threading.Event()  # set at close: drop what is left, abandon the clip in hand
+        self._closed = False
+        self.clips_dropped = 0  # booked, not written: the table stopped first
         self._worker = threading.Thread(target=self._work, name="evidence-clips", daemon=True)
         self._worker.start()
         config.folder.mkdir(parents=True, exist_ok=True)
@@ -160,7 +184,7 @@ class EvidenceRecorder:
             due = [p for p in self._pending if p.camera == camera and ts >= p.end]
             for clip in due:
                 self._pending.remove(clip)
-                self._jobs.put((clip, ring.window(clip.start, clip.end), ring.fps()))
+                self._jobs.put(_ClipJob(clip, ring.window(clip.start, clip.end), ring.fps(), whole=True))
 
     # --- the alert's side ---------------------------------------------------------------------------
 
@@ -192,21 +216,37 @@ class EvidenceRecorder:
                                               evidence=evidence))
         return evidence
 
-    def flush(self, timeout: float = 180.0) -> None:
-        """Write every booked clip with the frames there are (at shutdown) and wait for the writer.
-
-        The wait is long because a loaded machine encodes a run's clips slowly (30 s was exceeded by the
-        vision demo beside the test suite) and exiting while the writer is inside the encoder aborts the
-        process and loses the clip."""
+    def flush(self, timeout: float = 180.0) -> bool:
+        """Write every booked clip with the frames there are and wait up to ``timeout`` for the writer; False
+        when it is still writing then. A clip whose window the frames have not reached is written, not
+        announced ready."""
+        if self._closed:
+            return True
         with self._lock:
             for clip in self._pending:
                 ring = self.rings[clip.camera]
-                self._jobs.put((clip, ring.window(clip.start, clip.end), ring.fps()))
+                whole = bool(ring.times) and ring.times[-1] >= clip.end
+                self._jobs.put(_ClipJob(clip, ring.window(clip.start, clip.end), ring.fps(), whole=whole))
             self._pending.clear()
         done = threading.Event()
         self._jobs.put(done)
-        if not done.wait(timeout):
-            log.error("evidence clips still being written after %.0f s", timeout)
+        return done.wait(timeout)
+
+    def close(self, timeout: float | None = None) -> None:
+        """At shutdown: write the booked clips for up to ``timeout`` seconds (CLIPS_AT_STOP_S), then drop what
+        is left and stop the writer between two frames. The writer has ended when this returns: exiting while it
+        is inside the encoder would abort the process."""
+        if self._closed:
+            return
+        timeout = CLIPS_AT_STOP_S if timeout is None else timeout
+        if not self.flush(timeout):
+            log.error("evidence clips still being written after %.0f s: the rest are dropped", timeout)
+            self._cancel.set()
+        self._jobs.put(None)
+        self._worker.join()
+        self._closed = True
+        if self.clips_dropped:
+            log.error("%d clip(s) not written: the table stopped first", self.clips_dropped)
 
     def _url(self, path: Path) -> str | None:
         if not self.config.url_base:
@@ -216,35 +256,61 @@ class EvidenceRecorder:
     # --- the worker ---------------------------------------------------------------------------------
 
     def _work(self) -> None:
-        while True:
-            job = self._jobs.get()
+        while (job := self._jobs.get()) is not None:
             if isinstance(job, threading.Event):
                 job.set()
-                continue
-            clip, frames, fps = job
+            elif self._cancel.is_set():
+                self.clips_dropped += 1
+            else:
+                self._write(job)
+
+    def _write(self, job: _ClipJob) -> None:
+        clip = job.clip
+        try:
+            written = write_clip(clip.path, job.frames, fps=job.fps, codec=self.config.codec, cancel=self._cancel)
+        except ClipCancelled:
+            self.clips_dropped += 1
+            return
+        except (cv2.error, OSError, ValueError) as exc:
+            log.error("alert %s: clip %s not written: %s", clip.alert, clip.path, exc)
+            return
+        if not job.whole:
+            log.warning("alert %s: clip %s ends at %.2f s, short of %.2f s (the camera stopped first): kept, not "
+                        "announced ready", clip.alert, clip.path.name, written[1], clip.end)
+            return
+        evidence = replace(clip.evidence, clip_ready=True, clip_from_ts=written[0], clip_to_ts=written[1])
+        if self.on_clip is not None:
             try:
-                written = write_clip(clip.path, frames, fps=fps, codec=self.config.codec)
-            except (cv2.error, OSError, ValueError) as exc:
-                log.error("alert %s: clip %s not written: %s", clip.alert, clip.path, exc)
-                continue
-            evidence = replace(clip.evidence, clip_ready=True, clip_from_ts=written[0], clip_to_ts=written[1])
-            if self.on_clip is not None:
-                try:
-                    self.on_clip(clip.alert, evidence)
-                except Exception:  # the publisher's problem must not stop the writer
-                    log.exception("on_clip for %s failed", clip.alert)
+                self.on_clip(clip.alert, evidence)
+            except Exception:  # the publisher's problem must not stop the writer
+                log.exception("on_clip for %s failed", clip.alert)
 
 
-def write_clip(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float,
-               codec: str = "VP80") -> tuple[float, float]:
+def write_clip(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float, codec: str = "VP80",
+               cancel: threading.Event | None = None) -> tuple[float, float]:
     """Write ``frames`` to ``path`` (compressed ones decoded one at a time, those that don't decode left out);
-    returns the first and last frame times actually written."""
+    returns the first and last frame times actually written. The video is written beside ``path`` and renamed
+    to it once whole, so ``path`` never holds a partial file; ClipCancelled when ``cancel`` is set meanwhile."""
     if not frames:
         raise ValueError("no frames in the clip's window (the ring buffer was empty or too short)")
+    partial = path.with_name(f"{path.stem}.partial{path.suffix}")  # the suffix picks the container
+    try:
+        written = _encode(partial, frames, fps=fps, codec=codec, cancel=cancel)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    os.replace(partial, path)
+    return written
+
+
+def _encode(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float, codec: str,
+            cancel: threading.Event | None) -> tuple[float, float]:
     writer: cv2.VideoWriter | None = None
     written: list[float] = []
     try:
         for ts, kept in frames:
+            if cancel is not None and cancel.is_set():
+                raise ClipCancelled(path.name)
             frame = pixels(kept)
             if frame is None:
                 continue

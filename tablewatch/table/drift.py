@@ -114,6 +114,12 @@ class DriftGate:
         self._held = []
         return sorted(out, key=lambda e: e.ts)
 
+    def resume(self) -> None:
+        """Frames come again after the camera was down (and flushed): it may have been moved meanwhile, so its
+        events wait for a check again."""
+        self._vetted = -math.inf
+        self._unchecked = None
+
     def status(self) -> str:
         """For the status line: empty while all is well."""
         state, moved, recalibrated = self.monitor.state, self.moved, self.recalibrated  # the camera thread sets them

@@ -3,8 +3,9 @@
 A table is described by one TOML (or YAML) file, ``RunConfig``. Every source runs in its own thread
 and restarts itself when its device fails (the RFID poller and the console reopen their ports; the
 camera source reconnects); the pipeline orders and fuses what they report, the rules judge it, and the
-outputs publish it. SIGINT or SIGTERM stops the sources, processes what they already sent, drains the
-outbox and announces ``offline``: nothing received is lost.
+outputs publish it. SIGINT or SIGTERM stops the sources, processes what they already sent, writes the
+evidence clips still booked (for up to ``CLIPS_AT_STOP_S``: a clip cut short by the stop is kept but not
+announced ready), drains the outbox and announces ``offline``: nothing received is lost.
 
 A camera whose configuration names the table profile calibrated from it (``tablewatch calibrate``) is
 watched by vision perception, and its events join the readers' and the console's as in the simulated
@@ -78,17 +79,21 @@ def _check_writable(folder: Path, path: Path) -> None:
                           f"{'not writable' if existing.is_dir() else 'not a folder'}).")
 
 
-def run_table(config: RunConfig, *, console: Console, duration: float | None = None,
-              status_every: float = 5.0) -> TablePipeline:
-    """Run the table until SIGINT/SIGTERM (or ``duration`` seconds); return the stopped pipeline."""
+def run_table(config: RunConfig, *, console: Console, duration: float | None = None, status_every: float = 5.0,
+              stop: threading.Event | None = None) -> TablePipeline:
+    """Run the table until SIGINT/SIGTERM, ``duration`` seconds or ``stop`` is set; return the stopped pipeline.
+    The stop takes at most CLIPS_AT_STOP_S for the clips still booked, then a few seconds for the sources and
+    the outbox."""
     perceptions = [camera_perception(c, table=config.table) for c in config.cameras]  # before anything opens
     config.out.mkdir(parents=True, exist_ok=True)
     clock = session_clock()
-    stop = threading.Event()
+    stop = stop if stop is not None else threading.Event()
     with ExitStack() as stack:
         outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out, event_log=config.event_log),
                                  HandHistoryOutput(config.out / "hands")]
         recorder, publisher = _publisher(stack, config)
+        if recorder is not None:  # on the way out, before the publisher stops: clips written within CLIPS_AT_STOP_S
+            stack.callback(recorder.close)
         if publisher is not None:
             outputs.append(MqttOutput(publisher))
         sinks = [recorder.add_frame] if recorder is not None else []
@@ -143,7 +148,7 @@ def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any],
     if config.console:
         sources.append(ConsoleSource(config.console, table=config.table, clock=clock))
     tolerance = config.rules.camera_shift_tolerance_mm
-    sources += [CameraSource(c, clock=clock, frame_sinks=frame_sinks, perception=perception,
+    sources += [CameraSource(c, table=config.table, clock=clock, frame_sinks=frame_sinks, perception=perception,
                              drift=camera_drift(c, perception, table=config.table, tolerance_mm=tolerance))
                 for c, perception in zip(config.cameras, perceptions, strict=True)]
     return sources

@@ -16,7 +16,7 @@ from tablewatch.devices.console import SerialConsole
 from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.poller import ReaderConfig, ReaderPoller
 from tablewatch.devices.registry import TagRegistry
-from tablewatch.events import Chips, Event
+from tablewatch.events import Chips, DeviceStatus, Event
 from tablewatch.table.config import CameraConfig
 from tablewatch.table.drift import DriftGate
 from tablewatch.table.pipeline import Emit
@@ -62,6 +62,15 @@ class ConsoleSource:
             self.console.stop()
 
 
+# A camera that can't be opened, dies or whose stream ends is retried after RETRY_FIRST_S, doubled per failure up
+# to RETRY_MAX_S: soon enough to notice a replugged camera, rare enough not to flood a dead address.
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 30.0
+# A live stream's dropped reads reopened quietly before the camera counts as down (a dropped frame or a stream
+# that restarts at once is not worth an alert); about 1.5 s with LiveSource's 0.5 s first delay.
+LIVE_QUIET_RECONNECTS = 2
+
+
 class CameraSource:
     """Frames from a camera or file into the evidence ring buffer, counted for the status line, and, when
     the camera has a calibrated table profile, through vision perception into table events.
@@ -70,19 +79,27 @@ class CameraSource:
     its own pace, each frame stamped with the clock at its start plus its place in the file, so its events
     line up with the other sources'. When the frames end or the table stops, what perception still waits
     to decide is flushed: nothing seen is lost.
+
+    A camera that is missing, can't be read, or whose live stream dies or ends is down: it says so once
+    (``DeviceStatus`` offline: the rules raise SYS-CAMERA), is retried with backoff, and says it is back with
+    its first frame. A video file played to its end is not a failure: the camera is done.
     """
 
-    def __init__(self, config: CameraConfig, *, clock: Any, frame_sinks: list[Any],
-                 perception: Perception | None = None, drift: DriftGate | None = None) -> None:
+    def __init__(self, config: CameraConfig, *, table: str, clock: Any, frame_sinks: list[Any],
+                 perception: Perception | None = None, drift: DriftGate | None = None,
+                 retry_first_s: float = RETRY_FIRST_S, retry_max_s: float = RETRY_MAX_S) -> None:
         self.name = f"camera {config.name}"
-        self.config, self.clock, self.frame_sinks = config, clock, frame_sinks
+        self.config, self.table, self.clock, self.frame_sinks = config, table, clock, frame_sinks
         self.perception = perception
         self.drift = drift  # between perception and the table, when the camera is watched for drift
+        self.retry_first_s, self.retry_max_s = retry_first_s, retry_max_s
         self.origin: float | None = None  # a video file's start on the table's clock
         self.frames = 0
         self.bad_frames = 0  # frames whose compressed data did not decode (skipped)
         self.events = 0
-        self.error = ""
+        self.error = ""  # why the camera is down (empty while it delivers)
+        self.down_since: float | None = None  # on the table's clock, while the camera is down
+        self.outages = 0
         self._emit: Emit | None = None
         self._last_ts: float | None = None
         self._stop = threading.Event()
@@ -97,31 +114,78 @@ class CameraSource:
         self._thread.start()
 
     def _run(self) -> None:
-        from tablewatch.vision.sources import SourceError, VideoFileSource, open_source
+        from tablewatch.vision.sources import SourceError
 
+        delay = self.retry_first_s
         try:
-            source = open_source(self.config.source)
-            try:
-                paced, start = isinstance(source, VideoFileSource), self.clock()
-                self.origin = start if paced else None
-                for frame in source.frames():
-                    ts = self._when(start + frame.ts) if paced else self.clock()
-                    if ts is None or self._stop.is_set():
-                        break
-                    try:
-                        self._frame(ts, frame)
-                    except SourceError as exc:  # one corrupt frame of a compressed stream: the next may be fine
-                        self.bad_frames += 1
-                        log.warning("%s: %s; frame skipped", self.name, exc)
-            finally:
-                source.close()
-        except (SourceError, PerceptionError) as exc:
+            while not self._stop.is_set():
+                frames_before = self.frames
+                try:
+                    if self._play():
+                        return  # a file played to its end, or the table stops
+                    problem = "the stream ended"
+                except SourceError as exc:
+                    problem = str(exc)
+                if self.frames > frames_before:
+                    delay = self.retry_first_s  # it worked for a while: a fresh outage
+                self._went_down(problem, retry_in=delay)
+                if self._stop.wait(delay):
+                    return
+                delay = min(delay * 2, self.retry_max_s)
+        except PerceptionError as exc:
             self.error = str(exc)
         except Exception as exc:  # a fault in perception must show in the status line, not end silently
             log.exception("%s failed", self.name)
             self.error = f"failed: {exc}"
         finally:
             self._flush()
+
+    def _play(self) -> bool:
+        """Frames from the source until it ends: True when that is the end (a file played through, or the table
+        stops), False when a live stream ended; SourceError when it can't be opened or is lost."""
+        from tablewatch.vision.sources import SourceError, VideoFileSource, open_source
+
+        source = open_source(self.config.source, max_reconnects=LIVE_QUIET_RECONNECTS)
+        try:
+            paced, start = isinstance(source, VideoFileSource), self.clock()
+            self.origin = start if paced else None
+            for frame in source.frames():
+                ts = self._when(start + frame.ts) if paced else self.clock()
+                if ts is None or self._stop.is_set():
+                    return True
+                self._came_back()
+                try:
+                    self._frame(ts, frame)
+                except SourceError as exc:  # one corrupt frame of a compressed stream: the next may be fine
+                    self.bad_frames += 1
+                    log.warning("%s: %s; frame skipped", self.name, exc)
+            return paced
+        finally:
+            source.close()
+
+    def _went_down(self, problem: str, *, retry_in: float) -> None:
+        self.error = problem
+        log.warning("%s: %s; retrying in %.1f s", self.name, problem, retry_in)
+        if self.down_since is not None:
+            return
+        self.down_since = self.clock()
+        self.outages += 1
+        self._flush()  # what perception waited to decide is decided now: the table does not wait for this camera
+        self._announce(online=False, detail=problem)
+
+    def _came_back(self) -> None:
+        if self.down_since is None:
+            return
+        detail = f"frames again after {self.clock() - self.down_since:.0f} s"
+        self.down_since, self.error = None, ""
+        if self.drift is not None:
+            self.drift.resume()  # it may have been moved while it was down: its events wait for a check again
+        self._announce(online=True, detail=detail)
+
+    def _announce(self, *, online: bool, detail: str) -> None:
+        if self._emit is not None:
+            self._emit(DeviceStatus(ts=self.clock(), table=self.table, source="vision", device=self.name,
+                                    online=online, detail=detail))
 
     def _when(self, due: float) -> float | None:
         """Wait until a file's frame is due on the table's clock; None when the table stops meanwhile."""

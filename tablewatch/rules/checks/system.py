@@ -37,12 +37,14 @@ class DeviceHealthCheck(HandCheck):
 
     def _status(self, snapshot: HandSnapshot, event: DeviceStatus) -> list[Violation]:
         detail = f" ({event.detail})" if event.detail else ""
+        camera = event.source == "vision"  # a camera down is SYS-CAMERA, as a camera moved is
+        rule_id, what = ("SYS-CAMERA", "Camera") if camera else ("SYS-DEVICE", "Device")
         if not event.online:
             if event.device in self.offline_since:
                 return []
             self.offline_since[event.device] = event.ts
             return [self.violation(
-                snapshot, event, severity=Severity.SYSTEM, title="Device offline",
+                snapshot, event, rule_id=rule_id, severity=Severity.SYSTEM, title=f"{what} offline",
                 observed=f"{event.device} went offline{detail}.",
                 ruling="The table is monitored without this device: what it sees (chips, cards, declarations) is "
                 "not checked until it is back. Check the device; the floor watches the table meanwhile.")]
@@ -50,7 +52,8 @@ class DeviceHealthCheck(HandCheck):
         if since is None:
             return []
         return [self.violation(
-            snapshot, event, severity=Severity.SYSTEM, title="Device back online", evidence_ts=(since,),
+            snapshot, event, rule_id=rule_id, severity=Severity.SYSTEM, title=f"{what} back online",
+            evidence_ts=(since,),
             observed=f"{event.device} is back after {event.ts - since:.0f} s offline{detail}.",
             ruling="Monitoring is complete again; events during the outage were not checked.")]
 
