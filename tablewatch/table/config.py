@@ -12,6 +12,7 @@ from tablewatch.devices.poller import ReaderConfig
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.table.drift import DEFAULT_EVERY
+from tablewatch.table.replay import ReplayConfig
 
 
 class CameraConfig(StrictModel):
@@ -44,3 +45,6 @@ class RunConfig(StrictModel):
     out: Path = Field(default=Path("out/run"), description="where events, alerts, hands and evidence go")
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig, description="each alert's still and clip "
                                      "(with a broker and a camera); a relative folder is under `out`")
+    replay: ReplayConfig | None = Field(default=None, description="play a recording of the devices instead of "
+                                        "the devices (tablewatch.table.replay): each reader line and the console "
+                                        "are served on ptys the run makes, from the recorded timelines")

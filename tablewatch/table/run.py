@@ -34,6 +34,7 @@ from tablewatch.scene.fusion import SceneFusion
 from tablewatch.table.config import RunConfig
 from tablewatch.table.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.table.pipeline import Output, TablePipeline
+from tablewatch.table.replay import Replay
 from tablewatch.table.sources import (
     CameraSource,
     ConsoleSource,
@@ -53,17 +54,25 @@ def load_run_config(path: Path) -> RunConfig:
     config = load_config(path, RunConfig)
     for camera in config.cameras:
         camera_perception(camera, table=config.table)
+    if config.replay is not None:
+        Replay(config.replay, readers=config.readers, clock=time.monotonic)  # its timelines are readable
     return config
 
 
 def run_table(config: RunConfig, *, console: Console, duration: float | None = None,
               status_every: float = 5.0) -> TablePipeline:
-    """Run the table until SIGINT/SIGTERM (or ``duration`` seconds); return the stopped pipeline."""
+    """Run the table until SIGINT/SIGTERM (or ``duration`` seconds, or a replayed recording's end); return the
+    stopped pipeline."""
     perceptions = [camera_perception(c, table=config.table) for c in config.cameras]  # before anything opens
     config.out.mkdir(parents=True, exist_ok=True)
     clock = session_clock()
+    replay = Replay(config.replay, readers=config.readers, clock=clock) if config.replay else None
     stop = threading.Event()
     with ExitStack() as stack:
+        if replay is not None:  # the devices' far ends, before the sources open them
+            stack.enter_context(replay)
+            config = config.model_copy(update={"readers": replay.reader_lines,
+                                               "console": replay.console_url or config.console})
         outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out),
                                  HandHistoryOutput(config.out / "hands")]
         recorder, publisher = _publisher(stack, config)
@@ -81,9 +90,13 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
                                  horizon=camera_horizon(cameras) if perceiving else None)
         _on_signals(stop)
         pipeline.start()
+        if replay is not None:
+            cameras = [s for s in sources if isinstance(s, CameraSource)]
+            replay.play(on_over=stop.set, finished=lambda: all(c.finished for c in cameras))
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
                       f"{len(config.cameras)} camera(s), console {config.console or 'none'}, "
-                      f"broker {config.mqtt or 'none'}; Ctrl-C stops")
+                      f"broker {config.mqtt or 'none'}"
+                      + (f"; replaying a recording of {replay.end:.0f} s" if replay else "") + "; Ctrl-C stops")
         started = time.monotonic()
         while not stop.wait(min(status_every, duration) if duration else status_every):
             console.print(status_line(pipeline, sources, publisher, started))
