@@ -7,8 +7,11 @@ A table's configuration may name a recording of its devices (``[replay]``, the t
   timeline has on the line's antennas at that moment (the line's configured URL is replaced by the pty);
 - the console gets a pty pair; each recorded entry is typed into it at its time for the real serial console;
 - cameras are configured as usual: a video file is played at its own pace from the table's start.
+A device the recording has no timeline for is left out (no RFID timeline: no reader line; no console entries:
+no console), as at a table without it.
 
-Everything runs at the recorded pace on the table's clock. The replay is over when the timelines have played
+Everything runs at the recorded pace on the table's clock, from the moment the video's first frame is shown
+(or the replay starts, without a video). The replay is over when the timelines have played
 out (and ``length_s`` has passed), the last reads have had ``settle_s`` to reach the ledger, and every camera
 source has ended; the run then stops as on Ctrl-C.
 """
@@ -33,6 +36,7 @@ from tablewatch.devices.recording import ConsoleEntry, read_console_entries, rea
 from tablewatch.events import RfidInventory
 
 Clock = Callable[[], float]
+ORIGIN_WAIT_S = 10.0
 
 
 class ReplayConfig(StrictModel):
@@ -57,7 +61,7 @@ class Replay:
         if self.rfid and not readers:
             raise ConfigError(f"{config.rfid}: an RFID timeline needs a reader line ([[readers]]) with its antennas")
         self.readers = readers
-        self.emulators = [ReaderEmulator(reader.antennas) for reader in readers]
+        self.emulators = [ReaderEmulator(reader.antennas) for reader in readers] if config.rfid else []
         self.reader_lines: list[ReaderConfig] = []  # the readers, each on its emulator's pty
         self.console_url: str | None = None
         self._console_fds: tuple[int, int] | None = None
@@ -72,7 +76,7 @@ class Replay:
         return max(last, self.config.length_s or 0.0)
 
     def __enter__(self) -> Replay:
-        for reader, emulator in zip(self.readers, self.emulators, strict=True):
+        for reader, emulator in zip(self.readers, self.emulators, strict=False):
             self.reader_lines.append(reader.model_copy(update={"url": emulator.serve_pty()}))
         if self.config.console is not None:
             master, slave = os.openpty()
@@ -85,13 +89,28 @@ class Replay:
                 self._place(read)
         return self
 
-    def play(self, *, on_over: Callable[[], None], finished: Callable[[], bool] = lambda: True) -> None:
-        """Play the timelines from now on; ``on_over`` is called once they are over and ``finished()`` holds."""
-        self._thread = threading.Thread(target=self._run, args=(on_over, finished), name="replay", daemon=True)
+    def play(self, *, on_over: Callable[[], None], finished: Callable[[], bool] = lambda: True,
+             origin: Callable[[], float | None] | None = None) -> None:
+        """Play the timelines from ``origin()`` (the recording's start on the table's clock, once known; default:
+        now); ``on_over`` is called once they are over and ``finished()`` holds."""
+        self._thread = threading.Thread(target=self._run, args=(on_over, finished, origin), name="replay",
+                                        daemon=True)
         self._thread.start()
 
-    def _run(self, on_over: Callable[[], None], finished: Callable[[], bool]) -> None:
-        origin = self.clock()
+    def _start(self, origin: Callable[[], float | None] | None) -> float:
+        """The recording's start on the table's clock: when the video's first frame is due (waited for up to
+        ``ORIGIN_WAIT_S``; a video that does not open leaves the devices to play on their own)."""
+        waited_until = self.clock() + ORIGIN_WAIT_S
+        while origin is not None and self.clock() < waited_until and not self._stop.is_set():
+            start = origin()
+            if start is not None:
+                return start
+            self._stop.wait(0.01)
+        return self.clock()
+
+    def _run(self, on_over: Callable[[], None], finished: Callable[[], bool],
+             origin_of: Callable[[], float | None] | None) -> None:
+        origin = self._start(origin_of)
         steps: list[tuple[float, Any]] = sorted([(r.ts, r) for r in self.rfid if r.ts > 0]
                                                 + [(e.t, e) for e in self.console], key=lambda step: step[0])
         for t, entry in steps:

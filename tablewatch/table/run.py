@@ -71,8 +71,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
     with ExitStack() as stack:
         if replay is not None:  # the devices' far ends, before the sources open them
             stack.enter_context(replay)
-            config = config.model_copy(update={"readers": replay.reader_lines,
-                                               "console": replay.console_url or config.console})
+            config = config.model_copy(update={"readers": replay.reader_lines, "console": replay.console_url})
         outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out),
                                  HandHistoryOutput(config.out / "hands")]
         recorder, publisher = _publisher(stack, config)
@@ -92,7 +91,9 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         pipeline.start()
         if replay is not None:
             cameras = [s for s in sources if isinstance(s, CameraSource)]
-            replay.play(on_over=stop.set, finished=lambda: all(c.finished for c in cameras))
+            video = next((c for c in cameras if c.perception is not None), cameras[0] if cameras else None)
+            replay.play(on_over=stop.set, finished=lambda: all(c.finished for c in cameras),
+                        origin=(lambda: video.origin) if video is not None else None)
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
                       f"{len(config.cameras)} camera(s), console {config.console or 'none'}, "
                       f"broker {config.mqtt or 'none'}"
