@@ -86,7 +86,8 @@ def record(scenario: Path | None, out: Path, phh: Path | None, hand: int, count:
 
     OUT gets the overhead video, its calibrated profile, the tag registry, the RFID reads and the console
     entries as timelines, and the table's configuration that replays them; the ground truth goes apart in
-    OUT/truth (never read by the run).
+    OUT/truth (never read by the run). The run does not yet find the hands' boundaries from the devices, so it
+    captures no hand from a recording yet.
     """
     from tablewatch.sim.record import record as record_session
     from tablewatch.sim.session import Simulation, phh_scenario
@@ -98,8 +99,8 @@ def record(scenario: Path | None, out: Path, phh: Path | None, hand: int, count:
             sim_ = Simulation(phh_scenario(phh, hand, violations=[parse_violation(v) for v in violations], seed=seed,
                                            count=count))
         else:
-            if violations or count != 1:
-                raise click.UsageError("--violation and --hands go with --phh; a scenario file lists its own")
+            if violations or count != 1 or hand != 1:
+                raise click.UsageError("--violation, --hand and --hands go with --phh; a scenario file lists its own")
             sim_ = Simulation.from_file(scenario)  # type: ignore[arg-type]
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from exc

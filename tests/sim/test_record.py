@@ -43,4 +43,4 @@ def test_record_writes_a_table_that_plays_it(tmp_path: Path) -> None:
 
 def test_a_scenario_file_lists_its_own_hands(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["sim", "record", str(example("demo")), "--hands", "2", "-o", str(tmp_path)])
-    assert result.exit_code != 0 and "--hands go with --phh" in result.output
+    assert result.exit_code != 0 and "go with --phh" in result.output
