@@ -40,6 +40,8 @@ ORIGIN_WAIT_S = 10.0
 
 
 class ReplayConfig(StrictModel):
+    """The recording a table plays instead of its devices (files of ``tablewatch.devices.recording``)."""
+
     rfid: Path | None = Field(default=None, description="RFID timeline (JSON lines of RfidInventory), answered "
                               "on every reader line for the antennas the line has")
     console: Path | None = Field(default=None, description="console entries ('SECONDS ENTRY' lines), typed into "
@@ -60,14 +62,13 @@ class Replay:
         self.console: list[ConsoleEntry] = read_console_entries(config.console) if config.console else []
         if self.rfid and not readers:
             raise ConfigError(f"{config.rfid}: an RFID timeline needs a reader line ([[readers]]) with its antennas")
-        self.readers = readers
-        self.emulators = [ReaderEmulator(reader.antennas) for reader in readers] if config.rfid else []
+        self.readers = readers if config.rfid else []  # without RFID reads the table has no reader line
+        self.emulators = [ReaderEmulator(reader.antennas) for reader in self.readers]
         self.reader_lines: list[ReaderConfig] = []  # the readers, each on its emulator's pty
         self.console_url: str | None = None
         self._console_fds: tuple[int, int] | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self.done = threading.Event()  # every entry sent and the replay's length passed
 
     @property
     def end(self) -> float:
@@ -76,7 +77,7 @@ class Replay:
         return max(last, self.config.length_s or 0.0)
 
     def __enter__(self) -> Replay:
-        for reader, emulator in zip(self.readers, self.emulators, strict=False):
+        for reader, emulator in zip(self.readers, self.emulators, strict=True):
             self.reader_lines.append(reader.model_copy(update={"url": emulator.serve_pty()}))
         if self.config.console is not None:
             master, slave = os.openpty()
@@ -122,7 +123,6 @@ class Replay:
                 self._type(entry.line)
         if self._stop.wait(max(0.0, origin + self.end + self.config.settle_s - self.clock())):
             return
-        self.done.set()
         while not finished():
             if self._stop.wait(0.1):
                 return
