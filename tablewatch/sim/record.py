@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from tablewatch.calibration import tomlio
 from tablewatch.calibration.chips import painted_chip_colours
+from tablewatch.calibration.cli import read_frames
 from tablewatch.calibration.layout import load_layout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import new_profile, save_profile
@@ -53,9 +54,9 @@ def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds:
     out.mkdir(parents=True, exist_ok=True)
     length = min(sim.duration, max_seconds) if max_seconds is not None else sim.duration
     _write_truth(sim, out / "truth", fps)
-    frames, sample = _write_video(sim, out / "overhead_720p.mp4", fps=fps, length=length, effects=effects,
-                                  progress=progress)
-    _write_profile(sim, sample, out / "profile.toml", source=out / "overhead_720p.mp4")
+    frames = _write_video(sim, out / "overhead_720p.mp4", fps=fps, length=length, effects=effects,
+                          progress=progress)
+    _write_profile(sim, out / "profile.toml", video=out / "overhead_720p.mp4")
     reads = rfid_timeline(sim, until=length)
     write_rfid_timeline(out / "rfid.jsonl", reads)
     entries = console_entries(sim, delay_s=console_delay_s, until=length)
@@ -130,24 +131,19 @@ def _write_truth(sim: Simulation, folder: Path, fps: float) -> None:
                                             encoding="utf-8")
 
 
-def _write_video(sim: Simulation, path: Path, *, fps: float, length: float, effects: bool,
-                 progress: bool) -> tuple[int, list[np.ndarray]]:
-    """The overhead camera's video; its frame count and a few frames spread over it (for calibration)."""
+def _write_video(sim: Simulation, path: Path, *, fps: float, length: float, effects: bool, progress: bool) -> int:
+    """The overhead camera's video; its frame count."""
     count = max(1, math.ceil(length * fps))
-    every = max(1, count // CALIBRATION_FRAMES)
     camera = sim.camera("overhead", "720p")
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps, (camera.width, camera.height))
     if not writer.isOpened():
         raise RuntimeError(f"OpenCV cannot write {VIDEO_FOURCC} video to {path}")
-    sample: list[np.ndarray] = []
     try:
-        for i, frame in enumerate(_frames(sim, fps=fps, count=count, effects=effects, progress=progress)):
+        for frame in _frames(sim, fps=fps, count=count, effects=effects, progress=progress):
             writer.write(frame)
-            if i % every == 0 and len(sample) < CALIBRATION_FRAMES:
-                sample.append(frame)
     finally:
         writer.release()
-    return count, sample
+    return count
 
 
 def _frames(sim: Simulation, *, fps: float, count: int, effects: bool, progress: bool) -> Iterator[np.ndarray]:
@@ -156,10 +152,11 @@ def _frames(sim: Simulation, *, fps: float, count: int, effects: bool, progress:
         yield frame.image
 
 
-def _write_profile(sim: Simulation, frames: list[np.ndarray], path: Path, *, source: Path) -> None:
-    """The camera's table profile, as ``tablewatch calibrate --sim-chips`` makes it from the video's frames."""
+def _write_profile(sim: Simulation, path: Path, *, video: Path) -> None:
+    """The camera's table profile, as ``tablewatch calibrate --sim-chips`` makes it from the video's frames
+    (with the scenario's chip set)."""
     name = sim.run.layout.name
-    calibration, _ = calibrate_frames(frames, load_layout(name))
+    calibration, _ = calibrate_frames(read_frames(video, limit=CALIBRATION_FRAMES), load_layout(name))
     profile = new_profile(table=sim.scenario.table, layout=name, calibration=calibration,
-                          chips=painted_chip_colours(sim.scenario.chips), source=str(source))
+                          chips=painted_chip_colours(sim.scenario.chips), source=str(video))
     save_profile(profile, path)
