@@ -100,6 +100,12 @@ def parse_line(line: str) -> Entry:
     return Entry(seat=seat, word=word, amount=amount)
 
 
+def entry_line(entry: Entry) -> str:
+    """The line a dealer types for ``entry`` (``parse_line`` reads it back)."""
+    seat = "D" if entry.seat is None else str(entry.seat)
+    return f"{seat} {entry.word}" + (f" {entry.amount}" if entry.amount is not None else "")
+
+
 def parse_json(payload: dict[str, Any]) -> Entry:
     unknown = set(payload) - {"seat", "word", "amount"}
     if unknown:

@@ -61,6 +61,57 @@ def render(scenario: Path | None, out: Path, phh: Path | None, hand: int, violat
                f"{len(sim_.events)} events, {len(sim_.violations)} injected violation(s)")
 
 
+@sim.command()
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Recording folder (DIR/table.toml plays it).")
+@click.option("--phh", type=click.Path(dir_okay=False, path_type=Path), help="Play hands of this PHH file.")
+@click.option("--hand", type=click.IntRange(min=1), default=1, show_default=True,
+              help="1-based index of the (first) hand in the PHH file.")
+@click.option("--hands", "count", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Hands to play from --hand on, one after another on one clock.")
+@click.option("--violation", "--violations", "violations", multiple=True, metavar="TYPE[:KEY=VALUE,...]",
+              help="Inject a violation into the first hand (repeatable), as for `sim render`.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for a --phh run.")
+@click.option("--fps", type=click.FloatRange(min=1.0), default=15.0, show_default=True,
+              help="Frames per second of the overhead video (what perception analyses).")
+@click.option("--max-seconds", type=click.FloatRange(min=0.5), default=None,
+              help="Record only the first seconds (the truth keeps the whole session).")
+@click.option("--console-delay", type=click.FloatRange(min=0.0), default=0.8, show_default=True,
+              help="Seconds between a declaration spoken and the dealer typing it.")
+@click.option("--no-effects", is_flag=True, help="No noise, blur, lighting drift or shadows.")
+def record(scenario: Path | None, out: Path, phh: Path | None, hand: int, count: int, violations: tuple[str, ...],
+           seed: int, fps: float, max_seconds: float | None, console_delay: float, no_effects: bool) -> None:
+    """Record SCENARIO (or --phh FILE hands) as a table's devices capture it, for `tablewatch run OUT/table.toml`.
+
+    OUT gets the overhead video, its calibrated profile, the tag registry, the RFID reads and the console
+    entries as timelines, and the table's configuration that replays them; the ground truth goes apart in
+    OUT/truth (never read by the run). The run does not yet find the hands' boundaries from the devices, so it
+    captures no hand from a recording yet.
+    """
+    from tablewatch.sim.record import record as record_session
+    from tablewatch.sim.session import Simulation, phh_scenario
+
+    if (scenario is None) == (phh is None):
+        raise click.UsageError("give a SCENARIO file or --phh FILE (not both)")
+    try:
+        if phh is not None:
+            sim_ = Simulation(phh_scenario(phh, hand, violations=[parse_violation(v) for v in violations], seed=seed,
+                                           count=count))
+        else:
+            if violations or count != 1 or hand != 1:
+                raise click.UsageError("--violation, --hand and --hands go with --phh; a scenario file lists its own")
+            sim_ = Simulation.from_file(scenario)  # type: ignore[arg-type]
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    started = time.perf_counter()
+    summary = record_session(sim_, out, fps=fps, max_seconds=max_seconds, effects=not no_effects,
+                             console_delay_s=console_delay)
+    click.echo(f"recorded {out}: {summary['length_s']:.1f} s, {len(sim_.hands)} hand(s), {summary['frames']} frames, "
+               f"{summary['rfid_reads']} RFID reads, {summary['console_entries']} console entries "
+               f"({time.perf_counter() - started:.0f} s); play it: tablewatch run {out / 'table.toml'}")
+
+
 def parse_violation(text: str) -> dict[str, Any]:
     """``missing_burn:street=turn`` → ``{"type": "missing_burn", "street": "turn"}`` (numbers become ints)."""
     kind, _, rest = text.partition(":")

@@ -151,21 +151,28 @@ def _resolution(name: str) -> tuple[int, int]:
 
 
 def phh_scenario(path: str | Path, hand: int, *, violations: Sequence[dict[str, Any]] = (), seed: int = 0,
-                 table: str = "T01") -> Scenario:
-    """A one-hand scenario playing hand ``hand`` of a PHH file, with a chip set that pays its amounts."""
+                 table: str = "T01", count: int = 1) -> Scenario:
+    """A scenario playing ``count`` hands of a PHH file from hand ``hand`` on, one after another at one table,
+    with a chip set that pays their amounts; ``violations`` go into the first hand."""
     from tablewatch.sim.plan import plan_phh
 
     path = Path(path)
-    probe = HandSpec(phh=PhhSource(file=path, hand=hand))
-    plan = plan_phh(probe, hand_no=1, seat_count=10)
-    amounts = [*plan.stacks, *plan.blinds, *(a.amount or 0 for a in plan.acts)]
+    numbers = range(hand, hand + count)
+    # One chip unit for every hand (the smallest that pays each exactly), so the blinds keep their size.
+    unit_of_phh = math.lcm(*(plan_phh(HandSpec(phh=PhhSource(file=path, hand=k)), hand_no=1, seat_count=10).unit
+                             for k in numbers))
+    plans = [plan_phh(HandSpec(phh=PhhSource(file=path, hand=k, unit=unit_of_phh)), hand_no=1, seat_count=10)
+             for k in numbers]
+    amounts = [a for plan in plans for a in (*plan.stacks, *plan.blinds, *(a.amount or 0 for a in plan.acts))]
     unit = math.gcd(*[a for a in amounts if a]) or 1
     unit = max(d for d in (1, 5, 10, 25, 100, 500, 1000) if unit % d == 0)
     chips = [ChipSpec(value=unit * k, colour=c) for k, c in zip((1, 5, 25, 100, 500, 1000, 5000), PHH_CHIP_COLOURS,
                                                                  strict=False)]
-    layout = "oval6" if max(plan.seats) <= 6 else "oval9" if max(plan.seats) <= 9 else "oval10"
-    data = {"table": table, "layout": layout, "seed": seed, "chips": [c.model_dump() for c in chips],
-            "hands": [{"phh": {"file": str(path), "hand": hand}, "violations": list(violations)}]}
+    top = max(seat for plan in plans for seat in plan.seats)
+    layout = "oval6" if top <= 6 else "oval9" if top <= 9 else "oval10"
+    hands = [{"phh": {"file": str(path), "hand": k, "unit": unit_of_phh},
+              "violations": list(violations) if k == hand else []} for k in numbers]
+    data = {"table": table, "layout": layout, "seed": seed, "chips": [c.model_dump() for c in chips], "hands": hands}
     try:
         return Scenario.model_validate(data)
     except Exception as exc:  # pydantic's ValidationError: say it in one paragraph

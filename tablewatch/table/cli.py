@@ -15,8 +15,15 @@ console = Console(highlight=False)
 @click.argument("config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--duration", type=float, default=None, help="Stop after this many seconds (default: until Ctrl-C).")
 @click.option("--validate", is_flag=True, help="Check the configuration file and exit.")
-def run(config_file: Path, duration: float | None, validate: bool) -> None:
-    """Run one live table from CONFIG_FILE (TOML or YAML: readers, console, cameras, broker, game, rules)."""
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where events, alerts, hands and evidence go (default: the configuration's `out`).")
+def run(config_file: Path, duration: float | None, validate: bool, out: Path | None) -> None:
+    """Run one live table from CONFIG_FILE (TOML or YAML: readers, console, cameras, broker, game, rules).
+
+    A configuration with a [replay] section (as `tablewatch sim record` writes) plays a recording of the
+    table's devices through the real drivers, at the recorded pace, and exits when it ends. The hands'
+    boundaries are not yet found from the devices: no hand is captured (hands 0) until they are.
+    """
     from tablewatch.config import ConfigError
     from tablewatch.table.run import load_run_config, run_table
 
@@ -25,6 +32,8 @@ def run(config_file: Path, duration: float | None, validate: bool) -> None:
         config = load_run_config(config_file)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from exc
+    if out is not None:
+        config = config.model_copy(update={"out": out})
     if validate:
         console.print(f"{config_file}: valid (table {config.table}, {len(config.readers)} reader line(s), "
                       f"{len(config.cameras)} camera(s))")

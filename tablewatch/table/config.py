@@ -14,6 +14,7 @@ from tablewatch.devices.poller import ReaderConfig
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.table.drift import DEFAULT_EVERY
+from tablewatch.table.replay import ReplayConfig
 
 
 class CameraConfig(StrictModel):
@@ -60,6 +61,9 @@ class RunConfig(StrictModel):
                                       "`out`/events.jsonl (a busy table writes gigabytes a day)")
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig, description="each alert's still and clip "
                                      "(with a broker and a camera); a relative folder is under `out`")
+    replay: ReplayConfig | None = Field(default=None, description="play a recording of the devices instead of "
+                                        "the devices (tablewatch.table.replay): each reader line and the console "
+                                        "are served on ptys the run makes, from the recorded timelines")
 
     @field_validator("site", "table")
     @classmethod

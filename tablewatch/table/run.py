@@ -36,6 +36,7 @@ from tablewatch.scene.fusion import SceneFusion
 from tablewatch.table.config import RunConfig
 from tablewatch.table.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.table.pipeline import Output, TablePipeline
+from tablewatch.table.replay import Replay
 from tablewatch.table.sources import (
     CameraSource,
     ConsoleSource,
@@ -69,6 +70,8 @@ def load_run_config(path: Path) -> RunConfig:
         except BrokerError as exc:
             raise ConfigError(f"{path}: mqtt: {exc}") from exc
     _check_writable(config.out, path)
+    if config.replay is not None:
+        Replay(config.replay, readers=config.readers, clock=time.monotonic)  # its timelines are readable
     return config
 
 
@@ -81,14 +84,18 @@ def _check_writable(folder: Path, path: Path) -> None:
 
 def run_table(config: RunConfig, *, console: Console, duration: float | None = None, status_every: float = 5.0,
               stop: threading.Event | None = None) -> TablePipeline:
-    """Run the table until SIGINT/SIGTERM, ``duration`` seconds or ``stop`` is set; return the stopped pipeline.
-    The stop takes at most CLIPS_AT_STOP_S for the clips still booked, then a few seconds for the sources and
-    the outbox."""
+    """Run the table until SIGINT/SIGTERM, ``duration`` seconds, a replayed recording's end or ``stop`` is set;
+    return the stopped pipeline. The stop takes at most CLIPS_AT_STOP_S for the clips still booked, then a few
+    seconds for the sources and the outbox."""
     perceptions = [camera_perception(c, table=config.table) for c in config.cameras]  # before anything opens
     config.out.mkdir(parents=True, exist_ok=True)
     clock = session_clock()
+    replay = Replay(config.replay, readers=config.readers, clock=clock) if config.replay else None
     stop = stop if stop is not None else threading.Event()
     with ExitStack() as stack:
+        if replay is not None:  # the devices' far ends, before the sources open them
+            stack.enter_context(replay)
+            config = config.model_copy(update={"readers": replay.reader_lines, "console": replay.console_url})
         outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out, event_log=config.event_log),
                                  HandHistoryOutput(config.out / "hands")]
         recorder, publisher = _publisher(stack, config)
@@ -108,9 +115,15 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
                                  horizon=camera_horizon(cameras) if perceiving else None)
         _on_signals(stop)
         pipeline.start()
+        if replay is not None:
+            cameras = [s for s in sources if isinstance(s, CameraSource)]
+            video = next((c for c in cameras if c.perception is not None), cameras[0] if cameras else None)
+            replay.play(on_over=stop.set, finished=lambda: all(c.finished for c in cameras),
+                        origin=(lambda: video.origin) if video is not None else None)
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
                       f"{len(config.cameras)} camera(s), console {config.console or 'none'}, "
-                      f"broker {config.mqtt.shown_url if config.mqtt else 'none'}; Ctrl-C stops")
+                      f"broker {config.mqtt.shown_url if config.mqtt else 'none'}"
+                      + (f"; replaying a recording of {replay.end:.0f} s" if replay else "") + "; Ctrl-C stops")
         started = time.monotonic()
         while not stop.wait(min(status_every, duration) if duration else status_every):
             console.print(status_line(pipeline, sources, publisher, started))

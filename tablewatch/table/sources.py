@@ -223,6 +223,11 @@ class CameraSource:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
+    @property
+    def finished(self) -> bool:
+        """The frames have ended (a video file played out, or the camera failed) and what they showed is sent."""
+        return self._thread is not None and not self._thread.is_alive()
+
 
 def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:
     """Vision perception for a camera with a calibrated table profile (None without one); ConfigError

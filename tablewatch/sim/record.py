@@ -1,0 +1,162 @@
+"""A simulated session recorded as a table's devices would have captured it, for ``tablewatch run`` to replay.
+
+    DIR/
+      table.toml            the table's configuration that plays the recording (``tablewatch run DIR/table.toml``)
+      overhead_720p.mp4     the overhead camera
+      profile.toml          the camera's table profile, calibrated from the video's frames (markers, chip paints)
+      registry.csv          the chip tag registry (uid,denomination,chip_set; counterfeit chips are absent)
+      rfid.jsonl            what each antenna holds, each time it changes (tablewatch.devices.recording)
+      console.txt           the entries the dealer typed: each declaration a little after it was spoken
+      recording.json        what the recording holds: length, frames, entries, files
+      truth/                the ground truth, for scoring only (never read by the run): truth.phh,
+                            events.jsonl, violations.json
+
+The hands play one after another on one clock: a PHH file's hands are one continuous recording. The
+console gets no new-hand presses (the scenarios model no venue that uses them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from tablewatch.calibration import tomlio
+from tablewatch.calibration.chips import painted_chip_colours
+from tablewatch.calibration.cli import read_frames
+from tablewatch.calibration.layout import load_layout
+from tablewatch.calibration.markers import calibrate_frames
+from tablewatch.calibration.profile import new_profile, save_profile
+from tablewatch.devices.console import Entry, entry_line
+from tablewatch.devices.recording import ConsoleEntry, write_console_entries, write_rfid_timeline
+from tablewatch.devices.registry import ChipTag, TagRegistry
+from tablewatch.events import Declaration, RfidInventory, Zone, dump_events
+from tablewatch.sim.output import VIDEO_FOURCC
+from tablewatch.sim.rfid import antenna_nodes
+from tablewatch.sim.session import Simulation
+
+DEFAULT_FPS = 15.0  # what perception analyses (the bench's default)
+CONSOLE_DELAY_S = 0.8  # the dealer types a declaration this long after it is spoken
+RFID_SAMPLE_S = 0.1  # how often the antennas' contents are looked at (a reader answers what lies there)
+CALIBRATION_FRAMES = 5
+
+
+def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds: float | None = None,
+           effects: bool = True, console_delay_s: float = CONSOLE_DELAY_S, progress: bool = True) -> dict[str, Any]:
+    """Write the recording of ``sim`` (its first ``max_seconds`` only, when given) into ``out``; its summary."""
+    out = out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    length = min(sim.duration, max_seconds) if max_seconds is not None else sim.duration
+    _write_truth(sim, out / "truth", fps)
+    frames = _write_video(sim, out / "overhead_720p.mp4", fps=fps, length=length, effects=effects,
+                          progress=progress)
+    _write_profile(sim, out / "profile.toml", video=out / "overhead_720p.mp4")
+    reads = rfid_timeline(sim, until=length)
+    write_rfid_timeline(out / "rfid.jsonl", reads)
+    entries = console_entries(sim, delay_s=console_delay_s, until=length)
+    write_console_entries(out / "console.txt", entries)
+    TagRegistry(ChipTag(uid=uid, denomination=value, chip_set="sim")
+                for uid, value in sim.registry.items()).to_csv(out / "registry.csv")
+    (out / "table.toml").write_text(tomlio.dumps(run_config(sim, out, length=length),
+                                                 header="A recorded session: tablewatch run table.toml"),
+                                    encoding="utf-8")
+    summary = {"table": sim.scenario.table, "layout": sim.run.layout.name, "length_s": round(length, 3),
+               "fps": fps, "frames": frames, "rfid_reads": len(reads), "console_entries": len(entries),
+               "antennas": len(sim.run.antennas), "chips": len(sim.registry),
+               "files": sorted(p.name for p in out.iterdir())}
+    (out / "recording.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary
+
+
+def rfid_timeline(sim: Simulation, *, until: float) -> list[RfidInventory]:
+    """Each antenna's contents whenever they change. The table is set when the recording starts: what lies on
+    the antennas as the first hand begins is there from time 0 (the readers' first sweep, a baseline)."""
+    start = sim.events[0].ts if sim.events else 0.0
+    last: dict[str, tuple[str, ...]] = {}
+    reads = []
+    for t in np.arange(start, until, RFID_SAMPLE_S):
+        ts = 0.0 if not last else round(float(t), 3)
+        for antenna, uids in sim.antenna_contents(float(t)).items():
+            if last.get(antenna) != uids:
+                last[antenna] = uids
+                reads.append(RfidInventory(ts=ts, table=sim.scenario.table, source="rfid",
+                                           seat=Zone.parse(antenna).seat, antenna=antenna, uids=uids))
+    return reads
+
+
+def console_entries(sim: Simulation, *, delay_s: float, until: float) -> list[ConsoleEntry]:
+    """The declarations as the dealer types them, ``delay_s`` after they are spoken."""
+    typed = [ConsoleEntry(t=round(e.ts + delay_s, 3), line=entry_line(Entry(seat=e.seat, word=e.word, amount=e.amount)))
+             for e in sim.events if isinstance(e, Declaration)]
+    return [entry for entry in typed if entry.t < until]
+
+
+def run_config(sim: Simulation, out: Path, *, length: float) -> dict[str, Any]:
+    """The ``RunConfig`` (as TOML data) of a table that plays the recording in ``out``."""
+    scenario = sim.scenario
+    return {
+        "table": scenario.table,
+        "out": str(out / "run"),
+        "registry": str(out / "registry.csv"),
+        "console": "replay",
+        "game": _game(sim),
+        "readers": [{"url": "replay", "name": "rfid", "antennas": antenna_nodes(sim.run), "response_timeout": 0.5,
+                     "poll_interval": 0.05}],
+        "cameras": [{"name": "overhead", "source": str(out / "overhead_720p.mp4"), "profile": str(out / "profile.toml"),
+                     "deck": scenario.deck}],
+        "replay": {"rfid": str(out / "rfid.jsonl"), "console": str(out / "console.txt"), "length_s": round(length, 3)},
+    }
+
+
+def _game(sim: Simulation) -> dict[str, Any]:
+    first = sim.hands[0]
+    blinds = sorted(int(b) for b in first.blinds_or_straddles or () if b)
+    small, big = (blinds[0], blinds[1]) if len(blinds) >= 2 else (0, blinds[0] if blinds else 100)
+    antes = {int(a) for a in first.antes or ()}
+    return {"small_blind": small, "big_blind": big, "ante": antes.pop() if len(antes) == 1 else 0,
+            "chip_denominations": sorted(c.value for c in sim.scenario.chips), "seat_count": 10}
+
+
+def _write_truth(sim: Simulation, folder: Path, fps: float) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / "truth.phh").write_text(sim.phh_text(), encoding="utf-8")
+    (folder / "events.jsonl").write_text(dump_events(sim.events), encoding="utf-8")
+    (folder / "violations.json").write_text(json.dumps([v.to_dict(fps) for v in sim.violations], indent=2),
+                                            encoding="utf-8")
+
+
+def _write_video(sim: Simulation, path: Path, *, fps: float, length: float, effects: bool, progress: bool) -> int:
+    """The overhead camera's video; its frame count."""
+    count = max(1, math.ceil(length * fps))
+    camera = sim.camera("overhead", "720p")
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps, (camera.width, camera.height))
+    if not writer.isOpened():
+        raise RuntimeError(f"OpenCV cannot write {VIDEO_FOURCC} video to {path}")
+    try:
+        for frame in _frames(sim, fps=fps, count=count, effects=effects, progress=progress):
+            writer.write(frame)
+    finally:
+        writer.release()
+    return count
+
+
+def _frames(sim: Simulation, *, fps: float, count: int, effects: bool, progress: bool) -> Iterator[np.ndarray]:
+    frames = sim.frames("overhead", "720p", fps=fps, stop=count, labels=False, effects=effects)
+    for frame in tqdm(frames, total=count, desc="overhead_720p", unit="frame", disable=not progress):
+        yield frame.image
+
+
+def _write_profile(sim: Simulation, path: Path, *, video: Path) -> None:
+    """The camera's table profile, as ``tablewatch calibrate --sim-chips`` makes it from the video's frames
+    (with the scenario's chip set)."""
+    name = sim.run.layout.name
+    calibration, _ = calibrate_frames(read_frames(video, limit=CALIBRATION_FRAMES), load_layout(name))
+    profile = new_profile(table=sim.scenario.table, layout=name, calibration=calibration,
+                          chips=painted_chip_colours(sim.scenario.chips), source=str(video))
+    save_profile(profile, path)

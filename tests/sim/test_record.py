@@ -1,0 +1,46 @@
+"""``tablewatch sim record``: a PHH file's hands as one continuous recording of the table's devices."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tablewatch.cli import cli
+from tablewatch.events import HandEnded, HandStarted
+from tablewatch.sim.record import rfid_timeline
+from tablewatch.sim.scenarios import example
+from tablewatch.sim.session import Simulation, phh_scenario
+from tablewatch.table.run import load_run_config
+
+DEMO_HANDS = Path(__file__).resolve().parents[2] / "tablewatch" / "bench" / "data" / "demo_hands.phh"
+
+
+def test_a_phh_files_hands_play_one_after_another_on_one_clock() -> None:
+    sim = Simulation(phh_scenario(DEMO_HANDS, 1, count=3))
+    starts = [e for e in sim.events if isinstance(e, HandStarted)]
+    ends = [e for e in sim.events if isinstance(e, HandEnded)]
+    assert [e.hand_no for e in starts] == [1, 2, 3] and len(sim.hands) == 3
+    assert all(end.ts < start.ts for end, start in zip(ends, starts[1:], strict=False))
+    assert {tuple(hh.blinds_or_straddles or ())[:2] for hh in sim.hands} == {(500, 1000)}  # one chip unit
+    reads = rfid_timeline(sim, until=sim.duration)
+    assert min(r.ts for r in reads) == 0.0 and max(r.ts for r in reads) > starts[2].ts  # every hand's chips
+
+
+def test_record_writes_a_table_that_plays_it(tmp_path: Path) -> None:
+    out = tmp_path / "rec"
+    result = CliRunner().invoke(cli, ["sim", "record", "--phh", str(DEMO_HANDS), "--hands", "2", "-o", str(out),
+                                      "--max-seconds", "1", "--fps", "5", "--no-effects"])
+    assert result.exit_code == 0, result.output
+    assert (out / "truth" / "truth.phh").read_text().count("\n[") == 1  # two hands: [1] and [2]
+    summary = json.loads((out / "recording.json").read_text())
+    assert (summary["length_s"], summary["frames"], summary["console_entries"]) == (1.0, 5, 0)
+    config = load_run_config(out / "table.toml")  # the profile calibrated from the video is usable
+    assert config.replay is not None and config.cameras[0].profile == out.resolve() / "profile.toml"
+    assert config.game.big_blind == 1000 and 500 in config.game.chip_denominations
+
+
+def test_a_scenario_file_lists_its_own_hands(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["sim", "record", str(example("demo")), "--hands", "2", "-o", str(tmp_path)])
+    assert result.exit_code != 0 and "go with --phh" in result.output
