@@ -29,6 +29,8 @@ def load_config(path: str | Path, model: type[Model]) -> Model:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the file ({exc.strerror}).") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file (byte {exc.start} is not UTF-8).") from exc
     data = parse_config_text(text, path)
     try:
         return model.model_validate(data)

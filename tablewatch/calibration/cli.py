@@ -70,7 +70,7 @@ def calibrate(
         layout = load_layout(layout_name)
         images = read_frames(source, limit=frames)
         camera = _camera(lens, charuco)
-        calibration, used = calibrate_frames(images, layout, camera=camera)
+        calibration, used = _calibrated(source, images, layout, camera)
         chips = _chips(images[0], layout, calibration, denominations=denominations, tray_photo=tray_photo,
                        sim_chips=sim_chips)  # fmt: skip
     except (LayoutError, CalibrationError, ChipColourError, ConfigError) as exc:
@@ -86,6 +86,14 @@ def calibrate(
     overlay = overlay or output.with_name(f"{output.stem}-overlay.png")
     _write(profile, output, overlay, images[0], layout)
     _report(profile, used, output, overlay)
+
+
+def _calibrated(source: Path, images: list[np.ndarray], layout: TableLayout,
+                camera: CameraModel | None) -> tuple[TableCalibration, int]:
+    try:
+        return calibrate_frames(images, layout, camera=camera)
+    except CalibrationError as exc:
+        raise CalibrationError(f"{source}: {exc}") from exc
 
 
 def read_frames(source: Path, *, limit: int) -> list[np.ndarray]:

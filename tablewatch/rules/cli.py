@@ -148,9 +148,11 @@ def replay(file: Path, as_json: bool, profile: str, summary: bool, no_roundtrip:
               help="Run the procedure checks of tablewatch.rules.registry with the engine.")
 def bench_rules(files: tuple[Path, ...], limit: int | None, checks: bool) -> None:
     """Hands replayed per second: pokerkit alone vs tablewatch (physical events → rules layer), same hands."""
-    hands = [h.hand for path in files for h in load_file(path) if h.hand is not None][:limit]
+    loaded = [h for path in files for h in load_file(path)]
+    hands = [h.hand for h in loaded if h.hand is not None][:limit]
     if not hands:
-        raise click.ClickException("No readable hands in the given files.")
+        first = next((f" ({h.error})" for h in loaded if h.error), "")
+        raise click.ClickException(f"No readable hands in {', '.join(map(str, files))}{first}.")
     started = time.perf_counter()
     truths = [oracle(hand) for hand in hands]
     pokerkit_s = time.perf_counter() - started
