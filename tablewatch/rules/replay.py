@@ -58,6 +58,8 @@ CHIPS_IN_CENTS = (1, 5, 25, 100, 500, 2500, 10000, 50000, 100000)  # $0.01 … $
 UNKNOWN_STACK_BB = 100_000  # an "inf" stack: 100,000 big blinds
 MAX_AMOUNT = Decimal(10) ** 12  # no table's stack or bet is larger; beyond it a file is wrong, not rich
 MAX_DECIMAL_PLACES = 8
+POKERKIT_ERRORS = (ValueError, TypeError, KeyError, IndexError)  # what pokerkit raises on a hand it can't take
+_PLAYER = re.compile(r"p(\d+)")
 _HEADER = re.compile(r"^\[([^\]]+)\]\s*$")
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column \d+\)")
 
@@ -204,6 +206,17 @@ def _check_cards(actions: Sequence[str], name: str) -> None:
                                f"#{first}); a deck has one of each card.")
 
 
+def _check_players(actions: Sequence[str], n: int, name: str) -> None:
+    """Every player an action names is one of the hand's p1..pn."""
+    for number, action in enumerate(actions, 1):
+        words = action.split("#")[0].split()
+        label = words[2] if words[:2] == ["d", "dh"] and len(words) > 2 else words[0] if words else ""
+        found = _PLAYER.fullmatch(label)
+        if found and not 1 <= int(found.group(1)) <= n:
+            raise PhhError(f"hand [{name}]: action #{number} {action!r}: there is no player {label} "
+                           f"(the hand has p1..p{n}).")
+
+
 def normalize(hh: HandHistory, name: str) -> NormalHand:
     """The hand in integer units; PHH seats mapped to physical seats (button last)."""
     if hh.variant not in VARIANTS:
@@ -223,6 +236,7 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     n = len(hh.starting_stacks)
     if n < 2:
         raise PhhError(f"hand [{name}]: starting_stacks has {n} player(s); a hand needs at least 2.")
+    _check_players(hh.actions, n, name)
     for field_name in ("antes", "blinds_or_straddles"):
         values = getattr(hh, field_name)
         if len(values) not in (n, 0) and not isinstance(values, dict):
@@ -300,7 +314,7 @@ def oracle(hand: NormalHand) -> State:
         try:
             for state, action in hand.history.state_actions:  # noqa: B007 - the last state is the result
                 applied += action is not None
-        except (ValueError, TypeError, KeyError) as exc:
+        except POKERKIT_ERRORS as exc:
             actions = hand.history.actions
             bad = actions[applied] if applied < len(actions) else "(end of actions)"
             shown = hand.source_actions[applied] if applied < len(hand.source_actions) else bad
@@ -321,7 +335,7 @@ def _why(hand: NormalHand, applied: int, action: str, exc: Exception) -> str:
             count += done is not None
             if count == applied and (done is not None or applied == 0) and last is None:
                 last = copy.deepcopy(state)
-    except (ValueError, TypeError, KeyError):
+    except POKERKIT_ERRORS:
         pass
     if last is None:
         return str(exc)
@@ -329,7 +343,7 @@ def _why(hand: NormalHand, applied: int, action: str, exc: Exception) -> str:
     scale = f" (pokerkit counts in units of {unit})" if unit != 1 else ""
     try:
         parse_action(last, action)
-    except (ValueError, TypeError, KeyError) as reason:
+    except POKERKIT_ERRORS as reason:
         return (str(reason) or str(exc)) + scale
     return str(exc)
 

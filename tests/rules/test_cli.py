@@ -101,6 +101,8 @@ IMPOSSIBLE = {
     "one card thrice on the board": (GOOD.replace("AsKsQs", "7c7c7c"), "'d db 7c7c7c' names 7c twice"),
     "a card shown by two players": (GOOD.replace("p2 sm KhKd", "p2 sm AhKd"),
                                     "'p2 sm AhKd': Ah is already in play (with p1, action #10)"),
+    "a player not in the hand": (GOOD.replace("'d dh p1 ????'", "'d dh p10 ????'"),
+                                 "action #1 'd dh p10 ????': there is no player p10 (the hand has p1..p2)"),
 }
 
 
@@ -123,3 +125,17 @@ def test_replay_still_reads_an_unknown_stack_and_a_shown_hand(tmp_path: Path) ->
     path.write_text(GOOD.replace("[100.50, 100]", "[inf, 100]").replace("'d dh p1 ????'", "'d dh p1 AhAd'"))
     result = CliRunner().invoke(cli, ["replay", str(path)])
     assert result.exit_code == 0, result.output
+
+
+def test_bench_rules_leaves_out_a_hand_pokerkit_refuses_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "some_bad.phh"
+    path.write_text(_multi(GOOD, GOOD.replace("'p1 cbr 70.50'", "'!p1 cbr 70.50'")))
+    result = CliRunner().invoke(cli, ["bench-rules", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "1 hands from 1 file(s)"
+    left_out = "1 hand(s) left out: pokerkit cannot replay them (first: hand [2] (line 16): pokerkit cannot take"
+    assert left_out in result.output, result.output
+    only_bad = tmp_path / "bad.phh"
+    only_bad.write_text(GOOD.replace("'p1 cbr 70.50'", "'!p1 cbr 70.50'"))
+    result = CliRunner().invoke(cli, ["bench-rules", str(only_bad)])
+    assert result.exit_code == 1 and f"No hand of {only_bad} replays in pokerkit" in result.output
