@@ -293,7 +293,10 @@ class MqttConsole:
         client.subscribe(self.topic, qos=1)
 
     def _on_message(self, client: Client, userdata: object, message: MQTTMessage) -> None:
-        event, reply = self.session.handle(message.payload.decode("utf-8", errors="replace"))
+        if len(message.payload) > MAX_LINE_BYTES:  # refused before it is decoded
+            event, reply = None, self.session.too_long(self.topic)
+        else:
+            event, reply = self.session.handle(message.payload.decode("utf-8", errors="replace"))
         if not reply:
             return
         ack: dict[str, Any] = {"ok": event is not None or reply == "PONG", "reply": reply}

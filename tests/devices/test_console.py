@@ -182,14 +182,16 @@ def test_tablet_over_mqtt(mqtt_broker: Mosquitto) -> None:
     tablet.subscribe(topic + "/ack", qos=1)
     tablet.loop_start()
     with MqttConsole(host="127.0.0.1", port=mqtt_broker.port, topic=topic, table="T01", on_event=events.put):
-        tablet.publish(topic, json.dumps({"seat": 5, "word": "raise", "amount": 4000}), qos=1).wait_for_publish(2)
-        tablet.publish(topic, "2 fold", qos=1).wait_for_publish(2)
-        tablet.publish(topic, "2 fold 100", qos=1).wait_for_publish(2)
-        got = [acks.get(timeout=3) for _ in range(3)]
+        tablet.publish(topic, json.dumps({"seat": 5, "word": "raise", "amount": 4000}), qos=1).wait_for_publish(30)
+        tablet.publish(topic, "2 fold", qos=1).wait_for_publish(30)
+        tablet.publish(topic, "2 fold 100", qos=1).wait_for_publish(30)
+        tablet.publish(topic, b"9" * 1_000_000, qos=1).wait_for_publish(30)
+        got = [acks.get(timeout=30) for _ in range(4)]
     tablet.loop_stop()
     tablet.disconnect()
-    assert [a["ok"] for a in got] == [True, True, False]
+    assert [a["ok"] for a in got] == [True, True, False, False]
     assert got[2]["reply"] == "ERR 'fold' takes no amount"
+    assert got[3]["reply"] == f"ERR entry over {MAX_LINE_BYTES} bytes, dropped"
     first = events.get(timeout=1)
     assert isinstance(first, Declaration) and (first.seat, first.word, first.amount) == (5, "raise", 4000)
     assert got[0]["event"] == first.to_dict()
