@@ -20,6 +20,7 @@ from tablewatch.calibration.markers import (
 )
 from tablewatch.calibration.profile import TableProfile, new_profile, save_profile
 from tablewatch.config import ConfigError, StrictModel, load_config
+from tablewatch.images import MAX_IMAGE_PIXELS, ImageError, check_pixels, read_image_file
 
 TRAY_INSET_MM = 8.0  # keep the rail and felt at the tray's edge out of the crop
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
@@ -69,7 +70,7 @@ def calibrate(
         layout = load_layout(layout_name)
         images = read_frames(source, limit=frames)
         camera = _camera(lens, charuco)
-        calibration, used = calibrate_frames(images, layout, camera=camera)
+        calibration, used = _calibrated(source, images, layout, camera)
         chips = _chips(images[0], layout, calibration, denominations=denominations, tray_photo=tray_photo,
                        sim_chips=sim_chips)  # fmt: skip
     except (LayoutError, CalibrationError, ChipColourError, ConfigError) as exc:
@@ -87,15 +88,28 @@ def calibrate(
     _report(profile, used, output, overlay)
 
 
+def _calibrated(source: Path, images: list[np.ndarray], layout: TableLayout,
+                camera: CameraModel | None) -> tuple[TableCalibration, int]:
+    try:
+        return calibrate_frames(images, layout, camera=camera)
+    except CalibrationError as exc:
+        raise CalibrationError(f"{source}: {exc}") from exc
+
+
 def read_frames(source: Path, *, limit: int) -> list[np.ndarray]:
     """An image, or up to ``limit`` frames spread over a video; ClickException when it can't be read."""
     if source.suffix.lower() in IMAGE_SUFFIXES:
-        image = cv2.imread(str(source), cv2.IMREAD_COLOR)
-        if image is None:
-            raise click.ClickException(f"{source}: not a readable image (broken or not an image file).")
-        return [image]
+        try:
+            return [read_image_file(source)]
+        except ImageError as exc:
+            raise click.ClickException(str(exc)) from exc
     capture = cv2.VideoCapture(str(source))
     try:
+        size = (int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)), int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+        try:
+            check_pixels(size, str(source), max_pixels=MAX_IMAGE_PIXELS)
+        except ImageError as exc:
+            raise click.ClickException(str(exc)) from exc
         total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) if capture.isOpened() else 0
         step = max(1, total // limit) if total > 0 else 1
         frames: list[np.ndarray] = []
@@ -122,10 +136,17 @@ def _camera(lens: Path | None, charuco: Path | None) -> CameraModel | None:
     paths = (
         sorted(p for p in charuco.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) if charuco.is_dir() else [charuco]
     )
-    images = [img for img in (cv2.imread(str(p)) for p in paths) if img is not None]
+    images = [_read_photo(p) for p in paths]
     if not images:
         raise CalibrationError(f"{charuco}: no readable ChArUco board photos.")
     return calibrate_lens(images, charuco_board())
+
+
+def _read_photo(path: Path) -> np.ndarray:
+    try:
+        return read_image_file(path)
+    except ImageError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def _load_lens(path: Path) -> CameraModel:
@@ -165,10 +186,7 @@ def _chips(
             f"--denominations must be whole numbers separated by commas, got {denominations!r}."
         ) from exc
     if tray_photo is not None:
-        tray = cv2.imread(str(tray_photo))
-        if tray is None:
-            raise click.ClickException(f"{tray_photo}: not a readable image.")
-        return learn_from_tray(tray, values, source=str(tray_photo))
+        return learn_from_tray(_read_photo(tray_photo), values, source=str(tray_photo))
     tray = layout.polygon("tray")
     (x0, y0), (x1, y1) = tray.min(axis=0) + TRAY_INSET_MM, tray.max(axis=0) - TRAY_INSET_MM
     crop = calibration.rectify(image, x_range=(x0, x1), y_range=(y0, y1), px_per_mm=1.0)

@@ -14,12 +14,14 @@ Line protocol::
     D time            D (or 0): no seat (the dealer calls time or the floor for the table)
     PING              answered PONG (a heartbeat)
 
-Lines starting with ``#`` and empty lines are ignored. The time stamp is taken when the line arrives.
+Lines starting with ``#`` and empty lines are ignored. The time stamp is taken when the line arrives. A line
+(or MQTT entry) longer than ``MAX_LINE_BYTES`` is dropped with a warning and answered ``ERR``; the next is read.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 from collections.abc import Callable
@@ -41,6 +43,9 @@ WORDS: tuple[Word, ...] = get_args(Word)
 ALIASES = {"allin": "all-in", "all_in": "all-in", "ai": "all-in", "shove": "all-in"}
 NO_AMOUNT = {"fold", "check", "time", "floor", "pot", "call"}
 MAX_SEAT = 10
+MAX_LINE_BYTES = 512  # an entry is a few words; more without a newline is noise or a stuck device
+
+log = logging.getLogger(__name__)
 
 
 class ConsoleError(ValueError):
@@ -132,6 +137,8 @@ class ConsoleSession:
     def handle(self, text: str) -> tuple[Declaration | None, str]:
         """A line (or JSON object) from the device: the event it makes and the reply for the device."""
         ts = self.clock()
+        if len(text.encode("utf-8", errors="replace")) > MAX_LINE_BYTES:
+            return None, self.too_long(f"{self.table} console")
         text = text.strip()
         if not text or text.startswith("#"):
             return None, ""
@@ -149,6 +156,12 @@ class ConsoleSession:
             self.on_event(event)
         return event, f"OK {self.accepted}"
 
+    def too_long(self, where: str) -> str:
+        """An over-long entry, dropped: counted, warned about, and the reply for the device."""
+        self.rejected += 1
+        log.warning("%s: an entry over %d bytes was dropped", where, MAX_LINE_BYTES)
+        return f"ERR entry over {MAX_LINE_BYTES} bytes, dropped"
+
 
 def _json_object(text: str) -> dict[str, Any]:
     try:
@@ -158,6 +171,41 @@ def _json_object(text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConsoleError("a JSON entry must be an object with seat, word, amount")
     return data
+
+
+class LineBuffer:
+    """Bytes in, whole lines out, holding at most ``limit`` bytes: a longer line is dropped (``None`` in its
+    place) and skipped up to its newline or until the line goes quiet, so the next entry is read whole."""
+
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
+        self.limit = limit
+        self._pending = bytearray()
+        self.skipping = False  # inside a dropped line
+
+    def feed(self, data: bytes) -> list[bytes | None]:
+        out: list[bytes | None] = []
+        self._pending += data
+        while (end := self._pending.find(b"\n")) >= 0:
+            line = bytes(self._pending[:end])
+            del self._pending[:end + 1]
+            if self.skipping:
+                self.skipping = False
+            else:
+                out.append(line if len(line) <= self.limit else None)
+        if len(self._pending) > self.limit:
+            if not self.skipping:
+                out.append(None)
+            self.skipping = True
+            self._pending.clear()
+        return out
+
+    def quiet(self) -> None:
+        """Nothing arrived for a moment: a dropped line has ended (a device sends an entry in one burst)."""
+        self.skipping = False
+
+    def clear(self) -> None:
+        self._pending.clear()
+        self.skipping = False
 
 
 class SerialConsole:
@@ -170,29 +218,32 @@ class SerialConsole:
         self.port = Port(url, baudrate=baudrate)
         self.reconnect_interval = reconnect_interval
         self.device = device
+        self.lines = LineBuffer()
         self.online: bool | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def run(self) -> None:
-        buffer = bytearray()
         while not self._stop.is_set():
             try:
                 self.port.open()
                 self._set_online(True, f"{self.port.url} open")
-                buffer += self.port.read(0.05)
-                while b"\n" in buffer:
-                    line, _, rest = bytes(buffer).partition(b"\n")
-                    buffer = bytearray(rest)
+                data = self.port.read(0.05)
+                if not data:
+                    self.lines.quiet()
+                for line in self.lines.feed(data):
                     self._answer(line)
             except PortGone as exc:
-                buffer.clear()
+                self.lines.clear()
                 self._set_online(False, str(exc))
                 self._stop.wait(self.reconnect_interval)
         self.port.close()
 
-    def _answer(self, line: bytes) -> None:
-        _, reply = self.session.handle(line.decode("ascii", errors="replace"))
+    def _answer(self, line: bytes | None) -> None:
+        if line is None:
+            reply = self.session.too_long(self.port.url)
+        else:
+            _, reply = self.session.handle(line.decode("ascii", errors="replace"))
         if reply:
             self.port.write(reply.encode() + b"\r\n")
 
@@ -248,7 +299,10 @@ class MqttConsole:
         client.subscribe(self.topic, qos=1)
 
     def _on_message(self, client: Client, userdata: object, message: MQTTMessage) -> None:
-        event, reply = self.session.handle(message.payload.decode("utf-8", errors="replace"))
+        if len(message.payload) > MAX_LINE_BYTES:  # refused before it is decoded
+            event, reply = None, self.session.too_long(self.topic)
+        else:
+            event, reply = self.session.handle(message.payload.decode("utf-8", errors="replace"))
         if not reply:
             return
         ack: dict[str, Any] = {"ok": event is not None or reply == "PONG", "reply": reply}

@@ -148,9 +148,14 @@ def replay(file: Path, as_json: bool, profile: str, summary: bool, no_roundtrip:
               help="Run the procedure checks of tablewatch.rules.registry with the engine.")
 def bench_rules(files: tuple[Path, ...], limit: int | None, checks: bool) -> None:
     """Hands replayed per second: pokerkit alone vs tablewatch (physical events → rules layer), same hands."""
-    hands = [h.hand for path in files for h in load_file(path) if h.hand is not None][:limit]
+    loaded = [h for path in files for h in load_file(path)]
+    hands = [h.hand for h in loaded if h.hand is not None][:limit]
     if not hands:
-        raise click.ClickException("No readable hands in the given files.")
+        first = next((f" ({h.error})" for h in loaded if h.error), "")
+        raise click.ClickException(f"No readable hands in {', '.join(map(str, files))}{first}.")
+    hands, refused = _replayable(hands)
+    if not hands:
+        raise click.ClickException(f"No hand of {', '.join(map(str, files))} replays in pokerkit ({refused[0]}).")
     started = time.perf_counter()
     truths = [oracle(hand) for hand in hands]
     pokerkit_s = time.perf_counter() - started
@@ -166,3 +171,17 @@ def bench_rules(files: tuple[Path, ...], limit: int | None, checks: bool) -> Non
     click.echo(f"{'pokerkit':12}{pokerkit_s:>10.2f}{n / pokerkit_s:>12.0f}")
     click.echo(f"{'tablewatch':12}{tablewatch_s:>10.2f}{n / tablewatch_s:>12.0f}   "
                f"({events} table events, {events / tablewatch_s:.0f} events/s, checks {'on' if checks else 'off'})")
+    if refused:
+        click.echo(f"{len(refused)} hand(s) left out: pokerkit cannot replay them (first: {refused[0]})")
+
+
+def _replayable(hands: list[NormalHand]) -> tuple[list[NormalHand], list[str]]:
+    """The hands pokerkit replays, and why each other one is left out (timed runs take only whole hands)."""
+    good, refused = [], []
+    for hand in hands:
+        try:
+            oracle(hand)
+            good.append(hand)
+        except PhhError as exc:
+            refused.append(str(exc))
+    return good, refused

@@ -19,11 +19,12 @@ import tomllib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from pokerkit import (
     BoardDealing,
+    Card,
     CardBurning,
     CheckingOrCalling,
     ChipsPushing,
@@ -55,6 +56,10 @@ from tablewatch.rules.table import TableRules, finished_hand
 VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO}
 CHIPS_IN_CENTS = (1, 5, 25, 100, 500, 2500, 10000, 50000, 100000)  # $0.01 … $1,000
 UNKNOWN_STACK_BB = 100_000  # an "inf" stack: 100,000 big blinds
+MAX_AMOUNT = Decimal(10) ** 12  # no table's stack or bet is larger; beyond it a file is wrong, not rich
+MAX_DECIMAL_PLACES = 8
+POKERKIT_ERRORS = (ValueError, TypeError, KeyError, IndexError)  # what pokerkit raises on a hand it can't take
+_PLAYER = re.compile(r"p(\d+)")
 _HEADER = re.compile(r"^\[([^\]]+)\]\s*$")
 _AT_LINE = re.compile(r"\s*\(at line (\d+), column \d+\)")
 
@@ -132,11 +137,84 @@ def parse_section(section: PhhSection, source: str) -> HandHistory:
 # --- normalising money and seats ----------------------------------------------------------------------------
 
 
-def _decimals(value: Any) -> int:
-    if isinstance(value, Decimal) and value.is_finite():
+def _decimals(value: Decimal) -> int:
+    if value.is_finite():
         exponent = value.normalize().as_tuple().exponent
         return max(0, -int(exponent))
     return 0
+
+
+def _amount(value: Any, what: str, name: str, *, unknown_ok: bool = False) -> Decimal:
+    """``value`` as a real table amount; PhhError says why it cannot be one (``inf`` only where unknown_ok)."""
+    try:
+        amount = value if isinstance(value, Decimal) else Decimal(str(value))
+    except InvalidOperation:
+        amount = Decimal("NaN")
+    if isinstance(value, bool) or amount.is_nan():
+        shown = value if isinstance(value, Decimal) else repr(value)
+        raise PhhError(f"hand [{name}]: {what} {shown} is not a number.")
+    if amount.is_infinite():
+        if unknown_ok and amount > 0:
+            return amount
+        raise PhhError(f"hand [{name}]: {what} {value} is not a finite amount.")
+    if abs(amount) > MAX_AMOUNT:
+        raise PhhError(f"hand [{name}]: {what} {value} is larger than any table's (at most {MAX_AMOUNT:,}).")
+    if _decimals(amount) > MAX_DECIMAL_PLACES:
+        raise PhhError(f"hand [{name}]: {what} {value} has more than {MAX_DECIMAL_PLACES} decimal places.")
+    return amount
+
+
+def _amounts(hh: HandHistory, name: str) -> list[Decimal]:
+    """Every amount the hand names, each checked (see ``_amount``)."""
+    fields: list[tuple[str, Any]] = [("starting stack", s) for s in hh.starting_stacks]
+    fields += [("ante", a) for a in hh.antes] + [("blind", b) for b in hh.blinds_or_straddles or []]
+    fields += [(label, v) for label in ("min_bet", "small_bet", "big_bet")
+               if (v := getattr(hh, label, None)) is not None]
+    fields += [(f"the amount of {action!r}", amount) for action in hh.actions
+               if (amount := _cbr_text(action)) is not None]
+    amounts = [_amount(value, what, name, unknown_ok=what == "starting stack") for what, value in fields]
+    if any(stack <= 0 for stack in amounts[:len(hh.starting_stacks)]):
+        raise PhhError(f"hand [{name}]: starting_stacks {list(map(str, hh.starting_stacks))} are not all positive.")
+    return amounts
+
+
+def _check_cards(actions: Sequence[str], name: str) -> None:
+    """One deck: each known card is dealt once, and shown only by the player who holds it."""
+    where: dict[Card, tuple[str, int]] = {}
+    for number, action in enumerate(actions, 1):
+        match action.split("#")[0].split():
+            case "d", "db", text:
+                place, dealt = "the board", True
+            case "d", "dh", player, text:
+                place, dealt = player, True
+            case player, "sm", text if text != "-":
+                place, dealt = player, False
+            case _:
+                continue
+        try:
+            cards = [card for card in Card.parse(text) if not card.unknown_status]
+        except (ValueError, KeyError) as exc:
+            raise PhhError(f"hand [{name}]: action #{number} {action!r}: {text!r} are not cards ({exc}).") from exc
+        for k, card in enumerate(cards):
+            if card in cards[:k]:
+                raise PhhError(f"hand [{name}]: action #{number} {action!r} names {card!r} twice; a deck has one "
+                               f"of each card.")
+            held_by, first = where.setdefault(card, (place, number))
+            if first != number and (dealt or held_by != place):
+                raise PhhError(f"hand [{name}]: action #{number} {action!r}: {card!r} is already in play "
+                               f"({'on the board' if held_by == 'the board' else 'with ' + held_by}, action "
+                               f"#{first}); a deck has one of each card.")
+
+
+def _check_players(actions: Sequence[str], n: int, name: str) -> None:
+    """Every player an action names is one of the hand's p1..pn."""
+    for number, action in enumerate(actions, 1):
+        words = action.split("#")[0].split()
+        label = words[2] if words[:2] == ["d", "dh"] and len(words) > 2 else words[0] if words else ""
+        found = _PLAYER.fullmatch(label)
+        if found and not 1 <= int(found.group(1)) <= n:
+            raise PhhError(f"hand [{name}]: action #{number} {action!r}: there is no player {label} "
+                           f"(the hand has p1..p{n}).")
 
 
 def normalize(hh: HandHistory, name: str) -> NormalHand:
@@ -144,9 +222,8 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     if hh.variant not in VARIANTS:
         raise PhhError(f"hand [{name}]: variant {hh.variant!r} is not replayed (only {', '.join(VARIANTS)}).")
     blinds_given = hh.blinds_or_straddles or []
-    raw = [*hh.starting_stacks, *hh.antes, *blinds_given, hh.min_bet or 0,
-           *[_cbr_amount(action) or 0 for action in hh.actions]]
-    places = max((_decimals(v) for v in raw), default=0)
+    places = max((_decimals(v) for v in _amounts(hh, name)), default=0)
+    _check_cards(hh.actions, name)
     unit = Decimal(1).scaleb(-places)
     scale = 10**places
 
@@ -159,6 +236,7 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     n = len(hh.starting_stacks)
     if n < 2:
         raise PhhError(f"hand [{name}]: starting_stacks has {n} player(s); a hand needs at least 2.")
+    _check_players(hh.actions, n, name)
     for field_name in ("antes", "blinds_or_straddles"):
         values = getattr(hh, field_name)
         if len(values) not in (n, 0) and not isinstance(values, dict):
@@ -205,12 +283,16 @@ def _physical_seats(hh: HandHistory, n: int) -> tuple[int, ...]:
     return tuple(range(1, n + 1))
 
 
-def _cbr_amount(action: str) -> int | Decimal | None:
+def _cbr_text(action: str) -> str | None:
     words = action.split("#")[0].split()
-    if len(words) == 3 and words[1] == "cbr":
-        text = words[2]
-        return int(text) if text.isdigit() else Decimal(text)
-    return None
+    return words[2] if len(words) == 3 and words[1] == "cbr" else None
+
+
+def _cbr_amount(action: str) -> int | Decimal | None:
+    text = _cbr_text(action)
+    if text is None:
+        return None
+    return int(text) if text.isdigit() else Decimal(text)
 
 
 def _scale_action(action: str, units: Callable[[int | Decimal | None], int]) -> str:
@@ -232,7 +314,7 @@ def oracle(hand: NormalHand) -> State:
         try:
             for state, action in hand.history.state_actions:  # noqa: B007 - the last state is the result
                 applied += action is not None
-        except (ValueError, TypeError, KeyError) as exc:
+        except POKERKIT_ERRORS as exc:
             actions = hand.history.actions
             bad = actions[applied] if applied < len(actions) else "(end of actions)"
             shown = hand.source_actions[applied] if applied < len(hand.source_actions) else bad
@@ -253,7 +335,7 @@ def _why(hand: NormalHand, applied: int, action: str, exc: Exception) -> str:
             count += done is not None
             if count == applied and (done is not None or applied == 0) and last is None:
                 last = copy.deepcopy(state)
-    except (ValueError, TypeError, KeyError):
+    except POKERKIT_ERRORS:
         pass
     if last is None:
         return str(exc)
@@ -261,7 +343,7 @@ def _why(hand: NormalHand, applied: int, action: str, exc: Exception) -> str:
     scale = f" (pokerkit counts in units of {unit})" if unit != 1 else ""
     try:
         parse_action(last, action)
-    except (ValueError, TypeError, KeyError) as reason:
+    except POKERKIT_ERRORS as reason:
         return (str(reason) or str(exc)) + scale
     return str(exc)
 
@@ -383,6 +465,10 @@ def replay_hand(hand: NormalHand, *, hand_no: int = 1, table: str = "T01", profi
         return result
     result.finished = finished[0]
     result.violations = list(finished[0].violations)
-    result.mismatches = compare_hand(hand, truth, finished[0], roundtrip=roundtrip)
+    try:
+        result.mismatches = compare_hand(hand, truth, finished[0], roundtrip=roundtrip)
+    except Exception as exc:  # one hand that cannot be compared is that hand's error; the file goes on
+        result.error = f"hand [{hand.name}]: cannot compare with pokerkit: {type(exc).__name__}: {exc}"
+        return result
     result.ok = not result.mismatches
     return result

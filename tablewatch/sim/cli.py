@@ -53,7 +53,8 @@ def render(scenario: Path | None, out: Path, phh: Path | None, hand: int, violat
                 raise click.UsageError("--violation goes with --phh; a scenario file lists its own violations")
             sim_ = Simulation.from_file(scenario)  # type: ignore[arg-type]
     except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
+        source = str(phh or scenario)
+        raise click.ClickException(str(exc) if source in str(exc) else f"{source}: {exc}") from exc
     parsed = [tuple(v.split("_", 1)) for v in views]
     sim_.write(out, fps=fps, views=parsed, video=not no_video, max_frames=max_frames, effects=not no_effects,
                card_boxes=card_boxes)

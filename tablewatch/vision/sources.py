@@ -23,6 +23,8 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from tablewatch.images import ImageError, read_image_file
+
 log = logging.getLogger(__name__)
 LIVE_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://")
 
@@ -90,20 +92,11 @@ class FrameSource(Protocol):
 
 
 def read_image(path: str | Path) -> np.ndarray:
-    """A BGR image from a file; SourceError if missing, unreadable or not an image."""
-    path = Path(path)
-    if not path.exists():
-        raise SourceError(f"image not found: {path}")
-    if not path.is_file():
-        raise SourceError(f"not a file: {path}")
+    """A BGR image from a file; SourceError if missing, unreadable, not an image or too large to decode."""
     try:
-        data = np.fromfile(path, dtype=np.uint8)
-    except OSError as exc:
-        raise SourceError(f"cannot read image {path}: {exc.strerror}") from exc
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise SourceError(f"not a readable image (empty, truncated or an unknown format): {path}")
-    return image
+        return read_image_file(path)
+    except ImageError as exc:
+        raise SourceError(str(exc)) from exc
 
 
 class VideoFileSource:

@@ -21,7 +21,10 @@ from tablewatch.table.outputs import MqttOutput
 from tests.support.floor import AlertListener
 from tests.support.mosquitto import Mosquitto
 
-pytestmark = pytest.mark.slow
+# The vision case renders and perceives every frame of three hands: about 70 s of CPU, and three times as long
+# on a two-core machine shared with other jobs; its time limit holds under such a load.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+ALERTED = {(1, "TDA-29"), (2, "TDA-26B"), (3, "TDA-49")}  # one alert for each injected violation
 
 
 @pytest.fixture(scope="module", params=["vision", "truth"])
@@ -35,10 +38,12 @@ def session(request: pytest.FixtureRequest,
         config = PublisherConfig(site="ci", table="T01", broker=BrokerConfig(url=broker.url),
                                  outbox=OutboxConfig(path=workdir / "outbox.sqlite"))
         publisher = Publisher(config).start()
-        assert publisher.wait_connected(5)
+        assert publisher.wait_connected(30)
         result = run_simulated_session(hands.sims, workdir / "out", extra_outputs=[MqttOutput(publisher)],
                                        rfid_period=0.5, camera=request.param)
-        publisher.stop(drain_s=5)
+        publisher.stop(drain_s=60)  # returns as soon as the broker has every alert
+        listener.wait_for(lambda received: {(a["hand_no"], a["rule_id"]) for a in received} >= ALERTED,
+                          timeout=60, expected=False)  # the test says what is missing
         listener.close()
     return result, listener.alerts
 
@@ -51,7 +56,7 @@ def test_every_injected_violation_is_alerted_over_mqtt(session: tuple[SessionRes
     assert score.missed == []
     assert score.false_by_rule == {}, f"false alerts: {score.false_by_rule}"
     over_mqtt = {(a["hand_no"], a["rule_id"]) for a in alerts}
-    assert {(1, "TDA-29"), (2, "TDA-26B"), (3, "TDA-49")} <= over_mqtt
+    assert over_mqtt >= ALERTED
 
 
 def test_captured_hands_match_the_ground_truth_and_replay_in_pokerkit(

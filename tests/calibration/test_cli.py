@@ -17,6 +17,7 @@ from tablewatch.calibration.synthetic import add_noise, cover
 from tablewatch.cli import cli
 from tablewatch.config import ConfigError
 from tests.calibration.conftest import POSES, charuco_views, draw_tray, rendered, table_grid
+from tests.support.images import huge_png
 
 
 def _run(*args: str | Path) -> Result:
@@ -170,7 +171,7 @@ def test_profile_round_trip(tmp_path: Path, oval10: TableLayout) -> None:
     ("args", "message"),
     [
         (["missing.png", "--layout", "oval10"], "does not exist"),
-        (["broken.png", "--layout", "oval10"], "not a readable image (broken or not an image file)"),
+        (["broken.png", "--layout", "oval10"], "not a readable image (empty, truncated or not PNG, JPEG"),
         (["broken.mp4", "--layout", "oval10"], "not a readable image or video"),
         (["blank.png", "--layout", "oval10"], "No ArUco markers (DICT_4X4_50) found in the image"),
         (["table.png", "--layout", "oval11"], "Unknown layout 'oval11': give a layout file or one of oval10"),
@@ -178,10 +179,14 @@ def test_profile_round_trip(tmp_path: Path, oval10: TableLayout) -> None:
         (["table.png", "--layout", "oval10", "--denominations", "25,abc"], "--denominations must be whole numbers"),
         (["table.png", "--layout", "oval10", "--denominations", "25,100"], "does not show 2 columns of different"),
         (["table.png", "--layout", "oval6"], "The markers fit the layout badly"),
+        (["huge.png", "--layout", "oval10"], "huge.png: 30000x30000 is 900 megapixels, over the limit of 100"),
+        (["table.png", "--layout", "oval10", "--denominations", "5,25", "--tray-photo", "huge.png"],
+         "900 megapixels, over the limit"),
     ],
 )
 def test_bad_input_gets_a_clear_error(args: list[str], message: str, tmp_path: Path, frame_path: Path) -> None:
     (tmp_path / "broken.png").write_bytes(b"not a png")
+    (tmp_path / "huge.png").write_bytes(huge_png())
     (tmp_path / "broken.mp4").write_bytes(b"\x00" * 100)
     cv2.imwrite(str(tmp_path / "blank.png"), np.full((720, 1280, 3), 90, np.uint8))
     (tmp_path / "table.png").write_bytes(frame_path.read_bytes())

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
 
-from tablewatch.devices.console import ConsoleError, ConsoleSession, Entry, MqttConsole, SerialConsole, parse_line
+from tablewatch.devices.console import (
+    MAX_LINE_BYTES,
+    ConsoleError,
+    ConsoleSession,
+    Entry,
+    LineBuffer,
+    MqttConsole,
+    SerialConsole,
+    parse_line,
+)
 from tablewatch.devices.transport import Port
 from tablewatch.events import Declaration, DeviceStatus, Event
 from tests.devices.socat import SocatPair
@@ -112,6 +124,54 @@ def test_serial_button_box_over_a_pty_pair(tmp_path: Path) -> None:
         pair.stop()
 
 
+def _wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        time.sleep(0.01)
+
+
+def test_an_endless_line_is_dropped_and_the_next_entry_kept(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="tablewatch.devices.console")
+    events: queue.Queue[Event] = queue.Queue()
+    noise = b"x" * 1_000_000  # a stuck device, no newline
+    with SocatPair(tmp_path, "console") as pair:
+        console = SerialConsole(pair.a, table="T01", on_event=events.put).start()
+        box = Port(pair.b, baudrate=9600)
+        try:
+            box.open()
+            answers = Lines(box)
+            _wait_for(lambda: console.online is True)
+            box.write(noise + b"\n3 raise 2500\n")  # dropped up to its newline
+            assert answers.next(timeout=30) == f"ERR entry over {MAX_LINE_BYTES} bytes, dropped"
+            assert answers.next(timeout=30) == "OK 1"
+            box.write(noise)  # then nothing: the noise has ended when the line goes quiet
+            assert answers.next(timeout=30) == f"ERR entry over {MAX_LINE_BYTES} bytes, dropped"
+            _wait_for(lambda: console.port.bytes_in >= 2 * len(noise) and not console.lines.skipping)
+            box.write(b"7 call\n")
+            assert answers.next(timeout=30) == "OK 2"
+        finally:
+            console.stop()
+            box.close()
+    entries = [events.get(timeout=1) for _ in range(2)]
+    assert [(e.seat, e.word) for e in entries if isinstance(e, Declaration)] == [(3, "raise"), (7, "call")]
+    assert console.session.rejected == 2
+    warning = f"{pair.a}: an entry over {MAX_LINE_BYTES} bytes was dropped"
+    assert [r.getMessage() for r in caplog.records] == [warning] * 2
+
+
+def test_the_line_buffer_holds_no_more_than_its_limit() -> None:
+    lines = LineBuffer(limit=64)
+    tracemalloc.start()
+    try:
+        out = [line for _ in range(5_000) for line in lines.feed(b"y" * 4096)]  # 20 MB without a newline
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out == [None] and peak < 100_000
+    assert lines.feed(b"tail\n1 fold\n" + b"z" * 65 + b"\n2 check\n") == [b"1 fold", None, b"2 check"]
+
+
 def test_tablet_over_mqtt(mqtt_broker: Mosquitto) -> None:
     events: queue.Queue[Event] = queue.Queue()
     acks: queue.Queue[dict[str, object]] = queue.Queue()
@@ -122,15 +182,23 @@ def test_tablet_over_mqtt(mqtt_broker: Mosquitto) -> None:
     tablet.subscribe(topic + "/ack", qos=1)
     tablet.loop_start()
     with MqttConsole(host="127.0.0.1", port=mqtt_broker.port, topic=topic, table="T01", on_event=events.put):
-        tablet.publish(topic, json.dumps({"seat": 5, "word": "raise", "amount": 4000}), qos=1).wait_for_publish(2)
-        tablet.publish(topic, "2 fold", qos=1).wait_for_publish(2)
-        tablet.publish(topic, "2 fold 100", qos=1).wait_for_publish(2)
-        got = [acks.get(timeout=3) for _ in range(3)]
+        tablet.publish(topic, json.dumps({"seat": 5, "word": "raise", "amount": 4000}), qos=1).wait_for_publish(30)
+        tablet.publish(topic, "2 fold", qos=1).wait_for_publish(30)
+        tablet.publish(topic, "2 fold 100", qos=1).wait_for_publish(30)
+        tablet.publish(topic, b"9" * 1_000_000, qos=1).wait_for_publish(30)
+        got = [acks.get(timeout=30) for _ in range(4)]
     tablet.loop_stop()
     tablet.disconnect()
-    assert [a["ok"] for a in got] == [True, True, False]
+    assert [a["ok"] for a in got] == [True, True, False, False]
     assert got[2]["reply"] == "ERR 'fold' takes no amount"
+    assert got[3]["reply"] == f"ERR entry over {MAX_LINE_BYTES} bytes, dropped"
     first = events.get(timeout=1)
     assert isinstance(first, Declaration) and (first.seat, first.word, first.amount) == (5, "raise", 4000)
     assert got[0]["event"] == first.to_dict()
     assert events.get(timeout=1).word == "fold"  # type: ignore[attr-defined]
+
+
+def test_an_over_long_tablet_entry_is_refused_unread() -> None:
+    session = ConsoleSession(table="T01", clock=lambda: 1.0)
+    event, reply = session.handle('{"seat": 3, "word": "raise", "amount": ' + "9" * 600 + "}")
+    assert (event, reply) == (None, f"ERR entry over {MAX_LINE_BYTES} bytes, dropped") and session.rejected == 1

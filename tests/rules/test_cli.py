@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tablewatch.cli import cli
@@ -87,3 +88,54 @@ def test_replay_hand_with_too_few_players_is_named(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["replay", str(path), "--summary"])
     assert "hand [1]" in result.output and "a hand needs at least 2" in result.output
     assert "2 hands, 1 reconstructed exactly" in result.output and "Traceback" not in result.output
+
+
+IMPOSSIBLE = {
+    "a stack beyond any table": (GOOD.replace("[100.50, 100]", "[1e308, 100]"),
+                                 "starting stack 1E+308 is larger than any table's"),
+    "a NaN stack": (GOOD.replace("[100.50, 100]", "[nan, 100]"), "starting stack NaN is not a number"),
+    "a negative stack": (GOOD.replace("[100.50, 100]", "[-100, 100]"), "are not all positive"),
+    "a NaN blind": (GOOD.replace("[5, 10]", "[nan, 10]"), "blind NaN is not a number"),
+    "the same card twice": (GOOD.replace("'d db 2c'", "'d db As'"),
+                            "action #8 'd db As': As is already in play (on the board, action #5)"),
+    "one card thrice on the board": (GOOD.replace("AsKsQs", "7c7c7c"), "'d db 7c7c7c' names 7c twice"),
+    "a card shown by two players": (GOOD.replace("p2 sm KhKd", "p2 sm AhKd"),
+                                    "'p2 sm AhKd': Ah is already in play (with p1, action #10)"),
+    "a player not in the hand": (GOOD.replace("'d dh p1 ????'", "'d dh p10 ????'"),
+                                 "action #1 'd dh p10 ????': there is no player p10 (the hand has p1..p2)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IMPOSSIBLE))
+def test_replay_refuses_an_impossible_hand_and_replays_the_others(tmp_path: Path, case: str) -> None:
+    bad, reason = IMPOSSIBLE[case]
+    path = tmp_path / "impossible.phh"
+    path.write_text(_multi(GOOD, bad, GOOD))
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0].startswith("hand [1]: ok") and lines[2].startswith("hand [3]: ok"), result.output
+    assert lines[1].startswith(f"hand [2]: ERROR {path}: hand [2]: ") and reason in lines[1], result.output
+    assert "3 hands, 2 reconstructed exactly, 0 mismatched, 1 errors" in lines[-1]
+
+
+def test_replay_still_reads_an_unknown_stack_and_a_shown_hand(tmp_path: Path) -> None:
+    path = tmp_path / "fine.phh"
+    path.write_text(GOOD.replace("[100.50, 100]", "[inf, 100]").replace("'d dh p1 ????'", "'d dh p1 AhAd'"))
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+
+
+def test_bench_rules_leaves_out_a_hand_pokerkit_refuses_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "some_bad.phh"
+    path.write_text(_multi(GOOD, GOOD.replace("'p1 cbr 70.50'", "'!p1 cbr 70.50'")))
+    result = CliRunner().invoke(cli, ["bench-rules", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "1 hands from 1 file(s)"
+    left_out = "1 hand(s) left out: pokerkit cannot replay them (first: hand [2] (line 16): pokerkit cannot take"
+    assert left_out in result.output, result.output
+    only_bad = tmp_path / "bad.phh"
+    only_bad.write_text(GOOD.replace("'p1 cbr 70.50'", "'!p1 cbr 70.50'"))
+    result = CliRunner().invoke(cli, ["bench-rules", str(only_bad)])
+    assert result.exit_code == 1 and f"No hand of {only_bad} replays in pokerkit" in result.output

@@ -9,7 +9,12 @@ the blinds (``tests.support.knock``, as in the calibration drift tests); the pro
 
 from __future__ import annotations
 
+import io
+import signal
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -21,10 +26,12 @@ from tablewatch.calibration.camera import TableCalibration
 from tablewatch.calibration.cli import calibrate
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.profile import load_profile
-from tablewatch.events import CameraMoved, CameraRecalibrated, CardDealt, ChipsMoved, Violation, load_events
+from tablewatch.events import CameraMoved, CameraRecalibrated, CardDealt, ChipsMoved, Event, Violation, load_events
 from tablewatch.sim.camera import CameraModel
 from tablewatch.sim.session import Simulation
+from tablewatch.table import run as run_module
 from tablewatch.table.config import RunConfig
+from tablewatch.table.drift import DriftGate
 from tablewatch.table.run import run_table
 from tablewatch.table.sources import CameraSource
 from tests.support.floor import AlertListener
@@ -38,6 +45,7 @@ FPS = 15
 KNOCK_S = 1.9  # between the small blind (1.4 s) and the big blind (2.4 s); the deal runs 3.1-5.55 s
 SECONDS = 6.0
 EVERY = 6  # frames between drift checks: 0.4 s
+DEADLINE_S = 240.0  # for the run on a busy machine; it ends as soon as the video has been played through
 
 
 def _felt_error_mm(calibration: TableCalibration, camera: CameraModel, layout: TableLayout) -> float:
@@ -47,8 +55,61 @@ def _felt_error_mm(calibration: TableCalibration, camera: CameraModel, layout: T
     return float(np.linalg.norm(calibration.px_to_mm(camera.project(grid)) - grid, axis=1).mean())
 
 
-def test_a_knocked_camera_is_alerted_once_paused_and_resumed_recalibrated(tmp_path: Path,
-                                                                         mqtt_broker: Mosquitto) -> None:
+class Screen(io.StringIO):
+    """The terminal: what was printed, and an event set once the status line says the camera moved."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.moved_shown = threading.Event()
+
+    def write(self, text: str) -> int:
+        if "MOVED" in text:
+            self.moved_shown.set()
+        return super().write(text)
+
+
+def _hold_the_pause_until_shown(monkeypatch: pytest.MonkeyPatch, screen: Screen) -> None:
+    """The camera waits, once paused, until the status line has shown it: the screen is read by a timer that a
+    busy machine may hold up for longer than the pause lasts (the frames' times are their places in the file,
+    so a late frame is stamped as if on time)."""
+    frame = DriftGate.frame
+
+    def held(gate: DriftGate, image: Any, ts: float) -> list[Event]:
+        events = frame(gate, image, ts)
+        if gate.paused:
+            screen.moved_shown.wait(60)
+        return events
+
+    monkeypatch.setattr(DriftGate, "frame", held)
+
+
+def _stop_when_the_video_is_done(monkeypatch: pytest.MonkeyPatch, *, frames: int) -> threading.Event:
+    """The table is stopped (as by Ctrl-C) once its camera has taken every frame of the video, however long
+    that takes: a fixed run time would cut a slow machine's run short."""
+    ended = threading.Event()
+    make_sources = run_module._sources
+
+    def sources(*args: Any, **kwargs: Any) -> list[Any]:
+        made = make_sources(*args, **kwargs)
+        camera = next(s for s in made if isinstance(s, CameraSource))
+        threading.Thread(target=_interrupt_after, args=(camera, frames, ended), daemon=True).start()
+        return made
+
+    monkeypatch.setattr(run_module, "_sources", sources)
+    return ended
+
+
+def _interrupt_after(camera: CameraSource, frames: int, ended: threading.Event) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while camera.frames < frames and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if camera.frames >= frames:
+        ended.set()
+        signal.raise_signal(signal.SIGINT)  # run_table stops on it, as at the terminal
+
+
+def test_a_knocked_camera_is_alerted_once_paused_and_resumed_recalibrated(tmp_path: Path, mqtt_broker: Mosquitto,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     sim = Simulation.from_file(DEMO)
     still, video, profile = tmp_path / "still.png", tmp_path / "knocked.mp4", tmp_path / "T01.toml"
     cv2.imwrite(str(still), sim.renderer("overhead", "720p").render(0.0, labels=False).image)
@@ -61,10 +122,14 @@ def test_a_knocked_camera_is_alerted_once_paused_and_resumed_recalibrated(tmp_pa
     config = RunConfig(table="T01", out=tmp_path / "out", mqtt=mqtt_broker.url, cameras=[
         {"source": str(video), "profile": profile, "deck": "anglo_poker", "drift_every": EVERY}],
         evidence={"before_s": 1.0, "after_s": 0.5, "codec": "MJPG", "extension": ".avi"})  # quick clips
-    with (tmp_path / "console.txt").open("w") as screen:
-        pipeline = run_table(config, console=Console(file=screen, width=300), duration=SECONDS + 4.0,
-                             status_every=0.25)
-    floor.close()
+    screen = Screen()
+    _hold_the_pause_until_shown(monkeypatch, screen)
+    capture = cv2.VideoCapture(str(video))
+    frames = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
+    capture.release()
+    ended = _stop_when_the_video_is_done(monkeypatch, frames=frames)
+    pipeline = run_table(config, console=Console(file=screen, width=300), duration=DEADLINE_S, status_every=0.25)
+    assert ended.is_set(), f"the video was not played through within {DEADLINE_S} s"
     camera = next(s for s in pipeline.sources if isinstance(s, CameraSource))
     assert camera.origin is not None and camera.drift is not None and not camera.error
     knock = camera.origin + KNOCK_S  # on the table's clock
@@ -73,6 +138,8 @@ def test_a_knocked_camera_is_alerted_once_paused_and_resumed_recalibrated(tmp_pa
     alerts = [a for a in load_events((tmp_path / "out" / "alerts.jsonl").read_text()) if isinstance(a, Violation)]
     system = [(a.rule_id, a.title, str(a.severity)) for a in alerts if a.rule_id.startswith("SYS-")]
     assert system == [("SYS-CAMERA", "Camera moved", "system"), ("SYS-CAMERA", "Camera recalibrated", "system")]
+    floor.wait_for(lambda received: sum(str(a["rule_id"]).startswith("SYS-") for a in received) >= len(system))
+    floor.close()
     published = [(a["rule_id"], a["rule_title"], a["severity"]) for a in floor.alerts
                  if str(a["rule_id"]).startswith("SYS-")]
     assert published == system
@@ -103,6 +170,6 @@ def test_a_knocked_camera_is_alerted_once_paused_and_resumed_recalibrated(tmp_pa
     assert len(dealt) >= 3
     for card in dealt:
         assert any(t.seat == card.seat and abs(camera.origin + t.ts - card.ts) < 0.5 for t in truth), card
-    screen_text = (tmp_path / "console.txt").read_text()
+    screen_text = screen.getvalue()
     assert "MOVED" in screen_text and "vision paused" in screen_text and "recalibrated at" in screen_text
     assert pipeline.stats.output_errors == 0

@@ -27,6 +27,7 @@ from tablewatch.vision.classifier import OnnxIndexClassifier, default_classifier
 from tablewatch.vision.detector import DetectorError, OnnxDetector, default_model_path
 from tablewatch.vision.reader import CardReader
 from tablewatch.vision.sources import read_image
+from tests.support.images import huge_png
 
 DATA = Path(__file__).parent / "data"
 PHOTO = DATA / "held_out_cards.jpg"
@@ -129,6 +130,7 @@ def test_cards_command_on_a_large_photo_uses_tiles(tmp_path: Path):
 @pytest.mark.parametrize(("content", "message"), [
     (None, "image not found"),
     (b"\xff\xd8\xff\xe0 truncated jpeg", "not a readable image"),
+    pytest.param(huge_png(), "30000x30000 is 900 megapixels, over the limit of 100; scale it down first", id="huge"),
 ])
 def test_cards_command_bad_image_is_a_clear_error(tmp_path: Path, content: bytes | None, message: str):
     path = tmp_path / "photo.jpg"

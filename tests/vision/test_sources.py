@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tablewatch.images import image_size
 from tablewatch.vision.sources import Frame, LiveSource, SourceError, VideoFileSource, open_source, read_image
+from tests.support.images import huge_jpeg, huge_png
 
 
 def write_video(path: Path, frames: int = 5, size: tuple[int, int] = (64, 48)) -> Path:
@@ -172,3 +175,29 @@ def test_a_motion_jpeg_file_our_decoder_cannot_read_is_decoded_as_any_video(tmp_
     source.close()
     assert not source.compressed and all(f.jpeg is None for f in frames)
     assert [round(float(f.image.mean())) for f in frames] == pytest.approx([0, 40, 80], abs=2)
+
+
+@pytest.mark.parametrize(("name", "content", "size"), [
+    ("huge.png", huge_png(), "30000x30000 is 900 megapixels"),
+    ("huge.jpg", huge_jpeg(), "60000x60000 is 3600 megapixels"),
+], ids=["png", "jpeg"])
+def test_read_image_refuses_an_image_over_the_pixel_limit_before_decoding_it(tmp_path: Path, name: str,
+                                                                             content: bytes, size: str):
+    path = tmp_path / name
+    path.write_bytes(content)
+    tracemalloc.start()
+    try:
+        with pytest.raises(SourceError, match=f"{size}, over the limit of 100") as info:
+            read_image(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(path) in str(info.value) and peak < 10_000_000
+
+
+@pytest.mark.parametrize("suffix", [".png", ".jpg", ".bmp", ".tif", ".webp", ".ppm", ".pgm"])
+def test_the_size_is_read_from_the_header_of_each_format(tmp_path: Path, suffix: str):
+    picture = np.zeros((37, 53, 3 if suffix != ".pgm" else 1), np.uint8)
+    ok, data = cv2.imencode(suffix, picture)
+    assert ok
+    assert image_size(data.tobytes()) == (53, 37)
