@@ -169,7 +169,7 @@ class HandFramer:
             return deal.held + (after or [])
         self.hand_no += 1
         start = HandStarted(ts=deal.ts, table=deal.table, source="scene", hand_no=self.hand_no,
-                            button=self._button(deal, seats), seats=seats, stacks=self._stacks(seats, deal))
+                            button=self._button(deal, seats), seats=seats, stacks=self._stacks(seats))
         self._hand, self.last, self.button = _Hand(start=start), start, None
         out: list[Event] = [start]
         for event in deal.held + (after or []):
@@ -194,14 +194,14 @@ class HandFramer:
     def _button(self, deal: _Deal, seats: tuple[int, ...]) -> int:
         if self.button is not None:
             return self.button
-        if self.last is not None and len(seats) >= 2:
+        if self.last is not None:
             return next_positions(self.profile, players=seats, last=_positions(self.last)).button
         big_blind = next((seat for seat, value in deal.posts.items() if value == self.game.big_blind), None)
         if big_blind in seats:
             return _before(seats, big_blind, 1 if len(seats) == 2 else 2)
         return deal.first_round[-1] if deal.first_round else seats[-1]
 
-    def _stacks(self, seats: tuple[int, ...], deal: _Deal) -> tuple[int, ...]:
+    def _stacks(self, seats: tuple[int, ...]) -> tuple[int, ...]:
         if self.stack_chips is None:
             return ()
         counted = self._chips_by_seat(seats)
