@@ -247,6 +247,33 @@ class HandEnded(Event):
     hand_no: int
 
 
+# --- The dealer's console: the hand's set-up as the dealer enters it (all optional) -------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewHandPressed(Event):
+    """The dealer pressed "new hand" (or the shuffler reported one): a hand starts."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ButtonPlaced(Event):
+    """The dealer says the button is at ``seat`` for the hand about to be dealt."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeatStatus(Event):
+    """``seat`` is open (a player sits there and is dealt in) or closed (empty, or the player is out)."""
+
+    open: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class LevelChanged(Event):
+    """The blind level in force from the next hand (the console or the tournament clock)."""
+
+    level: int
+
+
 # --- Cards --------------------------------------------------------------------------------------------
 
 

@@ -6,11 +6,15 @@ import pytest
 
 from tablewatch.events import (
     BetMotion,
+    ButtonPlaced,
     CardDealt,
     Chips,
     Declaration,
     Event,
     HandStarted,
+    LevelChanged,
+    NewHandPressed,
+    SeatStatus,
     Severity,
     Violation,
     Zone,
@@ -43,6 +47,10 @@ def test_round_trip_of_every_kind_of_field() -> None:
         BetMotion(ts=1.0, table="T1", source="vision", seat=1, chips=Chips.of({100: 3}), motions=2,
                   motion_times=(0.9, 1.0), prior=Chips.of({25: 2})),
         Declaration(ts=1.1, table="T1", source="console", seat=1, word="raise", amount=600),
+        NewHandPressed(ts=1.11, table="T1", source="console"),
+        ButtonPlaced(ts=1.12, table="T1", source="console", seat=4),
+        SeatStatus(ts=1.13, table="T1", source="console", seat=2, open=False),
+        LevelChanged(ts=1.14, table="T1", source="console", level=3),
         Violation(ts=1.2, table="T1", source="rules", rule_id="TDA-29", title="String raise", observed="2 motions",
                   ruling="call", severity=Severity.ADVISORY, seats=(1,), evidence_ts=(0.9, 1.0)),
     ]

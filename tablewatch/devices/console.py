@@ -1,4 +1,5 @@
-"""The dealer console: the dealer enters what players said, each entry time-stamped as a ``Declaration``.
+"""The dealer console: the dealer enters what players said, each entry time-stamped as a ``Declaration``, and,
+when the venue uses them, the hand's set-up: a new hand, the button, the seats open, the level.
 
 Two devices speak the same one-line protocol:
 - buttons on a serial line (any pyserial URL), one ASCII line per entry, answered ``OK <n>`` or
@@ -12,10 +13,16 @@ Line protocol::
     7 all-in          words: fold check call bet raise all-in pot time floor (allin, all_in, ai too)
     5 1200            a number alone: an amount said alone counts as chips (TDA-27C), word "bet"
     D time            D (or 0): no seat (the dealer calls time or the floor for the table)
+    new hand          the dealer starts a hand (``NewHandPressed``; "newhand", "nh" too)
+    button 4          the button is at seat 4 (``ButtonPlaced``; "btn 4")
+    seat 5 open       seat 5 is dealt in (``SeatStatus``); "seat 5 closed" leaves it out ("in"/"out" too)
+    level 6           the blind level from the next hand (``LevelChanged``)
     PING              answered PONG (a heartbeat)
 
 Lines starting with ``#`` and empty lines are ignored. The time stamp is taken when the line arrives. A line
 (or MQTT entry) longer than ``MAX_LINE_BYTES`` is dropped with a warning and answered ``ERR``; the next is read.
+The JSON form of the set-up entries: ``{"entry": "new hand"}``, ``{"entry": "button", "seat": 4}``,
+``{"entry": "seat", "seat": 5, "open": false}``, ``{"entry": "level", "level": 6}``.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
 
 from tablewatch.devices.poller import Clock, session_clock
 from tablewatch.devices.transport import Port, PortGone
-from tablewatch.events import Declaration, DeviceStatus, Event
+from tablewatch.events import ButtonPlaced, Declaration, DeviceStatus, Event, LevelChanged, NewHandPressed, SeatStatus
 
 if TYPE_CHECKING:
     from paho.mqtt.client import Client, ConnectFlags, MQTTMessage
@@ -123,6 +130,97 @@ def parse_json(payload: dict[str, Any]) -> Entry:
     return parse_line(text)
 
 
+SetupKind = Literal["new hand", "button", "seat", "level"]
+SETUP_HEADS: dict[str, SetupKind] = {"new": "new hand", "newhand": "new hand", "nh": "new hand", "button": "button",
+                                     "btn": "button", "seat": "seat", "level": "level"}
+SEAT_OPEN = {"open": True, "in": True, "closed": False, "close": False, "out": False}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """A set-up entry: a new hand, the button at ``seat``, ``seat`` open or closed, the ``level``."""
+
+    entry: SetupKind
+    seat: int | None = None
+    open: bool = True
+    level: int | None = None
+
+    def event(self, *, ts: float, table: str) -> Event:
+        if self.entry == "new hand":
+            return NewHandPressed(ts=ts, table=table, source="console")
+        if self.entry == "button":
+            return ButtonPlaced(ts=ts, table=table, source="console", seat=self.seat)
+        if self.entry == "seat":
+            return SeatStatus(ts=ts, table=table, source="console", seat=self.seat, open=self.open)
+        return LevelChanged(ts=ts, table=table, source="console", level=self.level or 0)
+
+
+def parse_setup(line: str) -> Setup | None:
+    """A set-up line as a Setup; None when the line is not one (a declaration); ConsoleError when it is, badly."""
+    parts = line.lower().split()
+    kind = SETUP_HEADS.get(parts[0]) if parts else None
+    if kind is None or (parts[0] == "new" and parts[1:2] != ["hand"]):
+        return None
+    if kind == "new hand":
+        if len(parts) != (2 if parts[0] == "new" else 1):
+            raise ConsoleError(f"expected 'new hand', got {line.strip()!r}")
+        return Setup(entry=kind)
+    if kind == "seat":
+        if len(parts) != 3 or parts[2] not in SEAT_OPEN:
+            raise ConsoleError(f"expected 'seat N open' or 'seat N closed', got {line.strip()!r}")
+        return Setup(entry=kind, seat=_a_seat(parts[1]), open=SEAT_OPEN[parts[2]])
+    if len(parts) != 2:
+        raise ConsoleError(f"expected '{kind} N', got {line.strip()!r}")
+    if kind == "button":
+        return Setup(entry=kind, seat=_a_seat(parts[1]))
+    if not parts[1].isdigit() or int(parts[1]) < 1:
+        raise ConsoleError(f"level {parts[1]!r} must be a whole number from 1")
+    return Setup(entry=kind, level=int(parts[1]))
+
+
+def _a_seat(text: str) -> int:
+    seat = parse_seat(text)
+    if seat is None:
+        raise ConsoleError(f"seat {text!r} must be 1..{MAX_SEAT}")
+    return seat
+
+
+def setup_line(setup: Setup) -> str:
+    """The line a dealer types for ``setup`` (``parse_setup`` reads it back)."""
+    if setup.entry == "seat":
+        return f"seat {setup.seat} {'open' if setup.open else 'closed'}"
+    value = setup.seat if setup.entry == "button" else setup.level
+    return setup.entry if value is None else f"{setup.entry} {value}"
+
+
+def parse_setup_json(payload: dict[str, Any]) -> Setup:
+    """``{"entry": "button", "seat": 4}`` and the like, read as the line they stand for."""
+    unknown = set(payload) - {"entry", "seat", "open", "level"}
+    if unknown:
+        raise ConsoleError(f"unknown field(s) {', '.join(sorted(unknown))}; fields: entry, seat, open, level")
+    entry = str(payload["entry"])
+    if entry == "seat":
+        opened = payload.get("open", True)
+        if not isinstance(opened, bool):
+            raise ConsoleError("'open' must be true or false")
+        text = f"seat {payload.get('seat')} {'open' if opened else 'closed'}"
+    else:
+        value = payload.get("seat" if entry == "button" else "level")
+        text = entry if value is None else f"{entry} {value}"
+    setup = parse_setup(text)
+    if setup is None:
+        raise ConsoleError(f"unknown entry {entry!r}; entries: new hand, button, seat, level")
+    return setup
+
+
+def parse_text(text: str) -> Entry | Setup:
+    """One entry from the device, a line or a JSON object: a declaration or a set-up entry."""
+    if text.startswith("{"):
+        payload = _json_object(text)
+        return parse_setup_json(payload) if "entry" in payload else parse_json(payload)
+    return parse_setup(text) or parse_line(text)
+
+
 class ConsoleSession:
     """Turns entries into Declaration events, stamping each with the clock when it arrives."""
 
@@ -134,7 +232,7 @@ class ConsoleSession:
         self.accepted = 0
         self.rejected = 0
 
-    def handle(self, text: str) -> tuple[Declaration | None, str]:
+    def handle(self, text: str) -> tuple[Event | None, str]:
         """A line (or JSON object) from the device: the event it makes and the reply for the device."""
         ts = self.clock()
         if len(text.encode("utf-8", errors="replace")) > MAX_LINE_BYTES:
@@ -145,13 +243,13 @@ class ConsoleSession:
         if text.upper() == "PING":
             return None, "PONG"
         try:
-            entry = parse_json(_json_object(text)) if text.startswith("{") else parse_line(text)
+            entry = parse_text(text)
         except ConsoleError as exc:
             self.rejected += 1
             return None, f"ERR {exc}"
         self.accepted += 1
-        event = Declaration(ts=ts, table=self.table, source="console", seat=entry.seat,
-                            word=entry.word, amount=entry.amount)
+        event = entry.event(ts=ts, table=self.table) if isinstance(entry, Setup) else Declaration(
+            ts=ts, table=self.table, source="console", seat=entry.seat, word=entry.word, amount=entry.amount)
         if self.on_event is not None:
             self.on_event(event)
         return event, f"OK {self.accepted}"

@@ -89,7 +89,8 @@ class _SqliteStore:
         try:
             if path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path)
+            # Opened where the table is set up, written from its pipeline's thread: one thread at a time uses it.
+            self.db = sqlite3.connect(path, check_same_thread=False)
             self.db.execute(_SCHEMA.format(table=table))
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"Cannot open the SQLite hand store {path!r}: {exc}") from exc

@@ -90,6 +90,8 @@ class HandState:
         self.tracker: RoundTracker | None = None
         self.provisional: dict[int, Provisional] = {}
         self.notes: list[str] = []
+        if not start.stacks:  # no reader counted them: pokerkit needs a number; the history says it is a stand-in
+            self.notes.append(f"starting stacks unknown: played as {100 * config.big_blind} each (100 big blinds)")
         self.ended_ts: float | None = None
         self.rebuilding = False  # replaying the hand after a floor correction (``corrections.py``)
         self.underpot: Underpot | None = None

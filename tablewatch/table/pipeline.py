@@ -1,4 +1,4 @@
-"""One table's pipeline: sources → time ordering → sensor fusion → rules → outputs.
+"""One table's pipeline: sources → time ordering → sensor fusion → hand framing (a live table) → rules → outputs.
 
 ``tablewatch run`` (live sources), ``tablewatch demo`` and ``tablewatch bench`` (simulated sources) all
 drive this same class. Sources push events from their own threads; one worker thread puts them in time
@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from tablewatch.events import Event, HandStarted, Violation
 from tablewatch.hands import FinishedHand
 from tablewatch.scene.fusion import RfidFact, SceneFusion
+from tablewatch.table.framer import HandFramer
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +133,9 @@ class TablePipeline:
     def __init__(self, *, rules: Rules, outputs: Iterable[Output], sources: Iterable[EventSource] = (),
                  fusion: SceneFusion | None = None, lateness: float = LATENESS_S,
                  horizon: Callable[[], float | None] | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None, framer: HandFramer | None = None) -> None:
         self.rules = rules
+        self.framer = framer  # finds the hands' frame from the devices (a live table); None: the sources tell it
         self.outputs = list(outputs)
         self.sources = list(sources)
         self.fusion = fusion or SceneFusion()
@@ -202,6 +204,8 @@ class TablePipeline:
         self._fuse(self.order.tick(now))
         # Fusion's clock is the ordered stream's: reports still waiting in the reorder buffer may be the twins.
         self._dispatch(self.fusion.flush(self.order.until))
+        if self.framer is not None:
+            self._deliver(self.framer.tick(self.order.until))
 
     def release_until(self, until: float) -> None:
         """Every source has sent what it will up to ``until`` (a simulated hand that ended): release what is
@@ -212,6 +216,8 @@ class TablePipeline:
     def drain(self) -> None:
         self._fuse(self.order.drain())
         self._dispatch(self.fusion.flush())
+        if self.framer is not None:
+            self._deliver(self.framer.flush())
 
     def _fuse(self, ordered: list[Event]) -> None:
         for i, event in enumerate(ordered):
@@ -231,10 +237,16 @@ class TablePipeline:
 
     def _dispatch(self, events: list[Event]) -> None:
         for event in events:
-            self.stats.events_out += 1
             if isinstance(event, Violation):  # fusion's own findings go straight out
+                self.stats.events_out += 1
                 self._emit_violation(event)
-                continue
+            else:
+                self._deliver(self.framer.feed(event) if self.framer is not None else [event])
+
+    def _deliver(self, events: list[Event]) -> None:
+        """Events in their hand's frame to the outputs and the rules."""
+        for event in events:
+            self.stats.events_out += 1
             for output in self.outputs:
                 self._safely(output.on_event, event)
             for violation in self.rules.feed(event):

@@ -3,7 +3,8 @@
 A table is described by one TOML (or YAML) file, ``RunConfig``. Every source runs in its own thread
 and restarts itself when its device fails (the RFID poller and the console reopen their ports; the
 camera source reconnects); the pipeline orders and fuses what they report, the rules judge it, and the
-outputs publish it. SIGINT or SIGTERM stops the sources, processes what they already sent, writes the
+outputs publish it. The hands' frame (start, button, seats, stacks, end) is found from the devices
+(``tablewatch.table.framer``). SIGINT or SIGTERM stops the sources, processes what they already sent, writes the
 evidence clips still booked (for up to ``CLIPS_AT_STOP_S``: a clip cut short by the stop is kept but not
 announced ready), drains the outbox and announces ``offline``: nothing received is lost.
 
@@ -34,6 +35,7 @@ from tablewatch.devices.registry import RegistryError, TagRegistry
 from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
 from tablewatch.table.config import RunConfig
+from tablewatch.table.framer import HandFramer
 from tablewatch.table.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.table.pipeline import Output, TablePipeline
 from tablewatch.table.replay import Replay
@@ -107,12 +109,13 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions)
         perceiving = any(p is not None for p in perceptions)
         # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
-        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving,
-                             stack_chips=rfid_chips([s for s in sources if isinstance(s, RfidSource)]))
+        stack_chips = rfid_chips([s for s in sources if isinstance(s, RfidSource)])
+        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving, stack_chips=stack_chips)
         cameras = [s for s in sources if isinstance(s, CameraSource) and s.perception is not None]
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
                                  outputs=outputs, sources=sources, fusion=fusion, clock=clock,
-                                 horizon=camera_horizon(cameras) if perceiving else None)
+                                 horizon=camera_horizon(cameras) if perceiving else None,
+                                 framer=HandFramer(config.game, profile=config.rules, stack_chips=stack_chips))
         _on_signals(stop)
         pipeline.start()
         if replay is not None:

@@ -21,10 +21,21 @@ from tablewatch.devices.console import (
     LineBuffer,
     MqttConsole,
     SerialConsole,
+    Setup,
     parse_line,
+    parse_setup,
+    setup_line,
 )
 from tablewatch.devices.transport import Port
-from tablewatch.events import Declaration, DeviceStatus, Event
+from tablewatch.events import (
+    ButtonPlaced,
+    Declaration,
+    DeviceStatus,
+    Event,
+    LevelChanged,
+    NewHandPressed,
+    SeatStatus,
+)
 from tests.devices.socat import SocatPair
 from tests.support.mosquitto import Mosquitto
 
@@ -202,3 +213,70 @@ def test_an_over_long_tablet_entry_is_refused_unread() -> None:
     session = ConsoleSession(table="T01", clock=lambda: 1.0)
     event, reply = session.handle('{"seat": 3, "word": "raise", "amount": ' + "9" * 600 + "}")
     assert (event, reply) == (None, f"ERR entry over {MAX_LINE_BYTES} bytes, dropped") and session.rejected == 1
+
+
+@pytest.mark.parametrize(("line", "setup"), [
+    ("new hand", Setup(entry="new hand")),
+    ("NH", Setup(entry="new hand")),
+    ("button 4", Setup(entry="button", seat=4)),
+    ("btn s10", Setup(entry="button", seat=10)),
+    ("seat 5 open", Setup(entry="seat", seat=5, open=True)),
+    ("Seat 5 out", Setup(entry="seat", seat=5, open=False)),
+    ("level 6", Setup(entry="level", level=6)),
+    ("3 raise 900", None),  # a declaration
+])
+def test_set_up_lines(line: str, setup: Setup | None) -> None:
+    assert parse_setup(line) == setup
+    if setup is not None:
+        assert parse_setup(setup_line(setup)) == setup
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("new hand now", "expected 'new hand'"),
+    ("button", "expected 'button N'"),
+    ("button D", "seat 'd' must be 1..10"),
+    ("seat 5", "expected 'seat N open' or 'seat N closed'"),
+    ("seat 11 open", "seat '11' must be 1..10"),
+    ("level 0", "level '0' must be a whole number from 1"),
+])
+def test_bad_set_up_lines_say_why(line: str, message: str) -> None:
+    with pytest.raises(ConsoleError, match=message):
+        parse_setup(line)
+
+
+def test_set_up_entries_as_json_make_their_events() -> None:
+    session = ConsoleSession(table="T01", clock=lambda: 2.0)
+    made = [session.handle(text)[0] for text in (
+        '{"entry": "new hand"}', '{"entry": "button", "seat": 4}', '{"entry": "seat", "seat": 2, "open": false}',
+        '{"entry": "level", "level": 3}')]
+    assert made == [NewHandPressed(ts=2.0, table="T01", source="console"),
+                    ButtonPlaced(ts=2.0, table="T01", source="console", seat=4),
+                    SeatStatus(ts=2.0, table="T01", source="console", seat=2, open=False),
+                    LevelChanged(ts=2.0, table="T01", source="console", level=3)]
+    unknown = "ERR unknown entry 'dance'; entries: new hand, button, seat, level"
+    assert session.handle('{"entry": "dance"}')[1] == unknown
+    assert session.handle('{"entry": "seat", "seat": 2, "open": "no"}')[1] == "ERR 'open' must be true or false"
+    assert session.handle('{"entry": "level", "lvl": 2}')[1].startswith("ERR unknown field(s) lvl")
+
+
+def test_set_up_entries_over_a_serial_line(tmp_path: Path) -> None:
+    events: queue.Queue[Event] = queue.Queue()
+    pair = SocatPair(tmp_path, "console").start()
+    console = SerialConsole(pair.a, table="T01", clock=time.monotonic, on_event=events.put).start()
+    box = Port(pair.b, baudrate=9600)
+    try:
+        box.open()
+        answers = Lines(box)
+        deadline = time.monotonic() + 5
+        while console.online is not True and time.monotonic() < deadline:
+            time.sleep(0.01)
+        box.write(b"button 1\r\nseat 8 closed\nnew hand\nlevel 2\n3 raise 900\nbutton\n")
+        assert [answers.next(timeout=5) for _ in range(6)] == ["OK 1", "OK 2", "OK 3", "OK 4", "OK 5",
+                                                               "ERR expected 'button N', got 'button'"]
+        got = [events.get(timeout=5) for _ in range(5)]
+        assert [type(e) for e in got] == [ButtonPlaced, SeatStatus, NewHandPressed, LevelChanged, Declaration]
+        assert (got[0].seat, got[1].seat, got[3].level) == (1, 8, 2)  # type: ignore[attr-defined]
+    finally:
+        console.stop()
+        box.close()
+        pair.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,3 +74,21 @@ def test_bad_store_urls_are_clear_errors(tmp_path: Path) -> None:
         open_store(tmp_path / "file.txt" / "sub" / "x.sqlite") if (tmp_path / "file.txt").write_text("x") else None
     with pytest.raises(StoreError, match="Cannot open the PostgreSQL hand store"):
         open_store("postgresql://nobody:secret@127.0.0.1:1/none")
+
+
+def test_a_store_opened_in_one_thread_saves_from_the_pipelines(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "hands.sqlite")
+    failures: list[BaseException] = []
+
+    def save() -> None:
+        try:
+            store.save(played_hand())
+        except BaseException as exc:  # reported to the test's thread
+            failures.append(exc)
+
+    worker = threading.Thread(target=save)
+    worker.start()
+    worker.join()
+    assert failures == []
+    assert store.count() == 1
+    store.close()

@@ -42,3 +42,11 @@ def test_a_short_pot_bet_stands_after_substantial_action() -> None:
     assert not Underpot(seat=1, record=0, paid_to=300, owed=100, after=[False, False]).substantial()
     assert Underpot(seat=1, record=0, paid_to=300, owed=100, after=[False, True]).substantial()
     assert Underpot(seat=1, record=0, paid_to=300, owed=100, after=[False, False, False]).substantial()
+
+
+def test_unknown_starting_stacks_are_played_as_100_big_blinds_and_the_hand_says_so() -> None:
+    start = HandStarted(ts=1.0, table="T", source="scene", hand_no=1, button=5, seats=(1, 3, 5))
+    hand = HandState(GameConfig(big_blind=200), start, RuleProfile())
+    assert hand.starting_stacks == (20000,) * 3
+    assert hand.notes == ["starting stacks unknown: played as 20000 each (100 big blinds)"]
+    assert hand_state().notes == []

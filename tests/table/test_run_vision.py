@@ -17,7 +17,7 @@ from rich.console import Console
 from tablewatch.bench.card_reader import write_video
 from tablewatch.calibration.cli import calibrate
 from tablewatch.config import ConfigError
-from tablewatch.events import CardDealt, ChipsMoved, load_events
+from tablewatch.events import CardDealt, ChipsMoved, HandEnded, HandStarted, load_events
 from tablewatch.sim.cli import sim
 from tablewatch.sim.session import Simulation
 from tablewatch.table.cli import run as run_command
@@ -56,11 +56,14 @@ def test_a_calibrated_camera_feeds_vision_events_into_the_table(video_and_profil
     with (tmp_path / "console.txt").open("w") as screen:
         pipeline = run_table(config, console=Console(file=screen), duration=SECONDS + 6.0, status_every=1.0)
 
-    events = load_events((tmp_path / "out" / "events.jsonl").read_text())
+    logged = load_events((tmp_path / "out" / "events.jsonl").read_text())
+    frame = [e for e in logged if isinstance(e, HandStarted | HandEnded)]  # the hand the table found from the deal
+    events = [e for e in logged if e not in frame]
     truth = [e for e in Simulation.from_file(DEMO).events if e.ts <= SECONDS - 0.5]
     dealt = [e for e in events if isinstance(e, CardDealt)]
     blinds = [e for e in events if isinstance(e, ChipsMoved)]
     assert {e.source for e in events} == {"vision"} and {e.table for e in events} == {"T01"}
+    assert [(e.kind, e.source) for e in frame] == [("HandStarted", "scene"), ("HandEnded", "scene")]
     assert [e.seat for e in dealt] == [e.seat for e in truth if isinstance(e, CardDealt)]
     assert [(e.seat, e.src, e.dst) for e in blinds] == [(e.seat, e.src, e.dst) for e in truth
                                                         if isinstance(e, ChipsMoved)]

@@ -1,0 +1,263 @@
+"""The hand's frame found from the table's own devices: where a hand starts and ends, its button, the seats dealt
+in and their stacks, written as ``HandStarted`` and ``HandEnded`` into the event stream before the rules.
+
+A hand starts at the first of these (any one is enough; the others, within the same deal, confirm it):
+- the dealer's "new hand" on the console (``NewHandPressed``);
+- blinds or antes going forward between hands (a ``BetMotion``, or the RFID ledger's chips from a seat's stack to
+  its betting zone);
+- the first hole card pitched (``CardDealt``) between hands.
+
+The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second
+card (or, at a table no camera watches, at the first betting action or after ``DEAL_WAIT_S``: then the seats
+the console opened, else those the RFID ledger sees chips in, else the last hand's, else those that posted).
+``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
+follow it in order.
+
+Its button is the console's (``button N``); else the rotation from the last hand's (``rules.button``, the
+profile's dead or moving button); else, for a table's first hand, the big blind's seat places it, and without
+posts seen the dealer's first round does: its last card goes to the button. Its stacks are what the RFID
+ledger counts in each seat's stack and betting zones (the blinds already in front are still the player's)
+when every seat dealt in has chips there; else they are unknown (empty): the engine plays on and says so.
+Blinds and antes are the game's (``GameConfig``).
+
+A hand ends once its pot has been pushed and then its cards are mucked, or when the next hand starts (a
+press, blinds going forward or a card pitched after the push), or when the stream ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tablewatch.events import (
+    BetMotion,
+    BoardCardDealt,
+    ButtonPlaced,
+    CardDealt,
+    CardsMucked,
+    Chips,
+    ChipsMoved,
+    Declaration,
+    Event,
+    HandEnded,
+    HandStarted,
+    LevelChanged,
+    NewHandPressed,
+    PotGathered,
+    PotPushed,
+    SeatStatus,
+    Tap,
+    Zone,
+    bet_zone,
+    stack_zone,
+)
+from tablewatch.rules.button import Positions, next_positions
+from tablewatch.rules.game import GameConfig
+from tablewatch.rules.profiles import RuleProfile
+
+# Without cards seen (no camera), how long after the start signal the seats are taken from what else is known.
+DEAL_WAIT_S = 15.0
+# Events after which the deal is over: the first round of cards, whatever was seen of it, is all there is.
+BETTING = (Declaration, Tap, CardsMucked, BoardCardDealt, PotGathered, PotPushed)
+
+StackChips = Callable[[str], Chips]
+
+
+@dataclass
+class _Deal:
+    """A hand whose start is signalled and whose first round of cards is still being dealt."""
+
+    ts: float
+    table: str
+    first_round: list[int] = field(default_factory=list)  # seats in the order their first card reached them
+    posts: dict[int, int] = field(default_factory=dict)  # seat -> value gone forward before the deal ended
+    held: list[Event] = field(default_factory=list)
+
+
+@dataclass
+class _Hand:
+    start: HandStarted
+    pushed: bool = False
+    acted: bool = False  # betting seen: a new-hand press now is a new hand, not the confirmation of this one
+
+
+class HandFramer:
+    """Feed the table's events in time order; get them back with ``HandStarted``/``HandEnded`` where they belong."""
+
+    def __init__(self, game: GameConfig, *, profile: RuleProfile | None = None,
+                 stack_chips: StackChips | None = None) -> None:
+        self.game = game
+        self.profile = profile or RuleProfile()
+        self.stack_chips = stack_chips  # the RFID ledger's count in a zone now (None: no readers)
+        self.hand_no = 0
+        self.button: int | None = None  # the console's button for the next hand
+        self.open_seats: dict[int, bool] = {}  # the console's seat open/closed
+        self.level: int | None = None  # the console's level in force (the game's blinds stand until levels are set)
+        self.last: HandStarted | None = None
+        self._deal: _Deal | None = None
+        self._hand: _Hand | None = None
+        self._seen = float("-inf")  # the latest event time fed
+
+    def feed(self, event: Event) -> list[Event]:
+        self._seen = max(self._seen, event.ts)
+        if isinstance(event, HandStarted | HandEnded):  # a frame already told (a replay): it stands
+            return [event]
+        self._note_setup(event)
+        if self._deal is not None:
+            return self._deal_event(event)
+        if self._starts_hand(event):
+            out = self._end(event.ts) if self._hand is not None else []
+            self._deal = _Deal(ts=event.ts, table=event.table)
+            return out + self._deal_event(event)
+        return self._hand_event(event)
+
+    def tick(self, now: float) -> list[Event]:
+        """Time passes on a quiet table: a deal no card came for is closed after ``DEAL_WAIT_S``."""
+        if self._deal is not None and now - self._deal.ts >= DEAL_WAIT_S:
+            return self._start()
+        return []
+
+    def flush(self) -> list[Event]:
+        """The stream ends: what is held goes out and the hand in play ends."""
+        out = self._start() if self._deal is not None else []
+        if self._hand is not None:
+            out += self._end(max(self._seen, self._hand.start.ts))
+        return out
+
+    # --- starting ---------------------------------------------------------------------------------------
+
+    def _note_setup(self, event: Event) -> None:
+        if isinstance(event, ButtonPlaced) and event.seat is not None:
+            self.button = event.seat
+        elif isinstance(event, SeatStatus) and event.seat is not None:
+            self.open_seats[event.seat] = event.open
+        elif isinstance(event, LevelChanged):
+            self.level = event.level
+
+    def _starts_hand(self, event: Event) -> bool:
+        """A start signal between hands: none is in play, or the one in play has been pushed."""
+        between = self._hand is None or self._hand.pushed
+        if isinstance(event, NewHandPressed):  # within the same deal it confirms the start; after betting, a new hand
+            return between or (self._hand is not None and self._hand.acted)
+        return between and (_post(event) is not None or (isinstance(event, CardDealt) and event.seat is not None))
+
+    def _deal_event(self, event: Event) -> list[Event]:
+        deal = self._deal
+        assert deal is not None
+        if isinstance(event, CardDealt) and event.seat is not None:
+            if event.seat in deal.first_round:  # a second card: the first round is over
+                return self._start([event])
+            deal.first_round.append(event.seat)
+        elif (posted := _post(event)) is not None and not deal.first_round:
+            seat, value = posted  # the camera's and the ledger's report of one post: counted once
+            deal.posts[seat] = max(deal.posts.get(seat, 0), value)
+        deal.held.append(event)
+        if isinstance(event, BETTING) or self._all_open_seats_dealt(deal) or event.ts - deal.ts >= DEAL_WAIT_S:
+            return self._start()
+        return []
+
+    def _all_open_seats_dealt(self, deal: _Deal) -> bool:
+        opened = {seat for seat, is_open in self.open_seats.items() if is_open}
+        return len(opened) >= 2 and opened <= set(deal.first_round)
+
+    def _start(self, after: list[Event] | None = None) -> list[Event]:
+        deal = self._deal
+        assert deal is not None
+        self._deal = None
+        seats = self._seats(deal)
+        if len(seats) < 2:  # not a hand the rules can play: what was held goes on as it came
+            return deal.held + (after or [])
+        self.hand_no += 1
+        start = HandStarted(ts=deal.ts, table=deal.table, source="scene", hand_no=self.hand_no,
+                            button=self._button(deal, seats), seats=seats, stacks=self._stacks(seats))
+        self._hand, self.last, self.button = _Hand(start=start), start, None
+        out: list[Event] = [start]
+        for event in deal.held + (after or []):
+            out += self._hand_event(event)
+        return out
+
+    def _seats(self, deal: _Deal) -> tuple[int, ...]:
+        if len(deal.first_round) >= 2:
+            return tuple(sorted(deal.first_round))
+        opened = sorted(seat for seat, is_open in self.open_seats.items() if is_open)
+        if len(opened) >= 2:
+            return tuple(opened)
+        if self.stack_chips is not None:
+            counted = self._chips_by_seat()
+            with_chips = sorted(seat for seat, chips in counted.items() if chips.value > 0)
+            if len(with_chips) >= 2:
+                return tuple(with_chips)
+        if self.last is not None:
+            return self.last.seats
+        return tuple(sorted(deal.posts))
+
+    def _button(self, deal: _Deal, seats: tuple[int, ...]) -> int:
+        if self.button is not None:
+            return self.button
+        if self.last is not None:
+            return next_positions(self.profile, players=seats, last=_positions(self.last)).button
+        big_blind = next((seat for seat, value in deal.posts.items() if value == self.game.big_blind), None)
+        if big_blind in seats:
+            return _before(seats, big_blind, 1 if len(seats) == 2 else 2)
+        return deal.first_round[-1] if deal.first_round else seats[-1]
+
+    def _stacks(self, seats: tuple[int, ...]) -> tuple[int, ...]:
+        if self.stack_chips is None:
+            return ()
+        counted = self._chips_by_seat(seats)
+        if any(counted[seat].value <= 0 for seat in seats):
+            return ()  # a stack the antennas do not count: all unknown rather than one wrong
+        return tuple(counted[seat].value for seat in seats)
+
+    def _chips_by_seat(self, seats: tuple[int, ...] = tuple(range(1, 11))) -> dict[int, Chips]:
+        assert self.stack_chips is not None
+        return {seat: self.stack_chips(stack_zone(seat)) + self.stack_chips(bet_zone(seat)) for seat in seats}
+
+    # --- in the hand ------------------------------------------------------------------------------------
+
+    def _hand_event(self, event: Event) -> list[Event]:
+        hand = self._hand
+        if hand is None:
+            return [event]
+        if isinstance(event, CardsMucked) and hand.pushed:  # the pot is pushed and the cards go in: it is over
+            return [event, *self._end(event.ts)]
+        hand.pushed = hand.pushed or isinstance(event, PotPushed)
+        hand.acted = hand.acted or isinstance(event, BETTING)
+        return [event]
+
+    def _end(self, ts: float) -> list[Event]:
+        hand = self._hand
+        assert hand is not None
+        self._hand = None
+        return [HandEnded(ts=ts, table=hand.start.table, source="scene", hand_no=hand.start.hand_no)]
+
+
+def _post(event: Event) -> tuple[int, int] | None:
+    """(seat, value) of chips going forward from a seat: a bet motion, or the ledger's move from stack to bet."""
+    if isinstance(event, BetMotion) and event.seat is not None:
+        return event.seat, event.chips.value
+    if isinstance(event, ChipsMoved):
+        src, dst = Zone.parse(event.src), Zone.parse(event.dst)
+        if src.is_stack and dst.is_bet and src.seat == dst.seat and src.seat is not None:
+            return src.seat, event.chips.value
+    return None
+
+
+def _positions(start: HandStarted) -> Positions:
+    """A hand's button and blinds as its seats place them: the two players after the button (heads-up: the
+    button and the other)."""
+    seats = start.seats
+    if len(seats) == 2:
+        other = next(seat for seat in seats if seat != start.button)
+        return Positions(button=start.button, small_blind=start.button, big_blind=other)
+    small = _after(seats, start.button)
+    return Positions(button=start.button, small_blind=small, big_blind=_after(seats, small))
+
+
+def _after(seats: tuple[int, ...], seat: int) -> int:
+    return next((s for s in seats if s > seat), seats[0])
+
+
+def _before(seats: tuple[int, ...], seat: int, steps: int) -> int:
+    ordered = sorted(seats)
+    return ordered[(ordered.index(seat) - steps) % len(ordered)]

@@ -1,0 +1,134 @@
+"""The hand's frame found from the table's events alone: starts, confirmations, ends, buttons, seats, stacks."""
+
+from __future__ import annotations
+
+from tablewatch.events import (
+    BetMotion,
+    ButtonPlaced,
+    CardDealt,
+    CardsMucked,
+    Chips,
+    Declaration,
+    Event,
+    HandEnded,
+    HandStarted,
+    NewHandPressed,
+    PotPushed,
+    SeatStatus,
+)
+from tablewatch.rules.game import GameConfig
+from tablewatch.table.framer import DEAL_WAIT_S, HandFramer
+
+T = "T01"
+
+
+def card(ts: float, seat: int) -> CardDealt:
+    return CardDealt(ts=ts, table=T, source="vision", seat=seat)
+
+
+def bet(ts: float, seat: int, value: int) -> BetMotion:
+    return BetMotion(ts=ts, table=T, source="scene", seat=seat, chips=Chips.of({value: 1}))
+
+
+def deal(ts: float, seats: list[int], rounds: int = 2) -> list[Event]:
+    return [card(ts + 0.3 * i, seat) for i, seat in enumerate(seats * rounds)]
+
+
+def press(ts: float) -> NewHandPressed:
+    return NewHandPressed(ts=ts, table=T, source="console")
+
+
+def push(ts: float, seat: int) -> PotPushed:
+    return PotPushed(ts=ts, table=T, source="scene", seat=seat, value=400)
+
+
+def muck(ts: float, seat: int) -> CardsMucked:
+    return CardsMucked(ts=ts, table=T, source="vision", seat=seat)
+
+
+def frame(events: list[Event], framer: HandFramer | None = None) -> list[Event]:
+    framer = framer or HandFramer(GameConfig())
+    out = [e for event in events for e in framer.feed(event)]
+    return out + framer.flush()
+
+
+def starts(events: list[Event]) -> list[HandStarted]:
+    return [e for e in events if isinstance(e, HandStarted)]
+
+
+def test_a_new_hand_press_starts_the_hand_and_its_first_round_of_cards_names_the_seats() -> None:
+    given = [press(1.0), *deal(2.0, [3, 6, 8, 1])]
+    out = frame(given)
+    assert out[0] == HandStarted(ts=1.0, table=T, source="scene", hand_no=1, button=1, seats=(1, 3, 6, 8))
+    assert out[1:-1] == given  # the events held meanwhile follow it, in order
+    assert isinstance(out[-1], HandEnded)  # the stream ended
+
+
+def test_with_no_press_the_first_card_starts_it_stamped_at_that_card() -> None:
+    out = frame(deal(3.1, [3, 6, 8, 1]))
+    started = starts(out)
+    assert [(s.ts, s.seats, s.button) for s in started] == [(3.1, (1, 3, 6, 8), 1)]  # the last card: the button
+    assert out.index(started[0]) == 0
+
+
+def test_a_press_and_the_first_card_confirm_each_other_in_either_order() -> None:
+    assert len(starts(frame([press(1.0), *deal(2.0, [2, 5])]))) == 1
+    late_press = [*deal(2.0, [2, 5], rounds=1), press(2.7), card(2.9, 2), card(3.2, 5)]
+    out = frame(late_press)
+    assert [(s.ts, s.seats) for s in starts(out)] == [(2.0, (2, 5))]
+    hand_at_flop = frame([*deal(2.0, [2, 5]), Declaration(ts=4.0, table=T, source="console", seat=2, word="call"),
+                          press(9.0)])
+    assert len(starts(hand_at_flop)) == 2  # after betting a press is a new hand
+
+
+def test_blinds_going_forward_start_it_and_place_the_first_button() -> None:
+    given = [bet(1.4, 3, 50), bet(2.4, 6, 100), *deal(3.1, [3, 6, 8, 1])]
+    out = frame(given)
+    assert [(s.ts, s.button, s.seats) for s in starts(out)] == [(1.4, 1, (1, 3, 6, 8))]
+    assert out[1:3] == given[:2]  # the blinds follow the start
+
+
+def test_the_pot_pushed_and_the_cards_mucked_end_it() -> None:
+    out = frame([*deal(1.0, [2, 5]), push(20.0, 5), muck(21.0, 5), card(30.0, 5)])
+    ended = [e for e in out if isinstance(e, HandEnded)]
+    assert (ended[0].ts, ended[0].hand_no) == (21.0, 1)
+    assert out[out.index(ended[0]) - 1] == muck(21.0, 5)
+
+
+def test_a_muck_before_the_push_is_a_fold_and_the_next_deal_ends_the_pushed_hand() -> None:
+    out = frame([*deal(1.0, [2, 5, 7]), muck(5.0, 7), push(20.0, 5), push(22.0, 2), *deal(30.0, [2, 5, 7])])
+    kinds = [(e.kind, e.ts) for e in out if isinstance(e, HandStarted | HandEnded)]
+    assert kinds == [("HandStarted", 1.0), ("HandEnded", 30.0), ("HandStarted", 30.0), ("HandEnded", 31.5)]
+    assert out.index(push(22.0, 2)) < out.index(next(e for e in out if isinstance(e, HandEnded)))
+
+
+def test_the_dead_button_rotates_over_the_seats_in_play_and_the_console_overrides_it() -> None:
+    hands = [*deal(1.0, [3, 6, 8, 1]), push(10.0, 3), muck(11.0, 3),  # button 1: blinds 3 and 6
+             *deal(20.0, [3, 8, 1]), push(30.0, 3), muck(31.0, 3),  # seat 6 left: the button on 3, big blind 8
+             ButtonPlaced(ts=39.0, table=T, source="console", seat=8), *deal(40.0, [1, 3, 8])]
+    assert [s.button for s in starts(frame(hands))] == [1, 3, 8]
+
+
+def test_stacks_come_from_the_rfid_ledger_with_the_blinds_in_front_or_are_unknown() -> None:
+    counted = {"seat2.stack": Chips.of({100: 90}), "seat2.bet": Chips.of({100: 1}), "seat5.stack": Chips.of({25: 40})}
+    framer = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
+    assert starts(frame(deal(1.0, [2, 5]), framer))[0].stacks == (9100, 1000)
+    counted.pop("seat5.stack")  # a stack its antenna does not count
+    framer = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
+    assert starts(frame(deal(1.0, [2, 5]), framer))[0].stacks == ()
+    assert starts(frame(deal(1.0, [2, 5])))[0].stacks == ()  # no readers
+
+
+def test_without_cards_the_console_seats_and_a_betting_word_close_the_deal() -> None:
+    given = [SeatStatus(ts=0.1, table=T, source="console", seat=s, open=True) for s in (4, 9)]
+    given += [press(1.0), bet(2.0, 4, 50), bet(2.5, 9, 100),
+              Declaration(ts=4.0, table=T, source="console", seat=4, word="call")]
+    assert [(s.seats, s.button) for s in starts(frame(given))] == [((4, 9), 4)]
+
+
+def test_a_quiet_deal_is_closed_after_the_wait() -> None:
+    framer = HandFramer(GameConfig())
+    given = [SeatStatus(ts=0.1, table=T, source="console", seat=s, open=True) for s in (4, 9)] + [press(1.0)]
+    assert not [e for event in given for e in framer.feed(event) if isinstance(e, HandStarted)]
+    assert framer.tick(1.0 + DEAL_WAIT_S / 2) == []
+    assert starts(framer.tick(1.0 + DEAL_WAIT_S))[0].seats == (4, 9)
