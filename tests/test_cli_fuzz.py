@@ -21,17 +21,11 @@ from hypothesis import strategies as st
 
 from tablewatch.calibration.layout import LAYOUTS_DIR
 from tablewatch.cli import cli
+from tests.support.phh import ONE_HAND
 
 ONE_FRAME = ["--no-video", "--max-frames", "1", "--view", "overhead_720p", "-o"]  # what a valid file costs, kept small
 SCENARIOS = Path(__file__).resolve().parents[1] / "tablewatch" / "sim" / "scenarios"
-PHH = b"""variant = 'NT'
-antes = [0, 0]
-blinds_or_straddles = [5, 10]
-min_bet = 10
-starting_stacks = [100.50, 100]
-actions = ['d dh p1 ????', 'd dh p2 ????', 'p2 cbr 30', 'p1 cc', 'd db AsKsQs', 'p1 cbr 70.50', 'p2 cc',
-    'd db 2c', 'd db 3c', 'p1 sm AhAd', 'p2 sm KhKd']
-"""
+PHH = ONE_HAND.encode()
 LENS = (b"[camera]\nimage_size = [1280, 720]\n"
         b"camera_matrix = [[1080.0, 0.0, 640.0], [0.0, 1080.0, 360.0], [0, 0, 1]]\n"
         b"dist_coeffs = [0.0, 0.0, 0.0, 0.0, 0.0]\n")

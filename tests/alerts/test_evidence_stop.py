@@ -10,23 +10,14 @@ import textwrap
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder
 from tablewatch.alerts.payloads import Evidence
+from tests.support.video import frame_count
 
 FPS = 15.0
 SLACK_S = 20.0  # one frame's encoding on a busy machine, and then some
-
-
-def frame_count(path: str) -> int:
-    capture = cv2.VideoCapture(path)
-    frames = 0
-    while capture.read()[0]:
-        frames += 1
-    capture.release()
-    return frames
 
 
 def noisy_frames(n: int, size: tuple[int, int] = (1280, 720)) -> list[np.ndarray]:

@@ -7,9 +7,6 @@ preflop betting with seat 3's spoken raise, typed into the console a little late
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,23 +17,13 @@ from rich.console import Console
 from tablewatch.config import ConfigError
 from tablewatch.devices.recording import read_console_entries, read_rfid_timeline
 from tablewatch.events import CardDealt, ChipsMoved, Declaration, RfidInventory, load_events
-from tablewatch.sim.cli import sim
 from tablewatch.table.cli import run as run_command
 from tablewatch.table.config import RunConfig
 from tablewatch.table.run import load_run_config, run_table
+from tests.support.recording import RECORDED_S, play
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
-SECONDS = 11.0  # the spoken raise (9.6 s) is typed at 10.4 s
 KNOWN = "E007000000000001"
-
-
-@pytest.fixture(scope="module")
-def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("recording") / "demo"
-    made = CliRunner().invoke(sim, ["record", str(DEMO), "-o", str(folder), "--max-seconds", str(SECONDS)])
-    assert made.exit_code == 0, made.output
-    return folder
 
 
 @pytest.mark.slow
@@ -46,28 +33,20 @@ def test_a_recording_holds_what_the_devices_capture_and_the_truth_apart(recordin
             "truth"} <= names
     assert {p.name for p in (recording / "truth").iterdir()} == {"truth.phh", "events.jsonl", "violations.json"}
     config = load_run_config(recording / "table.toml")
-    assert config.replay is not None and config.replay.length_s == SECONDS
+    assert config.replay is not None and config.replay.length_s == RECORDED_S
     assert "truth" not in (recording / "table.toml").read_text()
     # The dealer types seat 3's raise in the console's syntax, after it is spoken; no new-hand press.
     assert [(e.t, e.line) for e in read_console_entries(recording / "console.txt")] == [(10.4, "3 raise 900")]
     reads = read_rfid_timeline(recording / "rfid.jsonl")
     assert {r.ts for r in reads if r.antenna == "seat3.stack"} > {0.0}  # the table as it starts, then changes
-    assert max(r.ts for r in reads) < SECONDS
+    assert max(r.ts for r in reads) < RECORDED_S
 
 
 @pytest.mark.slow
 def test_run_plays_a_recording_through_the_real_drivers_and_ends_with_it(recording: Path, tmp_path: Path) -> None:
-    # The truth is taken away while the table runs: the run has nothing of it to read.
-    hidden = tmp_path / "hidden-truth"
-    shutil.move(recording / "truth", hidden)
     out = tmp_path / "out"
     started = time.monotonic()
-    try:
-        played = subprocess.run([sys.executable, "-m", "tablewatch", "run", str(recording / "table.toml"),
-                                 "--out", str(out), "--duration", "120"], cwd=ROOT, capture_output=True, text=True,
-                                timeout=180)
-    finally:
-        shutil.move(hidden, recording / "truth")
+    played = play(recording, out)
     elapsed = time.monotonic() - started
     assert played.returncode == 0, played.stdout + played.stderr
     assert elapsed < 100  # ended with the recording, not by --duration

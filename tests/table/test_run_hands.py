@@ -4,42 +4,21 @@ seats, button and starting stacks (the RFID ledger's), and its preflop actions."
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from tablewatch.events import HandEnded, HandStarted, load_events
-from tablewatch.sim.cli import sim
+from tests.support.recording import play
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
-SECONDS = 11.0  # the blinds, the deal and the preflop betting up to seat 3's typed raise (10.4 s)
 
 
-@pytest.fixture(scope="module")
-def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("recording") / "demo"
-    made = CliRunner().invoke(sim, ["record", str(DEMO), "-o", str(folder), "--max-seconds", str(SECONDS)])
-    assert made.exit_code == 0, made.output
-    return folder
-
-
-def play(recording: Path, out: Path) -> tuple[dict[str, Any], list[Any]]:
-    """Run the recording with its truth taken away; the one hand written and the events logged."""
-    hidden = out.parent / "hidden-truth"
-    shutil.move(recording / "truth", hidden)
-    try:
-        played = subprocess.run([sys.executable, "-m", "tablewatch", "run", str(recording / "table.toml"),
-                                 "--out", str(out), "--duration", "120"], cwd=ROOT, capture_output=True, text=True,
-                                timeout=180)
-    finally:
-        shutil.move(hidden, recording / "truth")
+def play_one_hand(recording: Path, out: Path) -> tuple[dict[str, Any], list[Any]]:
+    """Run the recording; the one hand written and the events logged."""
+    played = play(recording, out)
     assert played.returncode == 0, played.stdout + played.stderr
     hands = sorted((out / "hands").glob("*.phh"))
     assert len(hands) == 1, played.stdout
@@ -59,7 +38,7 @@ def test_run_captures_the_hand_from_the_devices_alone(recording: Path, tmp_path:
         original = console.read_text()
         console.write_text(original + "0.300 new hand\n")
     try:
-        hand, events = play(recording, tmp_path / "out")
+        hand, events = play_one_hand(recording, tmp_path / "out")
     finally:
         if press:
             console.write_text(original)

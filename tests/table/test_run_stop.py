@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import cv2
 import pytest
 from rich.console import Console
 
@@ -24,6 +23,7 @@ from tablewatch.table.run import run_table
 from tests.alerts.helpers import Collector
 from tests.support.mjpeg_server import MjpegServer
 from tests.support.mosquitto import Mosquitto
+from tests.support.video import frame_count
 
 KNOWN = "E007000000000001"
 COUNTERFEIT = [f"E0FFFFFFFFFFFF{n:02X}" for n in range(1, 9)]  # one alert each
@@ -31,15 +31,6 @@ CLIPS_AT_STOP_S = 3.0  # the bound, shortened for the test
 CAMERA_UP = re.compile(r"camera overhead [1-9]")  # its frame rate on the status line
 FRAME_GAP_S = 0.5  # between two frames of the camera on a busy machine
 SLACK_S = 30.0  # the sources, the outbox and one frame in the encoder, on a busy machine
-
-
-def frame_count(path: str) -> int:
-    capture = cv2.VideoCapture(path)
-    frames = 0
-    while capture.read()[0]:
-        frames += 1
-    capture.release()
-    return frames
 
 
 def test_a_run_with_many_alerts_stops_within_its_bound_and_announces_only_whole_clips(
