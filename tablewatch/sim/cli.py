@@ -87,8 +87,7 @@ def record(scenario: Path | None, out: Path, phh: Path | None, hand: int, count:
 
     OUT gets the overhead video, its calibrated profile, the tag registry, the RFID reads and the console
     entries as timelines, and the table's configuration that replays them; the ground truth goes apart in
-    OUT/truth (never read by the run). The run does not yet find the hands' boundaries from the devices, so it
-    captures no hand from a recording yet.
+    OUT/truth (never read by the run).
     """
     from tablewatch.sim.record import record as record_session
     from tablewatch.sim.session import Simulation, phh_scenario

@@ -21,8 +21,8 @@ def run(config_file: Path, duration: float | None, validate: bool, out: Path | N
     """Run one live table from CONFIG_FILE (TOML or YAML: readers, console, cameras, broker, game, rules).
 
     A configuration with a [replay] section (as `tablewatch sim record` writes) plays a recording of the
-    table's devices through the real drivers, at the recorded pace, and exits when it ends. The hands'
-    boundaries are not yet found from the devices: no hand is captured (hands 0) until they are.
+    table's devices through the real drivers, at the recorded pace, and exits when it ends. Each hand's start,
+    seats, button, stacks and end are found from the devices (the hand framer), live or replayed.
     """
     from tablewatch.config import ConfigError
     from tablewatch.table.run import load_run_config, run_table
