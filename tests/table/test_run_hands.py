@@ -1,6 +1,7 @@
 """``tablewatch run`` finds the hand on its own: a recording of the demo's deal and preflop, replayed through the
 real devices, with and without the dealer's new-hand press, is written to ``OUT/hands/*.phh`` with the truth's
-seats, button and starting stacks (the RFID ledger's), and its preflop actions."""
+seats, button and starting stacks (the RFID ledger's), and its preflop actions; with a tournament's levels, the
+level in force."""
 
 from __future__ import annotations
 
