@@ -240,6 +240,12 @@ class HandStarted(Event):
     # (seat, amount) forced blinds of this hand when they differ from the game's (a dead small blind, a new
     # player's post); a negative amount is a post out of position, as in PHH. Empty: the game's blinds.
     blinds: tuple[tuple[int, int], ...] = ()
+    # The stakes of the tournament level this hand plays (``level``); None: the game's.
+    level: int | None = None
+    small_blind: int | None = None
+    big_blind: int | None = None
+    ante: int | None = None
+    big_blind_ante: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

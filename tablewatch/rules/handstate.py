@@ -66,6 +66,7 @@ class HandState:
 
     def __init__(self, config: GameConfig, start: HandStarted, profile: RuleProfile) -> None:
         _verify_start(start)
+        config = hand_config(config, start)
         self.config, self.start, self.profile = config, start, profile
         self.table, self.hand_no = start.table, start.hand_no
         self.order = seat_order(start.seats, start.button)
@@ -241,6 +242,13 @@ def seat_order(seats: tuple[int, ...], button: int) -> tuple[int, ...]:
     seat, the seat before it) is last."""
     ordered = sorted(seats)
     return tuple([s for s in ordered if s > button] + [s for s in ordered if s <= button])
+
+
+def hand_config(config: GameConfig, start: HandStarted) -> GameConfig:
+    """The game with the stakes of the level the hand plays, where its start names one."""
+    stakes = {name: getattr(start, name) for name in ("small_blind", "big_blind", "ante", "big_blind_ante")}
+    given = {name: value for name, value in stakes.items() if value is not None}
+    return GameConfig.model_validate(config.model_dump() | given) if given else config
 
 
 def _verify_start(start: HandStarted) -> None:

@@ -3,8 +3,8 @@
 Every rule id the rules layer gives (in a finding, or cited in a reading) has one entry: the named places
 that rule on it (``module:name`` under ``tablewatch.rules``: a procedure check of ``registry.py``, a ruling
 function of the engine (``rulings.py``) or of the chip reading (``chipreading.py``)), the tests that show it
-(``path::test``), and whether a product path reaches it yet (``button``, ``clock``, ``levels`` and the
-showdown's decision support wait for the live table to call them). ``tests/rules/test_index.py`` keeps it
+(``path::test``), and whether a product path reaches it yet (``button``, ``clock`` and the showdown's
+decision support wait for the live table to call them). ``tests/rules/test_index.py`` keeps it
 true; ``docs/rules.md`` is this table written out.
 """
 
@@ -39,6 +39,7 @@ _FLOOR = "tests/rules/test_floor_rulings.py::"
 _SHOWDOWN = "tests/rules/test_showdown_rulings.py::"
 _ORDER = "tests/rules/test_showdown_order.py::"
 _SEATS = "tests/rules/test_button_levels.py::"
+_LEVELS = "tests/table/test_levels.py::"
 
 RULE_INDEX: tuple[RuleHome, ...] = (
     # procedure checks (registry.CHECK_CLASSES): the deal, burns and the board
@@ -148,8 +149,10 @@ RULE_INDEX: tuple[RuleHome, ...] = (
     _home("TDA22-32", "button:check_positions", _SEATS + "test_a_skipped_big_blind_is_found", reached=False),
     _home("TDA-19", "clock:clock_ruling", "tests/rules/test_clock.py::test_ex_78_tda_clock_25_then_5_seconds",
           reached=False),
+    # the live table's set-up: the framer checks the blinds posted against the level (``table.levels``)
     _home("TDA-14", "levels:blinds_ruling",
-          _SEATS + "test_old_blinds_are_corrected_before_substantial_action_and_stand_after_it", reached=False),
+          f"{_SEATS}test_old_blinds_are_corrected_before_substantial_action_and_stand_after_it "
+          f"{_LEVELS}test_blinds_posted_at_the_old_level_are_a_tda_14_finding_and_the_right_ones_none"),
 )
 
 

@@ -105,6 +105,10 @@ class TableRules:
             found = self._close(event.ts, why="a new hand started before it ended") if self.current else []
             self.current = HandEngine(self.config, event, profile=self.profile)
             return found
+        if isinstance(event, Violation):  # a finding on the hand's set-up (the framer's TDA-14): the hand's own
+            if self.current is not None and event.hand_no == self.current.hand_no:
+                self.current.violations.append(event)
+            return [event]
         if self.current is None:
             return []
         if isinstance(event, HandEnded):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from tablewatch.devices.poller import ReaderConfig
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.table.drift import DEFAULT_EVERY
+from tablewatch.table.levels import LevelConfig, check_structure
 from tablewatch.table.replay import ReplayConfig
 
 
@@ -48,6 +50,11 @@ class RunConfig(StrictModel):
     table: str = Field(default="T01", description="table id: the third MQTT topic level")
     game: GameConfig = Field(default_factory=GameConfig)
     rules: RuleProfile = Field(default_factory=RuleProfile)
+    levels: list[LevelConfig] = Field(default_factory=list, description="a tournament's level structure, numbers "
+                                      "ascending: each hand plays the blinds and ante of the level in force when it "
+                                      "starts (the clock's, or the console's `level N`); none: the game's stakes")
+    level_started_at: datetime | None = Field(default=None, description="when the first level started (a time "
+                                              "with its zone); none: at the run's start")
     readers: list[ReaderConfig] = Field(default_factory=list, description="RFID reader lines")
     registry: Path | None = Field(default=None, description="chip tag registry CSV (uid,denomination,chip_set)")
     console: str | None = Field(default=None, description="dealer console serial URL")
@@ -69,6 +76,12 @@ class RunConfig(StrictModel):
     @classmethod
     def _topic_level(cls, value: str) -> str:
         return check_name("site/table", value)
+
+    @field_validator("levels")
+    @classmethod
+    def _level_structure(cls, value: list[LevelConfig]) -> list[LevelConfig]:
+        check_structure(value)
+        return value
 
     @field_validator("mqtt", mode="before")
     @classmethod

@@ -18,7 +18,9 @@ profile's dead or moving button); else, for a table's first hand, the big blind'
 posts seen the dealer's first round does: its last card goes to the button. Its stacks are what the RFID
 ledger counts in each seat's stack and betting zones (the blinds already in front are still the player's)
 when every seat dealt in has chips there; else they are unknown (empty): the engine plays on and says so.
-Blinds and antes are the game's (``GameConfig``).
+Blinds and antes are the game's (``GameConfig``), or with a tournament's levels (``table.levels``) those of the
+level in force when the hand starts, written into ``HandStarted``; blinds seen posted at another level are a
+TDA-14 finding, sent right after it.
 
 A hand ends once its pot has been pushed and then its cards are mucked, or when the next hand starts (a
 press, blinds going forward or a card pitched after the push), or when the stream ends.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tablewatch.events import (
     BetMotion,
@@ -47,6 +50,7 @@ from tablewatch.events import (
     PotPushed,
     SeatStatus,
     Tap,
+    Violation,
     Zone,
     bet_zone,
     stack_zone,
@@ -54,6 +58,7 @@ from tablewatch.events import (
 from tablewatch.rules.button import Positions, next_positions
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
+from tablewatch.table.levels import LevelClock, LevelConfig
 
 # Without cards seen (no camera), how long after the start signal the seats are taken from what else is known.
 DEAL_WAIT_S = 15.0
@@ -70,6 +75,7 @@ class _Deal:
     ts: float
     table: str
     first_round: list[int] = field(default_factory=list)  # seats in the order their first card reached them
+    first_card: float | None = None  # when the deal's first card was pitched: chips forward before it are posts
     posts: dict[int, int] = field(default_factory=dict)  # seat -> value gone forward before the deal ended
     held: list[Event] = field(default_factory=list)
 
@@ -85,8 +91,9 @@ class HandFramer:
     """Feed the table's events in time order; get them back with ``HandStarted``/``HandEnded`` where they belong."""
 
     def __init__(self, game: GameConfig, *, profile: RuleProfile | None = None,
-                 stack_chips: StackChips | None = None) -> None:
+                 stack_chips: StackChips | None = None, levels: LevelClock | None = None) -> None:
         self.game = game
+        self.levels = levels  # a tournament's levels (None: the game's stakes, every hand)
         self.profile = profile or RuleProfile()
         self.stack_chips = stack_chips  # the RFID ledger's count in a zone now (None: no readers)
         self.hand_no = 0
@@ -133,6 +140,8 @@ class HandFramer:
             self.open_seats[event.seat] = event.open
         elif isinstance(event, LevelChanged):
             self.level = event.level
+            if self.levels is not None:
+                self.levels.announce(event.ts, event.level)
 
     def _starts_hand(self, event: Event) -> bool:
         """A start signal between hands: none is in play, or the one in play has been pushed."""
@@ -148,8 +157,9 @@ class HandFramer:
             if event.seat in deal.first_round:  # a second card: the first round is over
                 return self._start([event])
             deal.first_round.append(event.seat)
-        elif (posted := _post(event)) is not None and not deal.first_round:
-            seat, value = posted  # the camera's and the ledger's report of one post: counted once
+            deal.first_card = event.ts if deal.first_card is None else deal.first_card
+        elif (posted := _post(event)) is not None and (deal.first_card is None or event.ts <= deal.first_card):
+            seat, value = posted  # the camera's and the ledger's report of one post (either may come late): once
             deal.posts[seat] = max(deal.posts.get(seat, 0), value)
         deal.held.append(event)
         if isinstance(event, BETTING) or self._all_open_seats_dealt(deal) or event.ts - deal.ts >= DEAL_WAIT_S:
@@ -168,10 +178,12 @@ class HandFramer:
         if len(seats) < 2:  # not a hand the rules can play: what was held goes on as it came
             return deal.held + (after or [])
         self.hand_no += 1
+        level = self.levels.at(deal.ts) if self.levels is not None else None
         start = HandStarted(ts=deal.ts, table=deal.table, source="scene", hand_no=self.hand_no,
-                            button=self._button(deal, seats), seats=seats, stacks=self._stacks(seats))
+                            button=self._button(deal, seats, level), seats=seats, stacks=self._stacks(seats),
+                            **_stakes(level))
         self._hand, self.last, self.button = _Hand(start=start), start, None
-        out: list[Event] = [start]
+        out: list[Event] = [start, *self._posted_at_wrong_level(deal, start)]
         for event in deal.held + (after or []):
             out += self._hand_event(event)
         return out
@@ -191,12 +203,24 @@ class HandFramer:
             return self.last.seats
         return tuple(sorted(deal.posts))
 
-    def _button(self, deal: _Deal, seats: tuple[int, ...]) -> int:
+    def _posted_at_wrong_level(self, deal: _Deal, start: HandStarted) -> list[Violation]:
+        """TDA-14: the blinds seen going forward before the deal ended, against the hand's level."""
+        positions = _positions(start)
+        small, big = deal.posts.get(positions.small_blind), deal.posts.get(positions.big_blind)
+        if self.levels is None or small is None or big is None:
+            return []  # both blinds not seen posted: nothing to compare
+        findings = self.levels.posted_findings(hand_started=start.ts, small_blind=small, big_blind=big)
+        return [Violation(ts=start.ts, table=start.table, source="rules", rule_id=f.rule_id, title=f.title,
+                          observed=f.observed, ruling=f.ruling, severity=f.severity, hand_no=start.hand_no,
+                          seats=(positions.small_blind, positions.big_blind)) for f in findings]
+
+    def _button(self, deal: _Deal, seats: tuple[int, ...], level: LevelConfig | None = None) -> int:
         if self.button is not None:
             return self.button
         if self.last is not None:
             return next_positions(self.profile, players=seats, last=_positions(self.last)).button
-        big_blind = next((seat for seat, value in deal.posts.items() if value == self.game.big_blind), None)
+        due = level.big_blind if level is not None else self.game.big_blind
+        big_blind = next((seat for seat, value in deal.posts.items() if value == due), None)
         if big_blind in seats:
             return _before(seats, big_blind, 1 if len(seats) == 2 else 2)
         return deal.first_round[-1] if deal.first_round else seats[-1]
@@ -241,6 +265,14 @@ def _post(event: Event) -> tuple[int, int] | None:
         if src.is_stack and dst.is_bet and src.seat == dst.seat and src.seat is not None:
             return src.seat, event.chips.value
     return None
+
+
+def _stakes(level: LevelConfig | None) -> dict[str, Any]:
+    """``HandStarted``'s fields for the stakes of a tournament level; none for the game's."""
+    if level is None:
+        return {}
+    return {"level": level.number, "small_blind": level.small_blind, "big_blind": level.big_blind,
+            "ante": level.ante, "big_blind_ante": level.big_blind_ante}
 
 
 def _positions(start: HandStarted) -> Positions:

@@ -247,8 +247,9 @@ class TablePipeline:
         """Events in their hand's frame to the outputs and the rules."""
         for event in events:
             self.stats.events_out += 1
-            for output in self.outputs:
-                self._safely(output.on_event, event)
+            if not isinstance(event, Violation):  # the framer's findings (TDA-14) go out through the hand's rules
+                for output in self.outputs:
+                    self._safely(output.on_event, event)
             for violation in self.rules.feed(event):
                 self._emit_violation(violation)
             for hand in self.rules.pop_finished():

@@ -36,6 +36,7 @@ from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
 from tablewatch.table.config import RunConfig
 from tablewatch.table.framer import HandFramer
+from tablewatch.table.levels import LevelClock
 from tablewatch.table.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.table.pipeline import Output, TablePipeline
 from tablewatch.table.replay import Replay
@@ -115,7 +116,8 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
                                  outputs=outputs, sources=sources, fusion=fusion, clock=clock,
                                  horizon=camera_horizon(cameras) if perceiving else None,
-                                 framer=HandFramer(config.game, profile=config.rules, stack_chips=stack_chips))
+                                 framer=HandFramer(config.game, profile=config.rules, stack_chips=stack_chips,
+                                                   levels=_level_clock(config, clock())))
         _on_signals(stop)
         pipeline.start()
         if replay is not None:
@@ -155,6 +157,14 @@ def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, sta
         health = publisher.health()
         parts.append(f"mqtt {'up' if health.connected else 'DOWN'}, {health.backlog} queued")
     return hide_password(" | ".join(parts))  # a camera's error may quote its rtsp://user:password@ URL
+
+
+def _level_clock(config: RunConfig, now: float) -> LevelClock | None:
+    """The tournament's level clock on the events' time (seconds of the session, ``now`` at this moment)."""
+    if not config.levels:
+        return None
+    started = now if config.level_started_at is None else now - (time.time() - config.level_started_at.timestamp())
+    return LevelClock(config.levels, started=started)
 
 
 def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any],

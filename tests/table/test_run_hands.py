@@ -1,9 +1,11 @@
 """``tablewatch run`` finds the hand on its own: a recording of the demo's deal and preflop, replayed through the
 real devices, with and without the dealer's new-hand press, is written to ``OUT/hands/*.phh`` with the truth's
-seats, button and starting stacks (the RFID ledger's), and its preflop actions."""
+seats, button and starting stacks (the RFID ledger's), and its preflop actions; with a tournament's levels, the
+level in force."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,8 +14,6 @@ import pytest
 
 from tablewatch.events import HandEnded, HandStarted, load_events
 from tests.support.recording import play
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def play_one_hand(recording: Path, out: Path) -> tuple[dict[str, Any], list[Any]]:
@@ -51,3 +51,25 @@ def test_run_captures_the_hand_from_the_devices_alone(recording: Path, tmp_path:
     assert [(e.source, e.hand_no, e.button) for e in started] == [("scene", 1, 1)]  # one hand: the signals agree
     assert started[0].ts < 3.0 if press else started[0].ts < 3.6  # the press (0.3 s), or the blinds (1.4 s)
     assert [e.hand_no for e in events if isinstance(e, HandEnded)] == [1]
+
+
+@pytest.mark.slow
+def test_run_plays_the_tournament_level_and_finds_blinds_posted_at_the_old_one(recording: Path, tmp_path: Path) -> None:
+    """The recording's dealer posts 50/100; the structure's level 2, announced on the console, is 100/200."""
+    table, console = recording / "table.toml", recording / "console.txt"
+    original_table, original_console = table.read_text(), console.read_text()
+    table.write_text(original_table + "\n[[levels]]\nnumber = 1\nsmall_blind = 50\nbig_blind = 100\n"
+                     "\n[[levels]]\nnumber = 2\nsmall_blind = 100\nbig_blind = 200\n")
+    console.write_text("0.100 level 2\n" + original_console)
+    try:
+        hand, events = play_one_hand(recording, tmp_path / "out")
+    finally:
+        table.write_text(original_table)
+        console.write_text(original_console)
+    started = [e for e in events if isinstance(e, HandStarted)]
+    assert [(e.level, e.small_blind, e.big_blind) for e in started] == [(2, 100, 200)]
+    assert hand["blinds_or_straddles"][:2] == [100, 200]  # the history plays the level's blinds
+    alerts = [json.loads(line) for line in (tmp_path / "out" / "alerts.jsonl").read_text().splitlines()]
+    wrong_level = [a for a in alerts if a["rule_id"] == "TDA-14"]
+    assert [(a["hand_no"], a["seats"]) for a in wrong_level] == [(1, [3, 6])]
+    assert "posted 50/100" in wrong_level[0]["observed"]
