@@ -12,11 +12,15 @@ from rich.table import Table
 
 from tablewatch.bench.score import SessionScore
 from tablewatch.bench.session import SessionResult
+from tablewatch.bench.through_run import START_TOLERANCE_S, FrameScore
 
 CAMERA_NOTE = {
     "truth": "camera channel: the simulator's ground truth of what a camera reports (not vision)",
     "vision": "camera channel: tablewatch vision on the rendered frames",
 }
+
+THROUGH_RUN_NOTE = ("through `tablewatch run`: the recording's video, RFID reads and console entries; hands found "
+                    "by the run; latency on the sensors' clock (the monitor's own lag not included)")
 
 
 def _pct(value: float | None) -> str:
@@ -37,7 +41,7 @@ def score_table(score: SessionScore) -> Table:
     return table
 
 
-def print_score(score: SessionScore, console: Console) -> None:
+def print_score(score: SessionScore, console: Console, *, through_run: bool = False) -> None:
     console.print(score_table(score))
     console.print(f"false VIOLATION alerts by rule: {score.false_by_rule or 'none'}; "
                   f"further alerts on injected incidents: {score.corroborating}; advisories: {score.advisories}")
@@ -47,18 +51,35 @@ def print_score(score: SessionScore, console: Console) -> None:
                   f"({_pct(score.actions_right / score.actions if score.actions else None)})")
     console.print(f"alert latency from the end of the violating motion: median {_ms(score.latency(0.5))}, "
                   f"p95 {_ms(score.latency(0.95))} ({len(score.latencies_ms)} alerts)")
-    console.print(f"speed: {score.session_s:.0f} s of table time in {score.wall_s:.0f} s "
-                  f"({score.realtime_factor:.2f}× real time); frames rendered: {score.frames}")
+    if through_run:
+        console.print(f"speed: {score.session_s:.0f} s of recording played at its pace in {score.wall_s:.0f} s "
+                      f"(start and finish of `run` included); frames in the video: {score.frames}")
+    else:
+        console.print(f"speed: {score.session_s:.0f} s of table time in {score.wall_s:.0f} s "
+                      f"({score.realtime_factor:.2f}× real time); frames rendered: {score.frames}")
     if score.render_s:
         console.print(f"of which drawing the simulated camera's frames: {score.render_s:.0f} s; the monitor itself: "
                       f"{score.wall_s - score.render_s:.0f} s ({score.monitor_realtime_factor:.2f}× real time)")
-    console.print(f"[dim]{CAMERA_NOTE[score.camera]}[/]")
+    console.print(f"[dim]{THROUGH_RUN_NOTE if through_run else CAMERA_NOTE[score.camera]}[/]")
     for line in score.missed:
         console.print(f"[yellow]missed:[/] {line}")
     for line in score.inexact:
         console.print(f"[yellow]not exact:[/] {line}")
     for line in score.skipped_hands:
         console.print(f"[yellow]not simulated:[/] {line}")
+
+
+def print_frame_score(frame: FrameScore, hands: int, console: Console) -> None:
+    """The hands' set-up as ``tablewatch run`` found it, against the truth's."""
+    def share(count: int) -> str:
+        return f"{count}/{hands} ({_pct(count / hands if hands else None)})"
+
+    console.print(f"hands found: {share(frame.hands_found)}; starts within {START_TOLERANCE_S:.0f} s: "
+                  f"{share(frame.starts_right)}; buttons: {share(frame.buttons_right)}; seats and starting stacks: "
+                  f"{share(frame.stacks_right)}; hands found that the truth hasn't: {frame.extra_hands}")
+    console.print(f"start offsets (s): {frame.start_offsets_s}")
+    for line in frame.wrong:
+        console.print(f"[yellow]set-up:[/] {line}")
 
 
 def write_score_json(score: SessionScore, path: Path) -> None:

@@ -140,15 +140,15 @@ def score_hands(result: SessionResult) -> tuple[int, int, int, list[str]]:
     for hand_no, sim in enumerate(result.sims, start=1):
         truth = sim.hands[0]
         hand = captured.get(hand_no)
-        mine = _player_actions(hand_history_of(hand)) if hand is not None else []
-        theirs = _player_actions(truth)
+        mine = player_actions(hand_history_of(hand)) if hand is not None else []
+        theirs = player_actions(truth)
         actions += len(theirs)
         matches = [a == b for a, b in zip(mine, theirs, strict=False)]
         right += sum(matches)
         differ = [i for i, same in enumerate(matches) if not same]
-        allowed = hand_no in ruled and len(differ) == 1 and _same_but_amount(mine[differ[0]], theirs[differ[0]])
+        allowed = hand_no in ruled and len(differ) == 1 and same_but_amount(mine[differ[0]], theirs[differ[0]])
         same_actions = len(mine) == len(theirs) and (not differ or allowed)
-        if hand is not None and same_actions and _final_stacks(hand) == _truth_final_stacks(truth):
+        if hand is not None and same_actions and _final_stacks(hand) == phh_final_stacks(truth):
             exact += 1
         else:
             inexact.append(_why_not_exact(hand_no, hand, mine, theirs, truth))
@@ -163,10 +163,10 @@ def _why_not_exact(hand_no: int, hand: Any, mine: list[str], theirs: list[str], 
             return f"hand {hand_no}: action {i} is {a!r}, truth {b!r}"
     if len(mine) != len(theirs):
         return f"hand {hand_no}: {len(mine)} actions, truth {len(theirs)}"
-    return f"hand {hand_no}: final stacks {_final_stacks(hand)}, truth {_truth_final_stacks(truth)}"
+    return f"hand {hand_no}: final stacks {_final_stacks(hand)}, truth {phh_final_stacks(truth)}"
 
 
-def _same_but_amount(mine: str, theirs: str) -> bool:
+def same_but_amount(mine: str, theirs: str) -> bool:
     return mine.split()[:2] == theirs.split()[:2]
 
 
@@ -176,7 +176,7 @@ def hand_history_of(hand: Any) -> HandHistory:
     return to_hand_history(hand)
 
 
-def _player_actions(hh: HandHistory) -> list[str]:
+def player_actions(hh: HandHistory) -> list[str]:
     """The betting and the board, comments dropped; then, for a contested showdown, each hand shown.
 
     Left out: the hole-card deals (a camera can't see face-down cards) and a winner's voluntary show when
@@ -209,7 +209,7 @@ def _final_stacks(hand: Any) -> list[int]:
     return [int(hand.final_stacks[seat]) for seat in hand.order]
 
 
-def _truth_final_stacks(hh: HandHistory) -> list[int]:
+def phh_final_stacks(hh: HandHistory) -> list[int]:
     *_, state = hh
     return [int(s) for s in state.stacks]
 

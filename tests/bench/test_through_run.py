@@ -1,0 +1,35 @@
+"""``tablewatch bench --through-run``: a real hand recorded as a table's devices capture it, played by
+``tablewatch run`` (a subprocess that finds the hand itself, the truth moved away), scored against the truth."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tablewatch.bench.cli import bench
+from tablewatch.bench.scenarios import DEMO_HANDS
+
+
+@pytest.mark.slow
+def test_bench_through_run_scores_the_hand_the_run_captured(tmp_path: Path) -> None:
+    # The shipped hand 2: blinds, a raise and a call, a flop, a bet and a fold (about 30 s at the table).
+    result = CliRunner().invoke(bench, ["--through-run", "--phh", str(DEMO_HANDS), "--first", "2", "--hands", "1",
+                                        "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    score = json.loads((tmp_path / "bench.json").read_text())
+    assert score["hands"] == 1
+    assert score["hands_exact"] == 1, score["inexact"]  # from the PHH `run` wrote, not from the simulator
+    assert score["frame"]["hands_found"] == score["frame"]["buttons_right"] == 1
+    assert score["frame"]["stacks_right"] == 1, score["frame"]["wrong"]
+    assert list((tmp_path / "run" / "hands").glob("*.phh"))  # the run's own output was scored
+    assert (tmp_path / "recording" / "truth" / "truth.phh").exists()  # put back after the run
+    assert "hands captured exactly: 1/1" in result.output
+
+
+def test_bench_through_run_refuses_options_the_recording_does_not_take(tmp_path: Path) -> None:
+    result = CliRunner().invoke(bench, ["--through-run", "--camera", "truth", "-o", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "--through-run" in result.output
