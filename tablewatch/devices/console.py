@@ -31,6 +31,7 @@ import json
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
@@ -51,6 +52,9 @@ ALIASES = {"allin": "all-in", "all_in": "all-in", "ai": "all-in", "shove": "all-
 NO_AMOUNT = {"fold", "check", "time", "floor", "pot", "call"}
 MAX_SEAT = 10
 MAX_LINE_BYTES = 512  # an entry is a few words; more without a newline is noise or a stuck device
+# A device sends an entry in one burst: this long with nothing on the line ends a dropped line that had no newline.
+# Long against the gaps of a stream read on a busy machine, short against a dealer's next entry.
+QUIET_S = 0.5
 
 log = logging.getLogger(__name__)
 
@@ -290,9 +294,10 @@ class LineBuffer:
                 self.skipping = False
             else:
                 out.append(line if len(line) <= self.limit else None)
-        if len(self._pending) > self.limit:
-            if not self.skipping:
-                out.append(None)
+        if self.skipping:  # the rest of a dropped line: nothing of it is kept
+            self._pending.clear()
+        elif len(self._pending) > self.limit:
+            out.append(None)
             self.skipping = True
             self._pending.clear()
         return out
@@ -322,12 +327,16 @@ class SerialConsole:
         self._thread: threading.Thread | None = None
 
     def run(self) -> None:
+        last_data = time.monotonic()
         while not self._stop.is_set():
             try:
                 self.port.open()
                 self._set_online(True, f"{self.port.url} open")
                 data = self.port.read(0.05)
-                if not data:
+                now = time.monotonic()
+                if data:
+                    last_data = now
+                elif now - last_data >= QUIET_S:
                     self.lines.quiet()
                 for line in self.lines.feed(data):
                     self._answer(line)
