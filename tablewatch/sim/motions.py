@@ -91,11 +91,10 @@ class Stage:
 
     def vanish(self, chips: list[Chip], *, t: float) -> None:
         for chip in chips:
-            chip.track.add(replace(chip.track.last, t=max(t, chip.track.last.t), visible=False, zone=None))
+            chip.track.hide(t)
 
     def vanish_card(self, card: Card, *, t: float) -> None:
-        t = max(t, card.track.last.t)
-        card.track.add(replace(card.track.last, t=t, visible=False, zone=None))
+        card.track.hide(t)
 
     # --- cards ------------------------------------------------------------------------------------
 

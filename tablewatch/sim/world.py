@@ -15,6 +15,7 @@ from typing import Literal
 CHIP_DIAMETER = 39.0  # mm
 CHIP_HEIGHT = 3.3  # mm
 CARD_W, CARD_H = 63.0, 88.0  # mm (poker size)
+HIDE_S = 0.01  # an object taken off the table is on its way out this long
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,15 @@ class Track:
             del self.keys[keep:], self._times[keep:]
             if at is not None:
                 self.add(at)
+
+    def hide(self, t: float) -> None:
+        """The object lies where it is until ``t`` (or its last key, if later), then is gone. A hold key just
+        before keeps its zone: a key that leaves the zone makes the whole span before it read as carried."""
+        last = self.last
+        t = max(t, last.t)
+        if t - HIDE_S > last.t:
+            self.add(replace(last, t=t - HIDE_S))
+        self.add(replace(last, t=t, visible=False, zone=None))
 
     @property
     def last(self) -> Pose:

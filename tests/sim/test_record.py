@@ -28,6 +28,24 @@ def test_a_phh_files_hands_play_one_after_another_on_one_clock() -> None:
     assert min(r.ts for r in reads) == 0.0 and max(r.ts for r in reads) > starts[2].ts  # every hand's chips
 
 
+def test_each_dealt_in_seats_stack_antenna_reads_its_starting_stack_as_the_hand_starts() -> None:
+    """Chips that lie untouched until they are cleared away stay on their antenna until then: the first read of
+    every stack antenna holds the first hand's starting stacks, and the reads before each later hand hold its."""
+    sim = Simulation(phh_scenario(DEMO_HANDS, 1, count=3))
+    reads = [r for r in rfid_timeline(sim, until=sim.duration) if r.antenna.endswith(".stack")]
+
+    def value(uids: tuple[str, ...]) -> int:
+        return sum(sim.registry[uid] for uid in uids)
+
+    starts = [e for e in sim.events if isinstance(e, HandStarted)]
+    first_reads = {r.seat: value(r.uids) for r in reversed(reads)}
+    assert {s: first_reads[s] for s in starts[0].seats} == dict(zip(starts[0].seats, starts[0].stacks, strict=True))
+    for start in starts[1:]:
+        as_it_starts = {r.seat: value(r.uids) for r in reads if r.ts <= start.ts}
+        assert {s: as_it_starts[s] for s in start.seats} == dict(zip(start.seats, start.stacks, strict=True)), \
+            f"hand {start.hand_no}"
+
+
 def test_record_writes_a_table_that_plays_it(tmp_path: Path) -> None:
     out = tmp_path / "rec"
     result = CliRunner().invoke(cli, ["sim", "record", "--phh", str(DEMO_HANDS), "--hands", "2", "-o", str(out),
