@@ -25,9 +25,10 @@ Blinds and antes are the game's (``GameConfig``), or with a tournament's levels 
 level in force when the hand starts, written into ``HandStarted``; blinds seen posted at another level are a
 TDA-14 finding, sent right after it.
 
-A hand ends once its pot has been pushed and then its cards are mucked (or every seat's cards are gone), or when
-the next hand starts (a press, blinds going forward or a card pitched once the pot is pushed or all but one seat
-have mucked: a hand won without a showdown may show no push), or when the stream ends.
+A hand ends once its pot has been pushed and then its cards are mucked, or when the next hand starts (a press,
+blinds going forward or a card pitched once the pot is pushed, or once all but one seat have mucked and chips
+went to the pot: a hand won without a showdown may show no push, and a misdeal's cards taken back before any
+betting are not one), or when the stream ends.
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ class _Hand:
     pushed: bool = False
     acted: bool = False  # betting seen: a new-hand press now is a new hand, not the confirmation of this one
     mucked: set[int] = field(default_factory=set)  # seats whose cards went
+    gathered: bool = False  # chips went to the pot: betting happened (a misdeal's cards go back before any)
 
     @property
     def live(self) -> set[int]:
@@ -110,8 +112,9 @@ class _Hand:
 
     @property
     def decided(self) -> bool:
-        """The pot is pushed, or all but one seat have mucked: the next deal or blinds are a new hand."""
-        return self.pushed or len(self.live) <= 1
+        """The pot is pushed, or all but one seat have mucked after betting: the next deal or blinds are a new
+        hand."""
+        return self.pushed or (self.gathered and len(self.live) <= 1)
 
 
 class HandFramer:
@@ -274,9 +277,10 @@ class HandFramer:
             return [event]
         if isinstance(event, CardsMucked) and event.seat is not None:
             hand.mucked.add(event.seat)
-        if isinstance(event, CardsMucked) and (hand.pushed or not hand.live):  # the cards go in after the push
+        if isinstance(event, CardsMucked) and hand.pushed:  # the pot is pushed and the cards go in: it is over
             return [event, *self._end(event.ts)]
         hand.pushed = hand.pushed or isinstance(event, PotPushed)
+        hand.gathered = hand.gathered or isinstance(event, PotGathered) or _to_pot(event)
         hand.acted = hand.acted or isinstance(event, BETTING)
         return [event]
 
@@ -296,6 +300,11 @@ def _post(event: Event) -> tuple[int, int] | None:
         if src.is_stack and dst.is_bet and src.seat == dst.seat and src.seat is not None:
             return src.seat, event.chips.value
     return None
+
+
+def _to_pot(event: Event) -> bool:
+    """The RFID ledger's chips from a betting zone to the pot: the bets gathered."""
+    return isinstance(event, ChipsMoved) and event.dst == "pot" and Zone.parse(event.src).is_bet
 
 
 def _stakes(level: LevelConfig | None) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from tablewatch.events import (
     HandEnded,
     HandStarted,
     NewHandPressed,
+    PotGathered,
     PotPushed,
     SeatStatus,
 )
@@ -141,7 +142,8 @@ def frames(events: list[Event]) -> list[tuple[str, float, int]]:
 def test_back_to_back_hands_are_told_apart_by_the_push_the_folds_and_the_next_blinds() -> None:
     six_handed = [bet(0.5, 5, 50), bet(1.0, 6, 100), *deal(2.0, [5, 6, 1, 2, 3, 4]),
                   muck(6.0, 1), muck(7.0, 2), muck(8.0, 3), muck(9.0, 4), push(20.0, 6)]  # the board swept unseen
-    heads_up = [bet(21.0, 2, 100), bet(21.5, 1, 50), *deal(22.0, [2, 1]), muck(26.0, 2)]  # won, no push seen
+    gathered = PotGathered(ts=27.0, table=T, source="vision")
+    heads_up = [bet(21.0, 2, 100), bet(21.5, 1, 50), *deal(22.0, [2, 1]), muck(26.0, 2), gathered]  # no push seen
     next_one = [bet(30.0, 1, 100), bet(30.5, 2, 50), *deal(31.0, [1, 2])]
     out = frame(six_handed + heads_up + next_one)
     assert frames(out) == [("HandStarted", 0.5, 1), ("HandEnded", 21.0, 1), ("HandStarted", 21.0, 2),
@@ -173,3 +175,9 @@ def test_without_cards_a_seat_s_later_chips_are_a_bet_not_its_blind() -> None:
     heads_up = [bet(12.0, 2, 50), bet(12.5, 8, 100), bet(13.0, 2, 50), bet(14.0, 8, 300),  # the big blind raises
                 Declaration(ts=15.0, table=T, source="console", seat=2, word="call")]
     assert [(s.seats, s.button) for s in starts(frame(opened + first + heads_up))] == [((2, 5, 8), 2), ((2, 8), 2)]
+
+
+def test_a_misdeal_s_cards_taken_back_before_any_betting_do_not_end_the_hand() -> None:
+    misdeal = [bet(0.5, 1, 50), bet(1.0, 2, 100), *deal(2.0, [2, 1]), muck(4.0, 1), muck(4.2, 2)]
+    out = frame([*misdeal, *deal(6.0, [2, 1])])  # the redeal: the rules' misdeal check judges it
+    assert frames(out) == [("HandStarted", 0.5, 1), ("HandEnded", 6.9, 1)]
