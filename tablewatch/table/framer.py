@@ -10,20 +10,25 @@ A hand starts at the first of these (any one is enough; the others, within the s
 The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second
 card (or, at a table no camera watches, at the first betting action or after ``DEAL_WAIT_S``: then the seats
 the console opened, else those the RFID ledger sees chips in, else the last hand's, else those that posted).
+A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), and
+the round begins again there; so a player who left is not dealt in because his chips are still counted.
 ``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
 follow it in order.
 
-Its button is the console's (``button N``); else the rotation from the last hand's (``rules.button``, the
-profile's dead or moving button); else, for a table's first hand, the big blind's seat places it, and without
-posts seen the dealer's first round does: its last card goes to the button. Its stacks are what the RFID
+Its button is the console's (``button N``); else the big blind's seat places it, as the blinds were seen going
+forward (what the table did, whoever came and went between hands); else the rotation from the last hand's
+(``rules.button``, the profile's dead or moving button); else, for a table's first hand, the dealer's first round
+does: its last card goes to the button. Its stacks are what the RFID
 ledger counts in each seat's stack and betting zones (the blinds already in front are still the player's)
 when every seat dealt in has chips there; else they are unknown (empty): the engine plays on and says so.
 Blinds and antes are the game's (``GameConfig``), or with a tournament's levels (``table.levels``) those of the
 level in force when the hand starts, written into ``HandStarted``; blinds seen posted at another level are a
 TDA-14 finding, sent right after it.
 
-A hand ends once its pot has been pushed and then its cards are mucked, or when the next hand starts (a
-press, blinds going forward or a card pitched after the push), or when the stream ends.
+A hand ends once its pot has been pushed and then its cards are mucked, or when the next hand starts (a press,
+blinds going forward or a card pitched once the pot is pushed, or once all but one seat have mucked and chips
+went to the pot: a hand won without a showdown may show no push, and a misdeal's cards taken back before any
+betting are not one), or when the stream ends.
 """
 
 from __future__ import annotations
@@ -76,8 +81,21 @@ class _Deal:
     table: str
     first_round: list[int] = field(default_factory=list)  # seats in the order their first card reached them
     first_card: float | None = None  # when the deal's first card was pitched: chips forward before it are posts
-    posts: dict[int, int] = field(default_factory=dict)  # seat -> value gone forward before the deal ended
+    forward: list[tuple[float, int, str, int]] = field(default_factory=list)  # (when, seat, source, value)
     held: list[Event] = field(default_factory=list)
+
+    @property
+    def posts(self) -> dict[int, int]:
+        """Seat -> value gone forward before the first card: the camera's and the ledger's report of one post
+        (either may come late) count once, and a seat's later chips (no card seen yet) are bets, not its post."""
+        first: dict[tuple[int, str], int] = {}
+        for ts, seat, source, value in self.forward:
+            if self.first_card is None or ts <= self.first_card:
+                first.setdefault((seat, source), value)
+        posts: dict[int, int] = {}
+        for (seat, _), value in first.items():
+            posts[seat] = max(posts.get(seat, 0), value)
+        return posts
 
 
 @dataclass
@@ -85,6 +103,18 @@ class _Hand:
     start: HandStarted
     pushed: bool = False
     acted: bool = False  # betting seen: a new-hand press now is a new hand, not the confirmation of this one
+    mucked: set[int] = field(default_factory=set)  # seats whose cards went
+    gathered: bool = False  # chips went to the pot: betting happened (a misdeal's cards go back before any)
+
+    @property
+    def live(self) -> set[int]:
+        return set(self.start.seats) - self.mucked
+
+    @property
+    def decided(self) -> bool:
+        """The pot is pushed, or all but one seat have mucked after betting: the next deal or blinds are a new
+        hand."""
+        return self.pushed or (self.gathered and len(self.live) <= 1)
 
 
 class HandFramer:
@@ -145,7 +175,7 @@ class HandFramer:
 
     def _starts_hand(self, event: Event) -> bool:
         """A start signal between hands: none is in play, or the one in play has been pushed."""
-        between = self._hand is None or self._hand.pushed
+        between = self._hand is None or self._hand.decided
         if isinstance(event, NewHandPressed):  # within the same deal it confirms the start; after betting, a new hand
             return between or (self._hand is not None and self._hand.acted)
         return between and (_post(event) is not None or (isinstance(event, CardDealt) and event.seat is not None))
@@ -154,13 +184,15 @@ class HandFramer:
         deal = self._deal
         assert deal is not None
         if isinstance(event, CardDealt) and event.seat is not None:
-            if event.seat in deal.first_round:  # a second card: the first round is over
-                return self._start([event])
+            if event.seat in deal.first_round:
+                if len(deal.first_round) >= 2:  # a second card: the first round is over
+                    return self._start([event])
+                deal.first_round, deal.first_card = [], None  # a lone stray card: the round begins here
             deal.first_round.append(event.seat)
             deal.first_card = event.ts if deal.first_card is None else deal.first_card
-        elif (posted := _post(event)) is not None and (deal.first_card is None or event.ts <= deal.first_card):
-            seat, value = posted  # the camera's and the ledger's report of one post (either may come late): once
-            deal.posts[seat] = max(deal.posts.get(seat, 0), value)
+        elif (posted := _post(event)) is not None:
+            seat, value = posted
+            deal.forward.append((event.ts, seat, event.source, value))
         deal.held.append(event)
         if isinstance(event, BETTING) or self._all_open_seats_dealt(deal) or event.ts - deal.ts >= DEAL_WAIT_S:
             return self._start()
@@ -217,12 +249,12 @@ class HandFramer:
     def _button(self, deal: _Deal, seats: tuple[int, ...], level: LevelConfig | None = None) -> int:
         if self.button is not None:
             return self.button
-        if self.last is not None:
-            return next_positions(self.profile, players=seats, last=_positions(self.last)).button
         due = level.big_blind if level is not None else self.game.big_blind
         big_blind = next((seat for seat, value in deal.posts.items() if value == due), None)
         if big_blind in seats:
             return _before(seats, big_blind, 1 if len(seats) == 2 else 2)
+        if self.last is not None:
+            return next_positions(self.profile, players=seats, last=_positions(self.last)).button
         return deal.first_round[-1] if deal.first_round else seats[-1]
 
     def _stacks(self, seats: tuple[int, ...]) -> tuple[int, ...]:
@@ -243,9 +275,12 @@ class HandFramer:
         hand = self._hand
         if hand is None:
             return [event]
+        if isinstance(event, CardsMucked) and event.seat is not None:
+            hand.mucked.add(event.seat)
         if isinstance(event, CardsMucked) and hand.pushed:  # the pot is pushed and the cards go in: it is over
             return [event, *self._end(event.ts)]
         hand.pushed = hand.pushed or isinstance(event, PotPushed)
+        hand.gathered = hand.gathered or isinstance(event, PotGathered) or _to_pot(event)
         hand.acted = hand.acted or isinstance(event, BETTING)
         return [event]
 
@@ -265,6 +300,11 @@ def _post(event: Event) -> tuple[int, int] | None:
         if src.is_stack and dst.is_bet and src.seat == dst.seat and src.seat is not None:
             return src.seat, event.chips.value
     return None
+
+
+def _to_pot(event: Event) -> bool:
+    """The RFID ledger's chips from a betting zone to the pot: the bets gathered."""
+    return isinstance(event, ChipsMoved) and event.dst == "pot" and Zone.parse(event.src).is_bet
 
 
 def _stakes(level: LevelConfig | None) -> dict[str, Any]:

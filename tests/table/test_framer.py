@@ -13,6 +13,7 @@ from tablewatch.events import (
     HandEnded,
     HandStarted,
     NewHandPressed,
+    PotGathered,
     PotPushed,
     SeatStatus,
 )
@@ -132,3 +133,51 @@ def test_a_quiet_deal_is_closed_after_the_wait() -> None:
     assert not [e for event in given for e in framer.feed(event) if isinstance(e, HandStarted)]
     assert framer.tick(1.0 + DEAL_WAIT_S / 2) == []
     assert starts(framer.tick(1.0 + DEAL_WAIT_S))[0].seats == (4, 9)
+
+
+def frames(events: list[Event]) -> list[tuple[str, float, int]]:
+    return [(e.kind, e.ts, e.hand_no) for e in events if isinstance(e, HandStarted | HandEnded)]
+
+
+def test_back_to_back_hands_are_told_apart_by_the_push_the_folds_and_the_next_blinds() -> None:
+    six_handed = [bet(0.5, 5, 50), bet(1.0, 6, 100), *deal(2.0, [5, 6, 1, 2, 3, 4]),
+                  muck(6.0, 1), muck(7.0, 2), muck(8.0, 3), muck(9.0, 4), push(20.0, 6)]  # the board swept unseen
+    gathered = PotGathered(ts=27.0, table=T, source="vision")
+    heads_up = [bet(21.0, 2, 100), bet(21.5, 1, 50), *deal(22.0, [2, 1]), muck(26.0, 2), gathered]  # no push seen
+    next_one = [bet(30.0, 1, 100), bet(30.5, 2, 50), *deal(31.0, [1, 2])]
+    out = frame(six_handed + heads_up + next_one)
+    assert frames(out) == [("HandStarted", 0.5, 1), ("HandEnded", 21.0, 1), ("HandStarted", 21.0, 2),
+                           ("HandEnded", 30.0, 2), ("HandStarted", 30.0, 3), ("HandEnded", 31.9, 3)]
+    assert [(s.seats, s.button) for s in starts(out)] == [((1, 2, 3, 4, 5, 6), 4), ((1, 2), 1), ((1, 2), 2)]
+
+
+def test_a_player_leaving_is_not_dealt_in_though_his_chips_are_still_counted() -> None:
+    chips_left_behind = {f"seat{seat}.stack": Chips.of({500: 40}) for seat in range(1, 7)}
+    framer = HandFramer(GameConfig(), stack_chips=lambda zone: chips_left_behind.get(zone, Chips()))
+    first = [*deal(1.0, [5, 6, 1, 2, 3, 4]), push(20.0, 6), muck(21.0, 6)]
+    stray = CardDealt(ts=24.0, table=T, source="vision", seat=2, face_up=True)  # the blind's chips read as a card
+    second = [stray, bet(24.1, 2, 100), bet(25.0, 1, 50), *deal(26.0, [2, 1])]
+    out = frame(first + second, framer)
+    assert [(s.ts, s.seats, s.button) for s in starts(out)][1] == (24.0, (1, 2), 1)
+    assert stray in out  # the rules still see it
+
+
+def test_a_player_joining_is_dealt_in_and_the_blinds_show_the_button() -> None:
+    heads_up = [bet(0.5, 1, 50), bet(1.0, 2, 100), *deal(2.0, [2, 1]), push(10.0, 1), muck(11.0, 1)]
+    seat_4_joins = [bet(15.0, 4, 50), bet(15.5, 1, 100), *deal(16.0, [4, 1, 2])]  # a rotation would say 1
+    assert [(s.seats, s.button) for s in starts(frame(heads_up + seat_4_joins))] == [((1, 2), 1), ((1, 2, 4), 2)]
+
+
+def test_without_cards_a_seat_s_later_chips_are_a_bet_not_its_blind() -> None:
+    opened = [SeatStatus(ts=0.1, table=T, source="console", seat=s, open=True) for s in (2, 5, 8)]
+    first = [bet(1.0, 5, 50), bet(1.5, 8, 100), Declaration(ts=3.0, table=T, source="console", seat=2, word="fold"),
+             push(10.0, 8), SeatStatus(ts=11.0, table=T, source="console", seat=5, open=False)]
+    heads_up = [bet(12.0, 2, 50), bet(12.5, 8, 100), bet(13.0, 2, 50), bet(14.0, 8, 300),  # the big blind raises
+                Declaration(ts=15.0, table=T, source="console", seat=2, word="call")]
+    assert [(s.seats, s.button) for s in starts(frame(opened + first + heads_up))] == [((2, 5, 8), 2), ((2, 8), 2)]
+
+
+def test_a_misdeal_s_cards_taken_back_before_any_betting_do_not_end_the_hand() -> None:
+    misdeal = [bet(0.5, 1, 50), bet(1.0, 2, 100), *deal(2.0, [2, 1]), muck(4.0, 1), muck(4.2, 2)]
+    out = frame([*misdeal, *deal(6.0, [2, 1])])  # the redeal: the rules' misdeal check judges it
+    assert frames(out) == [("HandStarted", 0.5, 1), ("HandEnded", 6.9, 1)]
