@@ -7,7 +7,6 @@ import logging
 import queue
 import time
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -38,6 +37,7 @@ from tablewatch.events import (
 )
 from tests.devices.socat import SocatPair
 from tests.support.mosquitto import Mosquitto
+from tests.support.wait import wait_until
 
 
 @pytest.mark.parametrize(("line", "entry"), [
@@ -135,13 +135,6 @@ def test_serial_button_box_over_a_pty_pair(tmp_path: Path) -> None:
         pair.stop()
 
 
-def _wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the condition did not come true in time"
-        time.sleep(0.01)
-
-
 def test_an_endless_line_is_dropped_and_the_next_entry_kept(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="tablewatch.devices.console")
     events: queue.Queue[Event] = queue.Queue()
@@ -152,13 +145,14 @@ def test_an_endless_line_is_dropped_and_the_next_entry_kept(tmp_path: Path, capl
         try:
             box.open()
             answers = Lines(box)
-            _wait_for(lambda: console.online is True)
+            wait_until("the console online", lambda: console.online is True, 30.0, poll=0.01)
             box.write(noise + b"\n3 raise 2500\n")  # dropped up to its newline
             assert answers.next(timeout=30) == f"ERR entry over {MAX_LINE_BYTES} bytes, dropped"
             assert answers.next(timeout=30) == "OK 1"
             box.write(noise)  # then nothing: the noise has ended when the line goes quiet
             assert answers.next(timeout=30) == f"ERR entry over {MAX_LINE_BYTES} bytes, dropped"
-            _wait_for(lambda: console.port.bytes_in >= 2 * len(noise) and not console.lines.skipping)
+            wait_until("the noise read and dropped",
+                       lambda: console.port.bytes_in >= 2 * len(noise) and not console.lines.skipping, 30.0, poll=0.01)
             box.write(b"7 call\n")
             assert answers.next(timeout=30) == "OK 2"
         finally:

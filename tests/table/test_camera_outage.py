@@ -19,6 +19,7 @@ from tablewatch.rules.table import TableRules
 from tablewatch.table.config import CameraConfig
 from tablewatch.table.sources import CameraSource
 from tests.support.mjpeg_server import MjpegServer
+from tests.support.wait import wait_until
 
 DEADLINE_S = 60.0  # generous: the machine may be busy
 
@@ -53,13 +54,6 @@ def camera(source: str) -> CameraSource:
                         frame_sinks=[], retry_first_s=0.1, retry_max_s=1.0)
 
 
-def wait_until(what: str, predicate: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def write_video(path: Path, frames: int) -> None:
     """A short Motion-JPEG recording, written beside ``path`` and renamed there whole."""
     partial = path.with_name("partial-" + path.name)
@@ -77,10 +71,10 @@ def test_a_missing_file_is_alerted_retried_and_recovered_when_it_appears_and_its
     source.start(table.emit)
     try:
         table.wait("the camera reported offline", lambda: table.titles() == ["Camera offline"])
-        wait_until("a few retries", lambda: source.outages == 1 and "not found" in source.error)
+        wait_until("a few retries", lambda: source.outages == 1 and "not found" in source.error, DEADLINE_S)
         write_video(video, frames=20)
         assert source._thread is not None
-        wait_until("the recording played to its end", lambda: not source._thread.is_alive())  # type: ignore[union-attr]
+        wait_until("the recording played to its end", lambda: not source._thread.is_alive(), DEADLINE_S)  # type: ignore[union-attr]
     finally:
         source.stop()
     assert table.titles() == ["Camera offline", "Camera back online"]  # and nothing when the file ended
@@ -95,13 +89,13 @@ def test_a_network_stream_killed_and_restarted_is_alerted_and_recovered(tmp_path
     source = camera(server.url)
     source.start(table.emit)
     try:
-        wait_until("frames from the stream", lambda: source.frames >= 5)
+        wait_until("frames from the stream", lambda: source.frames >= 5, DEADLINE_S)
         server.kill()
         table.wait("the camera reported offline", lambda: table.titles() == ["Camera offline"])
         seen = source.frames
         server.start()
         table.wait("the camera reported back", lambda: table.titles() == ["Camera offline", "Camera back online"])
-        wait_until("frames again", lambda: source.frames > seen)
+        wait_until("frames again", lambda: source.frames > seen, DEADLINE_S)
     finally:
         source.stop()
         server.kill()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from tests.alerts.helpers import Collector
 from tests.support.mjpeg_server import MjpegServer
 from tests.support.mosquitto import Mosquitto
 from tests.support.video import frame_count
+from tests.support.wait import wait_until
 
 KNOWN = "E007000000000001"
 COUNTERFEIT = [f"E0FFFFFFFFFFFF{n:02X}" for n in range(1, 9)]  # one alert each
@@ -96,8 +96,3 @@ def camera_up(console: Path) -> bool:
     return console.exists() and CAMERA_UP.search(console.read_text()) is not None
 
 
-def wait_until(what: str, predicate: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
