@@ -22,8 +22,6 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 
-from pokerkit import Poker, State
-
 from tablewatch.events import (
     BetMotion,
     BoardCardDealt,
@@ -40,7 +38,7 @@ from tablewatch.events import (
     Tap,
     Violation,
 )
-from tablewatch.hands import ActionRecord, Burn, EventTime
+from tablewatch.hands import Burn, EventTime
 from tablewatch.rules import rulings
 from tablewatch.rules.betting import BettingView, booked_kind
 from tablewatch.rules.booking import Booking
@@ -62,7 +60,7 @@ from tablewatch.rules.chipreading import (
 )
 from tablewatch.rules.corrections import Corrections
 from tablewatch.rules.game import GameConfig
-from tablewatch.rules.handstate import HandState, Provisional, SeatState
+from tablewatch.rules.handstate import HandState, Provisional
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot
 
@@ -71,7 +69,8 @@ LATE_WORD_S = 2.0  # a declaration this soon after the seat's own chips belongs 
 
 
 class HandEngine:
-    """One hand at one table. Build it from the ``HandStarted`` event; feed every later event."""
+    """One hand at one table. Build it from the ``HandStarted`` event; feed every later event. What the hand is
+    (its seats, actions, findings, pokerkit's state) is ``hand``, the ``HandState`` its parts share."""
 
     def __init__(self, config: GameConfig, start: HandStarted, *, profile: RuleProfile | None = None) -> None:
         self.hand = HandState(config, start, profile or RuleProfile())
@@ -79,80 +78,6 @@ class HandEngine:
         self.booking = Booking(self.hand)
         self.corrections = Corrections(self.hand, self.booking, self.cards)
         self.cards.advance()
-
-    # --- the hand as the rest of the rules layer reads it ----------------------------------------------------
-
-    @property
-    def config(self) -> GameConfig:
-        return self.hand.config
-
-    @property
-    def profile(self) -> RuleProfile:
-        return self.hand.profile
-
-    @property
-    def start(self) -> HandStarted:
-        return self.hand.start
-
-    @property
-    def table(self) -> str:
-        return self.hand.table
-
-    @property
-    def hand_no(self) -> int:
-        return self.hand.hand_no
-
-    @property
-    def order(self) -> tuple[int, ...]:
-        return self.hand.order
-
-    @property
-    def index(self) -> dict[int, int]:
-        return self.hand.index
-
-    @property
-    def starting_stacks(self) -> tuple[int, ...]:
-        return self.hand.starting_stacks
-
-    @property
-    def game(self) -> Poker:
-        return self.hand.game
-
-    @property
-    def state(self) -> State:
-        return self.hand.state
-
-    @property
-    def seats(self) -> dict[int, SeatState]:
-        return self.hand.seats
-
-    @property
-    def actions(self) -> list[ActionRecord]:
-        return self.hand.actions
-
-    @property
-    def violations(self) -> list[Violation]:
-        return self.hand.violations
-
-    @property
-    def notes(self) -> list[str]:
-        return self.hand.notes
-
-    @property
-    def pushes(self) -> list[tuple[int, int, float]]:
-        return self.hand.pushes
-
-    @property
-    def burns(self) -> list[Burn]:
-        return self.hand.burns
-
-    @property
-    def event_times(self) -> list[EventTime]:
-        return self.hand.event_times
-
-    @property
-    def ended_ts(self) -> float | None:
-        return self.hand.ended_ts
 
     # --- the public face ---------------------------------------------------------------------------------
 

@@ -399,7 +399,7 @@ def _betting(op: Folding | CheckingOrCalling | CompletionBettingOrRaisingTo, rul
     else:
         action = f"cbr {op.amount}"
     # every 7th chip action goes in two motions, with the declaration a careful player makes first
-    motions = 2 if (hand_no + len(engine.actions)) % 7 == 0 else 1
+    motions = 2 if (hand_no + len(engine.hand.actions)) % 7 == 0 else 1
     return physical_events(action, view=engine.view(seat), table=table, seat=seat, ts=clock(),
                            denominations=cfg.chip_denominations, hole_cards=cfg.hole_cards, motions=motions)
 
@@ -459,7 +459,7 @@ def replay_hand(hand: NormalHand, *, hand_no: int = 1, table: str = "T01", profi
         return result
     finished = rules.pop_finished()
     if truth.status and rules.current is not None:
-        finished = [finished_hand(rules.current)]  # incomplete in the source: compare it as it stands
+        finished = [finished_hand(rules.current.hand)]  # incomplete in the source: compare it as it stands
     if len(finished) != 1:
         result.error = f"hand [{hand.name}]: expected one finished hand, got {len(finished)}"
         return result

@@ -75,12 +75,12 @@ def expected_showdown_order(engine: HandEngine) -> ShowdownOrder:
     action, and the chips each seat put in."""
     snap = engine.snapshot()
     if snap.phase != "showdown":
-        raise ValueError(f"Hand {engine.hand_no} is not at its showdown (phase: {snap.phase}).")
-    final = engine.actions[-1].street if engine.actions else "preflop"
-    bets = [a.seat for a in engine.actions if a.street == final and a.kind == "cbr"]
-    last = {a.seat: i for i, a in enumerate(engine.actions)}  # a seat's last action put it all-in
-    start = dict(zip(engine.order, engine.starting_stacks, strict=True))
-    return showdown_order(engine.profile, live=snap.active, button=snap.button,
+        raise ValueError(f"Hand {engine.hand.hand_no} is not at its showdown (phase: {snap.phase}).")
+    final = engine.hand.actions[-1].street if engine.hand.actions else "preflop"
+    bets = [a.seat for a in engine.hand.actions if a.street == final and a.kind == "cbr"]
+    last = {a.seat: i for i, a in enumerate(engine.hand.actions)}  # a seat's last action put it all-in
+    start = dict(zip(engine.hand.order, engine.hand.starting_stacks, strict=True))
+    return showdown_order(engine.hand.profile, live=snap.active, button=snap.button,
                           last_aggressor=bets[-1] if bets and bets[-1] in snap.active else None,
                           all_ins=sorted(snap.all_in, key=lambda seat: last.get(seat, -1)),
                           put_in={seat: start[seat] - snap.stacks[seat] for seat in snap.active})
@@ -126,8 +126,8 @@ class SeeRuling:
 
 def kept_cards(engine: HandEngine, seat: int) -> bool:
     """The seat still holds its cards or has tabled them: it neither folded nor mucked unseen."""
-    folded = any(a.seat == seat and a.kind == "f" for a in engine.actions)
-    return not folded and not engine.seats[seat].mucked
+    folded = any(a.seat == seat and a.kind == "f" for a in engine.hand.actions)
+    return not folded and not engine.hand.seats[seat].mucked
 
 
 def request_to_see(engine: HandEngine, asker: int, target: int) -> SeeRuling:
@@ -139,8 +139,8 @@ def request_to_see(engine: HandEngine, asker: int, target: int) -> SeeRuling:
     Any other request is up to the TD.
     """
     for seat in (asker, target):
-        if seat not in engine.seats:
-            raise ValueError(f"Seat {seat} was not dealt in this hand (seats {sorted(engine.seats)}).")
+        if seat not in engine.hand.seats:
+            raise ValueError(f"Seat {seat} was not dealt in this hand (seats {sorted(engine.hand.seats)}).")
     if asker == target:
         raise ValueError(f"Seat {asker} cannot ask to see his own hand.")
     if not kept_cards(engine, asker):
@@ -154,7 +154,7 @@ def request_to_see(engine: HandEngine, asker: int, target: int) -> SeeRuling:
     if target != bettor or asker not in callers:
         return SeeRuling(verdict="discretion", ruling=f"seat {target} is not the river's last aggressor that seat "
                                                       f"{asker} called (seat {bettor} is): the TD decides (TDA-11B)")
-    if not engine.profile.paid_to_see_right:
+    if not engine.hand.profile.paid_to_see_right:
         return SeeRuling(verdict="discretion", ruling="no 'paid to see' right in this venue (cash, 001): the TD "
                                                       "decides")
     return SeeRuling(verdict="right", ruling=f"seat {asker} called seat {target}'s last bet or raise of the river "

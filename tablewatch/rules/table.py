@@ -17,19 +17,20 @@ from tablewatch.events import Event, HandEnded, HandStarted, Severity, Violation
 from tablewatch.hands import FinishedHand, Push
 from tablewatch.rules.engine import HandEngine
 from tablewatch.rules.game import GameConfig, phh_code
+from tablewatch.rules.handstate import HandState
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import Check, HandSnapshot
 
 
-def finished_hand(engine: HandEngine) -> FinishedHand:
-    state, order = engine.state, engine.order
+def finished_hand(hand: HandState) -> FinishedHand:
+    state, order = hand.state, hand.order
     final = {seat: state.stacks[i] for i, seat in enumerate(order)}
     in_play = state.total_pot_amount if state.status else 0
-    missing = sum(engine.starting_stacks) - sum(final.values()) - in_play
-    notes = list(engine.notes)
-    pushed = sum(value for _, value, _ in engine.pushes)
+    missing = sum(hand.starting_stacks) - sum(final.values()) - in_play
+    notes = list(hand.notes)
+    pushed = sum(value for _, value, _ in hand.pushes)
     if missing > 0 and pushed == missing:  # pokerkit could not judge unread hands: the dealer's pushes stand
-        for seat, value, _ in engine.pushes:
+        for seat, value, _ in hand.pushes:
             final[seat] += value
         notes.append(f"{missing} awarded as the dealer pushed it (the hands were not read)")
         missing = 0
@@ -42,17 +43,17 @@ def finished_hand(engine: HandEngine) -> FinishedHand:
         for op in state.operations if isinstance(op, ChipsPushing)
     )
     return FinishedHand(
-        table=engine.table, hand_no=engine.hand_no, config=engine.config, phh_variant=phh_code(engine.game),
-        button=engine.start.button, order=order,
-        starting_stacks=dict(zip(order, engine.starting_stacks, strict=True)),
+        table=hand.table, hand_no=hand.hand_no, config=hand.config, phh_variant=phh_code(hand.game),
+        button=hand.start.button, order=order,
+        starting_stacks=dict(zip(order, hand.starting_stacks, strict=True)),
         final_stacks=final,
-        actions=tuple(engine.actions),
+        actions=tuple(hand.actions),
         hole_cards={seat: tuple(None if c.unknown_status else repr(c) for c in state.hole_cards[i])
                     for i, seat in enumerate(order)},
         board=tuple(None if cards[0].unknown_status else repr(cards[0]) for cards in state.board_cards if cards),
-        pushes=pushes, violations=tuple(engine.violations), burns=tuple(engine.burns),
-        event_times=tuple(engine.event_times), notes=tuple(notes), started_ts=engine.start.ts,
-        ended_ts=engine.ended_ts, blinds=engine.start.blinds, unawarded=max(0, missing), state=state, game=engine.game,
+        pushes=pushes, violations=tuple(hand.violations), burns=tuple(hand.burns),
+        event_times=tuple(hand.event_times), notes=tuple(notes), started_ts=hand.start.ts,
+        ended_ts=hand.ended_ts, blinds=hand.start.blinds, unawarded=max(0, missing), state=state, game=hand.game,
     )
 
 
@@ -106,8 +107,8 @@ class TableRules:
             self.current = HandEngine(self.config, event, profile=self.profile)
             return found
         if isinstance(event, Violation):  # a finding on the hand's set-up (the framer's TDA-14): the hand's own
-            if self.current is not None and event.hand_no == self.current.hand_no:
-                self.current.violations.append(event)
+            if self.current is not None and event.hand_no == self.current.hand.hand_no:
+                self.current.hand.violations.append(event)
             return [event]
         if self.current is None:
             return []
@@ -118,13 +119,13 @@ class TableRules:
     def _close(self, ts: float, *, why: str = "") -> list[Violation]:
         engine = self.current
         assert engine is not None
-        before = len(engine.violations)
+        before = len(engine.hand.violations)
         if why:
-            engine.notes.append(why)
+            engine.hand.notes.append(why)
         engine.finish(ts)
-        self.finished.append(finished_hand(engine))
+        self.finished.append(finished_hand(engine.hand))
         self.last, self.current = engine, None
-        return engine.violations[before:]
+        return engine.hand.violations[before:]
 
     def _guard(self, work: Callable[[], Iterable[Violation]], what: str, event: Event) -> list[Violation]:
         try:
@@ -136,4 +137,4 @@ class TableRules:
                               title=f"Rules layer error in the {what}", severity=Severity.SYSTEM,
                               observed=f"{event.kind}: {type(exc).__name__}: {exc}",
                               ruling="the event was skipped; check the hand by hand",
-                              hand_no=self.current.hand_no if self.current else None)]
+                              hand_no=self.current.hand.hand_no if self.current else None)]

@@ -41,7 +41,7 @@ class Hand:
         self.found: list[Violation] = []
         self.feed(HandStarted, hand_no=1, button=self.button, seats=seats,
                   stacks=tuple(stacks[s] for s in seats), blinds=blinds)
-        order = self.engine.order
+        order = self.engine.hand.order
         for r in range(config.hole_cards):
             for seat in order:
                 card = cards[seat][2 * r:2 * r + 2] if cards and seat in cards else None

@@ -26,7 +26,7 @@ def bba_hand(bb_stack: int, priority: str, seats: int = 4) -> Hand:
 @pytest.mark.parametrize("priority", ["ante_first", "big_blind_first"])
 def test_a_big_blind_with_enough_chips_posts_both_in_full(priority: str) -> None:
     hand = bba_hand(5000, priority)
-    state = hand.engine.state
+    state = hand.engine.hand.state
     assert hand.bets()[2] == 200 and state.total_pot_amount == 100 + 200 + 200  # SB, BB, the ante
     assert hand.engine.snapshot().stacks[2] == 4600
 
@@ -34,7 +34,7 @@ def test_a_big_blind_with_enough_chips_posts_both_in_full(priority: str) -> None
 def test_ante_first_the_short_big_blind_is_all_in_for_less() -> None:
     hand = bba_hand(300, "ante_first")
     assert hand.bets()[2] == 100  # 200 went to the ante, 100 is left for the blind
-    assert hand.engine.state.total_pot_amount == 100 + 100 + 200
+    assert hand.engine.hand.state.total_pot_amount == 100 + 100 + 200
     view = hand.view(3)
     assert (view.cur, view.to_call) == (200, 200)  # the short blind still counts in full (EX-7)
 
@@ -42,20 +42,20 @@ def test_ante_first_the_short_big_blind_is_all_in_for_less() -> None:
 def test_big_blind_first_the_blind_is_posted_in_full_and_the_ante_takes_the_rest() -> None:
     hand = bba_hand(300, "big_blind_first")
     assert hand.bets()[2] == 200 and hand.engine.snapshot().stacks[2] == 0
-    assert hand.engine.state.total_pot_amount == 100 + 200 + 100  # the ante is what was left: 100
+    assert hand.engine.hand.state.total_pot_amount == 100 + 200 + 100  # the ante is what was left: 100
     view = hand.view(3)
     assert (view.cur, view.to_call, view.min_raise_to) == (200, 200, 400)  # a full blind: nothing to count up
 
 
 def test_big_blind_first_with_less_than_the_blind_posts_no_ante() -> None:
     hand = bba_hand(150, "big_blind_first")
-    assert hand.bets()[2] == 150 and hand.engine.state.total_pot_amount == 100 + 150
+    assert hand.bets()[2] == 150 and hand.engine.hand.state.total_pot_amount == 100 + 150
 
 
 def test_big_blind_first_heads_up_the_big_blind_is_the_non_button_seat() -> None:
     hand = bba_hand(300, "big_blind_first", seats=2)
     assert hand.bets() == {1: 200, 2: 100}  # seat 1 posts the blind in full; the button the small blind
-    assert hand.engine.state.total_pot_amount == 100 + 200 + 100
+    assert hand.engine.hand.state.total_pot_amount == 100 + 200 + 100
 
 
 @pytest.mark.parametrize("priority", ["ante_first", "big_blind_first"])

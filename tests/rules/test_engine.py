@@ -14,7 +14,7 @@ NL_100_200 = GameConfig(small_blind=100, big_blind=200)
 def limped_flop(config: GameConfig, n: int, stack: int = 100_000) -> Hand:
     """``n`` players who all just call the big blind preflop, on the flop."""
     hand = Hand(config, dict.fromkeys(range(1, n + 1), stack))
-    for seat in list(hand.engine.order[2:]) + list(hand.engine.order[:2]):
+    for seat in list(hand.engine.hand.order[2:]) + list(hand.engine.hand.order[:2]):
         hand.act(seat, "cc")
     hand.board("2c", "7d", "9h")
     return hand
@@ -205,7 +205,7 @@ def test_ex_66_short_all_in_over_a_limp_bb_may_raise_a_may_not() -> None:
     a = hand.view(3)
     assert a.to_call == 3500 and not a.can_raise
     found = hand.chips(3, {5000: 3})  # A tries to raise: ruled a call (TDA-34)
-    last = hand.engine.actions[-1]
+    last = hand.engine.hand.actions[-1]
     assert found[0].rule_id == "TDA-34" and (last.seat, last.kind) == (3, "cc")
 
 
@@ -273,7 +273,7 @@ def test_tda_39_out_of_turn_fold_is_final() -> None:
     assert hand.engine.to_act() == 3
     hand.act(3, "cbr 600")
     hand.act(4, "cc")
-    assert hand.engine.actions[-1].seat == 5 and hand.engine.actions[-1].kind == "f"
+    assert hand.engine.hand.actions[-1].seat == 5 and hand.engine.hand.actions[-1].kind == "f"
 
 
 def test_ex_69_undercall_in_the_engine_is_completed() -> None:
@@ -389,7 +389,7 @@ def test_appendix_c_opening_all_in_below_the_big_blind_does_not_reopen() -> None
     hand.act(4, "cbr 150")  # all-in for 150 in a 100-200 game: less than a full bet
     view = hand.view(1)
     assert (view.to_call, view.can_raise) == (150, False)  # seat 1 checked; no reopening (TDA-34)
-    assert hand.engine.state.can_complete_bet_or_raise_to(350)  # pokerkit would allow it (Appendix C)
+    assert hand.engine.hand.state.can_complete_bet_or_raise_to(350)  # pokerkit would allow it (Appendix C)
 
 
 def test_tda_33b_pulling_back_chips_facing_a_bet_then_folding_is_a_call() -> None:
@@ -401,7 +401,7 @@ def test_tda_33b_pulling_back_chips_facing_a_bet_then_folding_is_a_call() -> Non
     hand.act(1, "f")
     hand.feed(ChipsPulledBack, seat=2, chips=Chips.of({100: 2}))
     found = hand.act(2, "f")
-    assert found[0].rule_id == "TDA-33B" and hand.engine.actions[-1].kind == "cc"
+    assert found[0].rule_id == "TDA-33B" and hand.engine.hand.actions[-1].kind == "cc"
 
 
 def test_tda_44_fold_when_not_facing_a_bet_is_binding() -> None:
@@ -409,18 +409,18 @@ def test_tda_44_fold_when_not_facing_a_bet_is_binding() -> None:
     first = hand.engine.to_act()
     found = hand.act(first, "f")
     assert found[0].rule_id == "TDA-44" and found[0].severity == Severity.ADVISORY
-    assert hand.engine.actions[-1].kind == "f"
+    assert hand.engine.hand.actions[-1].kind == "f"
 
 
 def test_ex_18_acting_before_the_amount_is_stated_is_logged() -> None:
     hand = limped_flop(NL_100_200, 4)
     a = hand.engine.to_act()
     hand.say(a, "raise")  # no amount yet: the chips will say
-    b = hand.engine.order[(hand.engine.order.index(a) + 1) % 4]
+    b = hand.engine.hand.order[(hand.engine.hand.order.index(a) + 1) % 4]
     found = hand.act(b, "f")
     assert found[0].rule_id == "TDA-36B" and found[0].severity == Severity.ADVISORY
     hand.chips(a, {500: 1, 100: 1})
-    assert hand.engine.actions[-2:][0].seat == a and hand.engine.actions[-1].seat == b  # b's fold stands
+    assert hand.engine.hand.actions[-2:][0].seat == a and hand.engine.hand.actions[-1].seat == b  # b's fold stands
 
 
 def test_ex_89_tie_splits_the_pot_and_tda_12_odd_chip_goes_left_of_the_button() -> None:
@@ -449,7 +449,7 @@ def test_ex_89_tie_splits_the_pot_and_tda_12_odd_chip_goes_left_of_the_button() 
 def test_tda_27a_a_word_just_after_the_chips_is_compared_not_out_of_turn() -> None:
     hand = Hand(NL_100_200, dict.fromkeys(range(1, 5), 10_000))
     hand.chips(3, {1000: 1})  # one oversized chip: a call of 200
-    assert hand.engine.actions[-1].kind == "cc"
+    assert hand.engine.hand.actions[-1].kind == "cc"
     hand.ts += 0.5  # "raise!" half a second later: the chips came first
     found = hand.say(3, "raise")
     assert [v.rule_id for v in found] == ["TDA-27A"] and found[0].severity == Severity.ADVISORY
@@ -516,7 +516,7 @@ def test_ex_21_i_bet_five_in_the_engine() -> None:
 def test_eng_03_dead_button_on_an_empty_seat() -> None:
     # seat 2 left; the button stays dead on it; seat 3 posts the small blind, seat 4 the big blind
     hand = Hand(NL_100_200, {1: 10_000, 3: 10_000, 4: 10_000}, button=2)
-    assert hand.engine.order == (3, 4, 1) and hand.bets() == {3: 100, 4: 200, 1: 0}
+    assert hand.engine.hand.order == (3, 4, 1) and hand.bets() == {3: 100, 4: 200, 1: 0}
     assert hand.engine.to_act() == 1
     dead_small = Hand(NL_100_200, {1: 10_000, 3: 10_000, 4: 10_000}, button=2, blinds=((4, 200),))
     assert dead_small.bets() == {3: 0, 4: 200, 1: 0} and dead_small.engine.to_act() == 1
@@ -549,13 +549,13 @@ def test_ex_100_the_cap_is_pokerkits_too_and_the_house_lifts_it_heads_up() -> No
     hand = Hand(config, dict.fromkeys(range(1, 5), 10_000))
     for seat, to in ((3, 200), (4, 300), (1, 400)):
         hand.act(seat, f"cbr {to}")
-    assert hand.engine.state.min_completion_betting_or_raising_to_amount is None  # pokerkit: capped as well
+    assert hand.engine.hand.state.min_completion_betting_or_raising_to_amount is None  # pokerkit: capped as well
     heads_up = Hand(config, {1: 10_000, 2: 10_000}, profile=RuleProfile(limit_raise_cap="house"))
     for seat, to in ((2, 200), (1, 300), (2, 400), (1, 500), (2, 600)):
         assert heads_up.view(seat).can_raise
         heads_up.act(seat, f"cbr {to}")
-    assert [(a.kind, a.amount) for a in heads_up.engine.actions][-1] == ("cbr", 600)
-    assert heads_up.bets() == {1: 500, 2: 600} and not heads_up.engine.notes
+    assert [(a.kind, a.amount) for a in heads_up.engine.hand.actions][-1] == ("cbr", 600)
+    assert heads_up.bets() == {1: 500, 2: 600} and not heads_up.engine.hand.notes
 
 
 def test_a_raise_cap_of_five_is_booked_in_pokerkit() -> None:

@@ -25,7 +25,7 @@ def test_ex_101_dealer_skips_a_player_house_rule_he_checks() -> None:
     hand.tap(5)  # the dealer skipped seat 4; seats 5 and 6 check
     found = hand.tap(6)
     assert [(v.rule_id, v.title) for v in found][-1] == ("HOUSE-002-2.8.12", "Skipped player lost his turn")
-    assert [(a.seat, a.kind) for a in hand.engine.actions[-3:]] == [(4, "cc"), (5, "cc"), (6, "cc")]
+    assert [(a.seat, a.kind) for a in hand.engine.hand.actions[-3:]] == [(4, "cc"), (5, "cc"), (6, "cc")]
     assert hand.engine.to_act() == 1
 
 
@@ -68,7 +68,7 @@ def test_ex_17_club_rule_a_call_after_a_missed_raise_may_become_a_fold() -> None
     taken_back = hand.act(4, "f")
     assert [(v.rule_id, v.title) for v in taken_back] == [("TDA-35", "Call taken back after a missed raise")]
     assert hand.bets()[4] == 0 and hand.engine.snapshot().active == (1, 2, 3)
-    assert [(a.seat, a.kind) for a in hand.engine.actions] == [(3, "cbr"), (4, "f")]
+    assert [(a.seat, a.kind) for a in hand.engine.hand.actions] == [(3, "cbr"), (4, "f")]
     assert hand.engine.to_act() == 1 and hand.view(1).to_call == 9000
 
 
@@ -121,9 +121,9 @@ def test_ex_71_pot_under_counted_then_substantial_action_the_bet_stands() -> Non
     hand.act(2, "f")  # B folds
     found = hand.chips(3, {5000: 1, 1000: 4, 500: 1})  # C calls the 9,500 he was told
     assert [(v.rule_id, v.title) for v in found] == [("TDA-38B", "Short pot bet stands")]
-    assert [(a.seat, a.kind, a.amount) for a in hand.engine.actions[-3:]] == [(1, "cbr", 9500), (2, "f", None),
+    assert [(a.seat, a.kind, a.amount) for a in hand.engine.hand.actions[-3:]] == [(1, "cbr", 9500), (2, "f", None),
                                                                                (3, "cc", None)]
-    assert hand.engine.state.total_pot_amount == 10_500 + 2 * 9500  # the round is over: 9,500 each
+    assert hand.engine.hand.state.total_pot_amount == 10_500 + 2 * 9500  # the round is over: 9,500 each
 
 
 def test_ex_72_pot_under_counted_made_up_before_substantial_action() -> None:
@@ -133,4 +133,4 @@ def test_ex_72_pot_under_counted_made_up_before_substantial_action() -> None:
     assert [(v.rule_id, v.title) for v in found] == [("TDA-38B", "Pot bet made up")]
     assert hand.bets()[1] == 10_500
     assert hand.chips(3, {5000: 2, 500: 1}) == []  # C calls the full 10,500
-    assert hand.engine.state.total_pot_amount == 10_500 + 2 * 10_500
+    assert hand.engine.hand.state.total_pot_amount == 10_500 + 2 * 10_500

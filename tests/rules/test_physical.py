@@ -43,7 +43,7 @@ def test_a_raise_with_one_big_chip_is_declared_first() -> None:
     assert isinstance(decl, Declaration) and (decl.word, decl.amount) == ("raise", 1000) and decl.ts < chips.ts
     assert isinstance(chips, BetMotion) and chips.chips == Chips.of({1000: 1})
     hand.act(3, "cbr 1000")
-    assert (hand.engine.actions[-1].kind, hand.engine.actions[-1].amount) == ("cbr", 1000)
+    assert (hand.engine.hand.actions[-1].kind, hand.engine.hand.actions[-1].amount) == ("cbr", 1000)
 
 
 def test_a_raise_that_reads_right_goes_in_silently() -> None:

@@ -41,7 +41,7 @@ class Oracle:
         self.street: int | None = None
         self.raises = 0  # bets and raises this street; preflop the big blind is the bet (EX-100)
         self.acted: dict[int, int] = {}  # seat -> its bet when it last acted this street
-        state = self.engine.state  # pokerkit index 1 is the big blind (seat 2) with three or more seats
+        state = self.engine.hand.state  # pokerkit index 1 is the big blind (seat 2) with three or more seats
         short = len(state.bets) > 2 and state.stacks[1] == 0 and state.bets[1] < self.config.big_blind
         self.blind_gap = self.config.big_blind - state.bets[1] if short else 0  # counted, not posted (EX-20)
 
@@ -50,13 +50,13 @@ class Oracle:
         return self.hand.engine
 
     def next_street(self) -> None:
-        dealt = len(self.engine.state.board_cards)
+        dealt = len(self.engine.hand.state.board_cards)
         self.hand.board(*([None] * (3 if dealt == 0 else 1)))
 
     def check_turn(self, seat: int) -> tuple[BettingView, range]:
         """The checks before ``seat`` acts; returns its view and the raise totals the seeds allow and pokerkit
         does not (catalogue Appendix C), each case named by its rule."""
-        state, view = self.engine.state, self.hand.view(seat)
+        state, view = self.engine.hand.state, self.hand.view(seat)
         if state.street_index != self.street:
             self.street, self.raises, self.acted = state.street_index, int(state.street_index == 0), {}
         if view.cur != max(state.bets):  # EX-7: a short big blind counts in full; pokerkit: the chips posted
@@ -104,7 +104,7 @@ class Oracle:
     def _short_blind(self, view: BettingView) -> range:
         """The first action over a short big blind all-in: the full blind to call and to raise from (EX-7),
         in pot limit counted in full in the pot (EX-20). pokerkit counts the chips posted."""
-        state, bb, index = self.engine.state, self.config.big_blind, self.engine.index[view.seat]
+        state, bb, index = self.engine.hand.state, self.config.big_blind, self.engine.hand.index[view.seat]
         all_in = view.bet + view.stack
         covered = any(state.statuses[i] and state.bets[i] + state.stacks[i] > bb for i in range(len(state.bets))
                       if i != index)  # someone left to raise against
@@ -120,20 +120,21 @@ class Oracle:
 
     def act(self, seat: int, action: str, motions: int) -> None:
         """``seat`` acts; the engine must book exactly that action, on pokerkit's ledger too."""
-        engine, index = self.engine, self.engine.index[seat]
+        engine, index = self.engine, self.engine.hand.index[seat]
         view = self.hand.view(seat)
-        before = len(engine.actions)
+        before = len(engine.hand.actions)
         found = self.hand.act(seat, action, motions=motions)
         assert not found, found
-        record = engine.actions[before]
+        record = engine.hand.actions[before]
         kind = action.split()[0]
         assert record.seat == seat and record.kind == kind, (record, action)
         if kind == "f":
             return
         to = int(action.split()[1]) if kind == "cbr" else min(view.cur, view.bet + view.stack)
         assert record.amount == (to if kind == "cbr" else None)
-        if engine.state.street_index == self.street and any(engine.state.bets):  # the round is open: the ledger
-            assert engine.state.bets[index] == to, (engine.state.bets, to)
+        state = engine.hand.state
+        if state.street_index == self.street and any(state.bets):  # the round is open: the ledger
+            assert state.bets[index] == to, (state.bets, to)
         self.acted[seat] = to
         self.raises += kind == "cbr"
 
@@ -148,7 +149,7 @@ def _play(oracle: Oracle, data: st.DataObject) -> None:
             oracle.next_street()
             continue
         view, seeds_only = oracle.check_turn(seat)
-        state = engine.state
+        state = engine.hand.state
         counts = data.draw(st.dictionaries(st.sampled_from(DENOMS), st.integers(1, 4), min_size=1, max_size=3))
         chips = Chips.of(counts)
         if chips.value <= view.stack:
@@ -222,7 +223,7 @@ def test_fixed_limit_half_bet_all_in_reopens_for_a_seat_that_acted() -> None:
         if action == "cbr 360":
             assert (seat, view.can_raise, view.min_raise_to, seeds_only) == (1, True, 360, range(360, 361))
         oracle.act(seat, action, 1)
-    assert oracle.engine.state.bets == [360, 0, 200, 260, 0] and not oracle.engine.notes
+    assert oracle.engine.hand.state.bets == [360, 0, 200, 260, 0] and not oracle.engine.hand.notes
 
 
 # found by hypothesis in CI: fixed limit, flop: seat 1 checks, seat 3 bets all-in 14 (under half of the 100
@@ -243,9 +244,9 @@ def test_fixed_limit_short_all_in_opening_bet_does_not_reopen_for_a_seat_that_ch
         view, seeds_only = oracle.check_turn(seat)
         if turn == 6:
             assert (seat, view.street, view.cur, view.can_raise, seeds_only) == (1, "flop", 14, False, range(0))
-            assert oracle.engine.state.min_completion_betting_or_raising_to_amount == 91  # pokerkit differs
+            assert oracle.engine.hand.state.min_completion_betting_or_raising_to_amount == 91  # pokerkit differs
         oracle.act(seat, action, 1)
-    assert oracle.engine.state.bets == [0, 0, 0, 0]  # seat 1's call closed the flop
+    assert oracle.engine.hand.state.bets == [0, 0, 0, 0]  # seat 1's call closed the flop
 
 
 @settings(max_examples=200, deadline=None)

@@ -46,17 +46,17 @@ def test_the_big_blind_posts_his_real_chips_as_pokerkit_does() -> None:
 
 def test_a_call_over_a_short_big_blind_is_booked_at_the_full_blind() -> None:
     hand = short_blind_hand()
-    assert hand.engine.state.checking_or_calling_amount == 150  # pokerkit alone: call the 150 posted
+    assert hand.engine.hand.state.checking_or_calling_amount == 150  # pokerkit alone: call the 150 posted
     hand.act(3, "cc")  # 200 in chips, as the TDA requires
     assert hand.bets()[3] == 200
-    assert any("called 200" in note and "books 150" in note for note in hand.engine.notes)
+    assert any("called 200" in note and "books 150" in note for note in hand.engine.hand.notes)
     # from here pokerkit's own figures agree with the TDA's: call 200, raise to at least 400
-    state, view = hand.engine.state, hand.view(4)
+    state, view = hand.engine.hand.state, hand.view(4)
     assert (view.to_call, view.min_raise_to) == (200, 400)
     assert (state.checking_or_calling_amount, state.min_completion_betting_or_raising_to_amount) == (200, 400)
     hand.act(4, "cc")
     hand.act(1, "cc")
-    assert hand.engine.state.total_pot_amount == 750  # 150 + 3 x 200: the round is over, the bets are in
+    assert hand.engine.hand.state.total_pot_amount == 750  # 150 + 3 x 200: the round is over, the bets are in
 
 
 def test_short_big_blind_wins_the_main_pot_the_others_the_side_pot() -> None:
@@ -114,7 +114,7 @@ def test_the_extra_over_a_short_blind_comes_back_when_nobody_else_calls() -> Non
 def test_a_short_stack_calls_all_in_between_the_posted_and_the_full_blind() -> None:
     hand = Hand(NL_100_200, {1: 5000, 2: 150, 3: 180, 4: 5000}, button=4)
     hand.act(3, "cc")  # all-in for 180: more than the 150 posted, less than the 200 call
-    assert hand.bets()[3] == 180 and hand.engine.state.stacks[hand.engine.index[3]] == 0
+    assert hand.bets()[3] == 180 and hand.engine.hand.state.stacks[hand.engine.hand.index[3]] == 0
     assert hand.view(4).to_call == 200
 
 
@@ -141,27 +141,27 @@ def test_fixed_limit_raise_over_a_short_big_blind_is_from_the_full_blind() -> No
     """pokerkit raises from the chips posted (60 + 100 = 160); the TDA from the full blind (100 + 100)."""
     config = GameConfig(variant=Variant.FLHE, small_blind=50, big_blind=100, small_bet=100, big_bet=200)
     hand = Hand(config, {1: 5000, 2: 60, 3: 5000, 4: 5000}, button=4)
-    assert hand.engine.state.min_completion_betting_or_raising_to_amount == 160
+    assert hand.engine.hand.state.min_completion_betting_or_raising_to_amount == 160
     assert (hand.view(3).min_raise_to, hand.view(3).max_raise_to) == (200, 200)
     hand.act(3, "cbr 200")
-    assert hand.engine.actions[-1].amount == 200 and hand.bets()[3] == 200  # on pokerkit's ledger too
-    view, state = hand.view(4), hand.engine.state
+    assert hand.engine.hand.actions[-1].amount == 200 and hand.bets()[3] == 200  # on pokerkit's ledger too
+    view, state = hand.view(4), hand.engine.hand.state
     assert view.min_raise_to == state.min_completion_betting_or_raising_to_amount == 300
 
 
 def test_ex_20_a_pot_raise_over_a_short_big_blind_is_booked_in_full() -> None:
     config = GameConfig(variant=Variant.PLHE, small_blind=50, big_blind=100)
     hand = Hand(config, {1: 5000, 2: 75, 3: 5000, 4: 5000}, button=4)
-    assert hand.engine.state.max_completion_betting_or_raising_to_amount == 275  # pokerkit: the chips posted
+    assert hand.engine.hand.state.max_completion_betting_or_raising_to_amount == 275  # pokerkit: the chips posted
     hand.act(3, "cbr 350")
-    assert hand.engine.actions[-1].amount == 350 and hand.bets()[3] == 350
+    assert hand.engine.hand.actions[-1].amount == 350 and hand.bets()[3] == 350
     # the next minimum raise: 350 + the raise of 250 over the full blind, as pokerkit now has it too
-    assert hand.view(4).min_raise_to == hand.engine.state.min_completion_betting_or_raising_to_amount == 600
+    assert hand.view(4).min_raise_to == hand.engine.hand.state.min_completion_betting_or_raising_to_amount == 600
 
 
 def test_no_limit_the_raise_over_a_short_big_blind_sets_the_increment_from_the_full_blind() -> None:
     hand = Hand(NL_100_200, {1: 5000, 2: 150, 3: 5000, 4: 5000}, button=4)
     hand.act(3, "cbr 400")  # a raise of 200 over the full blind (pokerkit: 250 over the 150 posted)
-    assert hand.view(4).min_raise_to == hand.engine.state.min_completion_betting_or_raising_to_amount == 600
+    assert hand.view(4).min_raise_to == hand.engine.hand.state.min_completion_betting_or_raising_to_amount == 600
     hand.act(4, "cbr 600")
-    assert hand.engine.actions[-1].amount == 600 and hand.bets()[4] == 600
+    assert hand.engine.hand.actions[-1].amount == 600 and hand.bets()[4] == 600

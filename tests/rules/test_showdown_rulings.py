@@ -152,9 +152,9 @@ def test_ex_84_heads_up_all_in_on_the_turn_no_more_betting_river_decides() -> No
     hand.act(1, "cbr 4800")  # the rest of the chips
     hand.act(2, "cc")
     assert hand.engine.to_act() is None and hand.engine.snapshot().all_in == (1, 2)
-    booked = list(hand.engine.actions)
+    booked = list(hand.engine.hand.actions)
     hand.feed(BetMotion, seat=2, chips=Chips.of({1000: 1}))  # chips cannot be added now: nothing is booked
-    assert hand.engine.actions == booked
+    assert hand.engine.hand.actions == booked
     table(hand, 1, "AhAd")
     table(hand, 2, "Ks9s")
     hand.board("9c")  # the river gives seat 2 trips: the stronger hand wins

@@ -129,8 +129,8 @@ def test_the_rules_play_a_hand_at_the_stakes_its_start_names() -> None:
                         level=2, small_blind=200, big_blind=400, ante=0, big_blind_ante=400)
     rules.feed(start)
     assert rules.current is not None
-    state = rules.current.state
-    assert rules.current.config.big_blind == 400 and sorted(state.bets) == [0, 200, 400]
+    state = rules.current.hand.state
+    assert rules.current.hand.config.big_blind == 400 and sorted(state.bets) == [0, 200, 400]
     assert sum(state.stacks) == 27000 - 200 - 400 - 400  # the big blind's ante is in the pot
 
 
