@@ -418,10 +418,12 @@ class ChipsMoved(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class ChipsLeftTable(Event):
-    """Chips that were in ``zone`` and are no longer anywhere on the table (TDA-49)."""
+    """Chips that were in ``zone`` and are no longer anywhere on the table (TDA-49). ``emptied``: the zone was
+    seen empty as they went (the whole stack left, as when a player leaves or is moved with his chips)."""
 
     zone: str
     chips: Chips
+    emptied: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

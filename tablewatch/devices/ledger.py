@@ -48,7 +48,8 @@ class ChipLedger:
         self.dealer_leave_after = dealer_leave_after
         self.announce_first_read = announce_first_read
         self._location: dict[str, str] = {}  # uid -> zone
-        self._missing: dict[str, tuple[str, float]] = {}  # uid -> (last zone, when it was first missed)
+        # uid -> (last zone, when it was first missed, whether that zone was read empty then: the whole pile went)
+        self._missing: dict[str, tuple[str, float, bool]] = {}
         self._read_zones: set[str] = set()
         self._reported_unknown: set[tuple[str, str]] = set()
         self._lock = threading.RLock()  # several reader pollers may share one ledger
@@ -72,7 +73,7 @@ class ChipLedger:
     def missing(self) -> dict[str, Chips]:
         """Chips not read anywhere yet not declared gone, by the zone they were last in."""
         by_zone: dict[str, list[str]] = {}
-        for uid, (zone, _) in self._missing.items():
+        for uid, (zone, _, _) in self._missing.items():
             by_zone.setdefault(zone, []).append(uid)
         return {zone: self.registry.chips(uids)[0] for zone, uids in by_zone.items()}
 
@@ -99,7 +100,7 @@ class ChipLedger:
         appeared: dict[str, list[str]] = {}
         events: list[Event] = []
         for uid, zone in read.items():
-            old = self._location.get(uid) or self._missing.pop(uid, (None, 0.0))[0]
+            old = self._location.get(uid) or self._missing.pop(uid, (None, 0.0, False))[0]
             if old is None:
                 if zone not in first or self.announce_first_read:
                     appeared.setdefault(zone, []).append(uid)
@@ -107,10 +108,11 @@ class ChipLedger:
                 moved.setdefault((old, zone), []).append(uid)
             self._location[uid] = zone
             events += self._unknown(uid, zone, ts)
+        occupied = set(read.values())
         for uid, zone in list(self._location.items()):
             if zone in zones_read and uid not in read:
                 del self._location[uid]
-                self._missing[uid] = (zone, ts)
+                self._missing[uid] = (zone, ts, zone not in occupied)
         self._read_zones |= zones_read
         events += self._moved_events(moved, ts) + self._appeared_events(appeared, ts)
         return events + self.expire(ts)
@@ -122,17 +124,17 @@ class ChipLedger:
             return self._expire(ts)
 
     def _expire(self, ts: float) -> list[Event]:
-        gone: dict[str, list[str]] = {}
-        for uid, (zone, since) in list(self._missing.items()):
+        gone: dict[tuple[str, bool], list[str]] = {}
+        for uid, (zone, since, emptied) in list(self._missing.items()):
             if ts - since >= (self.leave_after if seat_of_zone(zone) is not None else self.dealer_leave_after):
                 del self._missing[uid]
-                gone.setdefault(zone, []).append(uid)
+                gone.setdefault((zone, emptied), []).append(uid)
         events: list[Event] = []
-        for zone, uids in sorted(gone.items()):
+        for (zone, emptied), uids in sorted(gone.items()):
             chips = self.registry.chips(uids)[0]
             if chips.count:
                 events.append(ChipsLeftTable(ts=ts, table=self.table, source="rfid", seat=seat_of_zone(zone), zone=zone,
-                                             chips=chips))
+                                             chips=chips, emptied=emptied))
         return events
 
     def _unknown(self, uid: str, zone: str, ts: float) -> list[Event]:

@@ -33,7 +33,7 @@ from tablewatch.sim.chips import Mint, Pile, compose_stack
 from tablewatch.sim.hand import HandDriver, InjectedViolation
 from tablewatch.sim.motions import Stage
 from tablewatch.sim.plan import HandPlan, plan_phh, plan_scripted
-from tablewatch.sim.replay import AUTOMATIONS, chip_divmod, new_state
+from tablewatch.sim.replay import AUTOMATIONS, chip_divmod, new_state, replay
 from tablewatch.sim.scenario import LAYOUT_SEATS, Scenario, ScenarioError
 from tablewatch.sim.table import SimTable
 from tablewatch.sim.world import World
@@ -76,6 +76,8 @@ def simulate(scenario: Scenario) -> SimRun:
     for no, hand in enumerate(scenario.hands, start=1):
         if hand.phh is not None:
             plan = plan_phh(hand, hand_no=no, seat_count=seat_count)
+            if no > 1:
+                _carry_stacks(plan, {s: pile.value() for s, pile in _stack_piles(piles)})
         else:
             button = hand.button or _next_button(list(stacks), button)
             plan = plan_scripted(hand, hand_no=no, stacks=stacks, button=button, blinds=scenario.blinds,
@@ -145,6 +147,23 @@ def _check_seats(plan: HandPlan, table: SimTable) -> None:
         raise ScenarioError(f"hand {plan.hand_no}: seat(s) {missing} do not exist on layout {table.layout.name}")
 
 
+def _stack_piles(piles: dict[str, Pile]) -> list[tuple[int, Pile]]:
+    return [(seat, pile) for name, pile in piles.items() if (seat := Zone.parse(name).seat) is not None
+            and Zone.parse(name).is_stack]
+
+
+def _carry_stacks(plan: HandPlan, carried: dict[int, int]) -> None:
+    """A session's later PHH hand (its record is of another table): a player keeps the chips he has where they
+    cover all he puts in with chips to spare, so every action stays as recorded and no stack changes between
+    hands. An all-in, or a stack too short for the record, keeps the record's stack (the chips are changed)."""
+    hand = replay(plan)
+    for player, seat in enumerate(plan.seats):
+        least = hand.spare(player, -1)  # the fewest chips the player holds during the hand
+        committed = plan.stacks[player] - least
+        if least > 0 and carried.get(seat, 0) > committed:
+            plan.stacks[player] = carried[seat]
+
+
 def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenario: Scenario, *, t: float) -> None:
     """Give each seat its starting chips (a PHH hand, or the first hand of a scenario)."""
     denoms = sorted(c.value for c in scenario.chips)
@@ -152,7 +171,9 @@ def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenar
         pile = piles[stack_zone(seat)]
         if pile.value() == stack:
             continue
-        stage.vanish(pile.chips, t=t - 0.2)
+        # A stack that changes between hands is a player leaving with his chips and another sitting down with his:
+        # the seat stands empty a moment (the readers see the whole stack go, not some of it go south).
+        stage.vanish(pile.chips, t=t - 0.9)
         pile.columns.clear()
         try:
             counts = compose_stack(stack, denoms, stage.rng)

@@ -51,6 +51,7 @@ def test_chips_that_stay_missing_have_left_the_table(registry: TagRegistry) -> N
     assert events == [ChipsLeftTable(ts=3.0, table="T01", source="rfid", seat=7, zone="seat7.stack",
                                      chips=Chips.of({1000: 2}))]
     assert ledger.missing() == {} and ledger.value("seat7.stack") == 1000
+    assert not events[0].emptied  # one chip stayed: some of the stack went, not the player with it
     # one of them is brought back later: it appears (it came from no zone)
     back = ledger.apply(read(9.0, seat7_stack=chips[:2]))
     assert back == [ChipsAppeared(ts=9.0, table="T01", source="rfid", seat=7, zone="seat7.stack",
@@ -93,3 +94,15 @@ def test_antennas_map_to_zones(registry: TagRegistry) -> None:
     events = ledger.apply([RfidInventory(ts=0.0, table="T01", source="rfid", antenna="ant-7",
                                          uids=tuple(registry.uids_of(25)[:2]))])
     assert [(e.kind, e.zone, e.seat) for e in events] == [("ChipsAppeared", "seat3.stack", 3)]  # type: ignore[attr-defined]
+
+
+def test_a_stack_that_leaves_whole_says_its_zone_emptied(registry: TagRegistry) -> None:
+    """The antenna read empty as the chips went (a player leaving with his stack), even if another player's chips
+    are there by the time they are declared gone."""
+    chips, newcomer = registry.uids_of(1000)[:3], registry.uids_of(500)[:2]
+    ledger = ChipLedger(registry, table="T01", leave_after=2.0)
+    ledger.apply(read(0.0, seat7_stack=chips))
+    assert ledger.apply(read(0.5, seat7_stack=[])) == []
+    ledger.apply(read(1.0, seat7_stack=newcomer))
+    (left,) = [e for e in ledger.apply(read(3.0, seat7_stack=newcomer)) if isinstance(e, ChipsLeftTable)]
+    assert left.emptied and left.chips == Chips.of({1000: 3})

@@ -71,6 +71,16 @@ def test_tda_49_chips_left_the_table(profile: RuleProfile, phase: str, expected:
     assert (v.severity, v.seats) == (expected[0], (3,)) and expected[1] in v.ruling and "10000" in v.observed
 
 
+@pytest.mark.parametrize(("phase", "severity"), [("complete", Severity.ADVISORY), ("idle", Severity.ADVISORY),
+                                                 ("flop", Severity.VIOLATION)])
+def test_tda_49_a_whole_stack_leaving_between_hands_is_a_player_leaving(phase: str, severity: Severity) -> None:
+    """A seat emptied with all its chips between hands: a player leaving or moved (the floor confirms); in a hand
+    it is chips carried off."""
+    s = Script(ChipsLeftTableCheck(RuleProfile()), phase=phase)
+    (v,) = s.do(ChipsLeftTable, zone="seat3.stack", chips=Chips.of({5000: 2}), emptied=True)
+    assert v.severity is severity and v.seats == (3,)
+
+
 def test_tda_49_from_the_camera_names_at_least_the_chips_it_saw_go() -> None:
     """From above a column is one chip top: the camera's count is a floor (RFID's is exact)."""
     s = Script(ChipsLeftTableCheck(RuleProfile()), phase="flop")

@@ -21,6 +21,7 @@ from tablewatch.events import (
     PotPushed,
     StackObscured,
     UnknownChip,
+    Zone,
     dump_events,
     load_events,
 )
@@ -192,3 +193,26 @@ def test_held_out_art_stays_out_of_training_scenes() -> None:
     assert held.deck in HELD_OUT_DECKS and held.felt == "grey"
     for scenario in train[:3]:  # the random policy's actions are legal: the hands play to the end
         assert Simulation(scenario).hands
+
+
+def test_a_phh_session_carries_the_stacks_from_hand_to_hand(shared_dir: Path) -> None:
+    """Hands of a PHH file played as one session: a player keeps the chips he ended the last hand with wherever
+    they pay for all he does in the next (the record is of another table); only the others change, and those
+    leave the seat empty a moment (one player leaving, another sitting down)."""
+    from tablewatch.sim.session import phh_scenario
+
+    sim = Simulation(phh_scenario(PHH, 1, seed=1, count=8))
+    starts = [e for e in sim.events if isinstance(e, HandStarted)]
+    carried = changed = 0
+    final: dict[int, int] = {}
+    for start, history in zip(starts, sim.hands, strict=True):
+        for seat, stack in zip(start.seats, start.stacks, strict=True):
+            if seat in final:
+                carried += final[seat] == stack
+                changed += final[seat] != stack
+        *_, end = history  # the hand replayed in pokerkit to its end
+        final.update(zip(history.seats or [], end.stacks, strict=True))
+    assert carried >= 4 * changed > 0
+    reads = sim.rfid_reads(changes_only=True)
+    emptied = {r.antenna for r in reads if r.uids == () and Zone.parse(r.antenna).is_stack and r.ts > starts[1].ts - 2}
+    assert emptied  # a stack that changed went whole before the new one came

@@ -85,6 +85,13 @@ class ChipsLeftTableCheck(HandCheck):
         # a camera counts the chip tops that went (a column's height does not show from above): at least those
         least = "at least " if event.source == "vision" else ""
         observed = f"{least}{event.chips.value} in chips ({event.chips.count}) left the table from {event.zone} {when}."
+        if event.emptied and not during:
+            return [self.violation(
+                snapshot, event, severity=Severity.ADVISORY, seats=[seat] if seat else [], observed=observed,
+                title="A player's whole stack left the table",
+                ruling="Between hands a seat emptied with all its chips: a player leaving, or moved with his chips "
+                "(table balancing). The floor confirms; chips taken away by a player still in the event are "
+                "forfeited (TDA-49).")]
         if self.profile.game_format == "cash":
             if not during:
                 return [self.violation(

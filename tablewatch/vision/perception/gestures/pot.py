@@ -17,8 +17,8 @@ from tablewatch.vision.perception.gestures.model import EventMaker, Found, Gestu
 
 class GathersAndPushes:
     """Follows the dealer's hand (its path over the last ``history_s``) and the chips settling in and out of
-    the bets, stacks and pot; writes ``TableState.bet_at`` (chips seen arriving in a bet) and ``chips_moved``
-    (a push)."""
+    the bets, stacks and pot; writes ``TableState.bet_at`` (chips seen arriving in a bet), ``chips_moved`` (a push)
+    and ``hand_open`` (closed by a push)."""
 
     def __init__(self, layout: TableLayout, state: TableState, make: EventMaker, config: GestureConfig, *,
                  hand_in_progress: bool) -> None:
@@ -89,6 +89,7 @@ class GathersAndPushes:
     def _pushed(self, seat: int, t: float) -> list[Event]:
         self.pushed[seat] = t
         self.pot_filled = False
+        self.state.hand_open = False  # the next card dealt opens the next hand
         self.state.chips_moved.append(seat)
         return [self.make(PotPushed, t, seat=seat)]
 
