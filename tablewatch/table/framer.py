@@ -10,8 +10,8 @@ A hand starts at the first of these (any one is enough; the others, within the s
 The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second
 card (or, at a table no camera watches, at the first betting action or after ``DEAL_WAIT_S``: then the seats
 the console opened, else those the RFID ledger sees chips in, else the last hand's, else those that posted).
-A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), and
-the round begins again there; so a player who left is not dealt in because his chips are still counted.
+A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), dropped,
+and the round begins again there; so a player who left is not dealt in because his chips are still counted.
 ``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
 follow it in order.
 
@@ -42,6 +42,7 @@ from tablewatch.events import (
     BoardCardDealt,
     ButtonPlaced,
     CardDealt,
+    CardExposed,
     CardsMucked,
     Chips,
     ChipsMoved,
@@ -187,7 +188,10 @@ class HandFramer:
             if event.seat in deal.first_round:
                 if len(deal.first_round) >= 2:  # a second card: the first round is over
                     return self._start([event])
-                deal.first_round, deal.first_card = [], None  # a lone stray card: the round begins here
+                # A lone stray card (chips read as a card as the blind went in): the round begins here, and the
+                # stray does not reach the rules.
+                deal.first_round, deal.first_card = [], None
+                deal.held = [e for e in deal.held if not _card_at(e, event.seat)]
             deal.first_round.append(event.seat)
             deal.first_card = event.ts if deal.first_card is None else deal.first_card
         elif (posted := _post(event)) is not None:
@@ -300,6 +304,10 @@ def _post(event: Event) -> tuple[int, int] | None:
         if src.is_stack and dst.is_bet and src.seat == dst.seat and src.seat is not None:
             return src.seat, event.chips.value
     return None
+
+
+def _card_at(event: Event, seat: int) -> bool:
+    return isinstance(event, CardDealt | CardExposed) and event.seat == seat
 
 
 def _to_pot(event: Event) -> bool:
