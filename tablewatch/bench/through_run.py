@@ -126,7 +126,7 @@ def score_run(recording: Path, out: Path, *, session_s: float, wall_s: float, fr
         truths = list(HandHistory.load_all(handle))
     pairs = pair_hands(truth_events, run_events)  # truth hand_no → the run's HandStarted
     frame = score_frames(truth_events, run_events, pairs)
-    injected = injected_truth(recording, truth_events, pairs)
+    injected = injected_truth(recording, truth_events, pairs, [e for e in run_events if isinstance(e, HandStarted)])
     exact, actions, right, inexact = score_captured(truths, out / "hands", pairs, injected)
     alerts = [TimedAlert(v, v.ts, 0.0) for v in load_events(_read(out / "alerts.jsonl")) if isinstance(v, Violation)]
     per_type, false_by_rule, latencies, missed, corroborating = score_violations(injected, alerts)
@@ -187,8 +187,11 @@ def score_frames(truth_events: list[Any], run_events: list[Any], pairs: dict[int
     return score
 
 
-def injected_truth(recording: Path, truth_events: list[Any], pairs: dict[int, HandStarted]) -> list[InjectedTruth]:
-    """The recording's violations, each in the run's number of the hand it was injected into (0: not found)."""
+def injected_truth(recording: Path, truth_events: list[Any], pairs: dict[int, HandStarted],
+                   run_starts: list[HandStarted]) -> list[InjectedTruth]:
+    """The recording's violations, each in the run's number of the hand it was injected into (0: not found);
+    one done before the run saw that hand start (a chip brought in before the blinds) belongs to the hand the
+    run then had in play, as its alert does."""
     boards = sorted(e.ts for e in truth_events if isinstance(e, BoardCardDealt))
     injected = []
     for v in json.loads((recording / "truth" / "violations.json").read_text(encoding="utf-8")):
@@ -196,6 +199,8 @@ def injected_truth(recording: Path, truth_events: list[Any], pairs: dict[int, Ha
         if v["type"] in SEEN_WITH_THE_BOARD:
             seen = max(seen, next((t for t in boards if t >= v["ts"]), seen))
         paired = pairs.get(v["hand_no"])
+        if paired is not None and v["ts"] < paired.ts:
+            paired = next((s for s in reversed(run_starts) if s.ts <= v["ts"]), paired)
         injected.append(InjectedTruth(v["type"], v["rule_id"], paired.hand_no if paired else 0, v["ts"],
                                       v["end_ts"], tuple(v["seats"]), seen))
     return injected

@@ -1,5 +1,5 @@
 """Cards coming to rest: dealt, burned, laid on the board (identity read when face up) or mucked, by the zone
-they settle in; the board swept away ends the hand."""
+they settle in; the board swept away, or every seat's cards gone, ends the hand."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from tablewatch.vision.perception.gestures.model import (
 
 class CardSettles:
     """Writes ``TableState.hand_open`` (a hand begins with its first card dealt, ends with the board swept
-    away) and ``mucked`` (cards slid into a bet zone with no hand there)."""
+    away or once every seat dealt in has lost its cards) and ``mucked`` (cards slid into a bet zone with no hand
+    there)."""
 
     def __init__(self, state: TableState, make: EventMaker, config: GestureConfig) -> None:
         self.state, self.make, self.config = state, make, config
@@ -29,12 +30,15 @@ class CardSettles:
         self.dealt_at: dict[int, float] = {}  # when each seat's last hole card came to rest
         self.dealt_where: dict[int, tuple[float, float]] = {}  # and where
         self.cleared: list[tuple[float, str]] = []  # (when, which slot) board cards were taken away
+        self.taken: set[int] = set()  # seats whose hole cards the dealer took from their spot (no player's hand there)
 
     def settled(self, f: Found) -> list[Event]:
         zone, seat = f.place, f.place.seat
         slot = board_slot(f.zone)
         if f.what == SettleKind.CARD_OUT and slot is not None:
             self._taken_from_board(f, slot)
+        if f.what == SettleKind.CARD_OUT and zone.is_stack and seat is not None:
+            self._taken_from_seat(f, seat)
         if f.what == SettleKind.CARD_ON_CARD and f.zone == "burn" and self._new_burn(f):
             return [self.make(CardBurned, f.t)]
         if f.what == SettleKind.CARD_ON_CARD and zone.is_stack and seat is not None and self._onto_first(f, seat):
@@ -60,6 +64,15 @@ class CardSettles:
         self.board.discard(slot)
         self.cleared = [(t, z) for t, z in self.cleared if t > f.t - self.config.cleared_s] + [(f.t, f.zone)]
         if len({z for _, z in self.cleared}) >= self.config.cleared_slots:
+            self.state.hand_open = False
+
+    def _taken_from_seat(self, f: Found, seat: int) -> None:
+        """A seat's cards taken away by the dealer: once every seat dealt in has lost its cards (mucked, or taken
+        at the end), the hand is over, board or none (a hand won before the flop, its push too small to see)."""
+        if seat not in self.dealt or self._hand_near(seat, f.centre):
+            return  # a player's own hand at his cards: he looks at them, they stay his
+        self.taken.add(seat)
+        if self.state.hand_open and set(self.dealt) <= self.taken | self.state.mucked:
             self.state.hand_open = False
 
     def _new_burn(self, f: Found) -> bool:
@@ -95,7 +108,7 @@ class CardSettles:
     def _dealt(self, f: Found, seat: int) -> list[Event]:
         if not self.state.hand_open:
             self.state.hand_open = True
-            self.dealt, self.board, self.dealt_at, self.dealt_where = {}, set(), {}, {}
+            self.dealt, self.board, self.dealt_at, self.dealt_where, self.taken = {}, set(), {}, {}, set()
             self.state.mucked = set()
         if self.dealt.get(seat, 0) >= 2 or self._same_card(f, seat):
             return []
