@@ -96,6 +96,7 @@ def simulate(scenario: Scenario) -> SimRun:
         violations += driver.violations
         t = driver.t + 0.5
         events.append(HandEnded(ts=t, table=scenario.table, source="sim", hand_no=no))
+        _confiscate_counterfeits(piles, stage, t=t + 0.2)
         hands.append(_history(plan, state))
         if hand.phh is None:
             stacks = {s: piles[stack_zone(s)].value() for s in stacks}
@@ -150,6 +151,16 @@ def _check_seats(plan: HandPlan, table: SimTable) -> None:
 def _stack_piles(piles: dict[str, Pile]) -> list[tuple[int, Pile]]:
     return [(seat, pile) for name, pile in piles.items() if (seat := Zone.parse(name).seat) is not None
             and Zone.parse(name).is_stack]
+
+
+def _confiscate_counterfeits(piles: dict[str, Pile], stage: Stage, *, t: float) -> None:
+    """The floor takes a counterfeit chip off the table once its hand is over (its alert has been seen): the next
+    hand plays with the house's chips only. The readers never counted it, so they see nothing leave."""
+    for pile in piles.values():
+        fakes = [c for c in pile.chips if c.counterfeit]
+        if fakes:
+            stage.vanish(fakes, t=t)
+            pile.remove(fakes)
 
 
 def _carry_stacks(plan: HandPlan, carried: dict[int, int]) -> None:
