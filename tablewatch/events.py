@@ -267,6 +267,12 @@ class ButtonPlaced(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ButtonSeen(Event):
+    """The camera sees the dealer button puck lying still in ``seat``'s button spot (reported when the seat
+    changes, and once at the start)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class SeatStatus(Event):
     """``seat`` is open (a player sits there and is dealt in) or closed (empty, or the player is out)."""
 

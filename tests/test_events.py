@@ -7,6 +7,7 @@ import pytest
 from tablewatch.events import (
     BetMotion,
     ButtonPlaced,
+    ButtonSeen,
     CardDealt,
     Chips,
     Declaration,
@@ -49,6 +50,7 @@ def test_round_trip_of_every_kind_of_field() -> None:
         Declaration(ts=1.1, table="T1", source="console", seat=1, word="raise", amount=600),
         NewHandPressed(ts=1.11, table="T1", source="console"),
         ButtonPlaced(ts=1.12, table="T1", source="console", seat=4),
+        ButtonSeen(ts=1.125, table="T1", source="vision", seat=4),
         SeatStatus(ts=1.13, table="T1", source="console", seat=2, open=False),
         LevelChanged(ts=1.14, table="T1", source="console", level=3),
         Violation(ts=1.2, table="T1", source="rules", rule_id="TDA-29", title="String raise", observed="2 motions",

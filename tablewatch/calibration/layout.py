@@ -18,7 +18,10 @@ Zones may not overlap, except a dotted child inside its parent (``board.2`` insi
 the open felt is ``felt``, on the padded rail ``rail``, beyond the rail ``off_table``.
 
 Each seat also has its betting ``line`` (a polyline, the boundary between its stack and bet areas: chips
-beyond it are a bet) and its ``player`` position (where the player sits; arms come from there).
+beyond it are a bet), its ``player`` position (where the player sits; arms come from there) and its ``button``
+spot: the centre of the dealer button puck when that seat has the button, on the open felt just beyond the bet
+zone, clear of every zone by ``BUTTON_CLEAR_MM`` (a layout that gives none gets one ``BUTTON_GAP_MM`` beyond the
+middle of its bet zone's inner edge, straight out from the player).
 
 Markers are ArUco markers (``dictionary``, default ``DICT_4X4_50``) fixed to the rail: each has an id
 and its four corners in mm, in ArUco's order (the marker's top-left, top-right, bottom-right,
@@ -51,6 +54,8 @@ BOARD_SLOT = re.compile(r"^board\.([0-4])$")
 SEAT_LINE = re.compile(r"^seat(\d+)\.line$")
 OVERLAP_TOLERANCE_MM2 = 50.0  # touching zones share a raster edge; a real overlap is much larger
 ARUCO_DICTIONARIES = {"DICT_4X4_50": 50, "DICT_4X4_100": 100, "DICT_5X5_50": 50, "DICT_6X6_50": 50}
+BUTTON_CLEAR_MM = 40.0  # half a dealer button (2.5-3.5 in across): a button spot keeps this clear of every zone
+BUTTON_GAP_MM = 55.0  # a default button spot's centre lies this far beyond its bet zone (the puck clears it)
 
 
 class LayoutError(ConfigError):
@@ -61,6 +66,8 @@ class Seat(StrictModel):
     number: int = Field(ge=1, le=12, description="Seat number, 1 at the dealer's left, clockwise.")
     player: Point = Field(description="Where the player sits (mm): the side arms come from.")
     line: list[Point] = Field(description="The betting line (polyline, mm) between stack and bet areas.")
+    button: Point | None = Field(default=None, description="Where the dealer button lies when this seat has it "
+                                 "(mm, on the felt clear of every zone); default: just beyond the bet zone.")
 
 
 class Marker(StrictModel):
@@ -134,6 +141,12 @@ class TableLayout(StrictModel):
             if s.number == number:
                 return s
         raise KeyError(f"layout {self.name!r} has no seat {number}; seats: {self.seat_numbers}.")
+
+    def button_spot(self, seat: int) -> Point:
+        """The centre (mm) of the dealer button when ``seat`` has it: the seat's own spot, else the default one."""
+        spot = self.seat(seat).button
+        return spot if spot is not None else default_button_spot(self.zones[Zone.bet(seat).name],
+                                                                 self.seat(seat).player)
 
     def zone_names(self) -> list[str]:
         return list(self.zones)
@@ -214,6 +227,24 @@ class TableLayout(StrictModel):
         return (float(r[:, 0].min()), float(r[:, 1].min()), float(r[:, 0].max()), float(r[:, 1].max()))
 
 
+def default_button_spot(bet: Sequence[Point], player: Point) -> Point:
+    """BUTTON_GAP_MM beyond the middle of a bet zone, straight out from the player: on the felt in front of it."""
+    pts = geometry.as_array(bet)
+    m = cv2.moments(pts.astype(np.float32).reshape(-1, 1, 2))
+    centre = np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]]) if m["m00"] else pts.mean(axis=0)
+    out = centre - np.asarray(player, float)
+    out /= max(float(np.linalg.norm(out)), 1e-9)
+    reach = float(((pts - centre) @ out).max())
+    spot = centre + out * (reach + BUTTON_GAP_MM)
+    return (round(float(spot[0]), 1), round(float(spot[1]), 1))
+
+
+def button_disc(spot: Point, radius: float = BUTTON_CLEAR_MM) -> list[Point]:
+    """A 16-gon around a button spot: the felt its puck covers."""
+    angles = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    return [(spot[0] + radius * float(np.cos(a)), spot[1] + radius * float(np.sin(a))) for a in angles]
+
+
 # --- validation ---------------------------------------------------------------------------------------
 
 
@@ -225,6 +256,7 @@ def verify_layout(layout: TableLayout) -> list[str]:
     problems += _verify_shapes(layout)
     if not problems:  # overlaps only make sense once names and shapes are right
         problems += _verify_overlaps(layout)
+        problems += _verify_button_spots(layout)
     problems += _verify_markers(layout)
     return problems
 
@@ -287,6 +319,27 @@ def _verify_overlaps(layout: TableLayout) -> list[str]:
             area = geometry.overlap_area(layout.zones[a], layout.zones[b])
             if area > OVERLAP_TOLERANCE_MM2:
                 problems.append(f"zones {a!r} and {b!r} overlap ({area:.0f} mm²); zones must not overlap")
+    return problems
+
+
+def _verify_button_spots(layout: TableLayout) -> list[str]:
+    """A seat's own button spot lies on the felt with its puck clear of every zone (defaults are not held to it:
+    a layout written before button spots still loads)."""
+    problems = []
+    felt = geometry.as_array(layout.felt).astype(np.float32)
+    for seat in layout.seats:
+        if seat.button is None:
+            continue
+        disc = button_disc(seat.button)
+        if cv2.pointPolygonTest(felt, (float(seat.button[0]), float(seat.button[1])), True) < BUTTON_CLEAR_MM:
+            problems.append(f"seat {seat.number}'s button spot {_fmt(seat.button)} is not on the felt "
+                            f"{BUTTON_CLEAR_MM:.0f} mm clear of its edge")
+            continue
+        hit = [name for name, poly in layout.zones.items()
+               if geometry.overlap_area(poly, disc) > OVERLAP_TOLERANCE_MM2]
+        if hit:
+            problems.append(f"seat {seat.number}'s button spot {_fmt(seat.button)} is not "
+                            f"{BUTTON_CLEAR_MM:.0f} mm clear of zone {hit[0]!r}")
     return problems
 
 
@@ -369,6 +422,7 @@ def layout_to_toml(layout: TableLayout) -> str:
             f"number = {seat.number}",
             f"player = {_pt(seat.player)}",
             f"line = {_pts(seat.line)}",
+            *([f"button = {_pt(seat.button)}"] if seat.button is not None else []),
         ]
     for m in layout.markers:
         lines += ["", "[[markers]]", f"id = {m.id}", f"corners = {_pts(m.corners)}"]

@@ -1,4 +1,5 @@
-"""The table profile: one TOML file per table with its layout, camera calibration and chip colours.
+"""The table profile: one TOML file per table with its layout, camera calibration, chip colours and the dealer
+button's look (a standard white 3 in puck unless measured or given; profiles written before it get that).
 
 ``tablewatch calibrate`` writes it; the monitor reads it with ``load_profile`` and gets the layout and
 the pixel ↔ mm mapping from it (``profile.layout()``, ``profile.calibration``).
@@ -12,6 +13,7 @@ from pathlib import Path
 from pydantic import Field
 
 from tablewatch.calibration import tomlio
+from tablewatch.calibration.button import ButtonLook
 from tablewatch.calibration.camera import TableCalibration
 from tablewatch.calibration.chips import ChipColours
 from tablewatch.calibration.layout import TableLayout, load_layout
@@ -25,17 +27,20 @@ class TableProfile(StrictModel):
     source: str = Field(default="", description="The image or video it was made from.")
     calibration: TableCalibration
     chips: ChipColours | None = None
+    button: ButtonLook = Field(default_factory=ButtonLook, description="The dealer button puck's look.")
 
     def load_layout(self) -> TableLayout:
         return load_layout(self.layout)
 
 
 def new_profile(
-    *, table: str, layout: str, calibration: TableCalibration, chips: ChipColours | None = None, source: str = ""
+    *, table: str, layout: str, calibration: TableCalibration, chips: ChipColours | None = None, source: str = "",
+    button: ButtonLook | None = None,
 ) -> TableProfile:
     created = datetime.now(UTC).replace(microsecond=0).isoformat()
     return TableProfile(
-        table=table, layout=layout, created=created, source=source, calibration=calibration, chips=chips
+        table=table, layout=layout, created=created, source=source, calibration=calibration, chips=chips,
+        button=button or ButtonLook(),
     )
 
 
@@ -52,4 +57,4 @@ def load_profile(path: str | Path) -> TableProfile:
     return load_config(path, TableProfile)
 
 
-__all__ = ["ConfigError", "TableProfile", "load_profile", "new_profile", "save_profile"]
+__all__ = ["ButtonLook", "ConfigError", "TableProfile", "load_profile", "new_profile", "save_profile"]

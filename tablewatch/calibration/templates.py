@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablewatch.calibration.layout import LAYOUTS_DIR, Marker, Seat, TableLayout, save_layout
+from tablewatch.calibration.layout import BUTTON_GAP_MM, LAYOUTS_DIR, Marker, Seat, TableLayout, save_layout
 from tablewatch.events import bet_zone, stack_zone
 
 Point = tuple[float, float]
@@ -31,6 +31,7 @@ class OvalSpec:
     dealer_gap_mm: float = 900.0  # felt edge left free for the dealer, centred on x = 0
     dealer_depth_mm: float = 230.0
     seat_fill: float = 0.84  # share of each seat's span given to its zones (the rest is a gap)
+    button_side: float = 0.25  # the button spot lies off the seat's middle by this share of its span (clockwise)
     marker_mm: float = 72.0
 
 
@@ -104,7 +105,9 @@ def build_oval(spec: OvalSpec) -> TableLayout:
         n = i + 1
         zones[stack_zone(n)] = oval.sector(u0, u1, line_r, felt_r)
         zones[bet_zone(n)] = oval.sector(u0, u1, bet_r, line_r)
-        seats.append(Seat(number=n, player=oval.point(centre, half_w + 250), line=oval.curve(u0, u1, line_r)))
+        button = oval.point(centre + span * spec.button_side, bet_r - BUTTON_GAP_MM)  # on the felt before the bet
+        seats.append(Seat(number=n, player=oval.point(centre, half_w + 250), line=oval.curve(u0, u1, line_r),
+                          button=(round(button[0], 1), round(button[1], 1))))
     zones.update(_centre_zones(spec, felt_r))
     rail_mid = felt_r + spec.rail_mm / 2
     return TableLayout(

@@ -11,7 +11,8 @@
   big blind goes to the player who was not the big blind last hand, so nobody is the big blind twice in a row.
 
 A misdeal does not move the button: the redeal is the misdeal check's (TDA-22C, ``checks.misdeal``).
-``check_positions`` compares a hand's button and blinds, as its ``HandStarted`` reports them, with the rule.
+``check_positions`` compares a hand's button and blinds, as its ``HandStarted`` reports them, with the rule;
+``check_button`` the button alone (the console's, or the puck the camera sees).
 """
 
 from __future__ import annotations
@@ -60,10 +61,7 @@ def check_positions(profile: RuleProfile, *, players: Sequence[int], last: Posit
                     blinds: Mapping[int, int]) -> list[Finding]:
     """The button and the blinds a hand was dealt with (``blinds``: seat → blind posted) against the rule."""
     expected = next_positions(profile, players=players, last=last)
-    found: list[Finding] = []
-    if button != expected.button:
-        found.append(_finding("Button misplaced", f"the button is on seat {button}",
-                              f"the button belongs on seat {expected.button}"))
+    found = check_button(profile, players=players, last=last, button=button)
     posted = sorted(blinds, key=lambda seat: blinds[seat], reverse=True)
     big = posted[0] if posted else None
     small = posted[1] if len(posted) > 1 else None
@@ -77,6 +75,16 @@ def check_positions(profile: RuleProfile, *, players: Sequence[int], last: Posit
         found.append(_finding("Small blind on the wrong seat", f"the small blind was posted by seat {small}", due,
                               severity=Severity.ADVISORY))
     return found
+
+
+def check_button(profile: RuleProfile, *, players: Sequence[int], last: Positions, button: int,
+                 severity: Severity = Severity.VIOLATION) -> list[Finding]:
+    """The button a hand is dealt with against the rule's rotation from ``last`` hand's."""
+    expected = next_positions(profile, players=players, last=last)
+    if button == expected.button:
+        return []
+    return [_finding("Button misplaced", f"the button is on seat {button}",
+                     f"the button belongs on seat {expected.button}", severity=severity)]
 
 
 def _finding(title: str, observed: str, ruling: str, *, severity: Severity = Severity.VIOLATION) -> Finding:

@@ -52,6 +52,25 @@ class Stage:
     def arm_free(self, actor: str) -> float:
         return self.world.arms[actor].track.last.t
 
+    # --- the dealer button ------------------------------------------------------------------------
+
+    def move_button(self, to: tuple[float, float], *, t: float) -> float:
+        """The dealer slides the button puck to ``to`` from ``t`` (the first time, it lies there from the start);
+        returns when it lies there."""
+        track = self.world.button
+        if not track.keys:
+            track.add(Pose(t=0.0, x=to[0], y=to[1], zone="button"))
+            return 0.0
+        now = track.last
+        if distance((now.x, now.y), to) < 1.0:
+            return t
+        t_pick, t_release = t + 0.35, t + 0.35 + self.timing.motion
+        track.add(replace(now, t=t_pick))
+        track.add(replace(now, t=t_pick + 0.05, zone=None))
+        track.add(Pose(t=t_release, x=to[0], y=to[1], zone="button"))
+        self.reach("dealer", [(t, now.x, now.y), (t_pick, now.x, now.y), (t_release, to[0], to[1])])
+        return t_release
+
     # --- chips ------------------------------------------------------------------------------------
 
     def carry_chips(

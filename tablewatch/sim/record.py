@@ -28,6 +28,7 @@ import numpy as np
 from tqdm import tqdm
 
 from tablewatch.calibration import tomlio
+from tablewatch.calibration.button import measure_button
 from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.calibration.cli import read_frames
 from tablewatch.calibration.layout import load_layout
@@ -154,9 +155,11 @@ def _frames(sim: Simulation, *, fps: float, count: int, effects: bool, progress:
 
 def _write_profile(sim: Simulation, path: Path, *, video: Path) -> None:
     """The camera's table profile, as ``tablewatch calibrate --sim-chips`` makes it from the video's frames
-    (with the scenario's chip set)."""
+    (with the scenario's chip set), and the dealer button's look measured where it lies in the first frame."""
     name = sim.run.layout.name
-    calibration, _ = calibrate_frames(read_frames(video, limit=CALIBRATION_FRAMES), load_layout(name))
+    frames = read_frames(video, limit=CALIBRATION_FRAMES)
+    calibration, _ = calibrate_frames(frames, load_layout(name))
     profile = new_profile(table=sim.scenario.table, layout=name, calibration=calibration,
-                          chips=painted_chip_colours(sim.scenario.chips), source=str(video))
+                          chips=painted_chip_colours(sim.scenario.chips), source=str(video),
+                          button=measure_button(frames[0], calibration, load_layout(name)))
     save_profile(profile, path)

@@ -1,7 +1,7 @@
 """Render a simulated run through a camera: the scene is drawn on the table plane, then resampled.
 
-Per frame: copy the static table, draw cards, chips (stack sides, then tops) and arms with their
-shadows on a canvas in table millimetres (raised things shifted by their parallax for this camera), and
+Per frame: copy the static table, draw the dealer button puck, cards, chips (stack sides, then tops) and arms
+with their shadows on a canvas in table millimetres (raised things shifted by their parallax for this camera), and
 an id buffer alongside; ``cv2.remap`` through the camera's distortion gives the image and the id image.
 Labels are read from the id image, so a box covers only what is visible (a hand over a card shrinks or
 removes the card's box). Lighting drift, vignetting, motion blur and sensor noise come last.
@@ -21,8 +21,8 @@ from tablewatch.sim.camera import CameraModel
 from tablewatch.sim.labels import Label, label_objects
 from tablewatch.sim.scenario import FELTS, ChipSpec
 from tablewatch.sim.script import SimRun
-from tablewatch.sim.sprites import card_sprites, chip_sprites, table_background
-from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER, CHIP_HEIGHT, Arm, Card, Chip, Pose
+from tablewatch.sim.sprites import button_sprites, card_sprites, chip_sprites, table_background
+from tablewatch.sim.world import BUTTON_HEIGHT, CARD_H, CARD_W, CHIP_DIAMETER, CHIP_HEIGHT, Arm, Card, Chip, Pose
 
 SLEEVE_OFFSET = 1 << 20  # id of an arm's sleeve = arm id + this (only the hand itself is labelled)
 LIGHT = np.array([0.35, 0.25])  # shadow direction on the felt per mm of height
@@ -74,6 +74,7 @@ class Renderer:
         self.background = table_background(run.layout, felt=self.felt, origin=self.origin, scale=self.scale,
                                            size=self.size, rng=rng)
         self.cards = card_sprites(self.deck, self.scale)
+        self.button = tuple(_premultiply(s) for s in button_sprites(round(self.scale, 4)))
         self.index_quads = index_quads(self.deck)  # where each card's two corner indices are printed
         self.vignette = self._vignette()
         self.noise = [np.clip(rng.normal(8, self.effects.noise, (camera.height, camera.width, 3)), 0, 16)
@@ -131,6 +132,7 @@ class Renderer:
         arms = [(arm, pose) for arm, pose in placed if _reach(arm.shoulder, pose) > 25.0]
         if self.effects.shadows:
             self._shadows(canvas, arms)
+        self._draw_button(canvas, ids, t)
         covered = _covered_chips(flat)
         for _z, obj, pose in sorted(flat, key=lambda it: (it[0], it[1].oid)):
             box: Box | None
@@ -170,6 +172,15 @@ class Renderer:
             if pose is not None:
                 arms.append((arm, pose))
         return flat, arms
+
+    def _draw_button(self, canvas: np.ndarray, ids: np.ndarray, t: float) -> None:
+        """The dealer button puck, under everything else (it lies on the felt; nothing is labelled for it)."""
+        pose = self.run.world.button.at(t)
+        if pose is None or not pose.visible:
+            return
+        top, side = self.button
+        self._paste(canvas, ids, 0, side, self.to_canvas(pose.x, pose.y, pose.z))
+        self._paste(canvas, ids, 0, top, self.to_canvas(pose.x, pose.y, pose.z + BUTTON_HEIGHT))
 
     def _draw_card(self, canvas: np.ndarray, ids: np.ndarray, oid: int, code: str, pose: Pose) -> Box | None:
         sprite = self.cards[code]

@@ -84,6 +84,7 @@ def simulate(scenario: Scenario) -> SimRun:
                                  ante=scenario.ante)
         plan.odd_chip = min(c.value for c in scenario.chips)
         _check_seats(plan, table)
+        stage.move_button(layout.button_spot(plan.button), t=max(t - 1.5, stage.arm_free("dealer")))
         _prepare_stacks(plan, piles, stage, scenario, t=t)
         state = new_state(plan)
         events.append(HandStarted(ts=t, table=scenario.table, source="sim", hand_no=no, button=plan.button,

@@ -1,4 +1,5 @@
-"""Sprites at a canvas scale: cards from the shipped atlases, chips drawn by denomination, the felt and rail."""
+"""Sprites at a canvas scale: cards from the shipped atlases, chips drawn by denomination, the dealer button, the
+felt and rail."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from tablewatch.calibration.chips import CHIP_PAINTS
 from tablewatch.calibration.decks import load_deck
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.sim.scenario import ChipSpec
-from tablewatch.sim.world import CARD_H, CARD_W, CHIP_DIAMETER
+from tablewatch.sim.world import BUTTON_DIAMETER, CARD_H, CARD_W, CHIP_DIAMETER
 
 ROTATIONS = 8  # pre-rotated chip tops (their spots make rotation visible)
 SUPERSAMPLE = 4  # markers are warped this much finer than the canvas, then box-averaged
@@ -69,6 +70,32 @@ def _chip_sprites(value: int, colour: str, spots: str, scale: float) -> tuple[li
         p = (round((c + math.cos(a) * (big / 2 - 4)) * 16), round((c + math.sin(a) * (big / 2 - 4)) * 16))
         cv2.circle(side, p, big // 10 * 16, (*(spot * 0.8).tolist(), 255), -1, cv2.LINE_AA, shift=4)
     return tops, cv2.resize(side, (d, d), interpolation=cv2.INTER_AREA)
+
+
+BUTTON_FACE = (235, 235, 235)  # a white puck
+BUTTON_INK = (30, 30, 30)  # its ring and "DEALER" lettering
+BUTTON_EDGE = (175, 175, 175)  # its side, in the shade
+
+
+@cache
+def button_sprites(scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """(top, side) of the dealer button puck, BGRA, ``BUTTON_DIAMETER * scale`` across: a white disc with a dark
+    ring near its edge and "DEALER" across it."""
+    d = max(7, round(BUTTON_DIAMETER * scale))
+    big = d * 4
+    c16 = (round((big - 1) / 2 * 16),) * 2
+    r = big // 2 - 2
+    top = np.zeros((big, big, 4), np.uint8)
+    cv2.circle(top, c16, r * 16, (*BUTTON_FACE, 255), -1, cv2.LINE_AA, shift=4)
+    cv2.circle(top, c16, round(r * 0.86 * 16), (*BUTTON_INK, 255), max(1, big // 45), cv2.LINE_AA, shift=4)
+    fs, thick = big / 150, max(1, big // 60)
+    (tw, th), _ = cv2.getTextSize("DEALER", cv2.FONT_HERSHEY_DUPLEX, fs, thick)
+    cv2.putText(top, "DEALER", (big // 2 - tw // 2, big // 2 + th // 2), cv2.FONT_HERSHEY_DUPLEX, fs,
+                (*BUTTON_INK, 255), thick, cv2.LINE_AA)
+    side = np.zeros((big, big, 4), np.uint8)
+    cv2.circle(side, c16, r * 16, (*BUTTON_EDGE, 255), -1, cv2.LINE_AA, shift=4)
+    return (cv2.resize(top, (d, d), interpolation=cv2.INTER_AREA),
+            cv2.resize(side, (d, d), interpolation=cv2.INTER_AREA))
 
 
 def table_background(layout: TableLayout, *, felt: tuple[int, int, int], origin: tuple[float, float], scale: float,

@@ -1,9 +1,9 @@
 """The simulated table's objects and where each one is over time (keyframes in table millimetres).
 
-Every card, chip and arm has a ``Track``: keyframes of position (x, y on the felt, z above it), angle,
-face up or down, and the zone it lies in. Between keyframes positions move linearly; the discrete
-attributes hold from the earlier key. The renderer, the label writer and the RFID reads all read the
-same tracks, so pictures, labels and reads agree by construction.
+Every card, chip and arm has a ``Track``, and so has the dealer button puck (``World.button``): keyframes of
+position (x, y on the felt, z above it), angle, face up or down, and the zone it lies in. Between keyframes
+positions move linearly; the discrete attributes hold from the earlier key. The renderer, the label writer and the
+RFID reads all read the same tracks, so pictures, labels and reads agree by construction.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import Literal
 CHIP_DIAMETER = 39.0  # mm
 CHIP_HEIGHT = 3.3  # mm
 CARD_W, CARD_H = 63.0, 88.0  # mm (poker size)
+BUTTON_DIAMETER = 76.0  # mm: a standard 3 in dealer button puck
+BUTTON_HEIGHT = 12.0  # mm
 HIDE_S = 0.01  # an object taken off the table is on its way out this long
 
 
@@ -133,6 +135,7 @@ class World:
     cards: list[Card] = field(default_factory=list)
     chips: list[Chip] = field(default_factory=list)
     arms: dict[str, Arm] = field(default_factory=dict)
+    button: Track = field(default_factory=Track)  # the dealer button puck (no keys: no puck on the table)
     _next: int = 1
 
     def _oid(self) -> int:

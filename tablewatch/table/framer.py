@@ -15,10 +15,12 @@ and the round begins again there; so a player who left is not dealt in because h
 ``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
 follow it in order.
 
-Its button is the console's (``button N``); else the big blind's seat places it, as the blinds were seen going
-forward (what the table did, whoever came and went between hands); else the rotation from the last hand's
-(``rules.button``, the profile's dead or moving button); else, for a table's first hand, the dealer's first round
-does: its last card goes to the button. Its stacks are what the RFID
+Its button is the console's (``button N``); else the dealer button puck the camera saw since the last hand started
+(``ButtonSeen``, the latest); else the big blind's seat places it, as the blinds were seen going forward (what the
+table did, whoever came and went between hands); else the rotation from the last hand's (``rules.button``, the
+profile's dead or moving button); else, for a table's first hand, the dealer's first round does: its last card goes
+to the button. A console's or seen button the rotation puts elsewhere stands, with a TDA22-32 advisory. Its stacks
+are what the RFID
 ledger counts in each seat's stack and betting zones (the blinds already in front are still the player's)
 when every seat dealt in has chips there; else they are unknown (empty): the engine plays on and says so.
 Blinds and antes are the game's (``GameConfig``), or with a tournament's levels (``table.levels``) those of the
@@ -33,6 +35,7 @@ betting are not one), or when the stream ends.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +44,7 @@ from tablewatch.events import (
     BetMotion,
     BoardCardDealt,
     ButtonPlaced,
+    ButtonSeen,
     CardDealt,
     CardExposed,
     CardsMucked,
@@ -55,13 +59,15 @@ from tablewatch.events import (
     PotGathered,
     PotPushed,
     SeatStatus,
+    Severity,
     Tap,
     Violation,
     Zone,
     bet_zone,
     stack_zone,
 )
-from tablewatch.rules.button import Positions, next_positions
+from tablewatch.rules.button import Positions, check_button, next_positions
+from tablewatch.rules.chipreading import Finding
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.table.levels import LevelClock, LevelConfig
@@ -129,6 +135,8 @@ class HandFramer:
         self.stack_chips = stack_chips  # the RFID ledger's count in a zone now (None: no readers)
         self.hand_no = 0
         self.button: int | None = None  # the console's button for the next hand
+        self.seen_button: ButtonSeen | None = None  # the puck where the camera last saw it settle
+        self._rotation_findings: list[Finding] = []  # a told button the rotation puts elsewhere, for the hand
         self.open_seats: dict[int, bool] = {}  # the console's seat open/closed
         self.level: int | None = None  # the console's level in force (the game's blinds stand until levels are set)
         self.last: HandStarted | None = None
@@ -167,6 +175,8 @@ class HandFramer:
     def _note_setup(self, event: Event) -> None:
         if isinstance(event, ButtonPlaced) and event.seat is not None:
             self.button = event.seat
+        elif isinstance(event, ButtonSeen) and event.seat is not None:
+            self.seen_button = event
         elif isinstance(event, SeatStatus) and event.seat is not None:
             self.open_seats[event.seat] = event.open
         elif isinstance(event, LevelChanged):
@@ -219,7 +229,7 @@ class HandFramer:
                             button=self._button(deal, seats, level), seats=seats, stacks=self._stacks(seats),
                             **_stakes(level))
         self._hand, self.last, self.button = _Hand(start=start), start, None
-        out: list[Event] = [start, *self._posted_at_wrong_level(deal, start)]
+        out: list[Event] = [start, *self._posted_at_wrong_level(deal, start), *self._rotation_advisories(start)]
         for event in deal.held + (after or []):
             out += self._hand_event(event)
         return out
@@ -251,8 +261,10 @@ class HandFramer:
                           seats=(positions.small_blind, positions.big_blind)) for f in findings]
 
     def _button(self, deal: _Deal, seats: tuple[int, ...], level: LevelConfig | None = None) -> int:
-        if self.button is not None:
-            return self.button
+        told = self.button if self.button is not None else self._seen_since_last_hand()
+        if told is not None:
+            self._check_rotation(seats, told, seen=self.button is None)
+            return told
         due = level.big_blind if level is not None else self.game.big_blind
         big_blind = next((seat for seat, value in deal.posts.items() if value == due), None)
         if big_blind in seats:
@@ -260,6 +272,32 @@ class HandFramer:
         if self.last is not None:
             return next_positions(self.profile, players=seats, last=_positions(self.last)).button
         return deal.first_round[-1] if deal.first_round else seats[-1]
+
+    def _seen_since_last_hand(self) -> int | None:
+        """The seat the camera saw the puck settle in since the last hand started (before, it is that hand's)."""
+        seen = self.seen_button
+        if seen is None or (self.last is not None and seen.ts <= self.last.ts):
+            return None
+        return seen.seat
+
+    def _check_rotation(self, seats: tuple[int, ...], button: int, *, seen: bool) -> None:
+        """A told button the dead or moving button's rotation from the last hand puts elsewhere: it stands, and the
+        hand gets a TDA22-32 advisory (``_rotation_advisories``)."""
+        if self.last is None:
+            return
+        try:
+            found = check_button(self.profile, players=seats, last=_positions(self.last), button=button,
+                                 severity=Severity.ADVISORY)
+        except ValueError:  # seats the rotation can't place (fewer than two, beyond ten)
+            return
+        who = "the puck is seen on" if seen else "the console puts it on"
+        self._rotation_findings = [dataclasses.replace(f, observed=f"{who} seat {button}") for f in found]
+
+    def _rotation_advisories(self, start: HandStarted) -> list[Violation]:
+        found, self._rotation_findings = self._rotation_findings, []
+        return [Violation(ts=start.ts, table=start.table, source="rules", rule_id=f.rule_id, title=f.title,
+                          observed=f.observed, ruling=f.ruling, severity=f.severity, hand_no=start.hand_no,
+                          seats=(start.button,)) for f in found]
 
     def _stacks(self, seats: tuple[int, ...]) -> tuple[int, ...]:
         if self.stack_chips is None:

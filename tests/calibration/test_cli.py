@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import cv2
@@ -9,6 +10,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
+from tablewatch.calibration import tomlio
+from tablewatch.calibration.button import ButtonLook
 from tablewatch.calibration.chips import CHIP_PAINTS, DEMO_CHIPS
 from tablewatch.calibration.drawing import draw_top_down, table_to_top_down
 from tablewatch.calibration.layout import LAYOUTS_DIR, TableLayout
@@ -209,3 +212,12 @@ def test_a_broken_profile_names_the_problem(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"calibration.homography: Field required"):
         load_profile(path)
     assert TableProfile.model_fields["layout"].description
+
+
+def test_a_profile_without_the_buttons_look_loads_with_a_standard_white_puck(frame_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "T04.toml"
+    assert _run(frame_path, "--layout", "oval10", "-o", out).exit_code == 0
+    data = tomllib.loads(out.read_text(encoding="utf-8"))
+    del data["button"]  # as written before the button's look was registered
+    out.write_text(tomlio.dumps(data), encoding="utf-8")
+    assert load_profile(out).button == ButtonLook(diameter_mm=76.0, bgr=(235, 235, 235))

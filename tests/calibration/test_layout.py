@@ -5,16 +5,20 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 import yaml
 
 from tablewatch import events
 from tablewatch.calibration.layout import (
+    BUTTON_CLEAR_MM,
+    BUTTON_GAP_MM,
     LAYOUTS_DIR,
     LayoutError,
     TableLayout,
     available_layouts,
+    button_disc,
     layout_to_toml,
     load_layout,
 )
@@ -234,3 +238,40 @@ def test_unknown_template_and_missing_file_name_the_choices(tmp_path: Path) -> N
     with pytest.raises(LayoutError, match="not valid toml"):
         load_layout(broken)
     assert available_layouts() == ["oval10", "oval6", "oval9"]
+
+
+# --- button spots -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["oval10", "oval9", "oval6"])
+def test_template_button_spots_lie_on_the_felt_in_front_of_each_seat_clear_of_every_zone(name: str) -> None:
+    layout = load_layout(name)
+    for seat in layout.seat_numbers:
+        spot = layout.button_spot(seat)
+        assert layout.seat(seat).button == spot  # the templates give their own
+        assert {layout.zone_at(*p) for p in button_disc(spot, BUTTON_CLEAR_MM - 1)} == {"felt"}
+        nearest = min(layout.seat_numbers, key=lambda s: np.hypot(*np.subtract(layout.button_spot(s),
+                                                                                 layout.seat(seat).player)))
+        assert nearest == seat  # nearer its own player than any other seat's spot is
+
+
+def test_a_layout_without_button_spots_loads_with_one_just_beyond_each_bet_zone() -> None:
+    data = _data("oval9")
+    for seat in data["seats"]:
+        del seat["button"]
+    layout = TableLayout.model_validate(data)
+    for seat in layout.seat_numbers:
+        spot = layout.button_spot(seat)
+        assert layout.zone_at(*spot) == "felt"
+        bet = layout.polygon(events.bet_zone(seat)).astype(np.float32).reshape(-1, 1, 2)
+        gap = -cv2.pointPolygonTest(bet, spot, True)
+        assert BUTTON_CLEAR_MM < gap < 2 * BUTTON_GAP_MM  # the puck on the felt just before the seat's bet
+    assert "button =" not in layout_to_toml(layout)
+
+
+def test_a_button_spot_on_a_zone_is_refused() -> None:
+    data = _data("oval6")
+    data["seats"][2]["button"] = [0.0, -40.0]  # on the board
+    assert "seat 3's button spot (0, -40) mm is not 40 mm clear of zone 'board'" in _error(data)
+    data["seats"][2]["button"] = [0.0, -1000.0]
+    assert "seat 3's button spot (0, -1000) mm is not on the felt" in _error(data)

@@ -84,7 +84,8 @@ def test_perception_from_a_table_profile(demo: Simulation, window: Window) -> No
                           chips=painted_chip_colours(demo.scenario.chips))
     perception = Perception.from_profile(profile, deck="anglo_poker")
     assert perception.plane is not None  # calibrated from the start: no frames spent on markers
-    assert perception.process(image, 18.5) == []
+    first = perception.process(image, 18.5)  # the table as it lies: only where the dealer button is
+    assert [(e.kind, e.seat) for e in first] == [("ButtonSeen", demo.scenario.hands[0].button)]
 
 
 def test_evaluate_deals_another_deck_on_another_felt(capsys: pytest.CaptureFixture[str]) -> None:

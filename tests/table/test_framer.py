@@ -5,6 +5,7 @@ from __future__ import annotations
 from tablewatch.events import (
     BetMotion,
     ButtonPlaced,
+    ButtonSeen,
     CardDealt,
     CardsMucked,
     Chips,
@@ -16,6 +17,8 @@ from tablewatch.events import (
     PotGathered,
     PotPushed,
     SeatStatus,
+    Severity,
+    Violation,
 )
 from tablewatch.rules.game import GameConfig
 from tablewatch.table.framer import DEAL_WAIT_S, HandFramer
@@ -181,3 +184,32 @@ def test_a_misdeal_s_cards_taken_back_before_any_betting_do_not_end_the_hand() -
     misdeal = [bet(0.5, 1, 50), bet(1.0, 2, 100), *deal(2.0, [2, 1]), muck(4.0, 1), muck(4.2, 2)]
     out = frame([*misdeal, *deal(6.0, [2, 1])])  # the redeal: the rules' misdeal check judges it
     assert frames(out) == [("HandStarted", 0.5, 1), ("HandEnded", 6.9, 1)]
+
+
+def seen(ts: float, seat: int) -> ButtonSeen:
+    return ButtonSeen(ts=ts, table=T, source="vision", seat=seat)
+
+
+def test_the_button_seen_since_the_last_hand_is_the_hands_ahead_of_the_blinds() -> None:
+    hands = [seen(0.5, 6), bet(0.8, 1, 50), bet(0.9, 3, 100), *deal(1.0, [1, 3, 6, 8]),  # blinds say button 8
+             push(10.0, 3), muck(11.0, 3), *deal(20.0, [1, 3, 6, 8])]  # not seen since, no blinds seen
+    out = frame(hands)
+    assert [s.button for s in starts(out)] == [6, 8]  # the second hand's from the dead button's rotation
+    assert not [e for e in out if isinstance(e, Violation)]
+
+
+def test_the_console_overrides_the_button_seen() -> None:
+    hands = [seen(0.5, 6), ButtonPlaced(ts=0.6, table=T, source="console", seat=3), *deal(1.0, [1, 3, 6, 8])]
+    assert [s.button for s in starts(frame(hands))] == [3]
+
+
+def test_a_seen_button_off_the_rotation_stands_with_a_tda22_32_advisory() -> None:
+    hands = [seen(0.5, 1), *deal(1.0, [1, 3, 6, 8]), push(10.0, 3), muck(11.0, 3),  # button 1: blinds 3 and 6
+             seen(15.0, 6), *deal(20.0, [1, 3, 6, 8])]  # the dead button goes to seat 3; the puck is on 6
+    out = frame(hands)
+    assert [s.button for s in starts(out)] == [1, 6]
+    (advisory,) = [e for e in out if isinstance(e, Violation)]
+    assert (advisory.rule_id, advisory.severity, advisory.hand_no, advisory.seats) == ("TDA22-32", Severity.ADVISORY,
+                                                                                       2, (6,))
+    assert "seen on seat 6" in advisory.observed and "belongs on seat 3" in advisory.ruling
+    assert out.index(advisory) == out.index(starts(out)[1]) + 1  # right after the hand it belongs to

@@ -15,9 +15,10 @@ of ``hires`` when given. A frame may also come compressed (``tablewatch.vision.s
 Motion-JPEG camera or file): it is decoded only when analysed, reduced as far as the plane allows (a 4K frame
 to a quarter), and in full only when a card's identity is read. A hand the motion path misses (an arm lost for
 a moment, a hand reaching in before its arm shows) is looked for with the table-objects detector
-(``hand_finder``; ``hand_finder=False`` turns that off). Events come out when they are certain: a
-bet ~0.7 s after the hand leaves, a card ~0.4 s after it lands; every event's ``ts`` is when it happened,
-not when it was reported.
+(``hand_finder``; ``hand_finder=False`` turns that off). The dealer button is looked for in the seats' button
+spots every half second (``ButtonSeen`` when its seat changes; its look is the profile's). Events come out when
+they are certain: a bet ~0.7 s after the hand leaves, a card ~0.4 s after it lands; every event's ``ts`` is when it
+happened, not when it was reported.
 """
 
 from __future__ import annotations
@@ -29,14 +30,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from tablewatch.calibration.button import ButtonLook
 from tablewatch.calibration.camera import CalibrationError, TableCalibration
 from tablewatch.calibration.chips import ChipColours
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import TableProfile
-from tablewatch.events import Event
+from tablewatch.events import ButtonSeen, Event
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.appearance import Appearance
+from tablewatch.vision.perception.button import ButtonWatch
 from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
 from tablewatch.vision.perception.plane import TablePlane
@@ -100,16 +103,19 @@ class TableView:
     scene: SceneTracker
     settles: SettleReader
     stacks: StackWatch
+    button: ButtonWatch
 
     @classmethod
     def first_seen(cls, plane: TablePlane, flat: np.ndarray, *, chips: ChipColours, deck: Deck | None,
-                   px_per_mm: float, still_s: float, seats: list[int] | None, settle_lag_s: float) -> TableView:
+                   px_per_mm: float, still_s: float, seats: list[int] | None, settle_lag_s: float,
+                   button: ButtonLook) -> TableView:
         """``flat``: the first frame rectified onto the plane."""
         felt = np.median(flat[plane.felt & (plane.lines == 0)], axis=0)
         look = Appearance(felt_bgr=felt, chips=chips, deck=deck, px_per_mm=px_per_mm)
         scene = SceneTracker(plane, still_s=still_s, seats=seats, colours=look)
         settles = SettleReader(look, plane, lag_s=settle_lag_s)
-        return cls(look=look, scene=scene, settles=settles, stacks=StackWatch(plane, look))
+        return cls(look=look, scene=scene, settles=settles, stacks=StackWatch(plane, look),
+                   button=ButtonWatch(plane, button))
 
 
 class Perception:
@@ -119,10 +125,11 @@ class Perception:
                  calibration: TableCalibration | None = None, calibration_frames: int = 3, px_per_mm: float = 0.3,
                  still_s: float = 0.35, min_interval_s: float = 0.09, hand_in_progress: bool = False,
                  calibration_patience: int = 150, seats: Iterable[int] | None = None,
-                 hand_finder: bool = True) -> None:
+                 hand_finder: bool = True, button: ButtonLook | None = None) -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
         self.min_interval_s = min_interval_s
         self.chips = chips
+        self.button = button or ButtonLook()
         self.deck = _load_deck(deck)
         self.seats = sorted(seats) if seats is not None else None  # occupied seats, when known
         unknown = set(self.seats or ()) - set(layout.seat_numbers)
@@ -160,6 +167,7 @@ class Perception:
         if profile.chips is None:
             raise PerceptionError(f"the profile of table {profile.table} has no chip colours: calibrate them from "
                                   "a tray photo first (tablewatch calibrate)")
+        options.setdefault("button", profile.button)
         return cls(layout=profile.load_layout(), table=profile.table, chips=profile.chips, deck=deck,
                    calibration=profile.calibration, **options)
 
@@ -232,7 +240,7 @@ class Perception:
         if self.view is None:
             self.view = TableView.first_seen(self.plane, flat, chips=self.chips, deck=self.deck,
                                              px_per_mm=self.px_per_mm, still_s=self.still_s, seats=self.seats,
-                                             settle_lag_s=self.settle_lag_s)
+                                             settle_lag_s=self.settle_lag_s, button=self.button)
         view = self.view
         arms, settles = view.scene.update(flat, ts)
         t_scene = time.perf_counter()
@@ -251,6 +259,9 @@ class Perception:
         self.gestures.chips_moved.clear()
         assert view.scene.ref is not None  # (set by the scene's first update)
         events += self.gestures.obscured(ts, view.stacks.update(ts, flat, view.scene.ref))
+        if (button_seat := view.button.update(ts, view.scene.ref)) is not None:
+            since = max(ts - self.settle_lag_s, view.scene.t0 if view.scene.t0 is not None else ts)
+            events.append(ButtonSeen(ts=round(since, 3), table=self.table, source="vision", seat=button_seat))
         self.horizon = min(self.gestures.horizon(ts), ts - self.settle_lag_s)
         t3 = time.perf_counter()
         for key, dt in (("decode", t_decoded - t0), ("rectify", t1 - t_decoded), ("scene", t_scene - t1),
