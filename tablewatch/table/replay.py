@@ -159,7 +159,7 @@ class Replay:
                  origin_of: Callable[[], float | None] | None,
                  caught_up: Callable[[threading.Event], None]) -> None:
         """Move the clock from entry to entry, as soon as the table is ready for the next moment."""
-        if clock.earliest_due(self._stop) is None:  # the players have started: the video is open
+        if clock.earliest_due(self._stop) is None:  # once every player waits (the video is open); None: stopped
             return
         start = origin_of() if origin_of is not None else None
         origin = clock() if start is None else start
@@ -185,7 +185,9 @@ class Replay:
     def _advance(self, clock: ReplayClock, target: float, caught_up: Callable[[threading.Event], None], *,
                  until: Callable[[], bool] = lambda: False) -> bool:
         """Move the clock to ``target`` (or until ``until()`` holds), letting the players go on at each time
-        one waits for on the way; at ``target`` they are held, for what happens then. False when stopped."""
+        one waits for on the way, and the table's time pass at least every SWEEP_S (as a paced table's
+        stream of reads lets it: the hand framer's waits); at ``target`` the players are held, for what happens
+        then. False when stopped."""
         while not until():
             due = clock.earliest_due(self._stop)
             if due is None:
@@ -193,10 +195,11 @@ class Replay:
             caught_up(self._stop)
             if self._stop.is_set():
                 return False
+            if math.isinf(due) and math.isinf(target):  # nothing waits for a time: the cameras are ending
+                self._stop.wait(0.01)
+                continue
+            due = min(due, clock() + SWEEP_S)
             if due >= target - SAME_MOMENT_S:  # what happens at the target comes first, then the players
-                if math.isinf(target):  # nothing waits for a time: the cameras are ending
-                    self._stop.wait(0.01)
-                    continue
                 clock.move_to(target)
                 return True
             clock.move_to(due)
