@@ -49,7 +49,7 @@ from tablewatch.table.replay_clock import SWEEP_S, ReplayClock
 Clock = Callable[[], float]
 log = logging.getLogger(__name__)
 ORIGIN_WAIT_S = 10.0
-ANSWER_WAIT_S = 5.0  # wall seconds a fast replay waits for the console to answer a typed line
+ANSWER_WAIT_S = 30.0  # wall seconds a fast replay waits at most for the console to answer a typed line
 SAME_MOMENT_S = 1e-6  # a player's time this close to an entry's is the entry's (sums of sweep periods round)
 
 
