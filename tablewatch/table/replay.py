@@ -18,9 +18,9 @@ source has ended; the run then stops as on Ctrl-C.
 Played fast (``tablewatch run --fast``), the table's clock is a ``ReplayClock`` that this replay conducts: it
 moves the time on only once the video's camera waits for its next frame, the readers wait for their next
 sweep and the pipeline has processed what they sent, and never past the recording's next entry; at each entry
-it places the chips (the readers sweep again at once) or types the line and waits for the console's answer.
-Every reading is so stamped at its moment of the recording, as paced, and the session plays as fast as
-vision and the readers go.
+it places the chips (the readers read them a sweep period later, as a paced reader does) or types the line and
+waits for the console's answer. Every reading is so stamped at the moment of the recording a paced run reads
+it, without the lag a busy machine adds, and the session plays as fast as vision and the readers go.
 """
 
 from __future__ import annotations
