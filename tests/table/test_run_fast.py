@@ -1,7 +1,8 @@
 """``tablewatch run --fast``: a recording played as fast as the table goes, through the same real drivers, with
 every reading stamped at its moment of the recording: the console's entries when they were typed, the chips a
-reader's sweep after they moved (``SWEEP_S``), the video's frames at their place in the file. The recording is the
-demo's deal and preflop (``tablewatch sim record``); the hand the run writes is the truth's."""
+reader's sweep after they moved (``SWEEP_S``), the video's frames at their place in the file. The recordings
+(``tablewatch sim record``) are the demo's deal and preflop, and a whole real hand; the hands the run writes are
+the truth's."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from pokerkit import HandHistory
 from rich.console import Console
 
 from tablewatch.config import ConfigError
 from tablewatch.devices.recording import read_rfid_timeline
 from tablewatch.events import ChipsLeftTable, ChipsMoved, Declaration, HandStarted, load_events
+from tablewatch.sim.cli import sim
 from tablewatch.table.cli import run as run_command
 from tablewatch.table.config import RunConfig
 from tablewatch.table.replay_clock import SWEEP_S, ReplayClock
@@ -26,6 +29,27 @@ from tests.support.recording import RECORDED_S, play
 
 KNOWN = "E007000000000001"
 PREFLOP = ["p3 f", "p4 cbr 300", "p1 cbr 900"]
+# ps_1000nl_ hand 15 (the fields the simulator reads, copied so the test runs without shared/): seat 6 raises
+# the blinds and takes them.
+RAISE_TAKES_THE_BLINDS = """variant = 'NT'
+ante_trimming_status = false
+antes = [0, 0, 0, 0]
+blinds_or_straddles = [5, 10, 0, 0]
+min_bet = 10
+starting_stacks = [1772.2, 185, 1000, 1301]
+actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'd dh p4 ????', 'p3 f', 'p4 cbr 20', 'p1 f', 'p2 f']
+seats = [1, 2, 4, 6]
+"""
+
+
+@pytest.fixture(scope="module")
+def whole_hand(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A recording of one whole real hand (~21 s of the table)."""
+    folder = tmp_path_factory.mktemp("whole-hand")
+    (folder / "hand.phh").write_text("[1]\n" + RAISE_TAKES_THE_BLINDS)
+    made = CliRunner().invoke(sim, ["record", "--phh", str(folder / "hand.phh"), "-o", str(folder / "rec")])
+    assert made.exit_code == 0, made.output
+    return folder / "rec"
 
 
 def truth(recording: Path) -> dict[str, Any]:
@@ -65,6 +89,22 @@ def test_run_fast_captures_the_recorded_hand_on_the_recordings_clock(recording: 
     # The rules find what the truth holds in the recorded seconds (SYS-: the sensors' own alerts).
     assert [a["rule_id"] for a in alerts if not a["rule_id"].startswith("SYS-")] == [
         v["rule_id"] for v in violations if v["ts"] < RECORDED_S]
+
+
+@pytest.mark.slow
+def test_run_fast_plays_a_whole_hand_to_the_truths_final_stacks(whole_hand: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    played = play(whole_hand, out, "--fast")
+    assert played.returncode == 0, played.stdout + played.stderr
+    hand, expected = the_hand(out), truth(whole_hand)
+    for field in ("seats", "starting_stacks", "blinds_or_straddles"):
+        assert hand[field] == expected[field]
+    assert hand["actions"][4:] == expected["actions"][4:] == ["p3 f", "p4 cbr 200", "p1 f", "p2 f"]
+    played_out = HandHistory(**{k: v for k, v in expected.items() if not k.startswith("_")})
+    assert hand["finishing_stacks"] == list(played_out)[-1].stacks == [17672, 1750, 10000, 13160]
+    alerts = [json.loads(line) for line in (out / "alerts.jsonl").read_text().splitlines()]
+    assert [a for a in alerts if not a["rule_id"].startswith("SYS-")] == []  # a clean hand, as the truth's
+    assert json.loads((whole_hand / "truth" / "violations.json").read_text()) == []
 
 
 @pytest.mark.slow
