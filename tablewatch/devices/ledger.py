@@ -15,6 +15,7 @@ antennas map to zones (by default an antenna's name is its zone).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterable, Mapping
 
@@ -123,10 +124,20 @@ class ChipLedger:
         with self._lock:
             return self._expire(ts)
 
+    def next_expiry(self, *, sweep_every: float) -> float | None:
+        """When the first sweep comes that finds a chip missing now gone, if it does not come back and the reader
+        sweeps every ``sweep_every`` seconds from the sweep that missed it (None: no chip is missing)."""
+        with self._lock:
+            return min((since + math.ceil(self._leave_after(zone) / sweep_every - 1e-6) * sweep_every
+                        for zone, since, _ in self._missing.values()), default=None)
+
+    def _leave_after(self, zone: str) -> float:
+        return self.leave_after if seat_of_zone(zone) is not None else self.dealer_leave_after
+
     def _expire(self, ts: float) -> list[Event]:
         gone: dict[tuple[str, bool], list[str]] = {}
         for uid, (zone, since, emptied) in list(self._missing.items()):
-            if ts - since >= (self.leave_after if seat_of_zone(zone) is not None else self.dealer_leave_after):
+            if ts - since >= self._leave_after(zone):
                 del self._missing[uid]
                 gone.setdefault((zone, emptied), []).append(uid)
         events: list[Event] = []

@@ -83,8 +83,12 @@ class PollerStats:
 
 class ReaderPoller:
     def __init__(self, config: ReaderConfig, *, table: str, clock: Clock | None = None,
-                 on_event: Callable[[Event], None] | None = None, ledger: ChipLedger | None = None) -> None:
+                 on_event: Callable[[Event], None] | None = None, ledger: ChipLedger | None = None,
+                 pause: Callable[[float, threading.Event], bool] | None = None) -> None:
         self.config = config
+        # Between sweeps: ``pause(poll_interval, stop)`` when given (a recording played fast waits on the
+        # table's clock), else poll_interval of wall time.
+        self.pause = pause
         self.table = table
         self.clock = clock or session_clock()
         self.on_event = on_event
@@ -178,6 +182,8 @@ class ReaderPoller:
             self.sweep()
             if not self.port.is_open:
                 stop.wait(self.config.reconnect_interval)
+            elif self.pause is not None:
+                self.pause(self.config.poll_interval, stop)
             elif self.config.poll_interval:
                 stop.wait(self.config.poll_interval)
         self.port.close()

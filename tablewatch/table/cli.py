@@ -17,11 +17,14 @@ console = Console(highlight=False)
 @click.option("--validate", is_flag=True, help="Check the configuration file and exit.")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where events, alerts, hands and evidence go (default: the configuration's `out`).")
-def run(config_file: Path, duration: float | None, validate: bool, out: Path | None) -> None:
+@click.option("--fast", is_flag=True, help="Play the configuration's recording ([replay]) as fast as the monitor "
+              "can, with the results of the recorded pace.")
+def run(config_file: Path, duration: float | None, validate: bool, out: Path | None, fast: bool) -> None:
     """Run one live table from CONFIG_FILE (TOML or YAML: readers, console, cameras, broker, game, rules).
 
     A configuration with a [replay] section (as `tablewatch sim record` writes) plays a recording of the
-    table's devices through the real drivers, at the recorded pace, and exits when it ends. Each hand's start,
+    table's devices through the real drivers, at the recorded pace (or as fast as vision and the readers go, with
+    the same readings at the same moments of the recording: --fast), and exits when it ends. Each hand's start,
     seats, button, stacks and end are found from the devices (the hand framer), live or replayed.
     """
     from tablewatch.config import ConfigError
@@ -34,8 +37,10 @@ def run(config_file: Path, duration: float | None, validate: bool, out: Path | N
         raise click.ClickException(str(exc)) from exc
     if out is not None:
         config = config.model_copy(update={"out": out})
+    if fast and config.replay is None:
+        raise click.UsageError(f"--fast plays a recording: {config_file} has no [replay] section.")
     if validate:
         console.print(f"{config_file}: valid (table {config.table}, {len(config.readers)} reader line(s), "
                       f"{len(config.cameras)} camera(s))")
         return
-    run_table(config, console=console, duration=duration)
+    run_table(config, console=console, duration=duration, fast=fast)

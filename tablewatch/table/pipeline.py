@@ -35,6 +35,10 @@ LATENESS_S = 0.15
 VISION_LATENESS_S = 1.2
 
 
+class _Tick:
+    """In the inbox: let time pass to the clock's present (``TablePipeline.catch_up``)."""
+
+
 class EventSource(Protocol):
     """Anything that produces events from its own thread: a camera, an RFID reader, a dealer console."""
 
@@ -143,8 +147,10 @@ class TablePipeline:
         self._facts: list[RfidFact] = []  # RFID facts waiting for their hand's start to go out
         self.stats = PipelineStats()
         self.clock = clock  # the sources' clock: lets a quiet table release what it holds
-        self._inbox: queue.Queue[Event | None] = queue.Queue()
+        self._inbox: queue.Queue[Event | _Tick | None] = queue.Queue()
         self._worker: threading.Thread | None = None
+        self._unprocessed = 0  # submitted, not yet processed (``catch_up`` waits for none)
+        self._processed = threading.Condition()
 
     # --- lifecycle -------------------------------------------------------------------------------------
 
@@ -169,7 +175,21 @@ class TablePipeline:
 
     def submit(self, event: Event) -> None:
         """Thread-safe entry for sources."""
-        self._inbox.put(event)
+        self._put(event)
+
+    def catch_up(self, stop: threading.Event) -> None:
+        """Wait until everything submitted so far is processed and time has passed to the clock's present
+        (a recording played fast: its conductor moves the clock on only once the table has caught up, as the
+        paced table keeps up); returns early when ``stop`` is set."""
+        self._put(_Tick())
+        with self._processed:
+            while self._unprocessed and not stop.is_set():
+                self._processed.wait(0.05)
+
+    def _put(self, item: Event | _Tick) -> None:
+        with self._processed:
+            self._unprocessed += 1
+        self._inbox.put(item)
 
     # --- processing ------------------------------------------------------------------------------------
 
@@ -183,7 +203,14 @@ class TablePipeline:
                 continue
             if event is None:
                 break
-            self.process(event)
+            if isinstance(event, _Tick):
+                if self.clock is not None:
+                    self.tick(self.clock())
+            else:
+                self.process(event)
+            with self._processed:
+                self._unprocessed -= 1
+                self._processed.notify_all()
         self.drain()
 
     def process(self, event: Event) -> None:

@@ -40,6 +40,7 @@ from tablewatch.table.levels import LevelClock
 from tablewatch.table.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.table.pipeline import Output, TablePipeline
 from tablewatch.table.replay import Replay
+from tablewatch.table.replay_clock import ReplayClock
 from tablewatch.table.sources import (
     CameraSource,
     ConsoleSource,
@@ -86,13 +87,17 @@ def _check_writable(folder: Path, path: Path) -> None:
 
 
 def run_table(config: RunConfig, *, console: Console, duration: float | None = None, status_every: float = 5.0,
-              stop: threading.Event | None = None) -> TablePipeline:
+              stop: threading.Event | None = None, fast: bool = False) -> TablePipeline:
     """Run the table until SIGINT/SIGTERM, ``duration`` seconds, a replayed recording's end or ``stop`` is set;
-    return the stopped pipeline. The stop takes at most CLIPS_AT_STOP_S for the clips still booked, then a few
-    seconds for the sources and the outbox."""
+    return the stopped pipeline. ``fast``: play the configuration's recording as fast as the table goes, with
+    the results of the recorded pace (ConfigError without a ``[replay]``). The stop takes at most
+    CLIPS_AT_STOP_S for the clips still booked, then a few seconds for the sources and the outbox."""
+    if fast and config.replay is None:
+        raise ConfigError("fast: only a recording ([replay]) can be played faster than it happens")
     perceptions = [camera_perception(c, table=config.table) for c in config.cameras]  # before anything opens
     config.out.mkdir(parents=True, exist_ok=True)
-    clock = session_clock()
+    conductor = ReplayClock() if fast else None
+    clock = conductor or session_clock()
     replay = Replay(config.replay, readers=config.readers, clock=clock) if config.replay else None
     stop = stop if stop is not None else threading.Event()
     with ExitStack() as stack:
@@ -107,7 +112,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         if publisher is not None:
             outputs.append(MqttOutput(publisher))
         sinks = [recorder.add_frame] if recorder is not None else []
-        sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions)
+        sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions, conductor=conductor)
         perceiving = any(p is not None for p in perceptions)
         # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
         stack_chips = rfid_chips([s for s in sources if isinstance(s, RfidSource)])
@@ -124,11 +129,12 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
             cameras = [s for s in sources if isinstance(s, CameraSource)]
             video = next((c for c in cameras if c.perception is not None), cameras[0] if cameras else None)
             replay.play(on_over=stop.set, finished=lambda: all(c.finished for c in cameras),
-                        origin=(lambda: video.origin) if video is not None else None)
+                        origin=(lambda: video.origin) if video is not None else None, caught_up=pipeline.catch_up)
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
                       f"{len(config.cameras)} camera(s), console {config.console or 'none'}, "
                       f"broker {config.mqtt.shown_url if config.mqtt else 'none'}"
-                      + (f"; replaying a recording of {replay.end:.0f} s" if replay else "") + "; Ctrl-C stops")
+                      + (f"; replaying a recording of {replay.end:.0f} s" if replay else "")
+                      + (" as fast as it goes" if fast else "") + "; Ctrl-C stops")
         started = time.monotonic()
         while not stop.wait(min(status_every, duration) if duration else status_every):
             console.print(status_line(pipeline, sources, publisher, started))
@@ -167,15 +173,17 @@ def _level_clock(config: RunConfig, now: float) -> LevelClock | None:
     return LevelClock(config.levels, started=started)
 
 
-def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any],
-             perceptions: list[Perception | None]) -> list[Any]:
+def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any], perceptions: list[Perception | None],
+             conductor: ReplayClock | None) -> list[Any]:
     registry = TagRegistry.from_csv(config.registry) if config.registry else TagRegistry()
-    sources: list[Any] = [RfidSource(r, table=config.table, registry=registry, clock=clock) for r in config.readers]
+    sources: list[Any] = [RfidSource(r, table=config.table, registry=registry, clock=clock, conductor=conductor)
+                          for r in config.readers]
     if config.console:
         sources.append(ConsoleSource(config.console, table=config.table, clock=clock))
     tolerance = config.rules.camera_shift_tolerance_mm
     sources += [CameraSource(c, table=config.table, clock=clock, frame_sinks=frame_sinks, perception=perception,
-                             drift=camera_drift(c, perception, table=config.table, tolerance_mm=tolerance))
+                             drift=camera_drift(c, perception, table=config.table, tolerance_mm=tolerance),
+                             conductor=conductor)
                 for c, perception in zip(config.cameras, perceptions, strict=True)]
     return sources
 

@@ -20,28 +20,54 @@ from tablewatch.events import Chips, DeviceStatus, Event
 from tablewatch.table.config import CameraConfig
 from tablewatch.table.drift import DriftGate
 from tablewatch.table.pipeline import Emit
+from tablewatch.table.replay_clock import SWEEP_S, Player, ReplayClock
 from tablewatch.vision.perception.perception import Perception, PerceptionError
 
 log = logging.getLogger(__name__)
 
+# A reader line of a recording played fast sweeps when its antennas change (SWEEP_S later, as paced), when a sweep
+# every SWEEP_S would find a missing chip gone, and otherwise every FAST_IDLE_S of the recording: each sweep costs
+# its real time, and the others would see nothing new.
+FAST_IDLE_S = 1.0
+
 
 class RfidSource:
-    """One reader line, polled in its own thread; its ledger's events go to the pipeline."""
+    """One reader line, polled in its own thread; its ledger's events go to the pipeline. With a ``conductor``
+    (a recording played fast) the poller sweeps on its clock."""
 
-    def __init__(self, config: ReaderConfig, *, table: str, registry: TagRegistry, clock: Any) -> None:
+    def __init__(self, config: ReaderConfig, *, table: str, registry: TagRegistry, clock: Any,
+                 conductor: ReplayClock | None = None) -> None:
         self.name = f"rfid {config.device}"
         self.config, self.table, self.registry, self.clock = config, table, registry, clock
+        self.conductor = conductor
         self.ledger = ChipLedger(registry, table=table)  # what its antennas count where (fusion reads it too)
         self.poller: ReaderPoller | None = None
+        self._player: Player | None = None
 
     def start(self, emit: Emit) -> None:
+        pause = None
+        if self.conductor is not None:
+            self._player = self.conductor.join(self.name, prompted=True)
+            pause = self._pause
         self.poller = ReaderPoller(self.config, table=self.table, clock=self.clock, on_event=emit,
-                                   ledger=self.ledger)
+                                   ledger=self.ledger, pause=pause)
         self.poller.start()
+
+    def _pause(self, seconds: float, stop: threading.Event) -> bool:
+        """Until the next sweep on the conductor's clock (the conductor prompts one when the antennas change)."""
+        assert self._player is not None
+        now = self.clock()
+        due = now + max(seconds, FAST_IDLE_S)
+        expiry = self.ledger.next_expiry(sweep_every=SWEEP_S)
+        if expiry is not None:  # (one rounded to now did not count as passed: the next sweep will)
+            due = min(due, expiry if expiry > now else now + SWEEP_S)
+        return self._player.sleep_until(due, stop)
 
     def stop(self) -> None:
         if self.poller is not None:
             self.poller.stop()
+        if self._player is not None:
+            self._player.leave()
 
     @property
     def online(self) -> bool:
@@ -77,8 +103,9 @@ class CameraSource:
 
     A live camera's frames are stamped with the table's clock as they arrive; a video file is played at
     its own pace, each frame stamped with the clock at its start plus its place in the file, so its events
-    line up with the other sources'. When the frames end or the table stops, what perception still waits
-    to decide is flushed: nothing seen is lost.
+    line up with the other sources' (with a ``conductor``, a recording played fast, it waits on the conductor's
+    clock for each frame, which moves on once the frame is analysed). When the frames end or the table stops,
+    what perception still waits to decide is flushed: nothing seen is lost.
 
     A camera that is missing, can't be read, or whose live stream dies or ends is down: it says so once
     (``DeviceStatus`` offline: the rules raise SYS-CAMERA), is retried with backoff, and says it is back with
@@ -87,9 +114,12 @@ class CameraSource:
 
     def __init__(self, config: CameraConfig, *, table: str, clock: Any, frame_sinks: list[Any],
                  perception: Perception | None = None, drift: DriftGate | None = None,
-                 retry_first_s: float = RETRY_FIRST_S, retry_max_s: float = RETRY_MAX_S) -> None:
+                 retry_first_s: float = RETRY_FIRST_S, retry_max_s: float = RETRY_MAX_S,
+                 conductor: ReplayClock | None = None) -> None:
         self.name = f"camera {config.name}"
         self.config, self.table, self.clock, self.frame_sinks = config, table, clock, frame_sinks
+        self.conductor = conductor
+        self._player: Player | None = None
         self.perception = perception
         self.drift = drift  # between perception and the table, when the camera is watched for drift
         self.retry_first_s, self.retry_max_s = retry_first_s, retry_max_s
@@ -110,6 +140,8 @@ class CameraSource:
 
     def start(self, emit: Emit) -> None:
         self._emit = emit
+        if self.conductor is not None:  # the conductor waits for the file to open and its first frame
+            self._player = self.conductor.join(self.name)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
 
@@ -129,6 +161,7 @@ class CameraSource:
                 if self.frames > frames_before:
                     delay = self.retry_first_s  # it worked for a while: a fresh outage
                 self._went_down(problem, retry_in=delay)
+                self._leave_conductor()  # the recording goes on without it meanwhile
                 if self._stop.wait(delay):
                     return
                 delay = min(delay * 2, self.retry_max_s)
@@ -139,16 +172,26 @@ class CameraSource:
             self.error = f"failed: {exc}"
         finally:
             self._flush()
+            self._leave_conductor()
+
+    def _leave_conductor(self) -> None:
+        if self._player is not None:
+            self._player.leave()
+            self._player = None
 
     def _play(self) -> bool:
         """Frames from the source until it ends: True when that is the end (a file played through, or the table
         stops), False when a live stream ended; SourceError when it can't be opened or is lost."""
         from tablewatch.vision.sources import SourceError, VideoFileSource, open_source
 
+        if self.conductor is not None and self._player is None:  # back after an outage
+            self._player = self.conductor.join(self.name)
         source = open_source(self.config.source, max_reconnects=LIVE_QUIET_RECONNECTS)
         try:
             paced, start = isinstance(source, VideoFileSource), self.clock()
             self.origin = start if paced else None
+            if not paced:
+                self._leave_conductor()  # a live camera's frames come when they come
             for frame in source.frames():
                 ts = self._when(start + frame.ts) if paced else self.clock()
                 if ts is None or self._stop.is_set():
@@ -189,6 +232,8 @@ class CameraSource:
 
     def _when(self, due: float) -> float | None:
         """Wait until a file's frame is due on the table's clock; None when the table stops meanwhile."""
+        if self._player is not None:
+            return None if self._player.sleep_until(due, self._stop) else due
         if self._stop.wait(max(0.0, due - self.clock())):
             return None
         return due

@@ -12,13 +12,14 @@ DEMO = ROOT / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
 RECORDED_S = 11.0  # the demo's blinds, deal and preflop up to seat 3's raise (spoken at 9.6 s, typed at 10.4 s)
 
 
-def play(recording: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    """``tablewatch run`` on the recording, its truth taken away meanwhile (the run has nothing of it to read)."""
+def play(recording: Path, out: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """``tablewatch run`` on the recording (with ``options``, e.g. ``--fast``), its truth taken away meanwhile
+    (the run has nothing of it to read)."""
     hidden = out.parent / "hidden-truth"
     shutil.move(recording / "truth", hidden)
     try:
         return subprocess.run([sys.executable, "-m", "tablewatch", "run", str(recording / "table.toml"),
-                               "--out", str(out), "--duration", "120"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=180)
+                               "--out", str(out), "--duration", "120", *options], cwd=ROOT, capture_output=True,
+                              text=True, timeout=180)
     finally:
         shutil.move(hidden, recording / "truth")
