@@ -65,6 +65,25 @@ def test_vision_horizon_holds_back_to_an_undecided_bet_and_no_further() -> None:
     assert gestures.horizon(12.5) == 12.5  # the hand resting on can stamp nothing earlier
 
 
+def test_an_arm_lying_still_in_another_seat_s_place_holds_no_decision_open() -> None:
+    """A still shape in the neighbour's stack taken for this seat's arm (a card left lying, say): its episode ends
+    once it has not moved for ``parked_s``, so vision's horizon moves on; while it lies there it is ignored."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    neighbour = LAYOUT.zones[f"seat{SEAT + 1}.stack"]
+    spot = tuple(float(v) for v in np.asarray(neighbour, float).mean(axis=0))
+    still = Arm(actor=f"seat{SEAT}", tip_mm=spot, palm_mm=spot, area_mm2=9000.0)
+    for t in np.arange(10.0, 10.0 + DEFAULT_CONFIG.parked_s + 2.0, 0.1):
+        gestures.arms(round(float(t), 3), [still])
+        gestures.decide(round(float(t), 3))
+    assert f"seat{SEAT}" not in gestures.open
+    assert gestures.horizon(15.0) == 15.0
+    # at his own stack the same stillness is a hand at rest, its episode still open (it may yet take chips)
+    own = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    for t in np.arange(10.0, 14.0, 0.1):
+        own.arms(round(float(t), 3), [_arm_at(-150)])
+    assert f"seat{SEAT}" in own.open
+
+
 def test_a_hand_resting_from_the_blind_into_the_deal_then_calls_a_bet_not_a_blind() -> None:
     gestures = Gestures(LAYOUT, table="T1", hand_in_progress=False)
     out = _bet_then_rest(gestures, rest_s=SETTLED_BET_S + 0.5)  # posts a blind, the hand stays on the felt

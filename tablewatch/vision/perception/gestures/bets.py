@@ -40,9 +40,14 @@ class BetsAndTaps:
 
     def __init__(self, layout: TableLayout, state: TableState, make: EventMaker, config: GestureConfig) -> None:
         self.layout, self.state, self.make, self.config = layout, state, make, config
+        self.parked: dict[str, tuple[float, float]] = {}  # actor -> where its still "arm" lies (ignored there)
 
     def arm(self, actor: str, sample: Sample) -> list[Event]:
-        """A player's arm seen in a frame: its episode goes on (or begins)."""
+        """A player's arm seen in a frame: its episode goes on (or begins). One that stays still ``parked_s``
+        ends its episode and is ignored until it moves: a gesture moves, and an episode held open holds every
+        decision after its start (vision's horizon) until it ends."""
+        if self._still_parked(actor, sample):
+            return []
         state = self.state
         ep = state.open.setdefault(actor, self._episode(actor))
         ep.samples.append(sample)
@@ -52,10 +57,30 @@ class BetsAndTaps:
             # A hand resting on the felt from the blinds into the deal: its next motion is an action.
             ep.hand_open = state.hand_open
         out = self._entered(ep, sample)
+        if self._at_rest(ep, sample.t):
+            state.closed.append(state.open.pop(actor))
+            self.parked[actor] = sample.tip
+            return out
         if self._bet_settled(ep, sample.t):
             out += self.decided(ep)
             state.open[actor] = self._episode(actor, samples=[sample], after_bet=True)
         return out
+
+    def _still_parked(self, actor: str, sample: Sample) -> bool:
+        spot = self.parked.get(actor)
+        if spot is not None and _distance(sample.tip, spot) <= self.config.parked_mm:
+            return True
+        self.parked.pop(actor, None)
+        return False
+
+    def _at_rest(self, ep: Episode, t: float) -> bool:
+        """The arm has been seen for ``parked_s`` and has not moved over that time, somewhere no player rests a
+        hand: another seat's place, the pot, the board (a hand resting at its own stack may still take chips)."""
+        since = t - self.config.parked_s
+        if ep.samples[0].t > since or not _not_his(ep.samples[-1].zone, ep.seat):
+            return False
+        tip = ep.samples[-1].tip
+        return all(_distance(s.tip, tip) <= self.config.parked_mm for s in ep.samples if s.t >= since)
 
     def _episode(self, actor: str, *, samples: list[Sample] | None = None, after_bet: bool = False) -> Episode:
         return Episode(actor=actor, samples=samples or [], hand_open=self.state.hand_open, after_bet=after_bet,
@@ -148,6 +173,16 @@ class BetsAndTaps:
         """A tap rests on the felt a moment; a bet releases its chips and the hand comes straight back."""
         times = self._at_deepest(ep, seat)
         return max(times) - min(times) >= self.config.dwell_s
+
+
+def _not_his(zone: str, seat: int) -> bool:
+    """Another seat's place, or the dealer's (pot, board, burn, muck)."""
+    place = Zone.parse(zone)
+    return (place.seat is not None and place.seat != seat) or zone.split(".")[0] in ("pot", "board", "burn", "muck")
+
+
+def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return float(np.hypot(a[0] - b[0], a[1] - b[1]))
 
 
 def found_during(state: TableState, ep: Episode, config: GestureConfig) -> list[Found]:

@@ -27,6 +27,8 @@ class GestureConfig:
     dwell_mm: float = 30.0  # a hand within this of its farthest point is still at it
     dwell_s: float = 0.18  # a tap holds still this long at its farthest point; a bet's release does not
     settled_bet_s: float = 1.5  # a hand resting behind the line this long after a motion: the bet is decided
+    parked_s: float = 3.0  # an "arm" that has not moved this long is no gesture (a hand at rest, a thing left lying)
+    parked_mm: float = 40.0  # ... not moved: its tip within this of where it is now
     obscure_after_s: float = 1.0  # a stack out of sight this long is obscured (a hand passing over it is not)
     obscure_every_s: float = 1.0  # an obscured stack is reported again this often while it lasts
     obscure_last_s: float = 0.5  # its end is reported unless a report went out this recently
