@@ -71,16 +71,19 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/bench"),
               show_default=True)
 @click.option("--through-run", is_flag=True, help="Record the hands as one session of a table's devices (`sim "
-              "record`), play it with `tablewatch run` (which finds each hand itself) and score its output against "
-              "the recording's truth; at the recorded pace.")
+              "record`), play it with `tablewatch run --fast` (which finds each hand itself) and score its output "
+              "against the recording's truth.")
+@click.option("--paced", is_flag=True, help="With --through-run: play the recording at its own pace, as a live "
+              "table comes (default: `run --fast`, as fast as the monitor goes, with the same results).")
 def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, deck: str | None, camera: str,
-          fps: float, out: Path, through_run: bool) -> None:
+          fps: float, out: Path, through_run: bool, paced: bool) -> None:
     """Score the live pipeline on simulated hands with known violations; prints a table, writes JSON."""
     if through_run:
         if no_rfid or deck is not None or camera != "vision":
             raise click.UsageError("--through-run plays the recording's camera and RFID as `run` does: "
                                    "--no-rfid, --deck and --camera truth don't apply")
-        _bench_through_run(hands_file, hand_count=hand_count, first=first, seed=seed, fps=fps, out=out)
+        _bench_through_run(hands_file, hand_count=hand_count, first=first, seed=seed, fps=fps, out=out,
+                           fast=not paced)
         return
     from tablewatch.bench.report import print_score, write_score_json
     from tablewatch.bench.score import score_session
@@ -99,17 +102,18 @@ def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: boo
     console.print(f"written: {out / 'bench.json'} ({time.perf_counter() - started:.0f} s in all)")
 
 
-def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: int, fps: float, out: Path) -> None:
+def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: int, fps: float, out: Path,
+                       fast: bool) -> None:
     from tablewatch.bench.report import print_frame_score, print_score
     from tablewatch.bench.through_run import through_run
 
     logging.basicConfig(level=logging.WARNING)
     with console.status(f"recording {hand_count} hand(s) and playing them through `tablewatch run`…"):
         try:
-            score = through_run(hands_file, out, hands=hand_count, first=first, seed=seed, fps=fps)
+            score = through_run(hands_file, out, hands=hand_count, first=first, seed=seed, fps=fps, fast=fast)
         except (OSError, ValueError, RuntimeError) as exc:
             raise click.ClickException(str(exc)) from exc
-    print_score(score.session, console, through_run=True)
+    print_score(score.session, console, through_run=True, fast=fast)
     print_frame_score(score.frame, score.session.hands, console)
     console.print(f"injected: {'; '.join(score.injected) or 'none'}; recording made in {score.record_s:.0f} s")
     path = out / "bench.json"

@@ -41,7 +41,7 @@ def score_table(score: SessionScore) -> Table:
     return table
 
 
-def print_score(score: SessionScore, console: Console, *, through_run: bool = False) -> None:
+def print_score(score: SessionScore, console: Console, *, through_run: bool = False, fast: bool = False) -> None:
     console.print(score_table(score))
     console.print(f"false VIOLATION alerts by rule: {score.false_by_rule or 'none'}; "
                   f"further alerts on injected incidents: {score.corroborating}; advisories: {score.advisories}")
@@ -51,7 +51,11 @@ def print_score(score: SessionScore, console: Console, *, through_run: bool = Fa
                   f"({_pct(score.actions_right / score.actions if score.actions else None)})")
     console.print(f"alert latency from the end of the violating motion: median {_ms(score.latency(0.5))}, "
                   f"p95 {_ms(score.latency(0.95))} ({len(score.latencies_ms)} alerts)")
-    if through_run:
+    if through_run and fast:
+        console.print(f"speed: `run --fast` played {score.session_s:.0f} s of recording in {score.wall_s:.0f} s, "
+                      f"{score.realtime_factor:.2f}× real time (start and finish of `run` included); frames in the "
+                      f"video: {score.frames}")
+    elif through_run:
         console.print(f"speed: {score.session_s:.0f} s of recording played at its pace in {score.wall_s:.0f} s "
                       f"(start and finish of `run` included); frames in the video: {score.frames}")
     else:

@@ -82,35 +82,37 @@ class ThroughRunScore:
     frame: FrameScore
     record_s: float
     injected: list[str]
+    fast: bool  # ``run --fast``: as fast as the monitor goes (else at the recorded pace)
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.session.as_dict(), "frame": asdict(self.frame), "record_s": self.record_s,
-                "injected": self.injected}
+                "injected": self.injected, "fast": self.fast}
 
 
-def through_run(hands_file: Path, out: Path, *, hands: int, first: int, seed: int, fps: float) -> ThroughRunScore:
+def through_run(hands_file: Path, out: Path, *, hands: int, first: int, seed: int, fps: float,
+                fast: bool = True) -> ThroughRunScore:
     """Record, run, score; the recording in ``out/recording``, the run's output in ``out/run``."""
     started = time.perf_counter()
     sim, injected = recorded_session(hands_file, hands=hands, first=first, seed=seed)
     recording = out / "recording"
     summary = record(sim, recording, fps=fps, progress=False)
     record_s = time.perf_counter() - started
-    wall_s = play(recording, out / "run", length_s=summary["length_s"])
+    wall_s = play(recording, out / "run", length_s=summary["length_s"], fast=fast)
     session, frame = score_run(recording, out / "run", session_s=summary["length_s"], wall_s=wall_s,
                                frames=summary["frames"])
-    return ThroughRunScore(session=session, frame=frame, record_s=record_s, injected=injected)
+    return ThroughRunScore(session=session, frame=frame, record_s=record_s, injected=injected, fast=fast)
 
 
-def play(recording: Path, out: Path, *, length_s: float) -> float:
-    """``tablewatch run`` on the recording (a subprocess, as at a table), the truth moved away meanwhile;
-    the run's wall-clock seconds."""
+def play(recording: Path, out: Path, *, length_s: float, fast: bool = True) -> float:
+    """``tablewatch run`` on the recording (a subprocess, as at a table; ``--fast`` unless ``fast`` is False),
+    the truth moved away meanwhile; the run's wall-clock seconds."""
     hidden = recording.parent / "truth-hidden-during-run"
     shutil.move(recording / "truth", hidden)
     started = time.perf_counter()
     try:
         played = subprocess.run([sys.executable, "-m", "tablewatch", "run", str(recording / "table.toml"),
-                                 "--out", str(out), "--duration", str(2 * length_s + 60)],
-                                capture_output=True, text=True, timeout=3 * length_s + 120)
+                                 "--out", str(out), "--duration", str(3 * length_s + 60), *(["--fast"] * fast)],
+                                capture_output=True, text=True, timeout=4 * length_s + 120)
     finally:
         shutil.move(hidden, recording / "truth")
     if played.returncode != 0:
