@@ -42,18 +42,20 @@ def _simulate(hands_file: Path, *, hands: int, seed: int, first: int, deck: str 
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/demo"),
               show_default=True)
 @click.option("--seed", default=1, show_default=True)
-@click.option("--evidence-fps", default=4.0, show_default=True, help="Frames per second recorded for evidence clips "
-              "(0: none, faster).")
-@CAMERA_OPTION
+@click.option("--paced", is_flag=True, help="Play the recording at the table's own pace, alerts as they would come "
+              "(default: `run --fast`, as fast as the monitor goes, with the same results).")
 def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: bool, out: Path, seed: int,
-         evidence_fps: float, camera: str) -> None:
-    """A simulated table with violations, end to end: simulator → RFID emulator and driver → rules → MQTT."""
+         paced: bool) -> None:
+    """A simulated table with violations, end to end: its devices recorded, then `tablewatch run` on them (the
+    S6350 driver and the console over ptys, the video as the camera) → rules → MQTT; scored against the truth."""
     from tablewatch.bench.demo import run_demo
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=1)
-    run_demo(hand_set, out=out, mqtt_url=mqtt_url, broker=not no_broker, evidence_fps=evidence_fps,
-             console=console, camera=camera)
+    try:
+        run_demo(hands_file, hands=hand_count, seed=seed, out=out, mqtt_url=mqtt_url, broker=not no_broker,
+                 console=console, fast=not paced)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 @click.command()

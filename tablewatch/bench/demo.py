@@ -1,65 +1,113 @@
-"""``tablewatch demo``: simulated hands with violations through the whole monitor, shown as it happens.
+"""``tablewatch demo``: simulated hands with violations through the whole monitor, exactly as a table runs it.
 
-Steps: start a broker of our own (or use ``--mqtt``), start the table's publisher with its evidence
-recorder, play the hands (the simulator drives the RFID emulator over a real pty, the rules raise
-alerts, the terminal shows them, MQTT carries them), then stop everything in reverse and say where the
-hand histories, evidence and report are.
+Steps: the hands are recorded as a table's devices would capture them (``sim record``: the overhead video, the
+RFID reads, the console entries; the truth apart), a broker of our own is started (or ``--mqtt`` is used), and
+``tablewatch run``'s own ``run_table`` plays the recording through the real S6350 driver, console and camera
+source, finding every hand itself; the terminal shows the alerts as they come, MQTT carries them with their
+evidence. Then the run's output is scored against the truth, and the hand histories, evidence and report
+are named.
 """
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from tablewatch.bench.report import CAMERA_NOTE, print_score, write_html_report, write_score_json
-from tablewatch.bench.scenarios import HandSet
-from tablewatch.bench.score import score_session
-from tablewatch.bench.session import run_simulated_session
-from tablewatch.table.outputs import MqttOutput, TerminalOutput, start_publisher
+from tablewatch.bench.report import print_frame_score, print_score, write_html_report
+from tablewatch.bench.through_run import ThroughRunScore, recorded_session, score_run
+from tablewatch.events import Violation, load_events
+from tablewatch.table.config import RunConfig
+from tablewatch.table.outputs import MqttOutput
 
 SITE = "demo"
 
 
-def run_demo(hand_set: HandSet, *, out: Path, mqtt_url: str | None, broker: bool, evidence_fps: float,
-             console: Console, camera: str = "vision") -> None:
+def run_demo(hands_file: Path, *, hands: int, seed: int, out: Path, mqtt_url: str | None, broker: bool,
+             console: Console, fast: bool = True) -> ThroughRunScore:
+    """Record ``hands`` hands of ``hands_file`` (one violation each), run them as a table, score, report."""
+    from tablewatch.sim.record import record
+
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    if not hand_set.sims:
-        raise RuntimeError(f"none of the hands could be simulated: {hand_set.skipped}")
-    table = hand_set.sims[0].scenario.table
+    sim, injected = recorded_session(hands_file, hands=hands, first=1, seed=seed)
+    recording = out / "recording"
+    started = time.perf_counter()
+    console.print(f"recording {hands} hand(s) as the table's devices capture them: {recording}")
+    summary = record(sim, recording)
+    record_s = time.perf_counter() - started
     with ExitStack() as stack:
         url, web_url, evidence_dir = _broker(stack, out, mqtt_url=mqtt_url, want=broker, console=console)
-        recorder, publisher = _publisher(stack, out, url=url, table=table, evidence_dir=evidence_dir,
-                                         evidence_fps=evidence_fps)
-        outputs: list[Any] = [TerminalOutput(console)]
-        mqtt = MqttOutput(publisher) if publisher is not None else None
-        if mqtt is not None:
-            outputs.append(mqtt)
-        sinks = [lambda ts, frame: recorder.add_frame("overhead", ts, frame)] if recorder is not None else []
-        console.rule(f"table {table}: {len(hand_set.sims)} hands — {CAMERA_NOTE[camera]}")
-        result = run_simulated_session(hand_set.sims, out, extra_outputs=outputs, render_fps=evidence_fps,
-                                       frame_sinks=sinks, camera=camera)  # type: ignore[arg-type]
-        if publisher is not None:
-            health = publisher.health()
-            console.print(f"MQTT: {'connected' if health.connected else 'NOT connected'} to {url}; "
-                          f"{health.backlog} message(s) still queued in the outbox"
-                          + (f"; problem: {health.problem}" if health.problem else ""))
-    score = score_session(result, skipped=hand_set.skipped)
+        config = _table_config(recording, out=out, url=url, evidence_dir=evidence_dir)
+        console.rule(f"table {config.table}: `tablewatch run` on the recording"
+                     + (" (--fast)" if fast else " at its pace"))
+        started = time.perf_counter()
+        with _truth_hidden(recording):
+            pipeline = _run(config, console=console, fast=fast)
+        wall_s = time.perf_counter() - started
+    session, frame = score_run(recording, out, session_s=summary["length_s"], wall_s=wall_s, frames=summary["frames"])
+    score = ThroughRunScore(session=session, frame=frame, record_s=record_s, injected=injected, fast=fast)
     console.rule("result")
-    print_score(score, console)
-    write_score_json(score, out / "score.json")
+    print_score(session, console, through_run=True, fast=fast)
+    print_frame_score(frame, session.hands, console)
+    console.print(f"injected: {'; '.join(injected) or 'none'}")
+    (out / "score.json").write_text(json.dumps(score.as_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    _report(out, pipeline, session, evidence_dir, console=console, web_url=web_url)
+    return score
+
+
+def _table_config(recording: Path, *, out: Path, url: str | None, evidence_dir: Path | None) -> RunConfig:
+    """The recording's own table configuration, publishing to the demo's broker and writing into ``out``."""
+    from tablewatch.alerts import BrokerConfig, EvidenceConfig
+    from tablewatch.table.run import load_run_config
+
+    config = load_run_config(recording / "table.toml")
+    evidence = EvidenceConfig(folder=evidence_dir or out / "evidence", url_base="evidence", before_s=4.0, after_s=2.0)
+    return config.model_copy(update={"out": out, "site": SITE, "evidence": evidence,
+                                     "mqtt": BrokerConfig(url=url) if url else None})
+
+
+@contextmanager
+def _truth_hidden(recording: Path) -> Iterator[None]:
+    """The truth moved out of the recording while the table runs on it: the run can't read what it must find."""
+    hidden = recording.parent / "truth-hidden-during-run"
+    shutil.move(recording / "truth", hidden)
+    try:
+        yield
+    finally:
+        shutil.move(hidden, recording / "truth")
+
+
+def _run(config: RunConfig, *, console: Console, fast: bool) -> Any:
+    from tablewatch.table.run import run_table
+
+    return run_table(config, console=console, fast=fast, status_every=15.0)
+
+
+def _report(out: Path, pipeline: Any, session: Any, evidence_dir: Path | None, *, console: Console,
+            web_url: str | None) -> None:
+    alerts = [v for v in load_events(_read(out / "alerts.jsonl")) if isinstance(v, Violation)]
+    mqtt = next((o for o in pipeline.outputs if isinstance(o, MqttOutput)), None)
     stills = _stills(mqtt, evidence_dir, out) if mqtt is not None and evidence_dir is not None else {}
-    report = write_html_report(result, score, out / "report.html", stills=stills)
-    console.print(f"hand histories: {out / 'hands'} ({len(result.hand_paths)} PHH files, hands.sqlite)")
-    console.print(f"alerts: {out / 'alerts.jsonl'}   events: {out / 'events.jsonl'}")
+    hand_paths = sorted((out / "hands").glob("*.phh"))
+    report = write_html_report(alerts, hand_paths, session, out / "report.html", stills=stills)
+    console.print(f"hand histories: {out / 'hands'} ({len(hand_paths)} PHH files)")
+    console.print(f"alerts: {out / 'alerts.jsonl'}   events: {out / 'events.jsonl'}   score: {out / 'score.json'}")
     if evidence_dir is not None:
         console.print(f"evidence stills and clips: {evidence_dir}")
     console.print(f"report: {report}")
     if web_url:
         console.print(f"(the surveillance page was served at {web_url} while the demo ran)")
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
 def _broker(stack: ExitStack, out: Path, *, mqtt_url: str | None, want: bool,
@@ -80,20 +128,6 @@ def _broker(stack: ExitStack, out: Path, *, mqtt_url: str | None, want: bool,
     console.print(f"embedded mosquitto at {broker.url}; surveillance page: {broker.web_url}")
     http_dir = broker.setup.http_dir
     return broker.url, broker.web_url, (http_dir / "evidence" if http_dir else out / "evidence")
-
-
-def _publisher(stack: ExitStack, out: Path, *, url: str | None, table: str, evidence_dir: Path | None,
-               evidence_fps: float) -> tuple[Any, Any]:
-    from tablewatch.alerts import BrokerConfig, EvidenceConfig
-
-    evidence = None
-    if evidence_dir is not None and evidence_fps > 0:
-        evidence = EvidenceConfig(folder=evidence_dir, url_base="evidence", before_s=4.0, after_s=2.0)
-    broker = BrokerConfig(url=url) if url else None
-    recorder, publisher = start_publisher(stack, broker=broker, site=SITE, table=table, out=out, evidence=evidence)
-    if publisher is not None:
-        publisher.wait_connected(5.0)
-    return recorder, publisher
 
 
 def _stills(mqtt: MqttOutput, folder: Path, out: Path) -> dict[Any, str]:

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from tablewatch.bench.score import SessionScore
-from tablewatch.bench.session import SessionResult
 from tablewatch.bench.through_run import START_TOLERANCE_S, FrameScore
+from tablewatch.events import Violation
 
 CAMERA_NOTE = {
     "truth": "camera channel: the simulator's ground truth of what a camera reports (not vision)",
@@ -90,22 +90,21 @@ def write_score_json(score: SessionScore, path: Path) -> None:
     path.write_text(json.dumps(score.as_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def write_html_report(result: SessionResult, score: SessionScore, path: Path, *,
+def write_html_report(alerts: list[Violation], hand_paths: list[Path], score: SessionScore, path: Path, *,
                       stills: dict[Any, str] | None = None) -> Path:
     """A one-page report: the score, every alert (with its still frame when there is one), the hands."""
     stills = stills or {}
     rows = []
-    for alert in result.alerts:
-        v = alert.violation
+    for v in alerts:
         still = stills.get(v)
         picture = f'<img src="{html.escape(still)}" width="320">' if still else ""
         rows.append(
-            f"<tr><td>{alert.session_t:.1f}</td><td>{v.hand_no or '-'}</td><td>{html.escape(v.severity.value)}</td>"
+            f"<tr><td>{v.ts:.1f}</td><td>{v.hand_no or '-'}</td><td>{html.escape(v.severity.value)}</td>"
             f"<td><b>{html.escape(v.rule_id)}</b> {html.escape(v.title)}</td><td>{html.escape(v.observed)}</td>"
             f"<td>{html.escape(v.ruling)}</td><td>{picture}</td></tr>"
         )
     hands = "".join(f'<li><a href="{html.escape(str(p.relative_to(path.parent)))}">{html.escape(p.name)}</a></li>'
-                    for p in result.hand_paths)
+                    for p in hand_paths)
     per_type = "".join(
         f"<tr><td>{html.escape(k)}</td><td>{r.injected}</td><td>{r.found}</td><td>{r.false_alerts}</td></tr>"
         for k, r in sorted(score.per_type.items()))
@@ -113,8 +112,8 @@ def write_html_report(result: SessionResult, score: SessionScore, path: Path, *,
 <style>body{{font-family:sans-serif;margin:2em}}td,th{{border-bottom:1px solid #ddd;padding:4px;vertical-align:top}}
 table{{border-collapse:collapse}}</style>
 <h1>tablewatch — simulated session</h1>
-<p>{html.escape(CAMERA_NOTE[score.camera])}.</p>
-<p>{score.hands} hands, {score.hands_exact} captured exactly; {len(result.alerts)} alerts;
+<p>{html.escape(THROUGH_RUN_NOTE)}.</p>
+<p>{score.hands} hands, {score.hands_exact} captured exactly; {len(alerts)} alerts;
 latency median {_ms(score.latency(0.5))}, p95 {_ms(score.latency(0.95))}.</p>
 <h2>Injected violations</h2><table><tr><th>type</th><th>injected</th><th>found</th><th>false alerts</th></tr>
 {per_type}</table>

@@ -8,8 +8,9 @@ A hand starts at the first of these (any one is enough; the others, within the s
 - the first hole card pitched (``CardDealt``) between hands.
 
 The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second
-card (or, at a table no camera watches, at the first betting action or after ``DEAL_WAIT_S``: then the seats
-the console opened, else those the RFID ledger sees chips in, else the last hand's, else those that posted).
+card (cards seen at that same moment still count: one frame shows them in no order). At a table no camera watches
+it ends at the first betting action or after ``DEAL_WAIT_S``; the seats are then those the console opened, else
+those the RFID ledger sees chips in, else the last hand's, else those that posted.
 A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), dropped,
 and the round begins again there; so a player who left is not dealt in because his chips are still counted.
 ``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
@@ -74,6 +75,8 @@ from tablewatch.table.levels import LevelClock, LevelConfig
 
 # Without cards seen (no camera), how long after the start signal the seats are taken from what else is known.
 DEAL_WAIT_S = 15.0
+# Cards the camera reports this close together came to rest in the same analysed frame: their order is not the deal's.
+SAME_MOMENT_S = 0.05
 # Events after which the deal is over: the first round of cards, whatever was seen of it, is all there is.
 BETTING = (Declaration, Tap, CardsMucked, BoardCardDealt, PotGathered, PotPushed)
 
@@ -88,6 +91,7 @@ class _Deal:
     table: str
     first_round: list[int] = field(default_factory=list)  # seats in the order their first card reached them
     first_card: float | None = None  # when the deal's first card was pitched: chips forward before it are posts
+    round_over: float | None = None  # when a seat got its second card: cards seen at that moment still join the round
     forward: list[tuple[float, int, str, int]] = field(default_factory=list)  # (when, seat, source, value)
     held: list[Event] = field(default_factory=list)
 
@@ -194,10 +198,14 @@ class HandFramer:
     def _deal_event(self, event: Event) -> list[Event]:
         deal = self._deal
         assert deal is not None
+        if deal.round_over is not None and event.ts > deal.round_over + SAME_MOMENT_S:
+            return self._start([event])
         if isinstance(event, CardDealt) and event.seat is not None:
             if event.seat in deal.first_round:
-                if len(deal.first_round) >= 2:  # a second card: the first round is over
-                    return self._start([event])
+                if len(deal.first_round) >= 2:  # a second card: the first round is over, with this moment's cards
+                    deal.round_over = event.ts if deal.round_over is None else deal.round_over
+                    deal.held.append(event)
+                    return []
                 # A lone stray card (chips read as a card as the blind went in): the round begins here, and the
                 # stray does not reach the rules.
                 deal.first_round, deal.first_card = [], None

@@ -213,3 +213,12 @@ def test_a_seen_button_off_the_rotation_stands_with_a_tda22_32_advisory() -> Non
                                                                                        2, (6,))
     assert "seen on seat 6" in advisory.observed and "belongs on seat 3" in advisory.ruling
     assert out.index(advisory) == out.index(starts(out)[1]) + 1  # right after the hand it belongs to
+
+
+def test_cards_seen_at_the_moment_a_seat_gets_its_second_still_join_the_first_round() -> None:
+    """One analysed frame shows two cards landing (the last seat's first and a card at the first seat): the
+    order the camera lists them in is not the deal's."""
+    same_frame = [card(4.0, 2), card(4.0, 6)]
+    out = frame([bet(0.5, 2, 50), bet(1.0, 4, 100), card(3.0, 2), card(3.5, 4), *same_frame, card(4.5, 4),
+                 card(5.0, 6)])
+    assert [s.seats for s in starts(out)] == [(2, 4, 6)]
