@@ -183,11 +183,14 @@ def test_an_arm_seen_again_after_a_gap_starts_a_new_episode_even_at_a_low_frame_
     assert gestures.open[f"seat{SEAT}"].start == 10.9
 
 
-def _brief_reach(depths: tuple[float, ...]) -> list:
+def _brief_reach(depths: tuple[float, ...], shift: tuple[float, float] = (0.0, 0.0)) -> list:
     gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
     out, t = [], 20.0
     for depth in depths:
-        out += gestures.arms(t, [_arm_at(depth)])
+        arm = _arm_at(depth)
+        moved = Arm(actor=arm.actor, tip_mm=(arm.tip_mm[0] + shift[0], arm.tip_mm[1] + shift[1]),
+                    palm_mm=(arm.palm_mm[0] + shift[0], arm.palm_mm[1] + shift[1]), area_mm2=arm.area_mm2)
+        out += gestures.arms(t, [moved])
         t = round(t + 0.1, 3)
     for _ in range(20):  # the arm has gone: the episode is decided
         out += gestures.arms(t, []) + gestures.decide(t)
@@ -198,6 +201,15 @@ def _brief_reach(depths: tuple[float, ...]) -> list:
 def test_a_tap_reaches_the_line_and_a_brief_move_over_the_stack_is_no_check() -> None:
     assert _brief_reach((-150, -60, 25, 25, 25, -60, -150)) == ["Tap"]
     assert _brief_reach((-150, -60, -47, -47, -47, -60, -150)) == []  # chips taken from the stack to a pocket
+
+
+def test_the_same_brief_reach_ending_in_another_seat_s_place_is_no_tap() -> None:
+    """A player taps in front of himself: the same reach 450 mm along his line, ending in the neighbour's betting
+    zone (a shape the camera took for his arm), makes no check."""
+    forward = np.subtract(_arm_at(25).tip_mm, _arm_at(0).tip_mm) / 25.0
+    shift = np.array([forward[1], -forward[0]]) * 450.0
+    assert LAYOUT.zone_at(*np.add(_arm_at(25).palm_mm, shift)).startswith(f"seat{SEAT + 1}.")
+    assert _brief_reach((-150, -60, 25, 25, 25, -60, -150), shift=(float(shift[0]), float(shift[1]))) == []
 
 
 def _leave_after(gestures: Gestures, depths: list[float], t: float = 10.0) -> tuple[list, float]:

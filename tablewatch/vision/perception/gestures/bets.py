@@ -148,9 +148,16 @@ class BetsAndTaps:
         chip_evidence = chips.count > 0 or any(f.zone == stack and f.what.is_chips and f.chips for f in window)
         if times and (chip_evidence or not self._dwells(ep, seat) or not ep.short):
             return self._bet(ep, seat, times, chips)
-        if ep.short and not chip_evidence and not ep.after_bet and ep.reaches_line:
+        if ep.short and not chip_evidence and not ep.after_bet and ep.reaches_line and not self._elsewhere(ep, seat):
             return [self.make(Tap, max(self._at_deepest(ep, seat)), seat=seat)]
         return []
+
+    def _elsewhere(self, ep: Episode, seat: int) -> bool:
+        """The hand's farthest point lies in another seat's place or the dealer's: a player taps in front of
+        himself."""
+        origin = self.layout.seat(seat).player
+        deepest = max(ep.samples, key=lambda s: np.hypot(*np.subtract(s.tip, origin)))
+        return _not_his(deepest.zone, seat)
 
     def _bet(self, ep: Episode, seat: int, times: list[float], chips: Chips) -> list[Event]:
         bet = bet_zone(seat)
