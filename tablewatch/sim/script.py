@@ -58,6 +58,9 @@ class SimRun:
     antennas: list[str] = field(default_factory=list)
 
 
+FILL_BELOW = 5  # the dealer's float gets a fill of a chip it holds fewer of than this
+
+
 def simulate(scenario: Scenario) -> SimRun:
     layout = _layout(scenario.layout_name if scenario.players or scenario.layout else "oval10")
     table = SimTable(layout)
@@ -194,6 +197,8 @@ def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenar
         stage.mint_pile(pile, counts, t=t - 0.2)
     if not piles["tray"].chips:
         _stock_tray(piles["tray"], stage, denoms, scenario.seed)
+    else:
+        _fill_tray(piles["tray"], stage, denoms, seed=scenario.seed, hand_no=plan.hand_no, t=t - 0.5)
 
 
 def _stock_tray(tray: Pile, stage: Stage, denoms: list[int], seed: int) -> None:
@@ -205,6 +210,17 @@ def _stock_tray(tray: Pile, stage: Stage, denoms: list[int], seed: int) -> None:
     if extra:
         shared, tray.rng = tray.rng, random.Random(f"{seed}/tray")
         stage.mint_pile(tray, {d: 20 for d in extra}, t=0.0)
+        tray.rng = shared
+
+
+def _fill_tray(tray: Pile, stage: Stage, denoms: list[int], *, seed: int, hand_no: int, t: float) -> None:
+    """A fill from the cage between hands: a chip of the float the dealer's change-making ran short of (fewer than
+    FILL_BELOW left) is brought back to 20 (its own random stream: the session's other draws stay as they were)."""
+    have = tray.available()
+    short = {d: 20 - have.get(d, 0) for d in [*denoms[:4], *denoms[4:-1]] if have.get(d, 0) < FILL_BELOW}
+    if short:
+        shared, tray.rng = tray.rng, random.Random(f"{seed}/fill/{hand_no}")
+        stage.mint_pile(tray, short, t=t)
         tray.rng = shared
 
 
