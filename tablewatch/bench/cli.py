@@ -64,7 +64,10 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
 @click.option("--hands", "hand_count", default=8, show_default=True, type=click.IntRange(1, 5000))
 @click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
 @click.option("--seed", default=1, show_default=True)
-@click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only).")
+@click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only; with --through-run, camera "
+              "and console: starting stacks unknown).")
+@click.option("--no-camera", is_flag=True, help="With --through-run: leave the camera out (RFID and console; the "
+              "dealer keys each hand's start, button, seats and actions).")
 @click.option("--deck", type=click.Choice([*deck_names(), EVERY_DECK]), default=None,
               help=f"Card art dealt at the simulated table (default: the scenarios' anglo_poker; {EVERY_DECK}: "
               "each shipped deck in turn, hand by hand).")
@@ -77,16 +80,21 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
               "against the recording's truth.")
 @click.option("--paced", is_flag=True, help="With --through-run: play the recording at its own pace, as a live "
               "table comes (default: `run --fast`, as fast as the monitor goes, with the same results).")
-def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, deck: str | None, camera: str,
-          fps: float, out: Path, through_run: bool, paced: bool) -> None:
+def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, no_camera: bool, deck: str | None,
+          camera: str, fps: float, out: Path, through_run: bool, paced: bool) -> None:
     """Score the live pipeline on simulated hands with known violations; prints a table, writes JSON."""
     if through_run:
-        if no_rfid or deck is not None or camera != "vision":
-            raise click.UsageError("--through-run plays the recording's camera and RFID as `run` does: "
-                                   "--no-rfid, --deck and --camera truth don't apply")
+        if deck is not None or camera != "vision":
+            raise click.UsageError("--through-run plays the recording's devices as `run` does: --deck and "
+                                   "--camera truth don't apply")
+        if no_rfid and no_camera:
+            raise click.UsageError("--no-rfid and --no-camera together leave a console alone, which finds no hand")
         _bench_through_run(hands_file, hand_count=hand_count, first=first, seed=seed, fps=fps, out=out,
-                           fast=not paced)
+                           camera=not no_camera, rfid=not no_rfid, fast=not paced)
         return
+    if no_camera:
+        raise click.UsageError("--no-camera goes with --through-run (the simulated session always has a camera "
+                               "channel: --camera truth or vision)")
     from tablewatch.bench.report import print_score, write_score_json
     from tablewatch.bench.score import score_session
     from tablewatch.bench.session import run_simulated_session
@@ -105,17 +113,18 @@ def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: boo
 
 
 def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: int, fps: float, out: Path,
-                       fast: bool) -> None:
+                       camera: bool, rfid: bool, fast: bool) -> None:
     from tablewatch.bench.report import print_frame_score, print_score
     from tablewatch.bench.through_run import through_run
 
     logging.basicConfig(level=logging.WARNING)
     with console.status(f"recording {hand_count} hand(s) and playing them through `tablewatch run`…"):
         try:
-            score = through_run(hands_file, out, hands=hand_count, first=first, seed=seed, fps=fps, fast=fast)
+            score = through_run(hands_file, out, hands=hand_count, first=first, seed=seed, fps=fps, camera=camera,
+                                rfid=rfid, fast=fast)
         except (OSError, ValueError, RuntimeError) as exc:
             raise click.ClickException(str(exc)) from exc
-    print_score(score.session, console, through_run=True, fast=fast)
+    print_score(score.session, console, through_run=score.devices, fast=fast)
     print_frame_score(score.frame, score.session.hands, console)
     console.print(f"injected: {'; '.join(score.injected) or 'none'}; recording made in {score.record_s:.0f} s")
     path = out / "bench.json"

@@ -54,7 +54,7 @@ def run_demo(hands_file: Path, *, hands: int, seed: int, out: Path, mqtt_url: st
     session, frame = score_run(recording, out, session_s=summary["length_s"], wall_s=wall_s, frames=summary["frames"])
     score = ThroughRunScore(session=session, frame=frame, record_s=record_s, injected=injected, fast=fast)
     console.rule("result")
-    print_score(session, console, through_run=True, fast=fast)
+    print_score(session, console, through_run=score.devices, fast=fast)
     print_frame_score(frame, session.hands, console)
     console.print(f"injected: {'; '.join(injected) or 'none'}")
     (out / "score.json").write_text(json.dumps(score.as_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,17 @@ CAMERA_NOTE = {
     "vision": "camera channel: tablewatch vision on the rendered frames",
 }
 
-THROUGH_RUN_NOTE = ("through `tablewatch run`: the recording's video, RFID reads and console entries; hands found "
-                    "by the run; latency on the sensors' clock (the monitor's own lag not included)")
+TABLE_DEVICES = {
+    ("camera", "console", "rfid"): "camera + RFID + console",
+    ("console", "rfid"): "RFID + console, no camera (the dealer keys each hand's start, button, seats and actions)",
+    ("camera", "console"): "camera + console, no RFID (stacks unknown)",
+}
+THROUGH_RUN_NOTE = ("hands found by the run; latency on the sensors' clock (the monitor's own lag not included)")
+
+
+def through_run_note(devices: Sequence[str]) -> str:
+    """What the recorded table had, as the report says it."""
+    return f"through `tablewatch run`: {TABLE_DEVICES.get(tuple(sorted(devices)), ' + '.join(devices))}"
 
 
 def _pct(value: float | None) -> str:
@@ -41,7 +51,10 @@ def score_table(score: SessionScore) -> Table:
     return table
 
 
-def print_score(score: SessionScore, console: Console, *, through_run: bool = False, fast: bool = False) -> None:
+def print_score(score: SessionScore, console: Console, *, through_run: Sequence[str] | None = None,
+                fast: bool = False) -> None:
+    """The score table and its lines; ``through_run``: the devices of the table `tablewatch run` played (``fast``:
+    with ``--fast``)."""
     console.print(score_table(score))
     console.print(f"false VIOLATION alerts by rule: {score.false_by_rule or 'none'}; "
                   f"further alerts on injected incidents: {score.corroborating}; advisories: {score.advisories}")
@@ -51,11 +64,11 @@ def print_score(score: SessionScore, console: Console, *, through_run: bool = Fa
                   f"({_pct(score.actions_right / score.actions if score.actions else None)})")
     console.print(f"alert latency from the end of the violating motion: median {_ms(score.latency(0.5))}, "
                   f"p95 {_ms(score.latency(0.95))} ({len(score.latencies_ms)} alerts)")
-    if through_run and fast:
+    if through_run is not None and fast:
         console.print(f"speed: `run --fast` played {score.session_s:.0f} s of recording in {score.wall_s:.0f} s, "
                       f"{score.realtime_factor:.2f}× real time (start and finish of `run` included); frames in the "
                       f"video: {score.frames}")
-    elif through_run:
+    elif through_run is not None:
         console.print(f"speed: {score.session_s:.0f} s of recording played at its pace in {score.wall_s:.0f} s "
                       f"(start and finish of `run` included); frames in the video: {score.frames}")
     else:
@@ -64,7 +77,10 @@ def print_score(score: SessionScore, console: Console, *, through_run: bool = Fa
     if score.render_s:
         console.print(f"of which drawing the simulated camera's frames: {score.render_s:.0f} s; the monitor itself: "
                       f"{score.wall_s - score.render_s:.0f} s ({score.monitor_realtime_factor:.2f}× real time)")
-    console.print(f"[dim]{THROUGH_RUN_NOTE if through_run else CAMERA_NOTE[score.camera]}[/]")
+    if through_run is not None:
+        console.print(f"{through_run_note(through_run)}\n[dim]{THROUGH_RUN_NOTE}[/]")
+    else:
+        console.print(f"[dim]{CAMERA_NOTE[score.camera]}[/]")
     for line in score.missed:
         console.print(f"[yellow]missed:[/] {line}")
     for line in score.inexact:
@@ -79,8 +95,9 @@ def print_frame_score(frame: FrameScore, hands: int, console: Console) -> None:
         return f"{count}/{hands} ({_pct(count / hands if hands else None)})"
 
     console.print(f"hands found: {share(frame.hands_found)}; starts within {START_TOLERANCE_S:.0f} s: "
-                  f"{share(frame.starts_right)}; buttons: {share(frame.buttons_right)}; seats and starting stacks: "
-                  f"{share(frame.stacks_right)}; hands found that the truth hasn't: {frame.extra_hands}")
+                  f"{share(frame.starts_right)}; buttons: {share(frame.buttons_right)}; seats: "
+                  f"{share(frame.seats_right)}; seats and starting stacks: {share(frame.stacks_right)}; hands found "
+                  f"that the truth hasn't: {frame.extra_hands}")
     console.print(f"start offsets (s): {frame.start_offsets_s}")
     for line in frame.wrong:
         console.print(f"[yellow]set-up:[/] {line}")

@@ -176,15 +176,18 @@ def hand_history_of(hand: Any) -> HandHistory:
     return to_hand_history(hand)
 
 
-def player_actions(hh: HandHistory) -> list[str]:
+def player_actions(hh: HandHistory, *, cards: bool = True) -> list[str]:
     """The betting and the board, comments dropped; then, for a contested showdown, each hand shown.
 
     Left out: the hole-card deals (a camera can't see face-down cards) and a winner's voluntary show when
     nobody contests the pot (not part of the hand's result). PHH writers repeat the show lines of an
-    all-in run-out on every street; one per player counts.
+    all-in run-out on every street; one per player counts. Without ``cards`` (a table no camera watches) the
+    board is each street's deal without its cards, and no hand shown counts.
     """
     actions = [raw.split("#")[0].strip() for raw in hh.actions]
     betting = [a for a in actions if not a.startswith("d dh") and " sm " not in f" {a} "]
+    if not cards:
+        return ["d db" if a.startswith("d db") else a for a in betting]
     folded = {a.split()[0] for a in betting if a.endswith(" f")}
     players = {f"p{i + 1}" for i in range(len(hh.starting_stacks))}
     shows: dict[str, str] = {}
@@ -210,7 +213,14 @@ def _final_stacks(hand: Any) -> list[int]:
 
 
 def phh_final_stacks(hh: HandHistory) -> list[int]:
-    *_, state = hh
+    """The stacks after pokerkit replays the history; for a showdown of unread cards, which pokerkit can't judge
+    (a table no camera watches), the finishing stacks the history was written with (the dealer's pushes)."""
+    try:
+        *_, state = hh
+    except (KeyError, ValueError):
+        if hh.finishing_stacks is None:
+            raise
+        return [int(s) for s in hh.finishing_stacks]
     return [int(s) for s in state.stacks]
 
 

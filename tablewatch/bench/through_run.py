@@ -3,10 +3,13 @@ played by ``tablewatch run`` as at a table, and scored against the recording's t
 
 The run gets no fact from the simulator: it reads the video, the RFID reads and the console entries of
 the recording, and finds each hand itself (the hand framer). The truth folder is moved away while it runs.
+The table may lack a camera (RFID and a console on which the dealer keys each hand's start, button, seats and
+actions) or RFID (camera and console: starting stacks unknown); the score says which devices it had.
 
 Scoring, against ``DIR/truth``:
 - each truth hand is paired with the run's hand that started within it (on the session clock);
-- a hand is captured when its actions, board and final stacks are the truth's (``score.py``'s comparison);
+- a hand is captured when its actions, board and final stacks are the truth's (``score.py``'s comparison; at a
+  table without a camera the board's cards and the hands shown are left out: no device sees them);
 - its start is right within START_TOLERANCE_S, its button and its seats' starting stacks when equal;
 - violations as ``score.py`` scores them (``ACCEPTED_RULES``), hand numbers mapped through the pairing;
   latency: from when the violation could be seen to the alert's ``ts`` (the session clock of the sensor
@@ -38,7 +41,7 @@ from tablewatch.bench.score import (
 )
 from tablewatch.bench.session import SEEN_WITH_THE_BOARD, InjectedTruth, TimedAlert
 from tablewatch.events import BoardCardDealt, HandEnded, HandStarted, Severity, Violation, load_events
-from tablewatch.sim.record import record
+from tablewatch.sim.record import devices, record
 from tablewatch.sim.scenario import Scenario, ScenarioError
 from tablewatch.sim.session import Simulation, phh_scenario
 
@@ -70,7 +73,8 @@ class FrameScore:
     hands_found: int = 0
     starts_right: int = 0
     buttons_right: int = 0
-    stacks_right: int = 0
+    seats_right: int = 0
+    stacks_right: int = 0  # seats and their starting stacks (none known without RFID)
     extra_hands: int = 0  # hands the run found that pair with no truth hand
     start_offsets_s: list[float] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
@@ -82,25 +86,30 @@ class ThroughRunScore:
     frame: FrameScore
     record_s: float
     injected: list[str]
-    fast: bool  # ``run --fast``: as fast as the monitor goes (else at the recorded pace)
+    fast: bool = True  # ``run --fast``: as fast as the monitor goes (else at the recorded pace)
+    devices: list[str] = field(default_factory=lambda: devices(camera=True, rfid=True))
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.session.as_dict(), "frame": asdict(self.frame), "record_s": self.record_s,
-                "injected": self.injected, "fast": self.fast}
+                "injected": self.injected, "devices": self.devices, "fast": self.fast}
 
 
-def through_run(hands_file: Path, out: Path, *, hands: int, first: int, seed: int, fps: float,
-                fast: bool = True) -> ThroughRunScore:
-    """Record, run, score; the recording in ``out/recording``, the run's output in ``out/run``."""
+def through_run(hands_file: Path, out: Path, *, hands: int, first: int, seed: int, fps: float, camera: bool = True,
+                rfid: bool = True, fast: bool = True) -> ThroughRunScore:
+    """Record (a table with the ``camera``, the ``rfid`` readers or both, and a console), run (``--fast`` unless
+    ``fast`` is False), score; the recording in ``out/recording``, the run's output in ``out/run``."""
     started = time.perf_counter()
     sim, injected = recorded_session(hands_file, hands=hands, first=first, seed=seed)
     recording = out / "recording"
-    summary = record(sim, recording, fps=fps, progress=False)
+    for folder in (recording, out / "run"):  # an earlier bench's: its files must not join this one's (logs append)
+        shutil.rmtree(folder, ignore_errors=True)
+    summary = record(sim, recording, fps=fps, progress=False, camera=camera, rfid=rfid)
     record_s = time.perf_counter() - started
     wall_s = play(recording, out / "run", length_s=summary["length_s"], fast=fast)
     session, frame = score_run(recording, out / "run", session_s=summary["length_s"], wall_s=wall_s,
-                               frames=summary["frames"])
-    return ThroughRunScore(session=session, frame=frame, record_s=record_s, injected=injected, fast=fast)
+                               frames=summary["frames"], camera="vision" if camera else "none")
+    return ThroughRunScore(session=session, frame=frame, record_s=record_s, injected=injected, fast=fast,
+                           devices=summary["devices"])
 
 
 def play(recording: Path, out: Path, *, length_s: float, fast: bool = True) -> float:
@@ -120,8 +129,8 @@ def play(recording: Path, out: Path, *, length_s: float, fast: bool = True) -> f
     return time.perf_counter() - started
 
 
-def score_run(recording: Path, out: Path, *, session_s: float, wall_s: float, frames: int) -> tuple[
-        SessionScore, FrameScore]:
+def score_run(recording: Path, out: Path, *, session_s: float, wall_s: float, frames: int,
+              camera: str = "vision") -> tuple[SessionScore, FrameScore]:
     truth_events = load_events((recording / "truth" / "events.jsonl").read_text(encoding="utf-8"))
     run_events = load_events(_read(out / "events.jsonl"))
     with (recording / "truth" / "truth.phh").open("rb") as handle:
@@ -129,11 +138,11 @@ def score_run(recording: Path, out: Path, *, session_s: float, wall_s: float, fr
     pairs = pair_hands(truth_events, run_events)  # truth hand_no → the run's HandStarted
     frame = score_frames(truth_events, run_events, pairs)
     injected = injected_truth(recording, truth_events, pairs, [e for e in run_events if isinstance(e, HandStarted)])
-    exact, actions, right, inexact = score_captured(truths, out / "hands", pairs, injected)
+    exact, actions, right, inexact = score_captured(truths, out / "hands", pairs, injected, cards=camera != "none")
     alerts = [TimedAlert(v, v.ts, 0.0) for v in load_events(_read(out / "alerts.jsonl")) if isinstance(v, Violation)]
     per_type, false_by_rule, latencies, missed, corroborating = score_violations(injected, alerts)
     session = SessionScore(
-        camera="vision", hands=len(truths), hands_exact=exact, actions=actions, actions_right=right,
+        camera=camera, hands=len(truths), hands_exact=exact, actions=actions, actions_right=right,
         per_type=per_type, false_by_rule=false_by_rule,
         advisories=sum(1 for a in alerts if a.violation.severity == Severity.ADVISORY), corroborating=corroborating,
         latencies_ms=latencies, missed=missed, session_s=session_s, wall_s=wall_s, frames=frames, inexact=inexact)
@@ -180,6 +189,7 @@ def score_frames(truth_events: list[Any], run_events: list[Any], pairs: dict[int
         score.start_offsets_s.append(round(offset, 3))
         score.starts_right += abs(offset) <= START_TOLERANCE_S
         score.buttons_right += mine.button == truth.button
+        score.seats_right += mine.seats == truth.seats
         stacks_right = (mine.seats, mine.stacks) == (truth.seats, truth.stacks)
         score.stacks_right += stacks_right
         if mine.button != truth.button or not stacks_right or abs(offset) > START_TOLERANCE_S:
@@ -209,15 +219,16 @@ def injected_truth(recording: Path, truth_events: list[Any], pairs: dict[int, Ha
 
 
 def score_captured(truths: list[HandHistory], hands: Path, pairs: dict[int, HandStarted],
-                   injected: list[InjectedTruth]) -> tuple[int, int, int, list[str]]:
-    """As ``score.score_hands``, each truth hand against the PHH the run wrote for its paired hand."""
+                   injected: list[InjectedTruth], *, cards: bool = True) -> tuple[int, int, int, list[str]]:
+    """As ``score.score_hands``, each truth hand against the PHH the run wrote for its paired hand; without
+    ``cards`` (no camera) the board's cards and the hands shown are not scored (no device sees them)."""
     ruled = {t.hand_no for t in injected if t.type in RULING_CHANGES_AMOUNT}
     exact = actions = right = 0
     inexact: list[str] = []
     for hand_no, truth in enumerate(truths, start=1):
         paired = pairs.get(hand_no)
         mine = _written_hand(hands, paired.hand_no) if paired else None
-        ours, theirs = (player_actions(mine) if mine else []), player_actions(truth)
+        ours, theirs = (player_actions(mine, cards=cards) if mine else []), player_actions(truth, cards=cards)
         actions += len(theirs)
         matches = [a == b for a, b in zip(ours, theirs, strict=False)]
         right += sum(matches)

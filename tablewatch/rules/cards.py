@@ -2,7 +2,8 @@
 
 Hole cards are buffered per seat and dealt to pokerkit when the deal is over (unknown ones as ``??``);
 board cards dealt while a round is still being bet (premature, TDA-57) wait until the round is over and are
-replaced if redealt; showdown cards are tabled or mucked in pokerkit's order, whatever order they come in.
+replaced if redealt; showdown cards are tabled or mucked in pokerkit's order, whatever order they come in. A hand
+none of whose cards is seen (a table no camera watches) gets its board as ``??`` once the betting goes on.
 """
 
 from __future__ import annotations
@@ -96,12 +97,17 @@ class CardFlow:
         if slots is None:
             return False
         ready = all(slot in self.hand.board and (slot in self.hand.board_fresh or force) for slot in slots)
-        if not ready:
+        if not ready and not (force and self._unseen()):
             return False
         cards = [self.hand.board.get(slot) for slot in slots]
         text = "".join(card if card and not _clashes(state, card) else "??" for card in cards)
         state.deal_board(text)
         return True
+
+    def _unseen(self) -> bool:
+        """No card of the hand has been seen (a table no camera watches): the board goes on unknown when the
+        table has moved on."""
+        return not self.hand.board and not any(info.cards for info in self.hand.seats.values())
 
     def _show(self, *, force: bool) -> bool:
         state = self.hand.state

@@ -185,6 +185,8 @@ class HandEngine:
 
     def _betting_event(self, event: Event, seat: int) -> None:
         self.cards.flush_hole()
+        if isinstance(event, Declaration) and self.to_act() is None and self._late_word(event, seat):
+            return  # words for the chips that closed the round: no sign of the next street (its board may be unseen)
         self.cards.advance(force=True, show=False)
         if self._settles_earlier_action(event, seat):
             return
@@ -204,6 +206,8 @@ class HandEngine:
         """Chips or words that belong to the seat's earlier action (a correction, a payment, chips taken
         back): ruled here (True), or a new action."""
         info, underpot = self.hand.seats[seat], self.hand.underpot
+        if isinstance(event, BetMotion) and self._forced_bet(event, seat):
+            return True
         if underpot is not None and seat == underpot.seat and isinstance(event, BetMotion):
             self.corrections.underpot_paid(event)
             return True
@@ -218,6 +222,20 @@ class HandEngine:
                 info.no_fold = True
             return True
         return False
+
+    def _forced_bet(self, event: BetMotion, seat: int) -> bool:
+        """Chips of the seat's blind or ante, posted already from the game: a table whose chips are seen by RFID
+        alone (no camera tells a post from a bet) reports them as a bet. Before any action, the RFID ledger's chips
+        up to what the seat was due to post are that."""
+        hand = self.hand
+        if event.source != "rfid" or hand.actions:
+            return False
+        index, info = hand.index[seat], hand.seats[seat]
+        due = hand.starting_stacks[index] - hand.state.stacks[index]
+        if info.posted_seen + event.chips.value > due:
+            return False
+        info.posted_seen += event.chips.value
+        return True
 
     def _in_turn(self, event: Event, seat: int) -> None:
         before = len(self.hand.actions)

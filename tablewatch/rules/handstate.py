@@ -35,6 +35,7 @@ class SeatState:
     pulled: Chips = field(default_factory=Chips)
     no_raise: bool = False  # said "check" facing a bet (TDA-41)
     no_fold: bool = False  # pulled back chips facing a bet (TDA-33B)
+    posted_seen: int = 0  # chips of its forced bets reported going forward before any action (RFID, no camera)
 
 
 @dataclass

@@ -29,10 +29,11 @@ def finished_hand(hand: HandState) -> FinishedHand:
     missing = sum(hand.starting_stacks) - sum(final.values()) - in_play
     notes = list(hand.notes)
     pushed = sum(value for _, value, _ in hand.pushes)
-    if missing > 0 and pushed == missing:  # pokerkit could not judge unread hands: the dealer's pushes stand
+    unsettled = missing + in_play  # a showdown pokerkit could not hold (unread cards) leaves the pot in play
+    if unsettled > 0 and pushed == unsettled:  # pokerkit could not judge unread hands: the dealer's pushes stand
         for seat, value, _ in hand.pushes:
             final[seat] += value
-        notes.append(f"{missing} awarded as the dealer pushed it (the hands were not read)")
+        notes.append(f"{unsettled} awarded as the dealer pushed it (the hands were not read)")
         missing = 0
     elif missing > 0:
         notes.append(f"{missing} not awarded: the hands were not read and the dealer's pushes do not account for it")

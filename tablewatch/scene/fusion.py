@@ -10,7 +10,8 @@ camera report covers its whole motion, so RFID moves read since the motion began
 ledger move itself always goes on to the rules as well (the hidden-chip and ledger checks read it). A
 camera report with no RFID twin goes through alone once the window has passed; an RFID move with no
 camera twin stays a plain ``ChipsMoved`` (a blind posted, chips tidied) unless the table has no camera,
-in which case it stands for the action itself; chips counted from the pot into a stack stand for a push in
+in which case it stands for the action itself (its ``prior``, the chips already in front, kept from the
+earlier moves); chips counted from the pot into a stack stand for a push in
 any case (the camera may miss the dealer's hand, the count is the push), after a wait for the camera's twin.
 
 When the two disagree on the value, the RFID chips win (they are counted, not seen) and a SYSTEM
@@ -106,12 +107,26 @@ class SceneFusion:
     _pushed_alone: dict[int, float] = field(default_factory=dict)  # seat -> when RFID alone reported a push
     # the chips the RFID ledger counts in a zone now (``ChipLedger.chips``), when the table has readers
     stack_chips: Callable[[str], Chips] | None = None
+    _in_front: dict[str, Chips] = field(default_factory=dict)  # betting zone -> the chips RFID moves put there
+
+    def _prior(self, move: ChipsMoved) -> Chips:
+        """The chips in the move's betting zone before it (what a camera reports as a bet's ``prior``), kept
+        from the RFID moves in and out of the betting zones."""
+        before = self._in_front.get(move.dst, Chips())
+        if Zone.parse(move.dst).is_bet:
+            self._in_front[move.dst] = before + move.chips
+        if Zone.parse(move.src).is_bet:
+            self._in_front[move.src] = _less(self._in_front.get(move.src, Chips()), move.chips)
+        return before
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
         out = self.flush(event.ts)
         if isinstance(event, ChipsMoved):
+            prior = self._prior(event)
             translated = rfid_move_as_event(event)
+            if isinstance(translated, BetMotion) and not self.expect_camera:  # no camera to say what was in front
+                translated = dataclasses.replace(translated, prior=prior)
             if translated is None or not self.expect_rfid:
                 return [*out, event]
             return [*out, event, *self._hold(translated, from_rfid=True)]
@@ -280,6 +295,14 @@ def _values_agree(camera: ChipAction, rfid: ChipAction) -> bool:
     tell: the pair then waits out the window for more moves)."""
     seen, counted = _value(camera), _value(rfid)
     return bool(seen) and seen == counted
+
+
+def _less(chips: Chips, taken: Chips) -> Chips:
+    """``chips`` without ``taken`` (none below zero: a zone's count starts when the readers do)."""
+    left = chips.as_dict()
+    for denomination, count in taken:
+        left[denomination] = max(0, left.get(denomination, 0) - count)
+    return Chips.of(left)
 
 
 def _add_chips(first: ChipAction, second: ChipAction) -> ChipAction:

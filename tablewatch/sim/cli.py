@@ -81,19 +81,26 @@ def render(scenario: Path | None, out: Path, phh: Path | None, hand: int, violat
 @click.option("--console-delay", type=click.FloatRange(min=0.0), default=0.8, show_default=True,
               help="Seconds between a declaration spoken and the dealer typing it.")
 @click.option("--no-effects", is_flag=True, help="No noise, blur, lighting drift or shadows.")
+@click.option("--no-camera", is_flag=True, help="A table without a camera (RFID and console): no video; the dealer "
+              "keys each hand's start, its button, the seats and every action on the console.")
+@click.option("--no-rfid", is_flag=True, help="A table without RFID readers (camera and console): no RFID reads, "
+              "no tag registry; starting stacks are unknown to the run.")
 def record(scenario: Path | None, out: Path, phh: Path | None, hand: int, count: int, violations: tuple[str, ...],
-           seed: int, fps: float, max_seconds: float | None, console_delay: float, no_effects: bool) -> None:
+           seed: int, fps: float, max_seconds: float | None, console_delay: float, no_effects: bool, no_camera: bool,
+           no_rfid: bool) -> None:
     """Record SCENARIO (or --phh FILE hands) as a table's devices capture it, for `tablewatch run OUT/table.toml`.
 
     OUT gets the overhead video, its calibrated profile, the tag registry, the RFID reads and the console
     entries as timelines, and the table's configuration that replays them; the ground truth goes apart in
-    OUT/truth (never read by the run).
+    OUT/truth (never read by the run). --no-camera or --no-rfid leaves that device out of the table.
     """
     from tablewatch.sim.record import record as record_session
     from tablewatch.sim.session import Simulation, phh_scenario
 
     if (scenario is None) == (phh is None):
         raise click.UsageError("give a SCENARIO file or --phh FILE (not both)")
+    if no_camera and no_rfid:
+        raise click.UsageError("--no-camera and --no-rfid together leave a console alone, which finds no hand")
     try:
         if phh is not None:
             sim_ = Simulation(phh_scenario(phh, hand, violations=[parse_violation(v) for v in violations], seed=seed,
@@ -106,8 +113,9 @@ def record(scenario: Path | None, out: Path, phh: Path | None, hand: int, count:
         raise click.ClickException(str(exc)) from exc
     started = time.perf_counter()
     summary = record_session(sim_, out, fps=fps, max_seconds=max_seconds, effects=not no_effects,
-                             console_delay_s=console_delay)
-    click.echo(f"recorded {out}: {summary['length_s']:.1f} s, {len(sim_.hands)} hand(s), {summary['frames']} frames, "
+                             console_delay_s=console_delay, camera=not no_camera, rfid=not no_rfid)
+    click.echo(f"recorded {out} ({' + '.join(summary['devices'])}): {summary['length_s']:.1f} s, "
+               f"{len(sim_.hands)} hand(s), {summary['frames']} frames, "
                f"{summary['rfid_reads']} RFID reads, {summary['console_entries']} console entries "
                f"({time.perf_counter() - started:.0f} s); play it: tablewatch run {out / 'table.toml'}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pokerkit import (
     AntePosting,
@@ -44,6 +44,21 @@ from tablewatch.sim.replay import Replay, replay
 from tablewatch.sim.scenario import ScenarioError, Timing
 from tablewatch.sim.world import Card
 
+ActionWord = Literal["fold", "check", "call", "bet", "raise"]
+
+
+@dataclass(frozen=True)
+class ActionTaken:
+    """A player's action once it is complete, as the dealer of a table no camera watches keys it: ``word`` is
+    fold, check, call, bet or raise, ``amount`` the bet's total (a raise *to*); ``spoken``: the player said his
+    action (a ``Declaration`` of the same hand), so the dealer types what was said instead."""
+
+    ts: float
+    seat: int
+    word: ActionWord
+    amount: int | None = None
+    spoken: bool = False
+
 
 @dataclass
 class HandDriver:
@@ -59,6 +74,7 @@ class HandDriver:
     t: float
     events: list[Event] = field(default_factory=list)
     violations: list[InjectedViolation] = field(default_factory=list)
+    actions: list[ActionTaken] = field(default_factory=list)
     holes: list[list[Card]] = field(default_factory=list)
     board: list[Card] = field(default_factory=list)
     burns: list[Card] = field(default_factory=list)
@@ -126,11 +142,13 @@ class HandDriver:
             raise ScenarioError(f"hand {self.plan.hand_no}, action {act.index} ({act.spec.do!r}): it is {who} "
                                 f"turn, not seat {seat}'s")
         self.t += self.timing.think
+        begun = len(self.events)
         # The physical step comes first: pokerkit's operation may close the round and gather the bets.
         if act.verb == "f":
             self._verify(self.state.verify_folding)
             self._declare(seat, act, "fold")
             self._fold(seat)
+            self._taken(seat, "fold", since=begun)
             self._call(self.state.fold)
         elif act.verb == "cc":
             self._verify(self.state.verify_checking_or_calling)
@@ -140,16 +158,24 @@ class HandDriver:
             else:
                 self._declare(seat, act, "check")
                 self.tap(seat)
+            self._taken(seat, "call" if amount else "check", since=begun)
             self._call(self.state.check_or_call)
         elif act.verb == "cbr":
             assert act.amount is not None
             self._verify(self.state.verify_completion_betting_or_raising_to, act.amount)
             added = act.amount - self.state.bets[act.player]
+            word: ActionWord = "raise" if max(self.state.bets) > 0 else "bet"
             self._bet(seat, added, act, word="raise")
+            self._taken(seat, word, act.amount, since=begun)
             self._call(self.state.complete_bet_or_raise_to, act.amount)
         elif self.state.can_show_or_muck_hole_cards(act.shown is not None, act.player):
             self._call(self.state.show_or_muck_hole_cards, act.shown is not None, act.player)
         # else: a show the hand no longer asks for (PHH files list some after the pot is decided)
+
+    def _taken(self, seat: int, word: ActionWord, amount: int | None = None, *, since: int) -> None:
+        """The action is complete (its chips, cards or tap are done; pokerkit has yet to apply it)."""
+        spoken = any(isinstance(e, Declaration) and e.seat == seat for e in self.events[since:])
+        self.actions.append(ActionTaken(ts=round(self.t, 4), seat=seat, word=word, amount=amount, spoken=spoken))
 
     def _verify(self, method: Any, *args: Any) -> None:
         try:

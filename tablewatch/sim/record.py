@@ -2,17 +2,25 @@
 
     DIR/
       table.toml            the table's configuration that plays the recording (``tablewatch run DIR/table.toml``)
-      overhead_720p.mp4     the overhead camera
+      overhead_720p.mp4     the overhead camera (not at a table without one)
       profile.toml          the camera's table profile, calibrated from the video's frames (markers, chip paints)
-      registry.csv          the chip tag registry (uid,denomination,chip_set; counterfeit chips are absent)
-      rfid.jsonl            what each antenna holds, each time it changes (tablewatch.devices.recording)
-      console.txt           the entries the dealer typed: each declaration a little after it was spoken
-      recording.json        what the recording holds: length, frames, entries, files
+      registry.csv          the chip tag registry (uid,denomination,chip_set; counterfeit chips are absent; not
+                            at a table without RFID)
+      rfid.jsonl            what each antenna holds, each time it changes (tablewatch.devices.recording; not at
+                            a table without RFID)
+      console.txt           the entries the dealer typed, each a little after what it says happened
+      recording.json        what the recording holds: its devices, length, frames, entries, files
       truth/                the ground truth, for scoring only (never read by the run): truth.phh,
                             events.jsonl, violations.json
 
-The hands play one after another on one clock: a PHH file's hands are one continuous recording. The
-console gets no new-hand presses (the scenarios model no venue that uses them).
+The hands play one after another on one clock: a PHH file's hands are one continuous recording.
+
+A table has a camera, RFID readers or both, and a dealer console. Where a camera watches, the dealer types
+what players declared and nothing more (the scenarios model no venue that uses the set-up entries). Where no
+camera watches (``camera=False``), the dealer keys what no device sees: at each hand's start "new hand",
+``button N`` and the seats that opened or closed since the last hand (every seat at the first), and each
+player's action once it is complete (fold, check, call, bet or raise with its total) unless the player
+declared it, in which case the declaration as said is what was typed.
 """
 
 from __future__ import annotations
@@ -34,45 +42,59 @@ from tablewatch.calibration.cli import read_frames
 from tablewatch.calibration.layout import load_layout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import new_profile, save_profile
-from tablewatch.devices.console import Entry, entry_line
+from tablewatch.devices.console import Entry, Setup, entry_line, setup_line
 from tablewatch.devices.recording import ConsoleEntry, write_console_entries, write_rfid_timeline
 from tablewatch.devices.registry import ChipTag, TagRegistry
-from tablewatch.events import Declaration, RfidInventory, Zone, dump_events
+from tablewatch.events import Declaration, HandStarted, RfidInventory, Zone, dump_events
 from tablewatch.sim.output import VIDEO_FOURCC
 from tablewatch.sim.rfid import antenna_nodes
 from tablewatch.sim.session import Simulation
 
 DEFAULT_FPS = 15.0  # what perception analyses (the bench's default)
-CONSOLE_DELAY_S = 0.8  # the dealer types a declaration this long after it is spoken
+CONSOLE_DELAY_S = 0.8  # the dealer types a declaration this long after it is spoken (an action after it is done)
+SETUP_KEY_S = 0.2  # between the set-up entries a dealer keys one after another as a hand starts
 RFID_SAMPLE_S = 0.1  # how often the antennas' contents are looked at (a reader answers what lies there)
 CALIBRATION_FRAMES = 5
 
 
 def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds: float | None = None,
-           effects: bool = True, console_delay_s: float = CONSOLE_DELAY_S, progress: bool = True) -> dict[str, Any]:
-    """Write the recording of ``sim`` (its first ``max_seconds`` only, when given) into ``out``; its summary."""
+           effects: bool = True, console_delay_s: float = CONSOLE_DELAY_S, progress: bool = True,
+           camera: bool = True, rfid: bool = True) -> dict[str, Any]:
+    """Write the recording of ``sim`` (its first ``max_seconds`` only, when given) into ``out``, as a table with
+    the overhead ``camera``, the ``rfid`` readers or both, and a dealer console; its summary."""
+    if not (camera or rfid):
+        raise ValueError("a recorded table needs a camera or RFID readers (a console alone finds no hand)")
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     length = min(sim.duration, max_seconds) if max_seconds is not None else sim.duration
     _write_truth(sim, out / "truth", fps)
-    frames = _write_video(sim, out / "overhead_720p.mp4", fps=fps, length=length, effects=effects,
-                          progress=progress)
-    _write_profile(sim, out / "profile.toml", video=out / "overhead_720p.mp4")
-    reads = rfid_timeline(sim, until=length)
-    write_rfid_timeline(out / "rfid.jsonl", reads)
-    entries = console_entries(sim, delay_s=console_delay_s, until=length)
+    frames = reads = 0
+    if camera:
+        frames = _write_video(sim, out / "overhead_720p.mp4", fps=fps, length=length, effects=effects,
+                              progress=progress)
+        _write_profile(sim, out / "profile.toml", video=out / "overhead_720p.mp4")
+    if rfid:
+        timeline = rfid_timeline(sim, until=length)
+        reads = len(timeline)
+        write_rfid_timeline(out / "rfid.jsonl", timeline)
+        TagRegistry(ChipTag(uid=uid, denomination=value, chip_set="sim")
+                    for uid, value in sim.registry.items()).to_csv(out / "registry.csv")
+    entries = console_entries(sim, delay_s=console_delay_s, until=length, keyed=not camera)
     write_console_entries(out / "console.txt", entries)
-    TagRegistry(ChipTag(uid=uid, denomination=value, chip_set="sim")
-                for uid, value in sim.registry.items()).to_csv(out / "registry.csv")
-    (out / "table.toml").write_text(tomlio.dumps(run_config(sim, out, length=length),
+    (out / "table.toml").write_text(tomlio.dumps(run_config(sim, out, length=length, camera=camera, rfid=rfid),
                                                  header="A recorded session: tablewatch run table.toml"),
                                     encoding="utf-8")
-    summary = {"table": sim.scenario.table, "layout": sim.run.layout.name, "length_s": round(length, 3),
-               "fps": fps, "frames": frames, "rfid_reads": len(reads), "console_entries": len(entries),
-               "antennas": len(sim.run.antennas), "chips": len(sim.registry),
-               "files": sorted(p.name for p in out.iterdir())}
+    summary = {"table": sim.scenario.table, "layout": sim.run.layout.name, "devices": devices(camera=camera, rfid=rfid),
+               "length_s": round(length, 3), "fps": fps if camera else None, "frames": frames, "rfid_reads": reads,
+               "console_entries": len(entries), "antennas": len(sim.run.antennas) if rfid else 0,
+               "chips": len(sim.registry), "files": sorted(p.name for p in out.iterdir())}
     (out / "recording.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary
+
+
+def devices(*, camera: bool, rfid: bool) -> list[str]:
+    """The devices of a recorded table, by name."""
+    return [name for name, present in (("camera", camera), ("rfid", rfid), ("console", True)) if present]
 
 
 def rfid_timeline(sim: Simulation, *, until: float) -> list[RfidInventory]:
@@ -91,28 +113,52 @@ def rfid_timeline(sim: Simulation, *, until: float) -> list[RfidInventory]:
     return reads
 
 
-def console_entries(sim: Simulation, *, delay_s: float, until: float) -> list[ConsoleEntry]:
-    """The declarations as the dealer types them, ``delay_s`` after they are spoken."""
+def console_entries(sim: Simulation, *, delay_s: float, until: float, keyed: bool = False) -> list[ConsoleEntry]:
+    """The declarations as the dealer types them, ``delay_s`` after they are spoken; with ``keyed`` (a table no
+    camera watches) also each hand's set-up and each action no player declared, ``delay_s`` after it."""
     typed = [ConsoleEntry(t=round(e.ts + delay_s, 3), line=entry_line(Entry(seat=e.seat, word=e.word, amount=e.amount)))
              for e in sim.events if isinstance(e, Declaration)]
-    return [entry for entry in typed if entry.t < until]
+    if keyed:
+        typed += setup_entries(sim, delay_s=delay_s)
+        typed += [ConsoleEntry(t=round(a.ts + delay_s, 3),
+                               line=entry_line(Entry(seat=a.seat, word=a.word, amount=a.amount)))
+                  for a in sim.actions if not a.spoken]
+    return sorted((entry for entry in typed if entry.t < until), key=lambda entry: entry.t)
 
 
-def run_config(sim: Simulation, out: Path, *, length: float) -> dict[str, Any]:
+def setup_entries(sim: Simulation, *, delay_s: float) -> list[ConsoleEntry]:
+    """At each hand's start: "new hand", its button, then the seats opened or closed since the last hand (every
+    seat dealt in, at the first), one key after another."""
+    entries: list[ConsoleEntry] = []
+    seated: set[int] = set()
+    for start in (e for e in sim.events if isinstance(e, HandStarted)):
+        seats = set(start.seats)
+        changes = [Setup(entry="seat", seat=s, open=False) for s in sorted(seated - seats)]
+        changes += [Setup(entry="seat", seat=s, open=True) for s in sorted(seats - seated)]
+        keys = [Setup(entry="new hand"), Setup(entry="button", seat=start.button), *changes]
+        entries += [ConsoleEntry(t=round(start.ts + delay_s + i * SETUP_KEY_S, 3), line=setup_line(key))
+                    for i, key in enumerate(keys)]
+        seated = seats
+    return entries
+
+
+def run_config(sim: Simulation, out: Path, *, length: float, camera: bool = True,
+               rfid: bool = True) -> dict[str, Any]:
     """The ``RunConfig`` (as TOML data) of a table that plays the recording in ``out``."""
     scenario = sim.scenario
-    return {
-        "table": scenario.table,
-        "out": str(out / "run"),
-        "registry": str(out / "registry.csv"),
-        "console": "replay",
-        "game": _game(sim),
-        "readers": [{"url": "replay", "name": "rfid", "antennas": antenna_nodes(sim.run), "response_timeout": 0.5,
-                     "poll_interval": 0.05}],
-        "cameras": [{"name": "overhead", "source": str(out / "overhead_720p.mp4"), "profile": str(out / "profile.toml"),
-                     "deck": scenario.deck}],
-        "replay": {"rfid": str(out / "rfid.jsonl"), "console": str(out / "console.txt"), "length_s": round(length, 3)},
-    }
+    config: dict[str, Any] = {"table": scenario.table, "out": str(out / "run")}
+    replay: dict[str, Any] = {"console": str(out / "console.txt"), "length_s": round(length, 3)}
+    if rfid:
+        config["registry"] = str(out / "registry.csv")
+        replay["rfid"] = str(out / "rfid.jsonl")
+    config |= {"console": "replay", "game": _game(sim)}
+    if rfid:
+        config["readers"] = [{"url": "replay", "name": "rfid", "antennas": antenna_nodes(sim.run),
+                              "response_timeout": 0.5, "poll_interval": 0.05}]
+    if camera:
+        config["cameras"] = [{"name": "overhead", "source": str(out / "overhead_720p.mp4"),
+                              "profile": str(out / "profile.toml"), "deck": scenario.deck}]
+    return config | {"replay": replay}
 
 
 def _game(sim: Simulation) -> dict[str, Any]:

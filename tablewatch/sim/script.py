@@ -30,7 +30,7 @@ from pokerkit import (
 from tablewatch.calibration.layout import TableLayout, load_layout
 from tablewatch.events import Event, HandEnded, HandStarted, Zone, bet_zone, stack_zone
 from tablewatch.sim.chips import Mint, Pile, compose_stack
-from tablewatch.sim.hand import HandDriver, InjectedViolation
+from tablewatch.sim.hand import ActionTaken, HandDriver, InjectedViolation
 from tablewatch.sim.motions import Stage
 from tablewatch.sim.plan import HandPlan, plan_phh, plan_scripted
 from tablewatch.sim.replay import AUTOMATIONS, chip_divmod, new_state, replay
@@ -56,6 +56,7 @@ class SimRun:
     registry: dict[str, int]  # chip UID → value (counterfeits are absent)
     duration: float
     antennas: list[str] = field(default_factory=list)
+    actions: list[ActionTaken] = field(default_factory=list)  # each player's action, as a dealer keys it
 
 
 FILL_BELOW = 5  # the dealer's float gets a fill of a chip it holds fewer of than this
@@ -72,6 +73,7 @@ def simulate(scenario: Scenario) -> SimRun:
     events: list[Event] = []
     violations: list[InjectedViolation] = []
     hands: list[HandHistory] = []
+    actions: list[ActionTaken] = []
     stacks = {p.seat: p.stack for p in scenario.players}
     button = None
     t = 0.5
@@ -98,6 +100,7 @@ def simulate(scenario: Scenario) -> SimRun:
         driver.run()
         events += driver.events
         violations += driver.violations
+        actions += driver.actions
         t = driver.t + 0.5
         events.append(HandEnded(ts=t, table=scenario.table, source="sim", hand_no=no))
         _confiscate_counterfeits(piles, stage, t=t + 0.2)
@@ -110,7 +113,7 @@ def simulate(scenario: Scenario) -> SimRun:
     antennas = sorted(piles, key=_antenna_order)
     return SimRun(scenario=scenario, layout=layout, table=table, world=world, events=events, violations=violations,
                   hands=hands, registry=dict(mint.registry), duration=max(t, world.end_time()) + 0.5,
-                  antennas=antennas)
+                  antennas=antennas, actions=actions)
 
 
 @lru_cache(maxsize=4)

@@ -23,7 +23,7 @@ from pokerkit import HandHistory
 
 from tablewatch.events import Event, RfidInventory
 from tablewatch.sim.camera import CameraModel, board_camera, overhead_camera
-from tablewatch.sim.hand import InjectedViolation
+from tablewatch.sim.hand import ActionTaken, InjectedViolation
 from tablewatch.sim.render import Effects, Frame, Renderer
 from tablewatch.sim.rfid import antenna_contents, rfid_inventories
 from tablewatch.sim.scenario import (
@@ -66,6 +66,11 @@ class Simulation:
     @property
     def violations(self) -> list[InjectedViolation]:
         return self.run.violations
+
+    @property
+    def actions(self) -> list[ActionTaken]:
+        """Each player's action as it completes, as a dealer keys it."""
+        return self.run.actions
 
     @property
     def hands(self) -> list[HandHistory]:

@@ -29,7 +29,25 @@ def test_bench_through_run_scores_the_hand_the_run_captured(tmp_path: Path) -> N
     assert "hands captured exactly: 1/1" in result.output
 
 
+@pytest.mark.slow
+def test_a_table_without_a_camera_is_scored_from_rfid_and_the_dealers_console(tmp_path: Path) -> None:
+    # The same hand at a table with RFID and a console only: no video, the dealer keys the hand and its actions.
+    result = CliRunner().invoke(bench, ["--through-run", "--no-camera", "--phh", str(DEMO_HANDS), "--first", "2",
+                                        "--hands", "1", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    assert not (tmp_path / "recording" / "overhead_720p.mp4").exists()
+    score = json.loads((tmp_path / "bench.json").read_text())
+    assert score["devices"] == ["rfid", "console"]
+    assert score["hands_exact"] == 1, score["inexact"]  # the actions and final stacks are the truth's
+    assert score["frame"]["buttons_right"] == score["frame"]["stacks_right"] == 1, score["frame"]["wrong"]
+    assert "through `tablewatch run`: RFID + console, no camera" in result.output
+
+
 def test_bench_through_run_refuses_options_the_recording_does_not_take(tmp_path: Path) -> None:
     result = CliRunner().invoke(bench, ["--through-run", "--camera", "truth", "-o", str(tmp_path)])
     assert result.exit_code != 0
     assert "--through-run" in result.output
+    result = CliRunner().invoke(bench, ["--through-run", "--no-camera", "--no-rfid", "-o", str(tmp_path)])
+    assert result.exit_code != 0 and "console alone" in result.output
+    result = CliRunner().invoke(bench, ["--no-camera", "-o", str(tmp_path)])
+    assert result.exit_code != 0 and "--through-run" in result.output

@@ -89,6 +89,18 @@ def test_without_camera_rfid_moves_stand_for_the_action() -> None:
     assert out[1].seat == 2 and out[1].value == 400
 
 
+def test_without_camera_a_bet_from_rfid_knows_the_chips_already_in_front() -> None:
+    """The small blind's chip lies in front when a single 2500 chip joins it: a raise to 3000, not a lone chip."""
+    fusion = SceneFusion(expect_camera=False)
+    blind = fusion.feed(rfid_move(1.0, "seat3.stack", "seat3.bet", {500: 1}))[1]
+    raised = fusion.feed(rfid_move(5.0, "seat3.stack", "seat3.bet", {2500: 1}))[1]
+    assert isinstance(blind, BetMotion) and isinstance(raised, BetMotion)
+    assert blind.prior == Chips() and raised.prior == Chips.of({500: 1})
+    fusion.feed(rfid_move(8.0, "seat3.bet", "pot", {500: 1, 2500: 1}))  # gathered: nothing in front
+    next_bet = fusion.feed(rfid_move(12.0, "seat3.stack", "seat3.bet", {500: 2}))[1]
+    assert isinstance(next_bet, BetMotion) and next_bet.prior == Chips()
+
+
 def test_flush_releases_everything_in_time_order() -> None:
     fusion = SceneFusion(window=5.0)
     fusion.feed(camera_bet(2.0, {100: 1}))

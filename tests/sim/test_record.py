@@ -8,8 +8,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tablewatch.cli import cli
+from tablewatch.devices.console import parse_text
+from tablewatch.devices.recording import read_console_entries
 from tablewatch.events import HandEnded, HandStarted
-from tablewatch.sim.record import rfid_timeline
+from tablewatch.sim.record import console_entries, rfid_timeline
 from tablewatch.sim.scenarios import example
 from tablewatch.sim.session import Simulation, phh_scenario
 from tablewatch.table.run import load_run_config
@@ -62,3 +64,56 @@ def test_record_writes_a_table_that_plays_it(tmp_path: Path) -> None:
 def test_a_scenario_file_lists_its_own_hands(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["sim", "record", str(example("demo")), "--hands", "2", "-o", str(tmp_path)])
     assert result.exit_code != 0 and "go with --phh" in result.output
+
+
+def test_at_a_table_without_a_camera_the_dealer_keys_each_hands_start_and_every_action(tmp_path: Path) -> None:
+    out = tmp_path / "rec"
+    result = CliRunner().invoke(cli, ["sim", "record", "--phh", str(DEMO_HANDS), "--hands", "2", "-o", str(out),
+                                      "--no-camera"])
+    assert result.exit_code == 0, result.output
+    assert not (out / "overhead_720p.mp4").exists() and not (out / "profile.toml").exists()
+    config = load_run_config(out / "table.toml")
+    assert config.cameras == [] and len(config.readers) == 1 and config.registry is not None
+    assert json.loads((out / "recording.json").read_text())["devices"] == ["rfid", "console"]
+    entries = read_console_entries(out / "console.txt")
+    for entry in entries:
+        parse_text(entry.line)  # every line is one the console takes
+    lines = [e.line for e in entries]
+    starts = [i for i, line in enumerate(lines) if line == "new hand"]
+    assert len(starts) == 2
+    assert lines[:7] == ["new hand", "button 6", *(f"seat {s} open" for s in (2, 3, 4, 5, 6))]
+    # hand 2: seats 3 and 5 left, seat 1 came
+    assert lines[starts[1]:starts[1] + 5] == ["new hand", "button 1", "seat 3 closed", "seat 5 closed", "seat 1 open"]
+    sim = Simulation(phh_scenario(DEMO_HANDS, 1, count=2))
+    starts_at = [e.ts for e in sim.events if isinstance(e, HandStarted)]
+    assert [entries[i].t for i in starts] == [round(t + 0.8, 3) for t in starts_at]  # a little after it happens
+    # every action of hand 1 keyed: the truth's fold/check-or-call/bet-or-raise, in order
+    assert lines[7:starts[1]] == ["4 fold", "5 fold", "6 raise 2000", "2 fold", "3 call", "3 check", "6 check",
+                                  "3 check", "6 check", "3 bet 2000", "6 fold"]
+    assert [a for a in sim.hands[0].actions if not a.startswith("d ")] == [
+        "p3 f", "p4 f", "p5 cbr 2000", "p1 f", "p2 cc", "p2 cc", "p5 cc", "p2 cc", "p5 cc", "p2 cbr 2000", "p5 f"]
+
+
+def test_a_declared_action_is_typed_as_said_not_keyed_again() -> None:
+    sim = Simulation.from_file(example("demo"))  # seat 3 says "raise 900" as he raises
+    assert [(a.seat, a.word, a.amount) for a in sim.actions if a.spoken] == [(3, "raise", 900)]
+    lines = [e.line for e in console_entries(sim, delay_s=0.8, until=sim.duration, keyed=True)]
+    assert lines.count("3 raise 900") == 1
+    assert lines[6:10] == ["8 fold", "1 raise 300", "3 raise 900", "6 call"]
+
+
+def test_a_table_without_rfid_has_no_reader(tmp_path: Path) -> None:
+    out = tmp_path / "rec"
+    result = CliRunner().invoke(cli, ["sim", "record", "--phh", str(DEMO_HANDS), "-o", str(out), "--no-rfid",
+                                      "--max-seconds", "1", "--fps", "5", "--no-effects"])
+    assert result.exit_code == 0, result.output
+    assert not (out / "rfid.jsonl").exists() and not (out / "registry.csv").exists()
+    config = load_run_config(out / "table.toml")
+    assert config.readers == [] and config.registry is None and len(config.cameras) == 1
+    assert config.replay is not None and config.replay.rfid is None
+
+
+def test_a_console_alone_is_no_recorded_table(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["sim", "record", "--phh", str(DEMO_HANDS), "-o", str(tmp_path), "--no-rfid",
+                                      "--no-camera"])
+    assert result.exit_code != 0 and "console alone" in result.output

@@ -1,7 +1,7 @@
 """``tablewatch run`` finds the hand on its own: a recording of the demo's deal and preflop, replayed through the
 real devices, with and without the dealer's new-hand press, is written to ``OUT/hands/*.phh`` with the truth's
 seats, button and starting stacks (the RFID ledger's), and its preflop actions; with a tournament's levels, the
-level in force."""
+level in force; at a table without RFID, with the truth's seats and button and its starting stacks unknown."""
 
 from __future__ import annotations
 
@@ -73,3 +73,16 @@ def test_run_plays_the_tournament_level_and_finds_blinds_posted_at_the_old_one(r
     wrong_level = [a for a in alerts if a["rule_id"] == "TDA-14"]
     assert [(a["hand_no"], a["seats"]) for a in wrong_level] == [(1, [3, 6])]
     assert "posted 50/100" in wrong_level[0]["observed"]
+
+
+@pytest.mark.slow
+def test_a_table_without_rfid_writes_the_hand_with_its_starting_stacks_unknown(recording_without_rfid: Path,
+                                                                               tmp_path: Path) -> None:
+    assert not (recording_without_rfid / "rfid.jsonl").exists()
+    hand, events = play_one_hand(recording_without_rfid, tmp_path / "out")
+    assert hand["seats"] == truth(recording_without_rfid)["seats"] == [3, 6, 8, 1]  # from the cards the camera saw
+    assert hand["_tablewatch_button"] == 1
+    started = [e for e in events if isinstance(e, HandStarted)]
+    assert [e.stacks for e in started] == [()]  # no reader counted them
+    assert hand["starting_stacks"] == [10000] * 4  # pokerkit's stand-in, and the history says so
+    assert "starting stacks unknown: played as 10000 each (100 big blinds)" in hand["_tablewatch_notes"]

@@ -13,6 +13,7 @@ from tablewatch.events import (
     CardExposed,
     CardsMucked,
     CardsTabled,
+    Declaration,
     Event,
     PotPushed,
     Violation,
@@ -31,6 +32,13 @@ def all_in_showdown(snapshot: HandSnapshot) -> bool:
     """A live all-in with two or more live hands, and no more betting possible in this hand."""
     live_all_in = set(snapshot.all_in) & set(snapshot.active)
     return bool(live_all_in) and len(snapshot.active) >= 2 and betting_over(snapshot)
+
+
+def cards_unseen(snapshot: HandSnapshot) -> bool:
+    """No card of the hand has been seen dealt to its seats (a table no camera watches): whether hands were tabled
+    is unknown."""
+    dealt = snapshot.hole_cards_dealt
+    return bool(dealt) and not any(dealt.values())
 
 
 class AllInShowdownCheck(HandCheck):
@@ -52,7 +60,7 @@ class AllInShowdownCheck(HandCheck):
             self.exposed.setdefault(event.seat, set()).add(event.card)
         if snapshot.phase not in ("complete", "idle"):
             self.live = snapshot.active if all_in_showdown(snapshot) else ()
-        if not self.live:
+        if not self.live or cards_unseen(snapshot):
             return []
         if isinstance(event, CardsMucked) and event.seat in self.live and not self._shown(snapshot, event.seat):
             return self._mucked(snapshot, event)
@@ -103,7 +111,9 @@ class TabledToWinCheck(HandCheck):
             self.exposed.setdefault(event.seat, set()).add(event.card)
         elif isinstance(event, CardsMucked) and event.seat is not None:
             self.live.discard(event.seat)
-        if not isinstance(event, PotPushed) or event.seat is None or len(self.live) < 2:
+        elif isinstance(event, Declaration) and event.word == "fold" and event.seat is not None:
+            self.live.discard(event.seat)  # a fold said (or keyed where no camera sees the cards go) is final
+        if not isinstance(event, PotPushed) or event.seat is None or len(self.live) < 2 or cards_unseen(snapshot):
             return []
         seat = event.seat
         shown = seat in self.tabled or len(self.exposed.get(seat, ())) >= snapshot.hole_cards_per_player
