@@ -1,0 +1,38 @@
+"""A continuous session of 20 real hands at a table with RFID readers and a dealer console (no camera), recorded
+and played by ``tablewatch run --fast``: stacks carried from hand to hand, a player busting and a new one seated
+in his place, each hand found from the devices alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tablewatch.bench.through_run import score_run
+from tablewatch.events import HandStarted, load_events
+from tablewatch.sim.record import record
+from tablewatch.sim.session import Simulation, phh_scenario
+from tests.support.recording import play
+
+pytestmark = pytest.mark.slow
+
+
+def test_twenty_hands_with_a_bust_and_a_new_player_are_each_found_and_set_up_right(shared_dir: Path,
+                                                                                  tmp_path: Path) -> None:
+    sim = Simulation(phh_scenario(shared_dir / "data/hands/high_stakes/ps_1000nl_.phh", 1, seed=1, count=20))
+    truth = [e for e in sim.events if isinstance(e, HandStarted)]
+    *_, first_hand_end = sim.hands[0]
+    assert dict(zip(sim.hands[0].seats or [], first_hand_end.stacks, strict=True))[3] == 0  # seat 3 busts
+    assert [3 in s.seats for s in truth[:5]] == [True, False, False, False, True]  # and a new player sits there
+    summary = record(sim, tmp_path / "recording", camera=False, progress=False)
+    played = play(tmp_path / "recording", tmp_path / "out", "--fast")
+    assert played.returncode == 0, played.stderr[-2000:]
+    session, frame = score_run(tmp_path / "recording", tmp_path / "out", session_s=summary["length_s"], wall_s=1.0,
+                               frames=0, camera="none")
+    assert (frame.hands_found, frame.extra_hands) == (20, 0)
+    assert frame.starts_right == frame.buttons_right == frame.stacks_right == 20, frame.wrong
+    found = [e for e in load_events((tmp_path / "out" / "events.jsonl").read_text()) if isinstance(e, HandStarted)]
+    assert dict(zip(found[4].seats, found[4].stacks, strict=True))[3] == dict(zip(truth[4].seats, truth[4].stacks,
+                                                                                 strict=True))[3]
+    # A raise declared before its chips but typed after them is still read as a call (3 hands of 20).
+    assert session.hands_exact >= 17, session.inexact
