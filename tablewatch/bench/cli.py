@@ -10,17 +10,17 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from tablewatch.bench.scenarios import DEMO_HANDS, EVERY_DECK, HandSet, hand_simulations
+from tablewatch.bench.scenarios import DEMO_HANDS, HandSet, hand_simulations
 from tablewatch.calibration.decks import deck_names
 
 console = Console(highlight=False)
 
-# The camera channel of a simulated table: vision on the rendered frames is what `run` does with a camera;
-# the simulator's ground truth of what a camera reports tests the rules and devices alone, faster.
+# The camera channel of a benched table: what `run` does with a camera, or the simulator's truth (a diagnostic).
 CAMERA_OPTION = click.option(
     "--camera", type=click.Choice(["vision", "truth"]), default="vision", show_default=True,
-    help="vision: perception on the rendered frames, as `run` perceives a camera; truth: the simulator's "
-    "ground truth stands in for vision (faster; the rules and devices alone).")
+    help="vision: the hands recorded as a table's devices capture them (`sim record`) and played by `tablewatch "
+    "run`, which finds each hand itself; truth: a DIAGNOSTIC of the rules and devices alone, the simulator's "
+    "ground truth standing in for the camera and telling each hand's start, button, seats and stacks.")
 
 
 def _simulate(hands_file: Path, *, hands: int, seed: int, first: int, deck: str | None = None) -> HandSet:
@@ -64,48 +64,46 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
 @click.option("--hands", "hand_count", default=8, show_default=True, type=click.IntRange(1, 5000))
 @click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
 @click.option("--seed", default=1, show_default=True)
-@click.option("--no-rfid", is_flag=True, help="Leave the RFID readers out (camera only; with --through-run, camera "
-              "and console: starting stacks unknown).")
-@click.option("--no-camera", is_flag=True, help="With --through-run: leave the camera out (RFID and console; the "
-              "dealer keys each hand's start, button, seats and actions).")
-@click.option("--deck", type=click.Choice([*deck_names(), EVERY_DECK]), default=None,
-              help=f"Card art dealt at the simulated table (default: the scenarios' anglo_poker; {EVERY_DECK}: "
-              "each shipped deck in turn, hand by hand).")
+@click.option("--no-rfid", is_flag=True, help="A table without RFID readers (camera and console: starting stacks "
+              "unknown).")
+@click.option("--no-camera", is_flag=True, help="A table without a camera (RFID and console; the dealer keys each "
+              "hand's start, button, seats and actions).")
+@click.option("--deck", type=click.Choice(deck_names()), default=None,
+              help="Card art dealt at the recorded table (default: the scenarios' anglo_poker).")
 @CAMERA_OPTION
-@click.option("--fps", default=15.0, show_default=True, help="Frames per second rendered for --camera vision.")
+@click.option("--fps", default=15.0, show_default=True, help="Frames per second of the recorded video.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/bench"),
               show_default=True)
-@click.option("--through-run", is_flag=True, help="Record the hands as one session of a table's devices (`sim "
-              "record`), play it with `tablewatch run --fast` (which finds each hand itself) and score its output "
-              "against the recording's truth.")
-@click.option("--paced", is_flag=True, help="With --through-run: play the recording at its own pace, as a live "
-              "table comes (default: `run --fast`, as fast as the monitor goes, with the same results).")
+@click.option("--paced", is_flag=True, help="Play the recording at its own pace, as a live table comes (default: "
+              "`run --fast`, as fast as the monitor goes, with the same results).")
 def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: bool, no_camera: bool, deck: str | None,
-          camera: str, fps: float, out: Path, through_run: bool, paced: bool) -> None:
-    """Score the live pipeline on simulated hands with known violations; prints a table, writes JSON."""
-    if through_run:
-        if deck is not None or camera != "vision":
-            raise click.UsageError("--through-run plays the recording's devices as `run` does: --deck and "
-                                   "--camera truth don't apply")
-        if no_rfid and no_camera:
-            raise click.UsageError("--no-rfid and --no-camera together leave a console alone, which finds no hand")
-        _bench_through_run(hands_file, hand_count=hand_count, first=first, seed=seed, fps=fps, out=out,
-                           camera=not no_camera, rfid=not no_rfid, fast=not paced)
+          camera: str, fps: float, out: Path, paced: bool) -> None:
+    """Score the monitor on real hands with known violations, recorded as a table's devices capture them and
+    played by `tablewatch run`; prints a table, writes JSON."""
+    if no_rfid and no_camera:
+        raise click.UsageError("--no-rfid and --no-camera together leave a console alone, which finds no hand")
+    if camera == "truth":
+        if no_camera or deck is not None or paced:
+            raise click.UsageError("--camera truth is the simulator's truth standing in for the camera: --no-camera, "
+                                   "--deck and --paced don't apply")
+        _bench_truth(hands_file, hand_count=hand_count, first=first, seed=seed, rfid=not no_rfid, out=out)
         return
-    if no_camera:
-        raise click.UsageError("--no-camera goes with --through-run (the simulated session always has a camera "
-                               "channel: --camera truth or vision)")
+    _bench_through_run(hands_file, hand_count=hand_count, first=first, seed=seed, fps=fps, out=out,
+                       camera=not no_camera, rfid=not no_rfid, fast=not paced, deck=deck)
+
+
+def _bench_truth(hands_file: Path, *, hand_count: int, first: int, seed: int, rfid: bool, out: Path) -> None:
     from tablewatch.bench.report import print_score, write_score_json
     from tablewatch.bench.score import score_session
     from tablewatch.bench.session import run_simulated_session
 
     logging.basicConfig(level=logging.WARNING)
-    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=first, deck=deck)
+    hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=first)
     if not hand_set.sims:
         raise click.ClickException(f"None of the hands could be simulated: {hand_set.skipped}")
     started = time.perf_counter()
     with console.status(f"playing {len(hand_set.sims)} hands through the pipeline…"):
-        result = run_simulated_session(hand_set.sims, out, rfid=not no_rfid, camera=camera, fps=fps)  # type: ignore[arg-type]
+        result = run_simulated_session(hand_set.sims, out, rfid=rfid)
     score = score_session(result, skipped=hand_set.skipped)
     print_score(score, console)
     write_score_json(score, out / "bench.json")
@@ -113,7 +111,7 @@ def bench(hands_file: Path, hand_count: int, first: int, seed: int, no_rfid: boo
 
 
 def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: int, fps: float, out: Path,
-                       camera: bool, rfid: bool, fast: bool) -> None:
+                       camera: bool, rfid: bool, fast: bool, deck: str | None) -> None:
     from tablewatch.bench.report import print_frame_score, print_score
     from tablewatch.bench.through_run import through_run
 
@@ -121,7 +119,7 @@ def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: i
     with console.status(f"recording {hand_count} hand(s) and playing them through `tablewatch run`…"):
         try:
             score = through_run(hands_file, out, hands=hand_count, first=first, seed=seed, fps=fps, camera=camera,
-                                rfid=rfid, fast=fast)
+                                rfid=rfid, fast=fast, deck=deck)
         except (OSError, ValueError, RuntimeError) as exc:
             raise click.ClickException(str(exc)) from exc
     print_score(score.session, console, through_run=score.devices, fast=fast)

@@ -78,19 +78,12 @@ class SessionScore:
     session_s: float
     wall_s: float
     frames: int
-    render_s: float = 0.0  # of wall_s, drawing the simulated camera's frames (a live camera's work)
     skipped_hands: list[str] = field(default_factory=list)
     inexact: list[str] = field(default_factory=list)
 
     @property
     def realtime_factor(self) -> float:
         return self.session_s / self.wall_s if self.wall_s else 0.0
-
-    @property
-    def monitor_realtime_factor(self) -> float:
-        """Table time over the monitor's own time: the run's less the simulator's drawing of frames."""
-        spent = self.wall_s - self.render_s
-        return self.session_s / spent if spent > 0 else 0.0
 
     def latency(self, q: float) -> float | None:
         if not self.latencies_ms:
@@ -102,7 +95,7 @@ class SessionScore:
         data = asdict(self)
         data["per_type"] = {k: {**asdict(v), "recall": v.recall, "precision": v.precision}
                             for k, v in self.per_type.items()}
-        data.update(realtime_factor=self.realtime_factor, monitor_realtime_factor=self.monitor_realtime_factor,
+        data.update(realtime_factor=self.realtime_factor,
                     latency_median_ms=self.latency(0.5),
                     latency_p95_ms=self.latency(0.95),
                     latency_mean_ms=statistics.fmean(self.latencies_ms) if self.latencies_ms else None)
@@ -113,11 +106,10 @@ def score_session(result: SessionResult, *, skipped: list[str] | None = None) ->
     exact, actions, right, inexact = score_hands(result)
     per_type, false_by_rule, latencies, missed, corroborating = score_violations(result.injected, result.alerts)
     advisories = sum(1 for a in result.alerts if a.violation.severity == Severity.ADVISORY)
-    return SessionScore(camera=result.camera, hands=len(result.sims), hands_exact=exact, actions=actions,
+    return SessionScore(camera="truth", hands=len(result.sims), hands_exact=exact, actions=actions,
                         actions_right=right, per_type=per_type, false_by_rule=false_by_rule,
                         advisories=advisories, corroborating=corroborating, latencies_ms=latencies,
-                        missed=missed, session_s=result.session_s, wall_s=result.wall_s, frames=result.frames,
-                        render_s=result.render_s,
+                        missed=missed, session_s=result.session_s, wall_s=result.wall_s, frames=0,
                         skipped_hands=list(skipped or []), inexact=inexact)
 
 

@@ -1,7 +1,5 @@
-"""Run a simulated session through the table pipeline and keep what is needed to score it.
-
-The demo and the benchmark both call ``run_simulated_session``; the demo shows it as it goes, the
-benchmark compares the result with the simulator's ground truth.
+"""A simulated session through the table pipeline, the simulator's truth standing in for the camera
+(``tablewatch bench --camera truth``: the rules and the devices alone), and what is needed to score it.
 """
 
 from __future__ import annotations
@@ -10,16 +8,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from tablewatch.bench.simulated import (
-    CameraMode,
-    RenderClock,
-    SimulatedRfid,
-    on_session_clock,
-    session_steps,
-    vision_for,
-)
+from tablewatch.bench.simulated import SimulatedRfid, on_session_clock, session_steps
 from tablewatch.events import BoardCardDealt, Event, Violation
 from tablewatch.hands import FinishedHand
 from tablewatch.rules.game import GameConfig
@@ -28,12 +19,6 @@ from tablewatch.scene.fusion import SceneFusion
 from tablewatch.sim.session import Simulation
 from tablewatch.table.outputs import FilesOutput, HandHistoryOutput
 from tablewatch.table.pipeline import Output, TablePipeline
-
-
-class FrameSink(Protocol):
-    """Takes each frame the session renders, on the session's clock (the evidence ring buffer)."""
-
-    def __call__(self, ts: float, frame: Any) -> None: ...
 
 
 @dataclass
@@ -84,15 +69,12 @@ class InjectedTruth:
 @dataclass
 class SessionResult:
     sims: list[Simulation]
-    camera: CameraMode
     alerts: list[TimedAlert]
     hands: list[Any]  # FinishedHand records, in order
     hand_paths: list[Path]
     injected: list[InjectedTruth]
     wall_s: float
     session_s: float
-    frames: int
-    render_s: float = 0.0  # of wall_s, drawing the simulated camera's frames
 
 
 def game_for(sim: Simulation) -> GameConfig:
@@ -119,26 +101,18 @@ def observable_at(violation: Any, sim: Simulation) -> float:
 class SimulatedTable:
     """Plays simulated hands one after another at one table, through one pipeline, on one clock."""
 
-    def __init__(self, out: Path, *, game: GameConfig, table: str = "T01", camera: CameraMode = "truth",
-                 rfid: bool = True, fps: float = 15.0, extra_outputs: Sequence[Output] = (),
-                 store_url: str | None = None, gap_s: float = 2.0, rfid_period: float | None = None,
-                 render_fps: float = 0.0, frame_sinks: Sequence[FrameSink] = ()) -> None:
+    def __init__(self, out: Path, *, game: GameConfig, table: str = "T01", rfid: bool = True, fps: float = 15.0,
+                 extra_outputs: Sequence[Output] = (), store_url: str | None = None, gap_s: float = 2.0,
+                 rfid_period: float | None = None) -> None:
         out.mkdir(parents=True, exist_ok=True)
-        self.camera, self.use_rfid, self.fps, self.gap_s = camera, rfid, fps, gap_s
-        self.rfid_period, self.render_fps, self.frame_sinks = rfid_period, render_fps, list(frame_sinks)
+        self.use_rfid, self.fps, self.gap_s, self.rfid_period = rfid, fps, gap_s, rfid_period
         self.record = SessionRecord()
         self.history = HandHistoryOutput(out / "hands", store_url=store_url)
         self.outputs: list[Output] = [self.record, FilesOutput(out), self.history, *extra_outputs]
-        # The earliest time (table clock) the playing hand's camera may still report, set once the events of
-        # a step are in the pipeline, so none is overtaken; None when no camera is waited for.
-        self.horizon: float | None = None
         self.pipeline = TablePipeline(rules=TableRules(game, table=table), outputs=self.outputs,
-                                      fusion=SceneFusion(expect_rfid=rfid),
-                                      horizon=(lambda: self.horizon) if camera == "vision" else None)
-        self.offset, self.frames, self.hand_no = 0.0, 0, 0
-        self._next_sink_ts = float("-inf")
+                                      fusion=SceneFusion(expect_rfid=rfid))
+        self.offset, self.hand_no = 0.0, 0
         self.injected: list[InjectedTruth] = []
-        self.render_clock = RenderClock()
 
     def play(self, sim: Simulation) -> None:
         """One simulation (a hand, or a scenario's hands), its events moved onto the table's clock and hand
@@ -151,37 +125,20 @@ class SimulatedTable:
         self.pipeline.fusion.stack_chips = reader.ledger.chips if reader is not None else None
         last = sim.duration
         try:
-            perceive = vision_for(sim, self.render_clock) if self.camera == "vision" else None
-            for step in session_steps(sim, reader, camera=self.camera, fps=self.fps, render_fps=self.render_fps,
-                                      perceive=perceive, clock=self.render_clock):
+            for step in session_steps(sim, reader, fps=self.fps):
                 last = step.t
                 self.record.now, self.record.step_started = step.t + self.offset, time.perf_counter()
-                if step.frame is not None:
-                    self.frames += 1
-                    self._to_sinks(step.t + self.offset, step.frame)
                 for event in step.events:
                     self.pipeline.process(on_session_clock(event, offset=self.offset, first_hand=before + 1))
-                if perceive is not None and perceive.perception.horizon is not None:
-                    self.horizon = perceive.perception.horizon + self.offset
                 self.pipeline.tick(step.t + self.offset)
         finally:
-            self.horizon = None  # the hand's camera is done: nothing more to wait for
             if reader is not None:
                 reader.stop()
         # Every event of the hand is in: released now, while fusion still reads this hand's RFID ledger (a
         # stack reported obscured as the hand ends would otherwise be counted in the next hand's).
         self.pipeline.release_until(last + self.offset)
-        # The next hand starts after the gap, and never before this one's last step (vision's flush).
+        # The next hand starts after the gap, and never before this one's last step.
         self.offset = round(self.offset + max(sim.duration + self.gap_s, last + 1.0 / self.fps), 6)
-
-    def _to_sinks(self, ts: float, frame: object) -> None:
-        """Evidence gets ``render_fps`` frames a second, however many vision is given."""
-        if ts < self._next_sink_ts - 1e-6:
-            return
-        if self.render_fps > 0:
-            self._next_sink_ts = ts + 1.0 / self.render_fps
-        for sink in self.frame_sinks:
-            sink(ts, frame)
 
     def close(self) -> None:
         self.record.now = self.offset
@@ -190,24 +147,21 @@ class SimulatedTable:
             output.close()
 
 
-def run_simulated_session(sims: Sequence[Simulation], out: Path, *, camera: CameraMode = "truth",
-                          extra_outputs: Sequence[Output] = (), fps: float = 15.0, rfid: bool = True,
-                          store_url: str | None = None, rfid_period: float | None = None,
-                          render_fps: float = 0.0, frame_sinks: Sequence[FrameSink] = ()) -> SessionResult:
-    """Play the hands of ``sims`` through the real pipeline; events, alerts and hands are written under ``out``."""
+def run_simulated_session(sims: Sequence[Simulation], out: Path, *, extra_outputs: Sequence[Output] = (),
+                          fps: float = 15.0, rfid: bool = True, store_url: str | None = None,
+                          rfid_period: float | None = None) -> SessionResult:
+    """Play the hands of ``sims`` through the real pipeline, the simulator's truth standing in for the camera and
+    telling each hand's start (a diagnostic); events, alerts and hands are written under ``out``."""
     if not sims:
         raise ValueError("A session needs at least one simulated hand.")
     started = time.perf_counter()
-    table = SimulatedTable(out, game=game_for(sims[0]), table=sims[0].scenario.table, camera=camera, rfid=rfid,
-                           fps=fps, extra_outputs=extra_outputs, store_url=store_url, rfid_period=rfid_period,
-                           render_fps=render_fps, frame_sinks=frame_sinks)
+    table = SimulatedTable(out, game=game_for(sims[0]), table=sims[0].scenario.table, rfid=rfid, fps=fps,
+                           extra_outputs=extra_outputs, store_url=store_url, rfid_period=rfid_period)
     try:
         for sim in sims:
             table.play(sim)
-            sim.release_renderers()  # fifty hands' 4K renderers do not fit in memory together
     finally:
         table.close()
-    return SessionResult(sims=list(sims), camera=camera, alerts=table.record.alerts, hands=table.record.hands,
+    return SessionResult(sims=list(sims), alerts=table.record.alerts, hands=table.record.hands,
                          hand_paths=table.history.paths, injected=table.injected,
-                         wall_s=time.perf_counter() - started, session_s=table.offset, frames=table.frames,
-                         render_s=table.render_clock.seconds)
+                         wall_s=time.perf_counter() - started, session_s=table.offset)

@@ -1,13 +1,13 @@
-"""A simulated table driven through the real pipeline: the simulator stands in for the felt.
+"""A simulated table driven through the real pipeline, the simulator standing in for the felt: a diagnostic of
+the rules and the devices alone (``tablewatch bench --camera truth``).
 
 What each sensor sees comes from the simulator, and then takes the real path:
 - RFID: the chips resting on each antenna at time t are loaded into the reader emulator, which answers
   the real S6350 driver over a real pty pair; the driver's inventories go through the chip ledger.
-- camera: either the vision pipeline on the rendered frames (``camera="vision"``), or — while vision
-  cannot yet turn pixels into every event — the simulator's ground truth for what a camera would report
-  (``camera="truth"``: cards, chips crossing lines with their motion count, taps, pushes). The mode is
-  printed wherever results are shown, so no figure is mistaken for a vision figure.
-- dealer console: declarations from the scenario, as the console would send them.
+- camera: the simulator's ground truth for what a camera would report (cards, chips crossing lines with their
+  motion count, taps, pushes), and each hand's start and end, which at a table the monitor finds itself: this is
+  no measure of vision nor of the hand framer (``tablewatch bench`` without ``--camera truth`` records the
+  hands and plays them through ``tablewatch run`` for that). The output says so wherever results are shown.
 
 Time is the simulation's: the run goes as fast as the machine allows, and latencies are measured as the
 simulated delay plus the wall-clock time spent processing (see ``bench``).
@@ -16,10 +16,9 @@ simulated delay plus the wall-clock time spent processing (see ``bench``).
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any
 
 from tablewatch.devices.emulator import ReaderEmulator
 from tablewatch.devices.ledger import LEAVE_AFTER_S, ChipLedger
@@ -28,19 +27,12 @@ from tablewatch.devices.registry import ChipTag, TagRegistry
 from tablewatch.events import (
     ChipsAppeared,
     ChipsMoved,
-    Declaration,
     Event,
-    HandEnded,
-    HandStarted,
     RfidInventory,
     UnknownChip,
 )
 from tablewatch.sim.rfid import antenna_nodes, feed_emulator
 from tablewatch.sim.session import Simulation
-
-T = TypeVar("T")
-
-CameraMode = Literal["truth", "vision"]
 
 # Facts only the RFID path may report in a simulated run: the camera stand-in leaves them out, so they
 # reach the rules through the real driver, emulator and ledger or not at all. (Chips carried off the
@@ -91,78 +83,9 @@ class SimulatedRfid:
         self.emulator.stop()
 
 
-# What the dealer console reports (the new-hand and end-of-hand buttons, spoken declarations): with
-# ``camera="vision"`` these still come from the simulator, as a console would send them.
-CONSOLE_KINDS = (HandStarted, HandEnded, Declaration)
-
-
 def camera_truth(sim: Simulation) -> list[Event]:
     """What a camera would report, from the simulator's ground truth (the stand-in for vision)."""
     return [e for e in sim.events if not isinstance(e, RFID_KINDS)]
-
-
-def console_truth(sim: Simulation) -> list[Event]:
-    return [e for e in sim.events if isinstance(e, CONSOLE_KINDS)]
-
-
-class Camera(Protocol):
-    """The camera of a simulated hand: events from each frame, then what still waits when the hand ends."""
-
-    def __call__(self, frame: object, t: float) -> list[Event]: ...
-
-    def flush(self, t: float) -> list[Event]: ...
-
-    @property
-    def flush_after_s(self) -> float:
-        """How long after the last frame ``flush`` has every decision due."""
-
-
-class SimulatedVision:
-    """Perception for one simulated hand's overhead camera: calibrated from the table's markers in the
-    first frames (not from the simulator's true camera), chip colours of the scenario's chip set."""
-
-    def __init__(self, sim: Simulation, clock: RenderClock | None = None) -> None:
-        from tablewatch.calibration.chips import painted_chip_colours
-        from tablewatch.vision.perception.perception import Perception
-
-        self.perception = Perception(layout=sim.run.layout, table=sim.scenario.table,
-                                     chips=painted_chip_colours(sim.scenario.chips), deck=sim.scenario.deck)
-        self.uhd = sim.renderer("overhead", "2160p")
-        self.clock = clock or RenderClock()
-
-    def __call__(self, frame: object, t: float) -> list[Event]:
-        # Identity is read from a 4K crop (the pixel budget of DESIGN.md): the 4K frame of the same moment
-        # is rendered only when a card is being read. The callable perception keeps must not refer back to
-        # this object: a reference cycle kept each played hand's 4K renderer (~180 MB) until a full collection.
-        uhd, clock = self.uhd, self.clock
-        return self.perception.process(frame, t, hires=lambda: clock.timed(  # type: ignore[arg-type]
-            lambda: uhd.render(t, labels=False).image))
-
-    def flush(self, t: float) -> list[Event]:
-        return self.perception.flush(t)
-
-    @property
-    def flush_after_s(self) -> float:
-        return self.perception.decision_wait_s
-
-
-@dataclass
-class RenderClock:
-    """Wall time spent drawing the simulated camera's frames: a live table's camera draws them for free, so
-    the monitor's own speed is the run's time less this."""
-
-    seconds: float = 0.0
-
-    def timed(self, draw: Callable[[], T]) -> T:
-        started = time.perf_counter()
-        try:
-            return draw()
-        finally:
-            self.seconds += time.perf_counter() - started
-
-
-def vision_for(sim: Simulation, clock: RenderClock | None = None) -> SimulatedVision:
-    return SimulatedVision(sim, clock)
 
 
 @dataclass
@@ -171,29 +94,16 @@ class Step:
 
     t: float
     events: list[Event]
-    frame: object | None = None  # the rendered overhead frame (numpy BGR) when vision runs
 
 
-def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: CameraMode = "truth",
-                  perceive: Camera | None = None, fps: float = 15.0, render_fps: float = 0.0,
-                  clock: RenderClock | None = None) -> Iterator[Step]:
-    """One simulated hand in time order: RFID sweeps and camera reports (truth, or vision on frames).
-
-    Steps come every ``1 / fps`` s. With ``camera="vision"`` every step carries a rendered frame and
-    ``perceive(frame, t)`` gives the camera's events; after the last frame one more step, once every
-    decision still waiting is due, carries ``perceive.flush`` (bets, gathers the hand's end left
-    undecided). With ``camera="truth"``, ``render_fps`` > 0 still renders frames that often (for evidence
-    clips). RFID reading starts when the hand does, so the chips already on the table are the ledger's
-    first read (a baseline), not chips that appeared.
-    """
-    truth = camera_truth(sim) if camera == "truth" else console_truth(sim)
-    frame_fps = fps if camera == "vision" else render_fps
-    frames = iter(sim.frames(resolution="720p", fps=frame_fps, labels=False)) if frame_fps > 0 else None
-    clock = clock or RenderClock()
-    pending = clock.timed(lambda: next(frames, None)) if frames else None
+def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, fps: float = 15.0) -> Iterator[Step]:
+    """One simulated hand in time order, a step every ``1 / fps`` s: RFID sweeps and the camera's truth. RFID
+    reading starts when the hand does, so the chips already on the table are the ledger's first read (a
+    baseline), not chips that appeared."""
+    truth = camera_truth(sim)
     period = rfid.period if rfid else float("inf")
     step = 1.0 / fps
-    t, i, last_frame = 0.0, 0, None
+    t, i = 0.0, 0
     next_read = sim.events[0].ts if sim.events else 0.0
     while t <= sim.duration + 2 * step:
         events: list[Event] = []
@@ -203,17 +113,8 @@ def session_steps(sim: Simulation, rfid: SimulatedRfid | None, *, camera: Camera
         while i < len(truth) and truth[i].ts <= t:
             events.append(truth[i])
             i += 1
-        frame = None
-        if frames is not None and pending is not None and pending.t <= t + 1e-6:
-            frame, pending = pending.image, clock.timed(lambda: next(frames, None))
-            if camera == "vision" and perceive is not None:
-                events += perceive(frame, t)
-                last_frame = t
-        yield Step(t=t, events=sorted(events, key=lambda e: e.ts), frame=frame)
+        yield Step(t=t, events=sorted(events, key=lambda e: e.ts))
         t = round(t + step, 6)
-    if last_frame is not None and perceive is not None:
-        end = round(last_frame + perceive.flush_after_s, 6)
-        yield Step(t=end, events=perceive.flush(end))
 
 
 def on_session_clock(event: Event, *, offset: float, first_hand: int) -> Event:

@@ -1,4 +1,4 @@
-"""``tablewatch bench --through-run``: the hands recorded as a table's devices capture them (``sim record``),
+"""``tablewatch bench`` and ``demo``: the hands recorded as a table's devices capture them (``sim record``),
 played by ``tablewatch run`` as at a table, and scored against the recording's truth.
 
 The run gets no fact from the simulator: it reads the video, the RFID reads and the console entries of
@@ -13,7 +13,8 @@ Scoring, against ``DIR/truth``:
 - its start is right within START_TOLERANCE_S, its button and its seats' starting stacks when equal;
 - violations as ``score.py`` scores them (``ACCEPTED_RULES``), hand numbers mapped through the pairing;
   latency: from when the violation could be seen to the alert's ``ts`` (the session clock of the sensor
-  reading that raised it; the run plays at the recorded pace, so the monitor's lag is not included).
+  reading that raised it: the monitor's own lag is not included; it shows as its speed, ``run --fast``'s
+  wall time against the recording's length).
 """
 
 from __future__ import annotations
@@ -48,10 +49,14 @@ from tablewatch.sim.session import Simulation, phh_scenario
 START_TOLERANCE_S = 2.0  # a hand's start found this close to the truth's counts as right
 
 
-def recorded_session(hands_file: Path, *, hands: int, first: int, seed: int) -> tuple[Simulation, list[str]]:
-    """One continuous session of ``hands`` hands, each with one violation of the bench's rotation that the
-    simulator can stage in it (none where it can stage none); the violations injected, one line each."""
+def recorded_session(hands_file: Path, *, hands: int, first: int, seed: int,
+                     deck: str | None = None) -> tuple[Simulation, list[str]]:
+    """One continuous session of ``hands`` hands (dealt with ``deck``'s art, else the scenarios'), each with one
+    violation of the bench's rotation that the simulator can stage in it (none where it can stage none); the
+    violations injected, one line each."""
     data = phh_scenario(hands_file, first, seed=seed, count=hands).model_dump(mode="json")
+    if deck is not None:
+        data["deck"] = deck
     with hands_file.open("rb") as handle:
         histories = list(HandHistory.load_all(handle))
     sim = Simulation(Scenario.model_validate(data))
@@ -95,11 +100,11 @@ class ThroughRunScore:
 
 
 def through_run(hands_file: Path, out: Path, *, hands: int, first: int, seed: int, fps: float, camera: bool = True,
-                rfid: bool = True, fast: bool = True) -> ThroughRunScore:
+                rfid: bool = True, fast: bool = True, deck: str | None = None) -> ThroughRunScore:
     """Record (a table with the ``camera``, the ``rfid`` readers or both, and a console), run (``--fast`` unless
     ``fast`` is False), score; the recording in ``out/recording``, the run's output in ``out/run``."""
     started = time.perf_counter()
-    sim, injected = recorded_session(hands_file, hands=hands, first=first, seed=seed)
+    sim, injected = recorded_session(hands_file, hands=hands, first=first, seed=seed, deck=deck)
     recording = out / "recording"
     for folder in (recording, out / "run"):  # an earlier bench's: its files must not join this one's (logs append)
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,8 +1,9 @@
 """End to end on simulated hands: simulator → RFID emulator over a pty → driver → ledger → fusion → rules
 → alerts over a real mosquitto, and hand histories that match the simulator's ground truth.
 
-Each test runs twice: with the camera channel as vision on the rendered frames (what ``tablewatch run`` does
-with a camera), and as the simulator's ground truth of what a camera reports (the rules and devices alone).
+The camera channel is the simulator's ground truth of what a camera reports (the rules and devices alone, the
+diagnostic of ``tablewatch bench --camera truth``); vision and the hand framer are tested through
+``tablewatch run`` on recordings (``tests/bench/test_through_run.py``, ``tests/table``).
 """
 
 from __future__ import annotations
@@ -21,16 +22,13 @@ from tablewatch.table.outputs import MqttOutput
 from tests.support.floor import AlertListener
 from tests.support.mosquitto import Mosquitto
 
-# The vision case renders and perceives every frame of three hands: about 70 s of CPU, and three times as long
-# on a two-core machine shared with other jobs; its time limit holds under such a load.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 ALERTED = {(1, "TDA-29"), (2, "TDA-26B"), (3, "TDA-49")}  # one alert for each injected violation
 
 
-@pytest.fixture(scope="module", params=["vision", "truth"])
-def session(request: pytest.FixtureRequest,
-            tmp_path_factory: pytest.TempPathFactory) -> tuple[SessionResult, list[dict[str, object]]]:
-    workdir = tmp_path_factory.mktemp(f"e2e-{request.param}")
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[SessionResult, list[dict[str, object]]]:
+    workdir = tmp_path_factory.mktemp("e2e")
     hands = hand_simulations(DEMO_HANDS, hands=3, seed=1)
     assert not hands.skipped
     with Mosquitto(workdir / "broker") as broker:
@@ -40,7 +38,7 @@ def session(request: pytest.FixtureRequest,
         publisher = Publisher(config).start()
         assert publisher.wait_connected(30)
         result = run_simulated_session(hands.sims, workdir / "out", extra_outputs=[MqttOutput(publisher)],
-                                       rfid_period=0.5, camera=request.param)
+                                       rfid_period=0.5)
         publisher.stop(drain_s=60)  # returns as soon as the broker has every alert
         listener.wait_for(lambda received: {(a["hand_no"], a["rule_id"]) for a in received} >= ALERTED,
                           timeout=60, expected=False)  # the test says what is missing

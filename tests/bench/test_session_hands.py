@@ -21,7 +21,7 @@ def test_a_hands_events_are_all_released_before_the_next_hand_starts(tmp_path: P
     """Fusion reads the playing hand's RFID ledger (an obscured stack's value): an event of the hand still held
     in the reorder buffer when the next hand's reader starts would be counted in the next hand's chips."""
     sim = Simulation.from_file(DEMO)
-    table = SimulatedTable(tmp_path, game=game_for(sim), table=sim.scenario.table, camera="truth", rfid=True)
+    table = SimulatedTable(tmp_path, game=game_for(sim), table=sim.scenario.table, rfid=True)
     try:
         table.play(sim)
         assert not table.pipeline.order.holds(Event, up_to=math.inf)
@@ -33,7 +33,7 @@ def test_a_hands_events_are_all_released_before_the_next_hand_starts(tmp_path: P
 def test_a_scenarios_hands_keep_their_own_numbers_in_the_session(tmp_path: Path) -> None:
     """A simulation of two hands (pockets in each) played after the demo: its alerts name hands 2 and 3."""
     demo = Simulation.from_file(DEMO)
-    table = SimulatedTable(tmp_path, game=game_for(demo), table="T03", camera="truth", rfid=True)
+    table = SimulatedTable(tmp_path, game=game_for(demo), table="T03", rfid=True)
     try:
         table.play(demo)
         table.play(Simulation.from_file(POCKETING))

@@ -1,4 +1,4 @@
-"""``tablewatch bench --through-run``: a real hand recorded as a table's devices capture it, played by
+"""``tablewatch bench``: a real hand recorded as a table's devices capture it, played by
 ``tablewatch run`` (a subprocess that finds the hand itself, the truth moved away), scored against the truth."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tablewatch.bench.scenarios import DEMO_HANDS
 @pytest.mark.slow
 def test_bench_through_run_scores_the_hand_the_run_captured(tmp_path: Path) -> None:
     # The shipped hand 2: blinds, a raise and a call, a flop, a bet and a fold (about 30 s at the table).
-    result = CliRunner().invoke(bench, ["--through-run", "--phh", str(DEMO_HANDS), "--first", "2", "--hands", "1",
+    result = CliRunner().invoke(bench, ["--phh", str(DEMO_HANDS), "--first", "2", "--hands", "1",
                                         "-o", str(tmp_path)])
     assert result.exit_code == 0, result.output + repr(result.exception)
     score = json.loads((tmp_path / "bench.json").read_text())
@@ -32,7 +32,7 @@ def test_bench_through_run_scores_the_hand_the_run_captured(tmp_path: Path) -> N
 @pytest.mark.slow
 def test_a_table_without_a_camera_is_scored_from_rfid_and_the_dealers_console(tmp_path: Path) -> None:
     # The same hand at a table with RFID and a console only: no video, the dealer keys the hand and its actions.
-    result = CliRunner().invoke(bench, ["--through-run", "--no-camera", "--phh", str(DEMO_HANDS), "--first", "2",
+    result = CliRunner().invoke(bench, ["--no-camera", "--phh", str(DEMO_HANDS), "--first", "2",
                                         "--hands", "1", "-o", str(tmp_path)])
     assert result.exit_code == 0, result.output + repr(result.exception)
     assert not (tmp_path / "recording" / "overhead_720p.mp4").exists()
@@ -43,11 +43,17 @@ def test_a_table_without_a_camera_is_scored_from_rfid_and_the_dealers_console(tm
     assert "through `tablewatch run`: RFID + console, no camera" in result.output
 
 
-def test_bench_through_run_refuses_options_the_recording_does_not_take(tmp_path: Path) -> None:
-    result = CliRunner().invoke(bench, ["--through-run", "--camera", "truth", "-o", str(tmp_path)])
-    assert result.exit_code != 0
-    assert "--through-run" in result.output
-    result = CliRunner().invoke(bench, ["--through-run", "--no-camera", "--no-rfid", "-o", str(tmp_path)])
+def test_bench_refuses_options_its_table_does_not_take(tmp_path: Path) -> None:
+    result = CliRunner().invoke(bench, ["--camera", "truth", "--no-camera", "-o", str(tmp_path)])
+    assert result.exit_code != 0 and "--camera truth" in result.output
+    result = CliRunner().invoke(bench, ["--no-camera", "--no-rfid", "-o", str(tmp_path)])
     assert result.exit_code != 0 and "console alone" in result.output
-    result = CliRunner().invoke(bench, ["--no-camera", "-o", str(tmp_path)])
-    assert result.exit_code != 0 and "--through-run" in result.output
+
+
+def test_the_truth_fed_diagnostic_says_so(tmp_path: Path) -> None:
+    """``--camera truth``: the simulator tells the pipeline each hand's set-up; its output must not pass for a
+    table's figures."""
+    result = CliRunner().invoke(bench, ["--camera", "truth", "--hands", "1", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    assert "DIAGNOSTIC, not a table's figure" in result.output
+    assert json.loads((tmp_path / "bench.json").read_text())["camera"] == "truth"

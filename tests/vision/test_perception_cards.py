@@ -13,9 +13,10 @@ from collections import Counter
 import pytest
 
 from tablewatch.bench.scenarios import DEMO_HANDS, hand_simulations
-from tablewatch.bench.simulated import SimulatedVision
+from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.events import CardDealt, CardsTabled, Event
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.perception import Perception
 
 pytestmark = pytest.mark.slow
 
@@ -31,16 +32,17 @@ def bench_hands() -> list[Simulation]:
 
 
 def perceive(sim: Simulation, t0: float, t1: float, *, hand_in_progress: bool = False) -> list[Event]:
-    """Perception (as the bench runs it) on the frames from ``t0`` to ``t1`` s, flushed at the end."""
-    vision = SimulatedVision(sim)
-    vision.perception.gestures.hand_open = hand_in_progress
+    """Perception (as `run` perceives a camera) on the 720p frames from ``t0`` to ``t1`` s, flushed at the end."""
+    vision = Perception(layout=sim.run.layout, table=sim.scenario.table,
+                        chips=painted_chip_colours(sim.scenario.chips), deck=sim.scenario.deck)
+    vision.gestures.hand_open = hand_in_progress
     renderer = sim.renderer("overhead", "720p")
     events: list[Event] = []
     t = t0
     for i in range(round(t0 * FPS), round(t1 * FPS)):
         t = i / FPS
-        events += vision(renderer.render(t, labels=False).image, t)
-    return events + vision.flush(t + vision.flush_after_s)
+        events += vision.process(renderer.render(t, labels=False).image, t)
+    return events + vision.flush(t + vision.decision_wait_s)
 
 
 def test_a_second_hole_card_on_top_of_the_first_is_dealt(bench_hands: list[Simulation]) -> None:
