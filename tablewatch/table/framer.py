@@ -8,7 +8,8 @@ A hand starts at the first of these (any one is enough; the others, within the s
 - the first hole card pitched (``CardDealt``) between hands.
 
 The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second
-card (cards seen at that same moment still count: one frame shows them in no order). At a table no camera watches
+card: the round's first seat once every seat with chips has had one, or any two seats (cards seen at that same
+moment still count: one frame shows them in no order). At a table no camera watches
 it ends at the first betting action or after ``DEAL_WAIT_S``; the seats are then those the console opened, else
 those the RFID ledger sees chips in, else the last hand's, else those that posted.
 A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), dropped,
@@ -92,6 +93,7 @@ class _Deal:
     first_round: list[int] = field(default_factory=list)  # seats in the order their first card reached them
     first_card: float | None = None  # when the deal's first card was pitched: chips forward before it are posts
     round_over: float | None = None  # when a seat got its second card: cards seen at that moment still join the round
+    repeated: list[int] = field(default_factory=list)  # seats seen getting a second card
     forward: list[tuple[float, int, str, int]] = field(default_factory=list)  # (when, seat, source, value)
     held: list[Event] = field(default_factory=list)
 
@@ -203,7 +205,9 @@ class HandFramer:
         if isinstance(event, CardDealt) and event.seat is not None:
             if event.seat in deal.first_round:
                 if len(deal.first_round) >= 2:  # a second card: the first round is over, with this moment's cards
-                    deal.round_over = event.ts if deal.round_over is None else deal.round_over
+                    deal.repeated += [event.seat] * (event.seat not in deal.repeated)
+                    if deal.round_over is None and self._round_done(deal):
+                        deal.round_over = event.ts
                     deal.held.append(event)
                     return []
                 # A lone stray card (chips read as a card as the blind went in): the round begins here, and the
@@ -219,6 +223,19 @@ class HandFramer:
         if isinstance(event, BETTING) or self._all_open_seats_dealt(deal) or event.ts - deal.ts >= DEAL_WAIT_S:
             return self._start()
         return []
+
+    def _round_done(self, deal: _Deal) -> bool:
+        """A second card ends the first round when the dealer has come round: it goes to the round's first seat and
+        every seat with chips has had its first card; or a second seat gets its second. (One seat's card turned
+        over or taken back, as an exposed card is, is no second card while seats with chips wait for their first.)"""
+        if len(deal.repeated) >= 2:
+            return True
+        if deal.repeated[0] != deal.first_round[0]:
+            return False
+        if self.stack_chips is None:
+            return True
+        with_chips = {seat for seat, chips in self._chips_by_seat().items() if chips.value > 0}
+        return with_chips <= set(deal.first_round)
 
     def _all_open_seats_dealt(self, deal: _Deal) -> bool:
         opened = {seat for seat, is_open in self.open_seats.items() if is_open}

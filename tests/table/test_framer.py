@@ -19,6 +19,7 @@ from tablewatch.events import (
     SeatStatus,
     Severity,
     Violation,
+    stack_zone,
 )
 from tablewatch.rules.game import GameConfig
 from tablewatch.table.framer import DEAL_WAIT_S, HandFramer
@@ -222,3 +223,13 @@ def test_cards_seen_at_the_moment_a_seat_gets_its_second_still_join_the_first_ro
     out = frame([bet(0.5, 2, 50), bet(1.0, 4, 100), card(3.0, 2), card(3.5, 4), *same_frame, card(4.5, 4),
                  card(5.0, 6)])
     assert [s.seats for s in starts(out)] == [(2, 4, 6)]
+
+
+def test_the_first_card_turned_over_is_no_second_card_while_seats_with_chips_wait_for_their_first() -> None:
+    """The deal's first card went face up and was turned over (a misdeal's exposed card, TDA-22A): the camera
+    sees a second card land at that seat before seats 2 and 3, which have chips, got their first."""
+    counted = {stack_zone(seat): Chips.of({1000: 20}) for seat in range(1, 7)}
+    framer = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
+    turned_over = [card(3.0, 4), card(3.3, 5), card(3.6, 6), card(3.9, 1), card(4.2, 4), card(4.2, 2), card(4.6, 3)]
+    out = frame([bet(0.5, 4, 50), bet(1.0, 5, 100), *turned_over, *deal(5.0, [5, 6, 1, 2, 3], rounds=1)], framer)
+    assert [s.seats for s in starts(out)] == [(1, 2, 3, 4, 5, 6)]

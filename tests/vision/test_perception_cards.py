@@ -32,16 +32,18 @@ def bench_hands() -> list[Simulation]:
 
 
 def perceive(sim: Simulation, t0: float, t1: float, *, hand_in_progress: bool = False) -> list[Event]:
-    """Perception (as `run` perceives a camera) on the 720p frames from ``t0`` to ``t1`` s, flushed at the end."""
+    """Perception on the 720p frames from ``t0`` to ``t1`` s, flushed at the end, reading card identity from the
+    same moment in 4K (as `run` does from a 4K Motion-JPEG camera, analysed at a quarter of its size)."""
     vision = Perception(layout=sim.run.layout, table=sim.scenario.table,
                         chips=painted_chip_colours(sim.scenario.chips), deck=sim.scenario.deck)
     vision.gestures.hand_open = hand_in_progress
-    renderer = sim.renderer("overhead", "720p")
+    renderer, uhd = sim.renderer("overhead", "720p"), sim.renderer("overhead", "2160p")
     events: list[Event] = []
     t = t0
     for i in range(round(t0 * FPS), round(t1 * FPS)):
         t = i / FPS
-        events += vision.process(renderer.render(t, labels=False).image, t)
+        events += vision.process(renderer.render(t, labels=False).image, t,
+                                 hires=lambda at=t: uhd.render(at, labels=False).image)
     return events + vision.flush(t + vision.decision_wait_s)
 
 
