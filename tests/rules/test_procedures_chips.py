@@ -102,6 +102,10 @@ def test_unknown_chip_is_a_possible_counterfeit() -> None:
     s = Script(UnknownChipCheck(RuleProfile()))
     (v,) = s.do(UnknownChip, uid="E004015012345678", zone="seat2.bet")
     assert v.seats == (2,) and "E004015012345678" in v.observed and v.severity is Severity.VIOLATION
+    # the same chip read as it moves on, and in the next hand: the same finding, not a new alert
+    assert s.do(UnknownChip, uid="E004015012345678", zone="pot") == []
+    s.start(hand_no=2)
+    assert s.do(UnknownChip, uid="E004015012345678", zone="seat5.stack") == []
 
 
 def test_device_offline_and_back_are_system_findings() -> None:

@@ -134,13 +134,14 @@ class ChipsAppearedCheck(HandCheck):
 
 
 class UnknownChipCheck(HandCheck):
-    """UnknownChip: a UID the tag registry does not know, a possible counterfeit. One alert per chip per hand:
-    the same chip read again as it moves from stack to bet to pot is the same finding."""
+    """UnknownChip: a UID the tag registry does not know, a possible counterfeit. One alert per chip: the same chip
+    read again as it moves from stack to bet to pot, in this hand or a later one, is the same finding."""
 
     rule_id = "TDA-16B"
 
-    def reset(self) -> None:
-        self._reported: set[str] = set()
+    def __init__(self, profile: RuleProfile) -> None:
+        self._reported: set[str] = set()  # kept across hands (a chip seen between hands is read again in the next)
+        super().__init__(profile)
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if not isinstance(event, UnknownChip) or event.uid in self._reported:
