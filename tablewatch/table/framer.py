@@ -30,9 +30,9 @@ level in force when the hand starts, written into ``HandStarted``; blinds seen p
 TDA-14 finding, sent right after it.
 
 A hand ends once its pot has been pushed and then its cards are mucked, or when the next hand starts (a press,
-blinds going forward or a card pitched once the pot is pushed, or once all but one seat have mucked and chips
-went to the pot: a hand won without a showdown may show no push, and a misdeal's cards taken back before any
-betting are not one), or when the stream ends.
+blinds going forward or a card pitched once the pot is pushed, or, where no RFID reader counts the pot, once all
+but one seat have mucked and chips went to the pot: a hand won without a showdown may show the camera no push;
+a misdeal's cards taken back before any betting are not one), or when the stream ends.
 """
 
 from __future__ import annotations
@@ -118,6 +118,7 @@ class _Hand:
     acted: bool = False  # betting seen: a new-hand press now is a new hand, not the confirmation of this one
     mucked: set[int] = field(default_factory=set)  # seats whose cards went
     gathered: bool = False  # chips went to the pot: betting happened (a misdeal's cards go back before any)
+    push_counted: bool = False  # RFID readers count the pot: every push is seen, and a hand ends with one
 
     @property
     def live(self) -> set[int]:
@@ -125,9 +126,10 @@ class _Hand:
 
     @property
     def decided(self) -> bool:
-        """The pot is pushed, or all but one seat have mucked after betting: the next deal or blinds are a new
-        hand."""
-        return self.pushed or (self.gathered and len(self.live) <= 1)
+        """The pot is pushed, or, where no reader counts the pot, all but one seat have mucked after betting: the
+        next deal or blinds are a new hand. (With readers a push always shows: cards taken for mucked, a bet read
+        as a muck, start no hand.)"""
+        return self.pushed or (not self.push_counted and self.gathered and len(self.live) <= 1)
 
 
 class HandFramer:
@@ -253,7 +255,7 @@ class HandFramer:
         start = HandStarted(ts=deal.ts, table=deal.table, source="scene", hand_no=self.hand_no,
                             button=self._button(deal, seats, level), seats=seats, stacks=self._stacks(seats),
                             **_stakes(level))
-        self._hand, self.last, self.button = _Hand(start=start), start, None
+        self._hand, self.last, self.button = _Hand(start=start, push_counted=self.stack_chips is not None), start, None
         out: list[Event] = [start, *self._posted_at_wrong_level(deal, start), *self._rotation_advisories(start)]
         for event in deal.held + (after or []):
             out += self._hand_event(event)

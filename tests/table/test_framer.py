@@ -233,3 +233,15 @@ def test_the_first_card_turned_over_is_no_second_card_while_seats_with_chips_wai
     turned_over = [card(3.0, 4), card(3.3, 5), card(3.6, 6), card(3.9, 1), card(4.2, 4), card(4.2, 2), card(4.6, 3)]
     out = frame([bet(0.5, 4, 50), bet(1.0, 5, 100), *turned_over, *deal(5.0, [5, 6, 1, 2, 3], rounds=1)], framer)
     assert [s.seats for s in starts(out)] == [(1, 2, 3, 4, 5, 6)]
+
+
+def test_with_readers_counting_the_pot_only_a_push_lets_chips_forward_start_a_hand() -> None:
+    """A bet the camera took for a muck leaves one seat live; with RFID every push shows, so the bet's chips going
+    forward are the bet, not the next hand's blind. Without readers the same chips would start one."""
+    counted = {stack_zone(seat): Chips.of({1000: 20}) for seat in (1, 2, 3)}
+    hand = [bet(0.5, 1, 50), bet(1.0, 2, 100), *deal(2.0, [3, 1, 2]), muck(5.0, 3), muck(6.0, 1),
+            PotGathered(ts=7.0, table=T, source="vision"), muck(9.0, 2), bet(9.0, 2, 400), push(12.0, 1),
+            muck(13.0, 1)]
+    with_readers = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
+    assert len(starts(frame(hand, with_readers))) == 1
+    assert len(starts(frame(hand))) == 2
