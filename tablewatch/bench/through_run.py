@@ -10,7 +10,9 @@ Scoring, against ``DIR/truth``:
 - each truth hand is paired with the run's hand that started within it (on the session clock);
 - a hand is captured when its actions, board and final stacks are the truth's (``score.py``'s comparison; at a
   table without a camera the board's cards and the hands shown are left out: no device sees them);
-- its start is right within START_TOLERANCE_S, its button and its seats' starting stacks when equal;
+- its start is right within START_TOLERANCE_S of the truth hand's first sign at the table (its first chips going
+  forward or card pitched: the simulator's own start comes earlier, when nothing is to be seen), its button and its
+  seats' starting stacks when equal;
 - violations as ``score.py`` scores them (``ACCEPTED_RULES``), hand numbers mapped through the pairing;
   latency: from when the violation could be seen to the alert's ``ts`` (the session clock of the sensor
   reading that raised it: the monitor's own lag is not included; it shows as its speed, ``run --fast``'s
@@ -41,7 +43,18 @@ from tablewatch.bench.score import (
     score_violations,
 )
 from tablewatch.bench.session import SEEN_WITH_THE_BOARD, InjectedTruth, TimedAlert
-from tablewatch.events import BoardCardDealt, HandEnded, HandStarted, Severity, Violation, load_events
+from tablewatch.events import (
+    BetMotion,
+    BoardCardDealt,
+    CardDealt,
+    ChipsMoved,
+    HandEnded,
+    HandStarted,
+    Severity,
+    Violation,
+    Zone,
+    load_events,
+)
 from tablewatch.sim.record import devices, record
 from tablewatch.sim.scenario import Scenario, ScenarioError
 from tablewatch.sim.session import Simulation, phh_scenario
@@ -184,13 +197,15 @@ def score_frames(truth_events: list[Any], run_events: list[Any], pairs: dict[int
     score = FrameScore()
     run_hands = {e.hand_no for e in run_events if isinstance(e, HandStarted)}
     score.extra_hands = len(run_hands - {e.hand_no for e in pairs.values()})
+    begun = _first_signals(truth_events)
     for truth in (e for e in truth_events if isinstance(e, HandStarted)):
         mine = pairs.get(truth.hand_no)
         if mine is None:
             score.wrong.append(f"hand {truth.hand_no}: no hand found")
             continue
         score.hands_found += 1
-        offset = mine.ts - truth.ts
+        shown = begun.get(truth.hand_no, truth.ts)
+        offset = mine.ts - shown
         score.start_offsets_s.append(round(offset, 3))
         score.starts_right += abs(offset) <= START_TOLERANCE_S
         score.buttons_right += mine.button == truth.button
@@ -198,10 +213,27 @@ def score_frames(truth_events: list[Any], run_events: list[Any], pairs: dict[int
         stacks_right = (mine.seats, mine.stacks) == (truth.seats, truth.stacks)
         score.stacks_right += stacks_right
         if mine.button != truth.button or not stacks_right or abs(offset) > START_TOLERANCE_S:
-            score.wrong.append(f"hand {truth.hand_no}: start {mine.ts:.1f}s (truth {truth.ts:.1f}s), button "
+            score.wrong.append(f"hand {truth.hand_no}: start {mine.ts:.1f}s (truth {shown:.1f}s), button "
                                f"{mine.button} (truth {truth.button}), seats/stacks {mine.seats}/{mine.stacks} "
                                f"(truth {truth.seats}/{truth.stacks})")
     return score
+
+
+def _first_signals(truth_events: list[Any]) -> dict[int, float]:
+    """When each truth hand first shows at the table: its first chips going forward (a blind, an ante) or its
+    first card pitched. The simulator's ``HandStarted`` comes earlier, when nothing is yet to be seen."""
+    first: dict[int, float] = {}
+    hand_no = 0
+    for event in truth_events:
+        if isinstance(event, HandStarted):
+            hand_no = event.hand_no
+        elif hand_no not in first and (isinstance(event, BetMotion | CardDealt) or _forward(event)):
+            first[hand_no] = event.ts
+    return first
+
+
+def _forward(event: Any) -> bool:
+    return isinstance(event, ChipsMoved) and Zone.parse(event.src).is_stack and Zone.parse(event.dst).is_bet
 
 
 def injected_truth(recording: Path, truth_events: list[Any], pairs: dict[int, HandStarted],
