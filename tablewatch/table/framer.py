@@ -9,9 +9,9 @@ A hand starts at the first of these (any one is enough; the others, within the s
 
 The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second
 card: the round's first seat once every seat with chips has had one, or any two seats (cards seen at that same
-moment still count: one frame shows them in no order). At a table no camera watches
-it ends at the first betting action or after ``DEAL_WAIT_S``; the seats are then those the console opened, else
-those the RFID ledger sees chips in, else the last hand's, else those that posted.
+moment still count: one frame shows them in no order). At a table no camera watches it ends at the first betting
+action or after ``DEAL_WAIT_S``; the seats are then those the console opened, else those the RFID ledger sees chips
+in, else the last hand's, else those that posted.
 A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), dropped,
 and the round begins again there; so a player who left is not dealt in because his chips are still counted.
 ``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
@@ -21,10 +21,10 @@ Its button is the console's (``button N``); else the dealer button puck the came
 (``ButtonSeen``, the latest); else the big blind's seat places it, as the blinds were seen going forward (what the
 table did, whoever came and went between hands); else the rotation from the last hand's (``rules.button``, the
 profile's dead or moving button); else, for a table's first hand, the dealer's first round does: its last card goes
-to the button. A console's or seen button the rotation puts elsewhere stands, with a TDA22-32 advisory. Its stacks
-are what the RFID
-ledger counts in each seat's stack and betting zones (the blinds already in front are still the player's)
-when every seat dealt in has chips there; else they are unknown (empty): the engine plays on and says so.
+to the button. A console's or seen button the rotation puts elsewhere stands, with a TDA22-32 advisory.
+Its stacks are what the RFID ledger counts in each seat's stack and betting zones (the blinds already in front are
+still the player's) when every seat dealt in has chips there; else they are unknown (empty): the engine plays on
+and says so.
 Blinds and antes are the game's (``GameConfig``), or with a tournament's levels (``table.levels``) those of the
 level in force when the hand starts, written into ``HandStarted``; blinds seen posted at another level are a
 TDA-14 finding, sent right after it.
