@@ -11,17 +11,15 @@ are named.
 from __future__ import annotations
 
 import json
-import shutil
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from tablewatch.bench.report import print_frame_score, print_score, write_html_report
-from tablewatch.bench.through_run import ThroughRunScore, recorded_session, score_run
+from tablewatch.bench.through_run import ThroughRunScore, recorded_session, score_run, truth_hidden
 from tablewatch.events import Violation, load_events
 from tablewatch.table.config import RunConfig
 from tablewatch.table.outputs import MqttOutput
@@ -48,7 +46,7 @@ def run_demo(hands_file: Path, *, hands: int, seed: int, out: Path, mqtt_url: st
         console.rule(f"table {config.table}: `tablewatch run` on the recording"
                      + (" (--fast)" if fast else " at its pace"))
         started = time.perf_counter()
-        with _truth_hidden(recording):
+        with truth_hidden(recording):
             pipeline = _run(config, console=console, fast=fast)
         wall_s = time.perf_counter() - started
     session, frame = score_run(recording, out, session_s=summary["length_s"], wall_s=wall_s, frames=summary["frames"])
@@ -71,17 +69,6 @@ def _table_config(recording: Path, *, out: Path, url: str | None, evidence_dir: 
     evidence = EvidenceConfig(folder=evidence_dir or out / "evidence", url_base="evidence", before_s=4.0, after_s=2.0)
     return config.model_copy(update={"out": out, "site": SITE, "evidence": evidence,
                                      "mqtt": BrokerConfig(url=url) if url else None})
-
-
-@contextmanager
-def _truth_hidden(recording: Path) -> Iterator[None]:
-    """The truth moved out of the recording while the table runs on it: the run can't read what it must find."""
-    hidden = recording.parent / "truth-hidden-during-run"
-    shutil.move(recording / "truth", hidden)
-    try:
-        yield
-    finally:
-        shutil.move(hidden, recording / "truth")
 
 
 def _run(config: RunConfig, *, console: Console, fast: bool) -> Any:

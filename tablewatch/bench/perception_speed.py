@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablewatch.bench.card_reader import write_video
+from tablewatch.bench.soak import rss_mb
 from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.calibration.layout import load_layout
 from tablewatch.sim.session import Simulation
@@ -131,11 +132,7 @@ def _play(video: Path, perception: Perception, played: _Played, *, reading: str,
 
 def _resident_mb() -> float:
     """This process's resident memory now (Linux; 0 elsewhere)."""
-    try:
-        with open("/proc/self/status") as status:
-            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS"))
-    except (OSError, StopIteration):
-        return 0.0
+    return rss_mb() or 0.0
 
 
 def bench(scenario: Path = DEMO, *, resolutions: Sequence[str] = ("720p", "2160p"), fps: float = 30.0,

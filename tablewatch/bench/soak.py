@@ -18,13 +18,14 @@ import sys
 import time
 from pathlib import Path
 
+from tablewatch.bench.through_run import truth_hidden
 from tablewatch.events import HandStarted, load_events
 
 SAMPLE_S = 5.0
 
 
-def rss_mb(pid: int) -> float | None:
-    """The process's resident memory (MB), None once it has gone."""
+def rss_mb(pid: int | str = "self") -> float | None:
+    """A process's resident memory (MB) from ``/proc`` (Linux); None once it has gone, or elsewhere."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -35,11 +36,9 @@ def rss_mb(pid: int) -> float | None:
 
 
 def soak(recording: Path, out: Path, *, minutes: float, fast: bool) -> dict[str, object]:
-    hidden = recording.parent / "truth-hidden-during-soak"
-    shutil.move(recording / "truth", hidden)
     samples: list[tuple[float, float]] = []
     started = time.monotonic()
-    try:
+    with truth_hidden(recording):
         run = subprocess.Popen([sys.executable, "-m", "tablewatch", "run", str(recording / "table.toml"), "--out",
                                 str(out), "--duration", str(minutes * 60), *(["--fast"] * fast)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -48,8 +47,6 @@ def soak(recording: Path, out: Path, *, minutes: float, fast: bool) -> dict[str,
             if rss is not None:
                 samples.append((time.monotonic() - started, rss))
             time.sleep(SAMPLE_S)
-    finally:
-        shutil.move(hidden, recording / "truth")
     return _summary(recording, out, samples, wall_s=time.monotonic() - started, code=run.returncode)
 
 

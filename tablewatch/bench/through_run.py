@@ -26,6 +26,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,20 +46,18 @@ from tablewatch.bench.score import (
 )
 from tablewatch.bench.session import SEEN_WITH_THE_BOARD, InjectedTruth, TimedAlert
 from tablewatch.events import (
-    BetMotion,
     BoardCardDealt,
     CardDealt,
-    ChipsMoved,
     HandEnded,
     HandStarted,
     Severity,
     Violation,
-    Zone,
     load_events,
 )
 from tablewatch.sim.record import devices, record
 from tablewatch.sim.scenario import Scenario, ScenarioError
 from tablewatch.sim.session import Simulation, phh_scenario
+from tablewatch.table.framer import chips_forward
 
 START_TOLERANCE_S = 2.0  # a hand's start found this close to the truth's counts as right
 
@@ -130,18 +130,25 @@ def through_run(hands_file: Path, out: Path, *, hands: int, first: int, seed: in
                            devices=summary["devices"])
 
 
+@contextmanager
+def truth_hidden(recording: Path) -> Iterator[None]:
+    """The recording's truth moved out of it while a table runs on it: the run can't read what it must find."""
+    hidden = recording.parent / f"{recording.name}-truth-hidden-during-run"
+    shutil.move(recording / "truth", hidden)
+    try:
+        yield
+    finally:
+        shutil.move(hidden, recording / "truth")
+
+
 def play(recording: Path, out: Path, *, length_s: float, fast: bool = True) -> float:
     """``tablewatch run`` on the recording (a subprocess, as at a table; ``--fast`` unless ``fast`` is False),
     the truth moved away meanwhile; the run's wall-clock seconds."""
-    hidden = recording.parent / "truth-hidden-during-run"
-    shutil.move(recording / "truth", hidden)
     started = time.perf_counter()
-    try:
+    with truth_hidden(recording):
         played = subprocess.run([sys.executable, "-m", "tablewatch", "run", str(recording / "table.toml"),
                                  "--out", str(out), "--duration", str(3 * length_s + 60), *(["--fast"] * fast)],
                                 capture_output=True, text=True, timeout=4 * length_s + 120)
-    finally:
-        shutil.move(hidden, recording / "truth")
     if played.returncode != 0:
         raise RuntimeError(f"tablewatch run failed ({played.returncode}): {played.stderr[-2000:]}")
     return time.perf_counter() - started
@@ -227,13 +234,9 @@ def _first_signals(truth_events: list[Any]) -> dict[int, float]:
     for event in truth_events:
         if isinstance(event, HandStarted):
             hand_no = event.hand_no
-        elif hand_no not in first and (isinstance(event, BetMotion | CardDealt) or _forward(event)):
+        elif hand_no not in first and (isinstance(event, CardDealt) or chips_forward(event) is not None):
             first[hand_no] = event.ts
     return first
-
-
-def _forward(event: Any) -> bool:
-    return isinstance(event, ChipsMoved) and Zone.parse(event.src).is_stack and Zone.parse(event.dst).is_bet
 
 
 def injected_truth(recording: Path, truth_events: list[Any], pairs: dict[int, HandStarted],

@@ -82,7 +82,7 @@ def simulate(scenario: Scenario) -> SimRun:
         if hand.phh is not None:
             plan = plan_phh(hand, hand_no=no, seat_count=seat_count)
             if no > 1:
-                _carry_stacks(plan, {s: pile.value() for s, pile in _stack_piles(piles)})
+                _carry_stacks(plan, {seat: piles[stack_zone(seat)].value() for seat in table.seats})
         else:
             button = hand.button or _next_button(list(stacks), button)
             plan = plan_scripted(hand, hand_no=no, stacks=stacks, button=button, blinds=scenario.blinds,
@@ -153,11 +153,6 @@ def _check_seats(plan: HandPlan, table: SimTable) -> None:
     missing = [s for s in plan.seats if s not in table.seats]
     if missing:
         raise ScenarioError(f"hand {plan.hand_no}: seat(s) {missing} do not exist on layout {table.layout.name}")
-
-
-def _stack_piles(piles: dict[str, Pile]) -> list[tuple[int, Pile]]:
-    return [(seat, pile) for name, pile in piles.items() if (seat := Zone.parse(name).seat) is not None
-            and Zone.parse(name).is_stack]
 
 
 def _confiscate_counterfeits(piles: dict[str, Pile], stage: Stage, *, t: float) -> None:

@@ -197,7 +197,8 @@ class HandFramer:
         between = self._hand is None or self._hand.decided
         if isinstance(event, NewHandPressed):  # within the same deal it confirms the start; after betting, a new hand
             return between or (self._hand is not None and self._hand.acted)
-        return between and (_post(event) is not None or (isinstance(event, CardDealt) and event.seat is not None))
+        pitched = isinstance(event, CardDealt) and event.seat is not None
+        return between and (chips_forward(event) is not None or pitched)
 
     def _deal_event(self, event: Event) -> list[Event]:
         deal = self._deal
@@ -218,7 +219,7 @@ class HandFramer:
                 deal.held = [e for e in deal.held if not _card_at(e, event.seat)]
             deal.first_round.append(event.seat)
             deal.first_card = event.ts if deal.first_card is None else deal.first_card
-        elif (posted := _post(event)) is not None:
+        elif (posted := chips_forward(event)) is not None:
             seat, value = posted
             deal.forward.append((event.ts, seat, event.source, value))
         deal.held.append(event)
@@ -360,7 +361,7 @@ class HandFramer:
         return [HandEnded(ts=ts, table=hand.start.table, source="scene", hand_no=hand.start.hand_no)]
 
 
-def _post(event: Event) -> tuple[int, int] | None:
+def chips_forward(event: Event) -> tuple[int, int] | None:
     """(seat, value) of chips going forward from a seat: a bet motion, or the ledger's move from stack to bet."""
     if isinstance(event, BetMotion) and event.seat is not None:
         return event.seat, event.chips.value
