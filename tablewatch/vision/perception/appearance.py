@@ -31,6 +31,9 @@ HISTOGRAM_SHIFT = 4  # colour histograms of 16 levels a channel
 HISTOGRAM_BINS = 256 >> HISTOGRAM_SHIFT
 CHIP_DISTANCE = 4.5  # in units of a chip colour's spread
 CHIP_TOP_SHARE = 0.15  # of a chip top's pixels in its denomination's colour (inlay, spots and print show others)
+ALIGN_CANDIDATES = 4  # faces scoring within ALIGN_GAP of the best are told apart on the crop aligned to each
+ALIGN_GAP = 0.08
+ALIGN_MAX_WARP = 0.15  # an alignment that scales, shears or shifts a card by more than this is rejected
 LAB_WEIGHTS = np.array([0.4, 1.0, 1.0], np.float32)  # lightness counts less: light drifts, corners are darker
 
 
@@ -111,6 +114,26 @@ def _colour_density(bgr: np.ndarray) -> np.ndarray:
     return (hist / max(float(hist.sum()), 1.0)).reshape(-1)
 
 
+def _aligned_score(crop: np.ndarray, template: np.ndarray) -> float:
+    """The correlation of a card's crop with a face template once the crop is warped onto it (OpenCV's ECC
+    alignment, affine): a pixel or two of misplacement costs a face more than the shape of its pips does."""
+    grey = [cv2.cvtColor(np.ascontiguousarray(a, np.float32), cv2.COLOR_BGR2GRAY) for a in (template, crop)]
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-4)
+    try:
+        # (no mask: OpenCV takes None, which its stubs do not know)
+        _, warp = cv2.findTransformECC(grey[0], grey[1], np.eye(2, 3, dtype=np.float32), cv2.MOTION_AFFINE,
+                                       criteria, None, 3)  # type: ignore[call-overload]
+    except cv2.error:  # no convergence: the crop as it is
+        warp = np.eye(2, 3, dtype=np.float32)
+    h, w = template.shape[:2]
+    if np.abs(warp[:, :2] - np.eye(2)).max() > ALIGN_MAX_WARP or np.abs(warp[:, 2]).max() > ALIGN_MAX_WARP * w:
+        warp = np.eye(2, 3, dtype=np.float32)  # a fit that bends the card out of shape is no alignment
+    back = cv2.warpAffine(np.ascontiguousarray(crop, np.float32), warp, (w, h),
+                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    v = back.reshape(-1)
+    return float(template.reshape(-1) @ ((v - v.mean()) / (v.std() + 1e-6))) / v.size
+
+
 def _bgr(weighted_lab: np.ndarray) -> np.ndarray:
     lab = np.clip(weighted_lab / LAB_WEIGHTS, 0, 255).astype(np.uint8)
     return cv2.cvtColor(lab.reshape(-1, 1, 3), cv2.COLOR_LAB2BGR).reshape(-1, 3).astype(np.float32)
@@ -139,7 +162,7 @@ class Appearance:
         self._edge_steps: np.ndarray | list[np.ndarray] = (
             _bgr(np.vstack([self.cards.paper, self.cards.back])) - self.felt_bgr if self.cards else [])
         self.chip_px = math.pi * (CHIP_DIAMETER / 2) ** 2 * px_per_mm**2
-        self._templates: dict[tuple[int, int], tuple[list[str], np.ndarray]] = {}
+        self._templates: dict[tuple[int, int, float | None], tuple[list[str], np.ndarray]] = {}
         levels = (np.arange(32) << 3) + 4
         b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
         self._lut = self._chip_classes(np.stack([b.ravel(), g.ravel(), r.ravel()], axis=1))
@@ -219,26 +242,43 @@ class Appearance:
 
     # --- card identity -------------------------------------------------------------------------------------
 
-    def identify(self, crop: np.ndarray) -> tuple[str | None, float]:
-        """The deck face best matching a portrait crop of one card (either way up), with its score."""
+    def identify(self, crop: np.ndarray, seen_px_per_mm: float | None = None) -> tuple[str | None, float]:
+        """The deck face best matching a portrait crop of one card (either way up), with its score.
+
+        ``seen_px_per_mm``: the resolution the camera saw the card at, when the crop is finer (resampled up):
+        the faces are compared as the camera would show them, blurred alike. A sharp template would favour
+        whichever face has the blurrier ink: a club's three lobes seen at 0.75 px/mm look like a spade's
+        point, and match a sharp spade better than a sharp club.
+        """
         if not self.deck:
             return None, 0.0
         h, w = crop.shape[:2]
-        names, bank = self._bank(w, h)
+        seen = None if seen_px_per_mm is None or seen_px_per_mm * CARD_W >= 0.95 * w else seen_px_per_mm
+        names, bank = self._bank(w, h, seen)
         x = crop.astype(np.float32).reshape(-1)
         x = (x - x.mean()) / (x.std() + 1e-6)
         scores = bank @ x / x.size
-        i = int(np.argmax(scores))
-        return names[i // 2], float(scores[i])
+        best = int(np.argmax(scores))
+        close = [int(i) for i in np.argsort(-scores)[:ALIGN_CANDIDATES] if scores[i] >= scores[best] - ALIGN_GAP]
+        if len(close) > 1:  # faces alike but for their pips (a club and a spade): aligned closely, the pips decide
+            image = x.reshape(h, w, 3)
+            best = max(close, key=lambda i: _aligned_score(image, bank[i].reshape(h, w, 3)))
+        return names[best // 2], float(scores[best])
 
-    def _bank(self, w: int, h: int) -> tuple[list[str], np.ndarray]:
-        if (w, h) not in self._templates:
+    def _bank(self, w: int, h: int, seen_px_per_mm: float | None) -> tuple[list[str], np.ndarray]:
+        key = (w, h, None if seen_px_per_mm is None else round(seen_px_per_mm, 2))
+        if key not in self._templates:
             names, rows = [], []
             for code, img in sorted(self.deck.items()):
-                small = cv2.resize(img[..., :3], (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+                face = img[..., :3]
+                if seen_px_per_mm is not None:  # as the camera saw it, then resampled up like the crop
+                    size = (round(CARD_W * seen_px_per_mm), round(CARD_H * seen_px_per_mm))
+                    face = cv2.resize(face, size, interpolation=cv2.INTER_AREA)
+                small = cv2.resize(face, (w, h), interpolation=cv2.INTER_LINEAR if seen_px_per_mm else cv2.INTER_AREA
+                                   ).astype(np.float32)
                 for t in (small, small[::-1, ::-1]):
                     v = t.reshape(-1)
                     rows.append((v - v.mean()) / (v.std() + 1e-6))
                 names.append(code)
-            self._templates[(w, h)] = (names, np.stack(rows))
-        return self._templates[(w, h)]
+            self._templates[key] = (names, np.stack(rows))
+        return self._templates[key]

@@ -113,10 +113,10 @@ class SettleReader:
         scale = min(2.4, 1.5 * native)
         coarse = (float(centre[0]), float(centre[1])), angle
         best: tuple[str | None, float] = (None, 0.0)
-        tries = [coarse] if plane is self.plane else [coarse, self._refine(image, plane, *coarse, scale)]
+        tries = [coarse, self._refine(image, plane, *coarse, scale)]
         for at, turn in tries:  # at full resolution, also a crop centred on the card itself; the better one wins
             crop = plane.crop(image, at, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=turn)
-            best = max(best, self.look.identify(crop), key=lambda r: r[1])
+            best = max(best, self.look.identify(crop, native), key=lambda r: r[1])
         return best
 
     def _identify_several(self, s: Settle, source: IdentitySource, *,
@@ -135,15 +135,16 @@ class SettleReader:
         count = max(2, round(s.area_mm2 / CARD_AREA))
         centre = self.plane.to_mm(np.array([cx, cy]))
         image, plane = source()
-        scale = min(2.4, 1.5 / max(plane.calibration.mm_per_px, 1e-3))
+        native = 1.0 / max(plane.calibration.mm_per_px, 1e-3)
+        scale = min(2.4, 1.5 * native)
         turn = float(np.degrees(row))
         read: list[tuple[float, str, tuple[float, float]]] = []
         for offset in np.linspace(-1.0, 1.0, 2 * count + 1) * max(0.0, length - CARD_W) / 2:
             at = (float(centre[0] + offset * np.cos(row)), float(centre[1] + offset * np.sin(row)))
-            tries = [(at, turn)] if plane is self.plane else [(at, turn), self._refine(image, plane, at, turn, scale)]
+            tries = [(at, turn), self._refine(image, plane, at, turn, scale)]
             for where, a in tries:
                 card, score = self.look.identify(plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale,
-                                                            angle_deg=a))
+                                                            angle_deg=a), native)
                 if card is not None and score > min_score:
                     read.append((score, card, where))
         chosen: list[tuple[str, tuple[float, float]]] = []
