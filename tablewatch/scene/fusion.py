@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from tablewatch.events import (
     BetMotion,
+    CardsMucked,
     Chips,
     ChipsLeftTable,
     ChipsMoved,
@@ -73,6 +74,7 @@ class _Pending:
     first_ts: float
     camera: ChipAction | None = None
     parts: list[ChipAction] = field(default_factory=list)  # the RFID moves, translated into the action, as read
+    instead_of_muck: bool = False  # RFID's bet of a seat the camera saw muck meanwhile: the bet stands, not the fold
 
     @property
     def rfid(self) -> ChipAction | None:
@@ -108,6 +110,9 @@ class SceneFusion:
     # the chips the RFID ledger counts in a zone now (``ChipLedger.chips``), when the table has readers
     stack_chips: Callable[[str], Chips] | None = None
     _in_front: dict[str, Chips] = field(default_factory=dict)  # betting zone -> the chips RFID moves put there
+    # The camera's mucks wait a window (with readers and a camera): an arm shoving a stack in over the cards can
+    # look like cards going, and chips RFID counts going forward from that seat meanwhile make it a bet.
+    _mucks: list[CardsMucked] = field(default_factory=list)
 
     def _prior(self, move: ChipsMoved) -> Chips:
         """The chips in the move's betting zone before it (what a camera reports as a bet's ``prior``), kept
@@ -130,6 +135,9 @@ class SceneFusion:
             if translated is None or not self.expect_rfid:
                 return [*out, event]
             return [*out, event, *self._hold(translated, from_rfid=True)]
+        if isinstance(event, CardsMucked) and event.source != "rfid" and self.expect_rfid and self.expect_camera:
+            self._mucks.append(event)
+            return out
         if isinstance(event, BetMotion | ChipsPulledBack | PotPushed) and event.source != "rfid":
             if isinstance(event, PotPushed) and self._reported_by_rfid(event):
                 return out
@@ -169,7 +177,11 @@ class SceneFusion:
     def flush(self, now: float | None = None) -> list[Event]:
         """Release the reports whose window has passed (all of them when ``now`` is None)."""
         ready = [key for key, p in self._pending.items() if now is None or now - p.first_ts >= self._wait(p)]
-        released = [self._merge(self._pending.pop(key), key) for key in ready]
+        # (a lone report may take its twin at another seat off the list meanwhile)
+        released = [self._merge(self._pending.pop(key), key) for key in ready if key in self._pending]
+        mucks: list[Event] = [m for m in self._mucks if now is None or now - m.ts >= self.window]
+        self._mucks = [m for m in self._mucks if m not in mucks]
+        released.append(mucks)
         if now is None:
             self._unpaired.clear()
         return sorted((e for group in released for e in group), key=lambda e: e.ts)
@@ -193,6 +205,7 @@ class SceneFusion:
         pending = self._pending.setdefault(key, _Pending(first_ts=event.ts))
         if from_rfid:
             pending.parts.append(event)
+            pending.instead_of_muck |= isinstance(event, BetMotion) and self._muck_taken_back(event)
         else:
             if not pending.parts:
                 pending.parts += self._claim_unpaired(key, since=_motion_start(event) - self.lookback)
@@ -207,12 +220,16 @@ class SceneFusion:
         return [e for e in self._unpaired.pop(key, []) if e.ts >= since]
 
     def _merge(self, pending: _Pending, key: tuple[str, int]) -> list[Event]:
+        if pending.camera is None or pending.rfid is None:
+            pending = self._twin_at_another_seat(pending, key)
         camera, rfid = pending.camera, pending.rfid
         if camera is None:
             if isinstance(rfid, PotPushed) and rfid.seat is not None:
                 # Chips counted from the pot into a stack are a push however the dealer's hand went.
                 self._pushed_alone[rfid.seat] = rfid.ts
                 return [rfid]
+            if isinstance(rfid, BetMotion) and pending.instead_of_muck:
+                return [rfid]  # chips counted going forward from a seat whose cards the camera saw go: a bet
             # RFID alone: the raw ChipsMoved already went out; it stands for the action only without a camera.
             if rfid is not None and self.expect_camera:
                 kept = [e for e in self._unpaired.get(key, []) if rfid.ts - e.ts <= self.lookback]
@@ -223,6 +240,10 @@ class SceneFusion:
                 # A hand over the line that left no chips the camera could see, and no chips moved by RFID:
                 # a tap on the felt, a check (TDA22-3), not a bet of nothing.
                 return [Tap(ts=camera.ts, table=camera.table, source="scene", seat=camera.seat)]
+            if isinstance(camera, PotPushed) and _value(camera) is None and self.expect_rfid:
+                # The dealer's hand went from the pot to a seat, but no chips were seen and none counted from the
+                # pot into that stack: change made, a stack tidied, not a push.
+                return []
             return [camera]
         if self._foreign_chip_near(camera):
             # RFID values only the house's chips: with a foreign chip in the move its count is short by that
@@ -232,6 +253,52 @@ class SceneFusion:
         if isinstance(merged, BetMotion) and merged.motions > 1 and not merged.motion_values:
             merged = dataclasses.replace(merged, motion_values=_per_motion(merged.motion_times, pending.parts))
         return [merged, *_disagreement(camera, rfid)]
+
+    def _muck_taken_back(self, bet: BetMotion) -> bool:
+        """Drops the camera's muck of the seat RFID counts betting, seen within a window of the read."""
+        muck = next((m for m in self._mucks if m.seat == bet.seat and abs(m.ts - bet.ts) <= self.window), None)
+        if muck is not None:
+            self._mucks.remove(muck)
+        return muck is not None
+
+    def _twin_at_another_seat(self, pending: _Pending, key: tuple[str, int]) -> _Pending:
+        """A lone report paired with the other sensor's lone report of the same action at a neighbouring seat,
+        the RFID seat kept: the antennas under each seat's stack and bet say exactly whose chips moved, while the
+        camera may give an arm reaching across to the neighbour's seat. The pending unchanged unless the two
+        are each other's only candidates."""
+        kind = key[0]
+        if kind not in (BetMotion.__name__, ChipsPulledBack.__name__) or not (self.expect_camera and self.expect_rfid):
+            return pending
+        if pending.camera is not None:  # the camera's lone report: one RFID move at another seat meanwhile
+            moves = self._lone_moves_near(pending.camera, kind)
+            if len(moves) != 1:
+                return pending
+            found = moves[0]
+            parts = (self._pending.pop(found).parts if found in self._pending
+                     else [m for m in self._unpaired.pop(found) if self._near(pending.camera, m)])
+            return _Pending(pending.first_ts, dataclasses.replace(pending.camera, seat=parts[0].seat), parts)
+        move = pending.parts[0]  # the RFID's lone move: one camera report at another seat meanwhile
+        cameras = [p.camera for k, p in self._pending.items() if k[0] == kind and p.camera is not None
+                   and not p.parts and self._near(p.camera, move)]
+        if len(cameras) != 1 or self._lone_moves_near(cameras[0], kind):
+            return pending
+        camera = self._pending.pop((kind, cameras[0].seat or 0)).camera
+        assert camera is not None
+        return _Pending(pending.first_ts, dataclasses.replace(camera, seat=move.seat), pending.parts)
+
+    def _lone_moves_near(self, camera: ChipAction, kind: str) -> list[tuple[str, int]]:
+        """The keys of the RFID moves of this kind, waiting or unpaired, read around the camera's motion."""
+        waiting = [k for k, p in self._pending.items() if k[0] == kind and p.camera is None and p.parts
+                   and self._near(camera, p.parts[0])]
+        unpaired = [k for k, moves in self._unpaired.items() if k[0] == kind and k not in waiting
+                    and any(self._near(camera, m) for m in moves)]
+        return waiting + unpaired
+
+    def _near(self, camera: ChipAction, move: ChipAction) -> bool:
+        """An RFID move at a seat beside the camera's, read while the camera's motion went on (from a lookback
+        before it to a window after)."""
+        beside = camera.seat is not None and move.seat is not None and abs(camera.seat - move.seat) == 1
+        return beside and _motion_start(camera) - self.lookback <= move.ts <= _motion_end(camera) + self.window
 
     def _reported_by_rfid(self, camera: PotPushed) -> bool:
         """The camera's push of a seat that RFID alone reported pushed just before: the same push, late."""

@@ -10,6 +10,7 @@ from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.registry import TagRegistry
 from tablewatch.events import (
     BetMotion,
+    CardsMucked,
     Chips,
     ChipsLeftTable,
     ChipsMoved,
@@ -278,3 +279,58 @@ def test_an_obscured_stack_gets_the_value_rfid_counts_out_of_sight() -> None:
     assert fusion.feed(dataclasses.replace(seen, ts=6.0, seat=4)) == [dataclasses.replace(seen, ts=6.0, seat=4)]
     without_readers = SceneFusion(window=0.5)
     assert without_readers.feed(dataclasses.replace(seen, ts=7.0)) == [dataclasses.replace(seen, ts=7.0)]
+
+
+def test_a_bet_the_camera_gives_to_the_neighbour_is_the_seat_rfid_read_it_at() -> None:
+    """The camera took seat 3's arm for seat 4's; the antennas under seat 3 counted the chips: seat 3 bet."""
+    fusion = SceneFusion(window=0.5)
+    assert fusion.feed(dataclasses.replace(camera_bet(10.0, {100: 5}), seat=4)) == []
+    assert [e.kind for e in fusion.feed(rfid_move(10.3, "seat3.stack", "seat3.bet", {100: 5}))] == ["ChipsMoved"]
+    (bet,) = fusion.flush(11.0)
+    assert isinstance(bet, BetMotion) and (bet.seat, bet.chips.value, bet.source) == (3, 500, "scene")
+
+
+def test_an_rfid_move_read_before_the_camera_gives_the_bet_to_the_neighbour_claims_it() -> None:
+    fusion = SceneFusion(window=0.5)
+    fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {100: 5}))
+    assert fusion.feed(dataclasses.replace(camera_bet(10.2, {100: 5}), seat=2)) == []
+    out = fusion.flush(12.0)
+    assert [(e.kind, e.seat) for e in out] == [("BetMotion", 3)]
+
+
+def test_two_lone_moves_at_other_seats_leave_the_camera_bet_where_it_was_seen() -> None:
+    fusion = SceneFusion(window=0.5)
+    fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {100: 5}))
+    fusion.feed(rfid_move(10.1, "seat5.stack", "seat5.bet", {100: 2}))
+    fusion.feed(dataclasses.replace(camera_bet(10.2, {100: 5}), seat=4))
+    assert [(e.kind, e.seat) for e in fusion.flush(12.0)] == [("BetMotion", 4)]
+
+
+def test_a_push_gesture_with_no_chips_seen_or_counted_is_no_push() -> None:
+    """The dealer reached from the pot to seat 2 to make change: the readers counted nothing from the pot."""
+    fusion = SceneFusion(window=0.5)
+    assert fusion.feed(PotPushed(ts=10.0, table="T1", source="vision", seat=2)) == []
+    fusion.feed(rfid_move(10.8, "seat2.stack", "tray", {2500: 1}))
+    assert [e.kind for e in fusion.flush(13.0)] == []
+    seen = PotPushed(ts=20.0, table="T1", source="vision", seat=2, value=500, chips=Chips.of({100: 5}))
+    fusion.feed(seen)
+    assert fusion.flush(23.0) == [seen]  # chips the camera saw pushed still make a push
+
+
+def test_chips_counted_going_forward_as_the_camera_sees_cards_go_are_a_bet_not_a_fold() -> None:
+    """An all-in shoved in over the cards: the camera took the arm over them for a muck and saw no bet; the
+    readers counted the stack going into the bet zone."""
+    fusion = SceneFusion(window=0.7)
+    assert fusion.feed(CardsMucked(ts=899.6, table="T1", source="vision", seat=6)) == []
+    assert [e.kind for e in fusion.feed(rfid_move(899.8, "seat6.stack", "seat6.bet", {500: 11, 2500: 4}))] == [
+        "ChipsMoved"]
+    out = fusion.flush(902.0)
+    assert [(e.kind, e.seat, e.chips.value) for e in out] == [("BetMotion", 6, 15500)]
+
+
+def test_a_muck_with_no_chips_going_forward_is_a_muck_a_window_later() -> None:
+    fusion = SceneFusion(window=0.7)
+    muck = CardsMucked(ts=10.0, table="T1", source="vision", seat=6)
+    assert fusion.feed(muck) == []
+    assert fusion.flush(10.5) == []
+    assert fusion.flush(10.8) == [muck]
