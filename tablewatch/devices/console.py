@@ -226,11 +226,14 @@ def parse_text(text: str) -> Entry | Setup:
 
 
 class ConsoleSession:
-    """Turns entries into Declaration events, stamping each with the clock when it arrives."""
+    """Turns entries into events stamped with the clock when they arrive; a declaration ``typing_lag_s`` earlier,
+    as the dealer keys what a player said a moment after it was said (said with the chips, words govern them,
+    TDA-27A: the stamp must not put them after chips the player pushed out as he spoke)."""
 
-    def __init__(self, *, table: str, clock: Clock | None = None,
-                 on_event: Callable[[Event], None] | None = None) -> None:
+    def __init__(self, *, table: str, clock: Clock | None = None, on_event: Callable[[Event], None] | None = None,
+                 typing_lag_s: float = 0.0) -> None:
         self.table = table
+        self.typing_lag_s = typing_lag_s
         self.clock = clock or session_clock()
         self.on_event = on_event
         self.accepted = 0
@@ -253,7 +256,8 @@ class ConsoleSession:
             return None, f"ERR {exc}"
         self.accepted += 1
         event = entry.event(ts=ts, table=self.table) if isinstance(entry, Setup) else Declaration(
-            ts=ts, table=self.table, source="console", seat=entry.seat, word=entry.word, amount=entry.amount)
+            ts=ts - self.typing_lag_s, table=self.table, source="console", seat=entry.seat, word=entry.word,
+            amount=entry.amount)
         if self.on_event is not None:
             self.on_event(event)
         return event, f"OK {self.accepted}"
@@ -316,8 +320,8 @@ class SerialConsole:
 
     def __init__(self, url: str, *, table: str, clock: Clock | None = None,
                  on_event: Callable[[Event], None] | None = None, baudrate: int = 9600,
-                 reconnect_interval: float = 0.5, device: str = "console") -> None:
-        self.session = ConsoleSession(table=table, clock=clock, on_event=on_event)
+                 reconnect_interval: float = 0.5, device: str = "console", typing_lag_s: float = 0.0) -> None:
+        self.session = ConsoleSession(table=table, clock=clock, on_event=on_event, typing_lag_s=typing_lag_s)
         self.port = Port(url, baudrate=baudrate)
         self.reconnect_interval = reconnect_interval
         self.device = device

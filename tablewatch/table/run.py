@@ -46,8 +46,8 @@ from tablewatch.table.sources import (
     ConsoleSource,
     RfidSource,
     camera_drift,
-    camera_horizon,
     camera_perception,
+    earliest_horizon,
     rfid_chips,
 )
 from tablewatch.vision.perception.perception import Perception
@@ -117,10 +117,11 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
         stack_chips = rfid_chips([s for s in sources if isinstance(s, RfidSource)])
         fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving, stack_chips=stack_chips)
-        cameras = [s for s in sources if isinstance(s, CameraSource) and s.perception is not None]
+        late = [s for s in sources if isinstance(s, ConsoleSource)
+                or (isinstance(s, CameraSource) and s.perception is not None)]
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
                                  outputs=outputs, sources=sources, fusion=fusion, clock=clock,
-                                 horizon=camera_horizon(cameras) if perceiving else None,
+                                 horizon=earliest_horizon(late) if late else None,
                                  framer=HandFramer(config.game, profile=config.rules, stack_chips=stack_chips,
                                                    levels=_level_clock(config, clock())))
         _on_signals(stop)
@@ -179,7 +180,8 @@ def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any], perceptio
     sources: list[Any] = [RfidSource(r, table=config.table, registry=registry, clock=clock, conductor=conductor)
                           for r in config.readers]
     if config.console:
-        sources.append(ConsoleSource(config.console, table=config.table, clock=clock))
+        sources.append(ConsoleSource(config.console, table=config.table, clock=clock,
+                                     typing_lag_s=config.console_typing_lag_s))
     tolerance = config.rules.camera_shift_tolerance_mm
     sources += [CameraSource(c, table=config.table, clock=clock, frame_sinks=frame_sinks, perception=perception,
                              drift=camera_drift(c, perception, table=config.table, tolerance_mm=tolerance),

@@ -75,13 +75,21 @@ class RfidSource:
 
 
 class ConsoleSource:
-    def __init__(self, url: str, *, table: str, clock: Any) -> None:
+    """The dealer console on a serial line. Its declarations are stamped ``typing_lag_s`` before they arrive, so
+    one may still come for any moment since then (its horizon)."""
+
+    def __init__(self, url: str, *, table: str, clock: Any, typing_lag_s: float = 0.0) -> None:
         self.name = f"console {url}"
-        self.url, self.table, self.clock = url, table, clock
+        self.url, self.table, self.clock, self.typing_lag_s = url, table, clock, typing_lag_s
         self.console: SerialConsole | None = None
 
+    @property
+    def horizon(self) -> float | None:
+        return self.clock() - self.typing_lag_s if self.typing_lag_s else None
+
     def start(self, emit: Emit) -> None:
-        self.console = SerialConsole(self.url, table=self.table, clock=self.clock, on_event=emit).start()
+        self.console = SerialConsole(self.url, table=self.table, clock=self.clock, on_event=emit,
+                                     typing_lag_s=self.typing_lag_s).start()
 
     def stop(self) -> None:
         if self.console is not None:
@@ -304,10 +312,11 @@ def camera_drift(camera: CameraConfig, perception: Perception | None, *, table: 
     return DriftGate(monitor=monitor, perception=perception, every=camera.drift_every)
 
 
-def camera_horizon(cameras: list[CameraSource]) -> Callable[[], float | None]:
-    """The earliest time an event still to come from any of the perceiving cameras may carry."""
+def earliest_horizon(sources: list[CameraSource | ConsoleSource]) -> Callable[[], float | None]:
+    """The earliest time an event still to come from any of these sources may carry (a perceiving camera's
+    undecided motions, a console's declarations still being keyed)."""
     def horizon() -> float | None:
-        times = [h for h in (c.horizon for c in cameras) if h is not None]
+        times = [h for h in (s.horizon for s in sources) if h is not None]
         return min(times) if times else None
     return horizon
 

@@ -81,6 +81,14 @@ def test_session_stamps_each_entry_with_the_clock_on_arrival() -> None:
     assert session.handle('{"seat": 4, "wrod": "call"}')[1] == "ERR unknown field(s) wrod; fields: seat, word, amount"
 
 
+def test_a_declaration_is_stamped_as_said_a_typing_lag_before_it_is_keyed() -> None:
+    session = ConsoleSession(table="T01", clock=lambda: 20.0, typing_lag_s=0.5)
+    declared, _ = session.handle("3 raise 3000")
+    pressed, _ = session.handle("new hand")
+    assert declared is not None and declared.ts == 19.5
+    assert pressed is not None and pressed.ts == 20.0  # a key pressed as the thing happens: no lag
+
+
 class Lines:
     """Answers from the console, line by line, read with real time-outs."""
 

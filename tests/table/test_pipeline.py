@@ -6,11 +6,23 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tablewatch.events import Chips, ChipsLeftTable, Event, HandStarted, Tap, UnknownChip, Violation, load_events
+from tablewatch.events import (
+    BetMotion,
+    Chips,
+    ChipsLeftTable,
+    Declaration,
+    Event,
+    HandStarted,
+    Tap,
+    UnknownChip,
+    Violation,
+    load_events,
+)
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.table import TableRules
 from tablewatch.table.outputs import FilesOutput
 from tablewatch.table.pipeline import ReorderBuffer, TablePipeline
+from tablewatch.table.sources import ConsoleSource, earliest_horizon
 
 
 def tap(ts: float, seat: int = 1) -> Tap:
@@ -53,6 +65,23 @@ class Broken:
 
     def close(self) -> None:
         raise RuntimeError("disk full")
+
+
+def test_words_keyed_after_the_chips_they_were_said_with_come_before_them() -> None:
+    """A player says "raise 3000" and pushes one 2500 chip out; the dealer keys the words a moment later. The
+    chips wait for the console's typing lag, so the words are read first and govern (a lone oversized chip
+    would otherwise be a call)."""
+    now = [10.3]
+    console = ConsoleSource("loop://", table="T1", clock=lambda: now[0], typing_lag_s=0.5)
+    buffer = ReorderBuffer(lateness=0.15, horizon=earliest_horizon([console]))
+    chips = BetMotion(ts=10.3, table="T1", source="rfid", seat=2, chips=Chips.of({2500: 1}))
+    assert buffer.push(chips) == []
+    now[0] = 10.6
+    assert buffer.tick(now[0]) == []  # words said up to 10.1 may still be keyed
+    words = Declaration(ts=10.6 - 0.5, table="T1", source="console", seat=2, word="raise", amount=3000)
+    assert buffer.push(words) == [words]  # the words out first; the chips still held
+    now[0] = 10.9
+    assert buffer.tick(now[0]) == [chips]
 
 
 def test_a_failing_output_is_counted_and_the_others_still_get_everything(tmp_path: Path) -> None:
