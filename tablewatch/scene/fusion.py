@@ -381,15 +381,16 @@ def _add_chips(first: ChipAction, second: ChipAction) -> ChipAction:
 
 def _with_foreign_chip(camera: ChipAction, rfid: ChipAction) -> ChipAction:
     """A bet holding a foreign chip: the house chips RFID counted, plus the most valuable chip the camera saw
-    beyond them (from overhead a column shows its top chip only: the camera's own total is a poor count).
-    A push, or a camera that saw nothing beyond the count, keeps the chips as seen."""
+    beyond them (from overhead a column shows its top chip only: the camera's own total is a poor count). When
+    the camera saw nothing beyond the count (the foreign chip under a column), the count: the least it can be.
+    A push keeps the chips as seen."""
     seen, counted = camera.chips, rfid.chips
     if not isinstance(camera, BetMotion):
         return dataclasses.replace(camera, source="scene")
     house = counted.as_dict()
     beyond = [denomination for denomination, n in seen if n > house.get(denomination, 0)]
     if not beyond:
-        return dataclasses.replace(camera, source="scene")
+        return dataclasses.replace(camera, chips=counted if counted.value > seen.value else seen, source="scene")
     return dataclasses.replace(camera, chips=counted + Chips.of({max(beyond): 1}), source="scene")
 
 

@@ -334,3 +334,12 @@ def test_a_muck_with_no_chips_going_forward_is_a_muck_a_window_later() -> None:
     assert fusion.feed(muck) == []
     assert fusion.flush(10.5) == []
     assert fusion.flush(10.8) == [muck]
+
+
+def test_a_foreign_chip_hidden_under_a_column_leaves_the_bet_at_least_the_rfid_count() -> None:
+    fusion = SceneFusion(window=0.3)
+    fusion.feed(UnknownChip(ts=9.9, table="T1", source="rfid", seat=3, uid="E0FFFFFFFFFFFF01", zone="seat3.bet"))
+    fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {2500: 1, 500: 2, 5000: 2}))
+    fusion.feed(camera_bet(10.1, {2500: 1, 500: 2, 5000: 1}))  # the tops only: one 5000 column
+    (bet,) = fusion.flush(10.5)
+    assert isinstance(bet, BetMotion) and bet.chips.value == 13500
