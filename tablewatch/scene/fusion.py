@@ -278,12 +278,12 @@ class SceneFusion:
                      else [m for m in self._unpaired.pop(found) if self._near(pending.camera, m)])
             return _Pending(pending.first_ts, dataclasses.replace(pending.camera, seat=parts[0].seat), parts)
         move = pending.parts[0]  # the RFID's lone move: one camera report at another seat meanwhile
-        cameras = [p.camera for k, p in self._pending.items() if k[0] == kind and p.camera is not None
+        cameras = [k for k, p in self._pending.items() if k[0] == kind and p.camera is not None
                    and not p.parts and self._near(p.camera, move)]
-        if len(cameras) != 1 or self._lone_moves_near(cameras[0], kind):
+        camera = self._pending[cameras[0]].camera if len(cameras) == 1 else None
+        if camera is None or self._lone_moves_near(camera, kind):
             return pending
-        camera = self._pending.pop((kind, cameras[0].seat or 0)).camera
-        assert camera is not None
+        del self._pending[cameras[0]]
         return _Pending(pending.first_ts, dataclasses.replace(camera, seat=move.seat), pending.parts)
 
     def _lone_moves_near(self, camera: ChipAction, kind: str) -> list[tuple[str, int]]:

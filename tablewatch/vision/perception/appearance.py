@@ -247,7 +247,7 @@ class Appearance:
 
         ``seen_px_per_mm``: the resolution the camera saw the card at, when the crop is finer (resampled up):
         the faces are compared as the camera would show them, blurred alike. A sharp template would favour
-        whichever face has the blurrier ink: a club's three lobes seen at 0.75 px/mm look like a spade's
+        whichever face has the blurrier ink: a club's three lobes seen at 0.5 px/mm (720p) look like a spade's
         point, and match a sharp spade better than a sharp club.
         """
         if not self.deck:

@@ -109,15 +109,21 @@ class SettleReader:
             angle += 90.0
         centre = self.plane.to_mm(np.array([cx, cy]))
         image, plane = source()
+        reads = self._reads_at(image, plane, (float(centre[0]), float(centre[1])), angle)
+        return max([(None, 0.0), *((card, score) for card, score, _ in reads)], key=lambda r: r[1])
+
+    def _reads_at(self, image: np.ndarray, plane: TablePlane, at: tuple[float, float],
+                  turn: float) -> list[tuple[str | None, float, tuple[float, float]]]:
+        """(card, score, centre) read at ``at`` turned ``turn``, and at the card itself round it (``_refine``).
+        Crops at 1.5 times the camera's own resolution (2.4 px/mm at most), compared with the faces as the camera
+        saw them."""
         native = 1.0 / max(plane.calibration.mm_per_px, 1e-3)
         scale = min(2.4, 1.5 * native)
-        coarse = (float(centre[0]), float(centre[1])), angle
-        best: tuple[str | None, float] = (None, 0.0)
-        tries = [coarse, self._refine(image, plane, *coarse, scale)]
-        for at, turn in tries:  # at full resolution, also a crop centred on the card itself; the better one wins
-            crop = plane.crop(image, at, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=turn)
-            best = max(best, self.look.identify(crop, native), key=lambda r: r[1])
-        return best
+        reads = []
+        for where, a in ((at, turn), self._refine(image, plane, at, turn, scale)):
+            crop = plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=a)
+            reads.append((*self.look.identify(crop, native), where))
+        return reads
 
     def _identify_several(self, s: Settle, source: IdentitySource, *,
                           min_score: float = MATCH_SCORE) -> list[tuple[str, tuple[float, float]]]:
@@ -135,16 +141,11 @@ class SettleReader:
         count = max(2, round(s.area_mm2 / CARD_AREA))
         centre = self.plane.to_mm(np.array([cx, cy]))
         image, plane = source()
-        native = 1.0 / max(plane.calibration.mm_per_px, 1e-3)
-        scale = min(2.4, 1.5 * native)
         turn = float(np.degrees(row))
         read: list[tuple[float, str, tuple[float, float]]] = []
         for offset in np.linspace(-1.0, 1.0, 2 * count + 1) * max(0.0, length - CARD_W) / 2:
             at = (float(centre[0] + offset * np.cos(row)), float(centre[1] + offset * np.sin(row)))
-            tries = [(at, turn), self._refine(image, plane, at, turn, scale)]
-            for where, a in tries:
-                card, score = self.look.identify(plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale,
-                                                            angle_deg=a), native)
+            for card, score, where in self._reads_at(image, plane, at, turn):
                 if card is not None and score > min_score:
                     read.append((score, card, where))
         chosen: list[tuple[str, tuple[float, float]]] = []
@@ -157,7 +158,7 @@ class SettleReader:
                 scale: float) -> tuple[tuple[float, float], float]:
         """Centre the crop on the card itself: its face is the light rectangle in a slightly larger crop.
 
-        The coarse plane places a card to a few millimetres; a full-resolution crop needs better.
+        The coarse plane places a card to a few millimetres; reading its face needs better.
         """
         margin = 14.0
         wide = plane.crop(image, centre, size_mm=(CARD_W + 2 * margin, CARD_H + 2 * margin), px_per_mm=scale,
