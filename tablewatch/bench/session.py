@@ -122,7 +122,7 @@ class SimulatedTable:
                                         v.end_ts + self.offset, tuple(v.seats), observable_at(v, sim) + self.offset)
                           for v in sim.violations]
         reader = SimulatedRfid.start(sim, period=self.rfid_period) if self.use_rfid else None
-        self.pipeline.fusion.stack_chips = reader.ledger.chips if reader is not None else None
+        self.pipeline.fusion.stack_chips = reader.ledger.held if reader is not None else None
         last = sim.duration
         try:
             for step in session_steps(sim, reader, fps=self.fps):

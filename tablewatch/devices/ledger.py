@@ -67,6 +67,14 @@ class ChipLedger:
     def value(self, zone: str) -> int:
         return self.chips(zone).value
 
+    def held(self, zone: str) -> Chips:
+        """The chips of a zone counting those lifted off it and not yet gone: a player's stack is still his while
+        a hand carries part of it to the bet or riffles it above the antenna."""
+        with self._lock:
+            uids = [u for u, z in self._location.items() if z == zone]
+            uids += [u for u, (z, _, _) in self._missing.items() if z == zone]
+        return self.registry.chips(uids)[0]
+
     def snapshot(self) -> dict[str, Chips]:
         """Chips per zone read so far (zones with no chips included)."""
         return {zone: self.chips(zone) for zone in sorted(self._read_zones)}

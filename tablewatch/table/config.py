@@ -58,11 +58,10 @@ class RunConfig(StrictModel):
     readers: list[ReaderConfig] = Field(default_factory=list, description="RFID reader lines")
     registry: Path | None = Field(default=None, description="chip tag registry CSV (uid,denomination,chip_set)")
     console: str | None = Field(default=None, description="dealer console serial URL")
-    console_typing_lag_s: float = Field(default=0.0, ge=0, le=5, description="how long after a player speaks the "
+    console_typing_lag_s: float = Field(default=0.5, ge=0, le=5, description="how long after a player speaks the "
                                         "dealer's entry of it arrives: declarations are stamped that much earlier "
                                         "and the table's events held as long, so words said as the chips went out "
-                                        "govern them (TDA-27A); 0: stamped on arrival. Holding events makes the "
-                                        "starting stacks a hand reads from the readers less certain: measure first")
+                                        "govern them (TDA-27A); 0: stamped on arrival, events not held")
     cameras: list[CameraConfig] = Field(default_factory=list)
     mqtt: BrokerConfig | None = Field(default=None, description="the broker: a URL (`mqtt = \"mqtts://host:8883\"`) "
                                       "or a table with url, username, password_file, ca_file, cert_file, key_file; "

@@ -322,7 +322,8 @@ def earliest_horizon(sources: list[CameraSource | ConsoleSource]) -> Callable[[]
 
 
 def rfid_chips(readers: list[RfidSource]) -> Callable[[str], Chips] | None:
-    """The chips the reader lines count in a zone now (summed over the lines), or None without readers."""
+    """The chips the reader lines hold in a zone now (summed over the lines; chips a hand is carrying off it still
+    count), or None without readers."""
     if not readers:
         return None
-    return lambda zone: sum((r.ledger.chips(zone) for r in readers), Chips())
+    return lambda zone: sum((r.ledger.held(zone) for r in readers), Chips())

@@ -38,8 +38,10 @@ def test_chips_in_a_hand_between_antennas_are_not_taken_for_gone(registry: TagRe
     ledger.apply(read(0.0, seat1_stack=[chip], pot=[]))
     assert ledger.apply(read(0.5, seat1_stack=[], pot=[])) == []  # in the air
     assert ledger.missing() == {"seat1.stack": Chips.of({500: 1})}
+    assert ledger.chips("seat1.stack") == Chips() and ledger.held("seat1.stack") == Chips.of({500: 1})  # still his
     events = ledger.apply(read(1.0, seat1_stack=[], pot=[chip]))
     assert [(type(e).__name__, e.src, e.dst) for e in events] == [("ChipsMoved", "seat1.stack", "pot")]  # type: ignore[attr-defined]
+    assert ledger.held("seat1.stack") == Chips() and ledger.held("pot") == Chips.of({500: 1})
 
 
 def test_chips_that_stay_missing_have_left_the_table(registry: TagRegistry) -> None:

@@ -81,7 +81,8 @@ def test_run_fast_captures_the_recorded_hand_on_the_recordings_clock(recording: 
     assert hand["starting_stacks"] == expected["starting_stacks"]
     assert hand["actions"][4:7] == expected["actions"][4:7] == PREFLOP
     events = load_events((out / "events.jsonl").read_text())
-    assert [(e.ts, e.seat, e.word) for e in events if isinstance(e, Declaration)] == [(10.4, 3, "raise")]
+    # typed at 10.4 on the recording's clock, stamped the console's typing lag (0.5 s) before
+    assert [(e.ts, e.seat, e.word) for e in events if isinstance(e, Declaration)] == [(9.9, 3, "raise")]
     assert read_within_a_sweep(events, recording)
     assert [(e.hand_no, e.button) for e in events if isinstance(e, HandStarted)] == [(1, 1)]
     alerts = [json.loads(line) for line in (out / "alerts.jsonl").read_text().splitlines()]
@@ -117,7 +118,8 @@ def test_run_fast_without_a_camera_finds_the_hand_from_the_readers_and_the_conso
     assert hand["seats"] == expected["seats"]
     assert hand["starting_stacks"] == expected["starting_stacks"]
     events = load_events((tmp_path / "out" / "events.jsonl").read_text())
-    assert [(e.ts, e.seat, e.word) for e in events if isinstance(e, Declaration)] == [(10.4, 3, "raise")]
+    # typed at 10.4 on the recording's clock, stamped the console's typing lag (0.5 s) before
+    assert [(e.ts, e.seat, e.word) for e in events if isinstance(e, Declaration)] == [(9.9, 3, "raise")]
     assert read_within_a_sweep(events, recording)
 
 
@@ -141,7 +143,8 @@ def test_fast_chips_taken_off_the_table_leave_it_on_the_paced_readers_sweep(tmp_
     events = load_events((tmp_path / "out" / "events.jsonl").read_text())
     assert [(round(e.ts, 6), e.src, e.dst, e.chips.value) for e in events if isinstance(e, ChipsMoved)] == [
         (0.5, "seat3.stack", "seat3.bet", 100)]
-    assert [(e.ts, e.word, e.amount) for e in events if isinstance(e, Declaration)] == [(0.6, "bet", 100)]
+    # keyed at 0.6, stamped the console's typing lag (0.5 s) before
+    assert [(round(e.ts, 6), e.word, e.amount) for e in events if isinstance(e, Declaration)] == [(0.1, "bet", 100)]
     left = [(round(e.ts, 6), e.zone) for e in events if isinstance(e, ChipsLeftTable)]
     assert left == [(1.9, "seat3.bet")]  # missed by the sweep at 1.1, gone 8 sweeps later
 
