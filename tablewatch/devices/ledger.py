@@ -36,6 +36,7 @@ from tablewatch.events import (
 # antenna. The dealer pushing a big pot across the table carries chips longer (a push: up to ~0.75 s).
 LEAVE_AFTER_S = 0.75
 DEALER_LEAVE_AFTER_S = 1.0
+DEPARTED_KEPT_S = 30.0  # how long chips counted gone stay on record for ``lifted``
 
 
 class ChipLedger:
@@ -51,6 +52,7 @@ class ChipLedger:
         self._location: dict[str, str] = {}  # uid -> zone
         # uid -> (last zone, when it was first missed, whether that zone was read empty then: the whole pile went)
         self._missing: dict[str, tuple[str, float, bool]] = {}
+        self._departed: dict[str, tuple[str, float]] = {}  # uid -> (last zone, when first missed): gone lately
         self._read_zones: set[str] = set()
         self._reported_unknown: set[tuple[str, str]] = set()
         self._lock = threading.RLock()  # several reader pollers may share one ledger
@@ -73,6 +75,14 @@ class ChipLedger:
         with self._lock:
             uids = [u for u, z in self._location.items() if z == zone]
             uids += [u for u, (z, _, _) in self._missing.items() if z == zone]
+        return self.registry.chips(uids)[0]
+
+    def lifted(self, zone: str, *, since: float) -> Chips:
+        """Chips missed off a zone at ``since`` or later that have come to rest nowhere since: in a hand, or gone
+        from the table."""
+        with self._lock:
+            uids = [u for u, (z, t, _) in self._missing.items() if z == zone and t >= since]
+            uids += [u for u, (z, t) in self._departed.items() if z == zone and t >= since]
         return self.registry.chips(uids)[0]
 
     def snapshot(self) -> dict[str, Chips]:
@@ -110,6 +120,7 @@ class ChipLedger:
         events: list[Event] = []
         for uid, zone in read.items():
             old = self._location.get(uid) or self._missing.pop(uid, (None, 0.0, False))[0]
+            self._departed.pop(uid, None)
             if old is None:
                 if zone not in first or self.announce_first_read:
                     appeared.setdefault(zone, []).append(uid)
@@ -147,7 +158,9 @@ class ChipLedger:
         for uid, (zone, since, emptied) in list(self._missing.items()):
             if ts - since >= self._leave_after(zone):
                 del self._missing[uid]
+                self._departed[uid] = (zone, since)
                 gone.setdefault((zone, emptied), []).append(uid)
+        self._departed = {u: (z, t) for u, (z, t) in self._departed.items() if ts - t <= DEPARTED_KEPT_S}
         events: list[Event] = []
         for (zone, emptied), uids in sorted(gone.items()):
             chips = self.registry.chips(uids)[0]

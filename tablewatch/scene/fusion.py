@@ -109,6 +109,8 @@ class SceneFusion:
     _pushed_alone: dict[int, float] = field(default_factory=dict)  # seat -> when RFID alone reported a push
     # the chips the RFID ledger counts in a zone now (``ChipLedger.chips``), when the table has readers
     stack_chips: Callable[[str], Chips] | None = None
+    # the chips the RFID ledger missed off a zone since a time that came to rest nowhere (``ChipLedger.lifted``)
+    chips_lifted: Callable[[str, float], Chips] | None = None
     _in_front: dict[str, Chips] = field(default_factory=dict)  # betting zone -> the chips RFID moves put there
     # The camera's mucks wait a window (with readers and a camera): an arm shoving a stack in over the cards can
     # look like cards going, and chips RFID counts going forward from that seat meanwhile make it a bet.
@@ -199,6 +201,11 @@ class SceneFusion:
         """A camera bet with no chips seen: a tap unless RFID reads the chips it carried."""
         return isinstance(camera, BetMotion) and not camera.chips.count and self.expect_rfid
 
+    def _took_chips(self, camera: ChipAction) -> bool:
+        if self.chips_lifted is None or camera.seat is None:
+            return False
+        return self.chips_lifted(stack_zone(camera.seat), _motion_start(camera) - self.lookback).count > 0
+
     def _hold(self, event: ChipAction, *, from_rfid: bool) -> list[Event]:
         assert event.seat is not None
         key = (event.kind, event.seat)
@@ -238,8 +245,10 @@ class SceneFusion:
         if rfid is None:
             if self._may_be_tap(camera):
                 # A hand over the line that left no chips the camera could see, and no chips moved by RFID:
-                # a tap on the felt, a check (TDA22-3), not a bet of nothing.
-                return [Tap(ts=camera.ts, table=camera.table, source="scene", seat=camera.seat)]
+                # a tap on the felt, a check (TDA22-3), not a bet of nothing; unless chips went off the stack
+                # with it and landed nowhere: a hand taking chips away (the readers report them gone, TDA-49).
+                return [] if self._took_chips(camera) else [Tap(ts=camera.ts, table=camera.table, source="scene",
+                                                                 seat=camera.seat)]
             if isinstance(camera, PotPushed) and _value(camera) is None and self.expect_rfid:
                 # The dealer's hand went from the pot to a seat, but no chips were seen and none counted from the
                 # pot into that stack: change made, a stack tidied, not a push.

@@ -49,6 +49,7 @@ from tablewatch.table.sources import (
     camera_perception,
     earliest_horizon,
     rfid_chips,
+    rfid_lifted,
 )
 from tablewatch.vision.perception.perception import Perception
 
@@ -115,8 +116,10 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions, conductor=conductor)
         perceiving = any(p is not None for p in perceptions)
         # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
-        stack_chips = rfid_chips([s for s in sources if isinstance(s, RfidSource)])
-        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving, stack_chips=stack_chips)
+        readers = [s for s in sources if isinstance(s, RfidSource)]
+        stack_chips = rfid_chips(readers)
+        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving, stack_chips=stack_chips,
+                             chips_lifted=rfid_lifted(readers))
         late = [s for s in sources if isinstance(s, ConsoleSource)
                 or (isinstance(s, CameraSource) and s.perception is not None)]
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),

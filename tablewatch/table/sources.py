@@ -327,3 +327,11 @@ def rfid_chips(readers: list[RfidSource]) -> Callable[[str], Chips] | None:
     if not readers:
         return None
     return lambda zone: sum((r.ledger.held(zone) for r in readers), Chips())
+
+
+def rfid_lifted(readers: list[RfidSource]) -> Callable[[str, float], Chips] | None:
+    """The chips the reader lines missed off a zone since a time that came to rest nowhere since (summed over the
+    lines; ``ChipLedger.lifted``), or None without readers."""
+    if not readers:
+        return None
+    return lambda zone, since: sum((r.ledger.lifted(zone, since=since) for r in readers), Chips())

@@ -54,10 +54,13 @@ def test_chips_that_stay_missing_have_left_the_table(registry: TagRegistry) -> N
                                      chips=Chips.of({1000: 2}))]
     assert ledger.missing() == {} and ledger.value("seat7.stack") == 1000
     assert not events[0].emptied  # one chip stayed: some of the stack went, not the player with it
+    assert ledger.lifted("seat7.stack", since=1.0) == Chips.of({1000: 2})  # missed at 1.0, landed nowhere since
+    assert ledger.lifted("seat7.stack", since=1.5) == Chips()
     # one of them is brought back later: it appears (it came from no zone)
     back = ledger.apply(read(9.0, seat7_stack=chips[:2]))
     assert back == [ChipsAppeared(ts=9.0, table="T01", source="rfid", seat=7, zone="seat7.stack",
                                   chips=Chips.of({1000: 1}))]
+    assert ledger.lifted("seat7.stack", since=1.0) == Chips.of({1000: 1})
 
 
 def test_a_players_chips_are_gone_sooner_than_the_dealers(registry: TagRegistry) -> None:

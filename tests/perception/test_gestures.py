@@ -358,3 +358,25 @@ def test_chips_that_come_to_rest_on_the_table_or_stay_in_the_stack_did_not_leave
     # a bet whose chips did not show in the bet zone: the stack's chips went out as the bet
     events = _hand_at_the_stack_then_gone([column], depths=(-120, 60, 90, 60, -120))
     assert [e.kind for e in events if e.kind in ("BetMotion", "ChipsLeftTable")] == ["BetMotion"]
+
+
+def _settle(t: float, zone: str, what: str) -> Found:
+    centre = LAYOUT.polygon(zone).mean(axis=0)
+    return Found(t=t, zone=zone, what=what, centre=(float(centre[0]), float(centre[1])))
+
+
+def test_a_hand_whose_last_cards_are_mucked_is_over_and_the_next_deal_is_seen() -> None:
+    """Seat 3's cards taken by the dealer, then seat 4 the last to muck: no card is left out, so the hand is over
+    though no push was seen; the next deal's cards are cards dealt (not a third and fourth for seats holding two)
+    and its blinds are blinds."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=False)
+    for t, seat in ((1.0, 3), (1.4, 4), (1.8, 3), (2.2, 4)):
+        gestures.settled(_settle(t, f"seat{seat}.stack", "card_in"))
+    gestures.settled(_settle(3.0, "seat3.stack", "card_out"))
+    assert gestures.hand_open
+    assert [e.kind for e in gestures.settled(_settle(4.0, "seat4.bet", "card_in"))] == ["CardsMucked"]
+    assert not gestures.hand_open
+    out = _bet_then_rest(gestures, rest_s=SETTLED_BET_S + 0.5)  # the next hand's blind
+    assert [e.kind for e in out if e.kind in ("BetMotion", "ChipsMoved")] == ["ChipsMoved"]
+    dealt = gestures.settled(_settle(30.0, "seat3.stack", "card_in"))
+    assert [(e.kind, e.seat) for e in dealt] == [("CardDealt", 3)]

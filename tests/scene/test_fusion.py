@@ -175,6 +175,21 @@ def test_a_motion_that_left_no_chips_anywhere_is_a_tap() -> None:
     assert [(e.kind, e.seat) for e in out] == [("Tap", 3)]
 
 
+def test_a_reach_that_took_chips_off_the_stack_to_nowhere_is_no_tap() -> None:
+    """A hand over the line with no chips seen in the bet, while the readers miss a chip off that seat's stack
+    that lands nowhere: a chip taken away (the readers report it gone, TDA-49), not a check. The same reach with
+    every chip still read is a tap."""
+    registry = TagRegistry.generate({500: 10}, chip_set="t", seed=3)
+    chips = registry.uids_of(500)[:4]
+    for taken, expected in ((chips[:3], []), (chips, [("Tap", 3)])):
+        ledger = ChipLedger(registry, table="T1")
+        ledger.apply([RfidInventory(ts=4.0, table="T1", source="rfid", antenna="seat3.stack", uids=tuple(chips))])
+        fusion = SceneFusion(chips_lifted=lambda zone, since, ledger=ledger: ledger.lifted(zone, since=since))
+        assert fusion.feed(camera_bet(5.0, {})) == []
+        ledger.apply([RfidInventory(ts=5.25, table="T1", source="rfid", antenna="seat3.stack", uids=tuple(taken))])
+        assert [(e.kind, e.seat) for e in fusion.flush(5.8)] == expected
+
+
 def test_chips_the_camera_missed_and_rfid_reads_a_sweep_later_are_a_call_not_a_tap() -> None:
     # The demo in vision mode: a hand over seat 3's line with no chips seen at 13.6 s, and RFID reading the
     # two 500s of the call on its next sweep, 0.4 s later (beyond the 0.3 s pairing window it once had).

@@ -55,6 +55,7 @@ class CardSettles:
         if zone.is_bet and seat is not None and not f.face_up and seat not in self.state.mucked \
                 and self.state.hand_at(seat) is None:  # with the player's hand there, its episode decides
             self.state.mucked.add(seat)
+            self.close_when_cards_gone()
             return [self.make(CardsMucked, f.t, seat=seat, count=2)]
         return []
 
@@ -72,7 +73,12 @@ class CardSettles:
         if seat not in self.dealt or self._hand_near(seat, f.centre):
             return  # a player's own hand at his cards: he looks at them, they stay his
         self.taken.add(seat)
-        if self.state.hand_open and set(self.dealt) <= self.taken | self.state.mucked:
+        self.close_when_cards_gone()
+
+    def close_when_cards_gone(self) -> None:
+        """Every seat dealt in has lost its cards, mucked or taken: the hand is over. (Left open, the next deal's
+        cards would go to seats still counted holding two, and its blinds be taken for bets.)"""
+        if self.state.hand_open and self.dealt and set(self.dealt) <= self.taken | self.state.mucked:
             self.state.hand_open = False
 
     def _new_burn(self, f: Found) -> bool:

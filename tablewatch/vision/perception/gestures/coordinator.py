@@ -89,13 +89,14 @@ class Gestures:
 
     def decide(self, t: float) -> list[Event]:
         """What is decided at ``t``: the episodes due (and, when they moved no chips of their own, whether chips
-        left the table with them), then the gather."""
+        left the table with them; a player's muck may be the hand's last cards), then the gather."""
         out: list[Event] = []
         for ep in self.bets.due(t):
             decided = self.bets.decided(ep)
             out += decided
             if not moved_chips(decided):
                 out += self.pocketing.episode_ended(ep)
+        self.cards.close_when_cards_gone()
         return out + self.pot.decide(t)
 
     def obscured(self, t: float, hidden: dict[int, tuple[float, int | None]]) -> list[Event]:
