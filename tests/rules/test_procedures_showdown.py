@@ -115,6 +115,17 @@ def test_tda_5_push_judged_once_the_awards_are_known() -> None:
     assert ids(s.do(PotPushed, seat=1, value=900)) == ["TDA-5"]  # the earlier push to seat 3 is judged now
 
 
+def test_tda_5_a_hand_is_judged_by_its_own_awards_not_the_last_hands() -> None:
+    """Hand 16 ended with seat 1 owed 1,000; hand 17 goes to a showdown whose cards no camera saw, so the engine
+    never knows its awards: its push to seat 5 is not judged against hand 16's."""
+    s = Script([PotAwardCheck(RuleProfile()), SidePotOrderCheck(RuleProfile())], hand_no=16, phase="complete",
+               expected_awards={1: 1000}, seats=(1, 3, 5))
+    s.start(hand_no=17, seats=(3, 5), button=3)
+    s.set(phase="showdown", expected_awards={})
+    assert s.do(PotPushed, seat=5, value=2500) == []
+    assert s.do(HandEnded, hand_no=17) == []
+
+
 def test_tda5_chips_value_used_when_no_value() -> None:
     s = Script(PotAwardCheck(RuleProfile()), phase="complete", expected_awards={1: 600})
     assert ids(s.do(PotPushed, seat=1, chips=Chips.of({500: 1, 100: 2}))) == ["TDA-5"]

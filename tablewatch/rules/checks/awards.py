@@ -25,6 +25,12 @@ def push_amount(event: PotPushed) -> int | None:
     return event.chips.value if event.chips.count else None
 
 
+def awards_of_this_hand(snapshot: HandSnapshot, event: Event) -> dict[int, int]:
+    """The engine's awards in the snapshot, unless the event starts a hand: the snapshot checks see with it is
+    still the last hand's, whose awards a hand with no showdown cards seen would otherwise be judged by."""
+    return {} if isinstance(event, HandStarted) else dict(snapshot.expected_awards)
+
+
 def _awards(expected: Mapping[int, int]) -> str:
     return ", ".join(f"seat {s}: {v}" for s, v in sorted(expected.items()) if v) or "nothing"
 
@@ -43,8 +49,8 @@ class PotAwardCheck(HandCheck):
         self.reported: set[tuple[str, int]] = set()
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
-        if snapshot.expected_awards:
-            self.expected = dict(snapshot.expected_awards)
+        if awards := awards_of_this_hand(snapshot, event):
+            self.expected = awards
         if isinstance(event, PotPushed) and event.seat is not None:
             self.unjudged.append(event)
         found: list[Violation] = []
@@ -109,8 +115,8 @@ class SidePotOrderCheck(HandCheck):
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if isinstance(event, HandStarted) and len(event.stacks) == len(event.seats):
             self.start_stacks = dict(zip(event.seats, event.stacks, strict=True))
-        if snapshot.expected_awards:
-            self.expected = dict(snapshot.expected_awards)
+        if awards := awards_of_this_hand(snapshot, event):
+            self.expected = awards
         if snapshot.phase not in ("complete", "idle"):
             self.all_in |= set(snapshot.all_in)
             self.behind = dict(snapshot.stacks)
