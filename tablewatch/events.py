@@ -251,6 +251,7 @@ class HandStarted(Event):
 @dataclass(frozen=True, kw_only=True)
 class HandEnded(Event):
     hand_no: int
+    void: bool = False  # a misdeal, redealt as the next hand: nothing of this one stands (TDA-22C)
 
 
 # --- The dealer's console: the hand's set-up as the dealer enters it (all optional) -------------------

@@ -2,7 +2,8 @@
 
 The table's pipeline feeds every event of the table, in time order, to ``TableRules.feed`` and gets back the
 ``Violation`` findings (the engine's and the procedure checks'). Each hand that ends (``HandEnded``, or a
-new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the hand-history writers take.
+new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the hand-history writers take — except a
+misdealt one (``HandEnded.void``): its redeal is the hand.
 """
 
 from __future__ import annotations
@@ -112,6 +113,9 @@ class TableRules:
                 self.current.hand.violations.append(event)
             return [event]
         if self.current is None:
+            return []
+        if isinstance(event, HandEnded) and event.void:  # misdealt and redealt: no hand to record
+            self.last, self.current = self.current, None
             return []
         if isinstance(event, HandEnded):
             return self._close(event.ts)

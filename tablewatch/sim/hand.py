@@ -45,6 +45,7 @@ from tablewatch.sim.scenario import ScenarioError, Timing
 from tablewatch.sim.world import Card
 
 ActionWord = Literal["fold", "check", "call", "bet", "raise"]
+MISDEAL_RESHUFFLE_S = 4.0  # the dealer gathers the deck, shuffles and cuts before the redeal
 
 
 @dataclass(frozen=True)
@@ -218,6 +219,8 @@ class HandDriver:
         self.plan.holes = [[c or self.deck.pop() for c in h] for h in self.plan.holes]
 
     def _deal_holes(self) -> None:
+        if any(v.type == "misdeal" for v in self.plan.violations):
+            self._misdeal()
         exposed = {(v.seat, v.card) for v in self.plan.violations if v.type == "card_exposed_in_deal"}
         self.holes = [[] for _ in self.plan.seats]
         for i in range(2):
@@ -238,6 +241,22 @@ class HandDriver:
                     self.record("card_exposed_in_deal", end - 0.1, flip, seats=(seat,), street="preflop",
                                     detail=f"{code} dealt face up to seat {seat}", params={"card": i + 1})
                 self.t = end + 0.05
+
+    def _misdeal(self) -> None:
+        """TDA-22A(7): the deal's first card goes face up; the dealer takes it back, reshuffles and deals again
+        (the blinds stay in front; TDA-22C: the same button and players)."""
+        seat, code = self.plan.seats[0], self.deck.pop()
+        card = self.stage.new_card(code, t=self.t)
+        end = self.stage.pitch(card, self.stage.table.hole_card(seat, 0), t=self.t, zone=stack_zone(seat),
+                               angle=seat_angle(self.stage.table, seat, self.rng), face_up=True)
+        self.emit(CardDealt, end, seat=seat, card=code, face_up=True)
+        self.emit(CardExposed, end, seat=seat, card=code)
+        self.t = self.stage.slide("dealer", [card], [self.stage.table.muck_spot(0)], t=end + 1.0, zone="muck",
+                                  face_up=False, angle=0.0)
+        self.stage.vanish_card(card, t=self.t + 0.2)
+        self.record("misdeal", end - 0.1, self.t, seats=(seat,), street="preflop",
+                    detail=f"{code}, the deal's first card, dealt face up to seat {seat}: misdeal, redealt")
+        self.t += MISDEAL_RESHUFFLE_S
 
     def _deal_street(self) -> None:
         street = STREETS[self.state.street_index or 0]

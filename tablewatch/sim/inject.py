@@ -5,7 +5,7 @@ hand's violations against the plan before the deal and calls their strategies at
 the deal, before and after each action, when the flop is laid. The strategies for the steps that are not
 part of a betting action (an out-of-turn word, chips pocketed or hidden, a counterfeit chip, a board card
 shown early, a fourth flop card) play them here. Kinds that change a betting step (string raise,
-undercall) or a dealing step (burns, an exposed hole card, the pot to the wrong seat) are played by those
+undercall) or a dealing step (burns, an exposed hole card, a misdeal, the pot to the wrong seat) are played by those
 steps in ``hand.py``; their strategies only check the plan.
 """
 
@@ -41,6 +41,7 @@ from tablewatch.sim.scenario import (
     ChipsPocketed,
     DoubleBurn,
     FourCardFlop,
+    Misdeal,
     MissingBurn,
     OutOfTurn,
     ScenarioError,
@@ -154,6 +155,10 @@ class DoubleBurnStep(Injection[DoubleBurn]):
 
 
 class CardExposedInDealStep(Injection[CardExposedInDeal]):
+    rule_id = "TDA-22A"
+
+
+class MisdealStep(Injection[Misdeal]):
     rule_id = "TDA-22A"
 
 
@@ -320,6 +325,7 @@ INJECTIONS: dict[str, Injection[Any]] = {
     "double_burn": DoubleBurnStep(),
     "four_card_flop": FourCardFlopStep(),
     "card_exposed_in_deal": CardExposedInDealStep(),
+    "misdeal": MisdealStep(),
     "board_card_exposed_early": BoardCardExposedEarlyStep(),
     "out_of_turn": OutOfTurnStep(),
     "chips_pocketed": ChipsPocketedStep(),

@@ -155,6 +155,12 @@ class CardExposedInDeal(_V):
     card: Literal[1, 2] = 1
 
 
+class Misdeal(_V):
+    """The deal's first card dealt face up (TDA-22A(7)): the dealer takes it back, reshuffles and deals again."""
+
+    type: Literal["misdeal"]
+
+
 class BoardCardExposedEarly(_V):
     type: Literal["board_card_exposed_early"]
     street: Literal["flop", "turn", "river"]
@@ -206,6 +212,7 @@ ViolationSpec = Annotated[
     | DoubleBurn
     | FourCardFlop
     | CardExposedInDeal
+    | Misdeal
     | BoardCardExposedEarly
     | OutOfTurn
     | ChipsPocketed
@@ -221,6 +228,7 @@ VIOLATION_TYPES = (
     "double_burn",
     "four_card_flop",
     "card_exposed_in_deal",
+    "misdeal",
     "board_card_exposed_early",
     "out_of_turn",
     "chips_pocketed",

@@ -13,7 +13,9 @@ moment still count: one frame shows them in no order). At a table no camera watc
 action or after ``DEAL_WAIT_S``; the seats are then those the console opened, else those the RFID ledger sees chips
 in, else the last hand's, else those that posted.
 A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), dropped,
-and the round begins again there; so a player who left is not dealt in because his chips are still counted.
+and the round begins again there; so a player who left is not dealt in because his chips are still counted. A
+lone card whose face was read face up, dealt again, is a misdeal (TDA-22A(7)): that hand goes to the rules with its
+exposed card and ends void (``HandEnded.void``), and the redeal is the next hand, in the same frame.
 ``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
 follow it in order.
 
@@ -150,6 +152,7 @@ class HandFramer:
         self.last: HandStarted | None = None
         self._deal: _Deal | None = None
         self._hand: _Hand | None = None
+        self._misdealt: _Deal | None = None  # a misdeal's deal, held until its redeal's seats are known
         self._seen = float("-inf")  # the latest event time fed
 
     def feed(self, event: Event) -> list[Event]:
@@ -213,8 +216,10 @@ class HandFramer:
                         deal.round_over = event.ts
                     deal.held.append(event)
                     return []
-                # A lone stray card (chips read as a card as the blind went in): the round begins here, and the
-                # stray does not reach the rules.
+                if any(_card_at(e, event.seat) and _face_read(e) for e in deal.held):
+                    return self._redeal(event)
+                # A lone stray card (chips read as a card as the blind went in, no face read): the round begins
+                # here, and the stray does not reach the rules.
                 deal.first_round, deal.first_card = [], None
                 deal.held = [e for e in deal.held if not _card_at(e, event.seat)]
             deal.first_round.append(event.seat)
@@ -226,6 +231,27 @@ class HandFramer:
         if isinstance(event, BETTING) or self._all_open_seats_dealt(deal) or event.ts - deal.ts >= DEAL_WAIT_S:
             return self._start()
         return []
+
+    def _redeal(self, card: CardDealt) -> list[Event]:
+        """The deal's lone first card went face up and the deal begins again at that seat: a misdeal (TDA-22A(7))
+        and its redeal. The misdealt deal is held until the redeal's first round names the seats; then it goes to
+        the rules as a hand of its own, with its exposed card, ended void, and the redeal is the next hand in
+        the same frame (TDA-22C: the button does not move). Its blinds stay in front: they place the button."""
+        misdealt = self._deal
+        assert misdealt is not None
+        self._misdealt = misdealt
+        self._deal = _Deal(ts=card.ts, table=card.table, forward=list(misdealt.forward))
+        return self._deal_event(card)
+
+    def _void_hand(self, redeal: HandStarted) -> list[Event]:
+        """The misdealt hand before its redeal (``_redeal``): the redeal's frame, its own start and events, and
+        ``HandEnded`` void as the redeal begins."""
+        misdealt, self._misdealt = self._misdealt, None
+        if misdealt is None:
+            return []
+        void = dataclasses.replace(redeal, ts=misdealt.ts, hand_no=redeal.hand_no - 1)
+        return [void, *misdealt.held, HandEnded(ts=redeal.ts, table=redeal.table, source="scene",
+                                                hand_no=void.hand_no, void=True)]
 
     def _round_done(self, deal: _Deal) -> bool:
         """A second card ends the first round when the dealer has come round: it goes to the round's first seat and
@@ -250,14 +276,16 @@ class HandFramer:
         self._deal = None
         seats = self._seats(deal)
         if len(seats) < 2:  # not a hand the rules can play: what was held goes on as it came
-            return deal.held + (after or [])
-        self.hand_no += 1
+            misdealt, self._misdealt = self._misdealt, None
+            return (misdealt.held if misdealt is not None else []) + deal.held + (after or [])
+        self.hand_no += 1 + (self._misdealt is not None)  # (the misdealt hand takes the number before)
         level = self.levels.at(deal.ts) if self.levels is not None else None
         start = HandStarted(ts=deal.ts, table=deal.table, source="scene", hand_no=self.hand_no,
                             button=self._button(deal, seats, level), seats=seats, stacks=self._stacks(seats),
                             **_stakes(level))
         self._hand, self.last, self.button = _Hand(start=start, push_counted=self.stack_chips is not None), start, None
-        out: list[Event] = [start, *self._posted_at_wrong_level(deal, start), *self._rotation_advisories(start)]
+        out: list[Event] = [*self._void_hand(start), start, *self._posted_at_wrong_level(deal, start),
+                            *self._rotation_advisories(start)]
         for event in deal.held + (after or []):
             out += self._hand_event(event)
         return out
@@ -374,6 +402,12 @@ def chips_forward(event: Event) -> tuple[int, int] | None:
 
 def _card_at(event: Event, seat: int) -> bool:
     return isinstance(event, CardDealt | CardExposed) and event.seat == seat
+
+
+def _face_read(event: Event) -> bool:
+    """A card dealt face up whose face was read: a card, not chips taken for one."""
+    return isinstance(event, CardDealt | CardExposed) and event.card is not None and \
+        (isinstance(event, CardExposed) or event.face_up)
 
 
 def _to_pot(event: Event) -> bool:

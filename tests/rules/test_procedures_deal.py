@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from tablewatch.events import BoardCardDealt, BoxedCard, CardDealt, CardsTabled, Declaration, PotPushed, Severity
+from tablewatch.events import (
+    BoardCardDealt,
+    BoxedCard,
+    CardDealt,
+    CardsTabled,
+    Declaration,
+    HandEnded,
+    PotPushed,
+    Severity,
+)
 from tablewatch.rules.checks.fouled import FouledDeckCheck
 from tablewatch.rules.checks.misdeal import MisdealCheck
 from tablewatch.rules.profiles import RuleProfile, preset
@@ -68,6 +77,15 @@ def test_ex_114_first_card_exposed_is_a_misdeal_with_the_same_button() -> None:
     found = s.do(CardDealt, seat=2, card="Qs", face_up=True)
     assert ids(found) == ["TDA-22A(7)"]
     assert "same limits" in found[0].ruling and "mucked at once" in found[0].ruling and "Qs" in found[0].observed
+
+
+def test_ex_114_the_misdealt_hand_ends_with_its_one_card_and_no_other_finding() -> None:
+    """The dealer stops at the exposed first card: the hand ends (void) with the other seats holding none,
+    which is the misdeal already called, not a player left undealt (TDA-22A(4))."""
+    s = table()
+    s.do(CardDealt, seat=2, card="Qs", face_up=True)
+    assert s.do(HandEnded, hand_no=1, void=True) == []
+    assert ids(s.found) == ["TDA-22A(7)"]
 
 
 def test_ex_115_one_exposed_card_alone_is_not_a_misdeal() -> None:

@@ -137,6 +137,19 @@ def test_ex_114_first_card_exposed_through_the_engine() -> None:
     assert t.ids() == ["TDA-22A(7)"]
 
 
+def test_a_misdealt_hand_ended_void_is_no_hand_and_its_redeal_is_at_the_same_button() -> None:
+    t = Table()
+    t.ev(HandStarted, hand_no=1, button=1, seats=(1, 2, 3), stacks=t.stacks)
+    t.ev(CardDealt, seat=2, card="Qs", face_up=True)
+    t.ev(HandEnded, hand_no=1, void=True)
+    assert t.rules.pop_finished() == []  # the misdeal is no hand history: its redeal is the hand
+    t.ev(HandStarted, hand_no=2, button=1, seats=(1, 2, 3), stacks=t.stacks)
+    for seat in (2, 3, 1, 2, 3, 1):
+        t.ev(CardDealt, seat=seat)
+    t.limp_around()
+    assert t.ids() == ["TDA-22A(7)"]  # nor a TDA-22C: the redeal kept the button and the players
+
+
 def test_ex_105_premature_flop_through_the_engine() -> None:
     t = Table()
     t.start()

@@ -43,7 +43,7 @@ def replay(text: str) -> list[HandHistory]:
 
 def test_ground_truth_phh_loads_and_replays_in_pokerkit(all_violations: Simulation) -> None:
     hands = replay(all_violations.phh_text())
-    assert len(hands) == 2
+    assert len(hands) == 3  # the misdealt deal is no hand: its redeal is
     assert hands[0].seats == [3, 6, 8, 1]
     final = list(hands[0])[-1]
     assert sum(final.stacks) == sum(hands[0].starting_stacks)  # no chips created or lost in the hand
@@ -158,7 +158,8 @@ def test_the_rules_layer_finds_each_injected_violation_in_the_truth(all_violatio
     for injected in all_violations.violations:
         if injected.type == "chips_hidden" and injected.end_ts - injected.ts < 10:
             continue
-        hits = [f for f in found if f.rule_id == injected.rule_id and injected.ts - 0.5 <= f.ts <= injected.end_ts + 2]
+        hits = [f for f in found if f.rule_id.split("(")[0] == injected.rule_id
+                and injected.ts - 0.5 <= f.ts <= injected.end_ts + 2]
         assert hits, injected
 
 

@@ -7,6 +7,7 @@ from tablewatch.events import (
     ButtonPlaced,
     ButtonSeen,
     CardDealt,
+    CardExposed,
     CardsMucked,
     Chips,
     Declaration,
@@ -185,6 +186,25 @@ def test_a_misdeal_s_cards_taken_back_before_any_betting_do_not_end_the_hand() -
     misdeal = [bet(0.5, 1, 50), bet(1.0, 2, 100), *deal(2.0, [2, 1]), muck(4.0, 1), muck(4.2, 2)]
     out = frame([*misdeal, *deal(6.0, [2, 1])])  # the redeal: the rules' misdeal check judges it
     assert frames(out) == [("HandStarted", 0.5, 1), ("HandEnded", 6.9, 1)]
+
+
+def test_a_first_card_dealt_face_up_and_dealt_again_is_a_misdeal_and_its_redeal() -> None:
+    """TDA-22A(7): the deal's first card goes face up; the dealer takes it back, reshuffles and deals again from
+    the same seat. The misdealt hand reaches the rules with its exposed card and ends void; the redeal is the next
+    hand, at the same button though the blinds seen posted are not seen again (TDA-22C)."""
+    exposed = CardDealt(ts=2.0, table=T, source="vision", seat=3, card="5c", face_up=True)
+    shown = CardExposed(ts=2.0, table=T, source="vision", seat=3, card="5c")
+    out = frame([bet(0.5, 3, 50), bet(1.0, 6, 100), exposed, shown, *deal(8.0, [3, 6, 8, 1]), push(20.0, 6),
+                 muck(21.0, 6)])
+    assert frames(out) == [("HandStarted", 0.5, 1), ("HandEnded", 8.0, 1), ("HandStarted", 8.0, 2),
+                           ("HandEnded", 21.0, 2)]
+    misdealt, redeal = starts(out)
+    assert misdealt.button == redeal.button == 1 and redeal.seats == (1, 3, 6, 8)
+    assert next(e for e in out if isinstance(e, HandEnded)).void
+    assert out.index(exposed) < out.index(redeal)  # the exposed card is the misdealt hand's
+    # a lone face-down card followed by that seat's next is a stray, dropped: one hand
+    assert [f[0] for f in frames(frame([bet(0.5, 3, 50), card(2.0, 3), *deal(8.0, [3, 6, 8, 1])]))] == [
+        "HandStarted", "HandEnded"]
 
 
 def seen(ts: float, seat: int) -> ButtonSeen:

@@ -25,21 +25,10 @@ from tablewatch.table.cli import run as run_command
 from tablewatch.table.config import RunConfig
 from tablewatch.table.replay_clock import SWEEP_S, ReplayClock
 from tablewatch.table.run import load_run_config, run_table
-from tests.support.recording import RECORDED_S, play
+from tests.support.recording import RAISE_TAKES_THE_BLINDS, RECORDED_S, play
 
 KNOWN = "E007000000000001"
 PREFLOP = ["p3 f", "p4 cbr 300", "p1 cbr 900"]
-# ps_1000nl_ hand 15 (the fields the simulator reads, copied so the test runs without shared/): seat 6 raises
-# the blinds and takes them.
-RAISE_TAKES_THE_BLINDS = """variant = 'NT'
-ante_trimming_status = false
-antes = [0, 0, 0, 0]
-blinds_or_straddles = [5, 10, 0, 0]
-min_bet = 10
-starting_stacks = [1772.2, 185, 1000, 1301]
-actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'd dh p4 ????', 'p3 f', 'p4 cbr 20', 'p1 f', 'p2 f']
-seats = [1, 2, 4, 6]
-"""
 
 
 @pytest.fixture(scope="module")

@@ -56,6 +56,7 @@ class MisdealCheck(HandCheck):
         self.tally = ActionTally()
         self.wrong_count: dict[int, int] = {}  # seats with a wrong count, to rule on after substantial action
         self.button_short = False
+        self.misdealt = False  # a misdeal was called in this hand: it is redealt
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if isinstance(event, HandStarted):
@@ -64,7 +65,7 @@ class MisdealCheck(HandCheck):
         found: list[Violation] = []
         if not self.deal_over and self.dealt and (is_action(event) or isinstance(event, DEAL_ENDERS)):
             self.deal_over = True
-            found += self._end_of_deal(snapshot, event)
+            found += [] if self.misdealt else self._end_of_deal(snapshot, event)  # a misdeal's cards don't count
         if isinstance(event, CardDealt):
             found += self._card_dealt(snapshot, event) if not self.deal_over else self._late_card(event)
         elif isinstance(event, BoxedCard):
@@ -253,6 +254,6 @@ class MisdealCheck(HandCheck):
         if self.tally.past_misdeal_cutoff(self.profile):
             return [self.violation(snapshot, event, rule_id="TDA-22D", severity=Severity.ADVISORY, seats=seats,
                                    title=f"{title} (after substantial action)", observed=observed, ruling=NO_MISDEAL)]
-        self.redeal = (self.button, self.seats)
+        self.redeal, self.misdealt = (self.button, self.seats), True
         return [self.violation(snapshot, event, rule_id=f"TDA-{condition}", title=f"Misdeal: {title.lower()}",
                                observed=observed, ruling=MISDEAL, seats=seats)]
