@@ -215,6 +215,7 @@ class HandEngine:
             return True
         if isinstance(event, BetMotion) and info.owed:
             self._settle_payment(event, seat)
+            self._chips_of_last_action(event, seat)
             return True
         if isinstance(event, ChipsPulledBack):
             info.pulled = info.pulled + event.chips
@@ -222,6 +223,13 @@ class HandEngine:
                 info.no_fold = True
             return True
         return False
+
+    def _chips_of_last_action(self, event: BetMotion, seat: int) -> None:
+        """Chips paying what the seat's last action owes (an undercall made up): words keyed after them are that
+        action's, not a new one (``_late_word``)."""
+        record = next((a for a in reversed(self.hand.actions) if a.seat == seat), None)
+        if record is not None:
+            self.hand.last_chips[seat] = (event.motion_times[0] if event.motion_times else event.ts, record)
 
     def _forced_bet(self, event: BetMotion, seat: int) -> bool:
         """Chips of the seat's blind or ante, posted already from the game: a table whose chips are seen by RFID

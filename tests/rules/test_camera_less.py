@@ -89,3 +89,20 @@ def test_a_showdown_no_camera_saw_is_settled_by_the_dealers_push() -> None:
     assert hand["actions"][3:6] == ["p3 f", "p1 cbr 10000", "p2 cc"]
     assert hand["finishing_stacks"] == [10000, 20000, 20000]
     assert not [v for v in found if v.rule_id in ("TDA-9", "TDA-6A")]
+
+
+def test_an_undercall_made_up_and_then_keyed_is_one_call() -> None:
+    """Seat 3 puts 500 out facing 1,000 (an undercall is a call, TDA-37); the dealer has him make it up, then keys
+    the call: the keyed word is that call's, not seat 3 acting again out of turn."""
+    hand, found = play([
+        HandStarted(ts=1.0, table="T", source="scene", hand_no=1, button=3, seats=(1, 2, 3),
+                    stacks=(20000, 20000, 20000)),
+        chips(1, 500, 1.5), chips(2, 1000, 2.5),
+        chips(3, 500, 10.0),  # the undercall
+        chips(3, 500, 12.2), keyed(3, "call", 12.7),  # made up, then keyed
+        chips(1, 500, 14.0), keyed(1, "call", 15.0),
+        keyed(2, "check", 16.0),
+        HandEnded(ts=20.0, table="T", source="scene", hand_no=1),
+    ])
+    assert hand["actions"][3:6] == ["p3 cc", "p1 cc", "p2 cc"]
+    assert [v.rule_id for v in found if v.severity == "violation"] == ["TDA-37"]
