@@ -107,7 +107,7 @@ class SceneFusion:
     # camera's twin (a push is read over several sweeps), and a twin later than that is the same push.
     push_wait: float = 1.0
     _pushed_alone: dict[int, float] = field(default_factory=dict)  # seat -> when RFID alone reported a push
-    # the chips the RFID ledger counts in a zone now (``ChipLedger.chips``), when the table has readers
+    # the chips the RFID ledger holds in a zone now (``ChipLedger.held``), when the table has readers
     stack_chips: Callable[[str], Chips] | None = None
     # the chips the RFID ledger missed off a zone since a time that came to rest nowhere (``ChipLedger.lifted``)
     chips_lifted: Callable[[str, float], Chips] | None = None
@@ -202,6 +202,7 @@ class SceneFusion:
         return isinstance(camera, BetMotion) and not camera.chips.count and self.expect_rfid
 
     def _took_chips(self, camera: ChipAction) -> bool:
+        """The readers missed chips off the seat's stack from a little before the motion on, landed nowhere."""
         if self.chips_lifted is None or camera.seat is None:
             return False
         return self.chips_lifted(stack_zone(camera.seat), _motion_start(camera) - self.lookback).count > 0
