@@ -72,6 +72,7 @@ class MisdealCheck(HandCheck):
             found += self._boxed(snapshot, event)
         found += self._non_standard(snapshot, event)
         if is_action(event):
+            self.redeal = None  # the hand is played on (TDA-22D): the next one is not a redeal
             found += self._action(snapshot, event)
         if isinstance(event, PotPushed):
             self.redeal = None  # the hand was played out: the next one is not a redeal
