@@ -229,7 +229,7 @@ class HandEngine:
         action's, not a new one (``_late_word``)."""
         record = next((a for a in reversed(self.hand.actions) if a.seat == seat), None)
         if record is not None:
-            self.hand.last_chips[seat] = (event.motion_times[0] if event.motion_times else event.ts, record)
+            self.hand.last_chips[seat] = (_first_motion(event), record)
 
     def _forced_bet(self, event: BetMotion, seat: int) -> bool:
         """Chips of the seat's blind or ante, posted already from the game: a table whose chips are seen by RFID
@@ -251,8 +251,7 @@ class HandEngine:
         if reading is not None:
             self._apply(seat, reading, event.ts)
         if isinstance(event, BetMotion) and len(self.hand.actions) > before:
-            chips_ts = event.motion_times[0] if event.motion_times else event.ts
-            self.hand.last_chips[seat] = (chips_ts, self.hand.actions[before])
+            self.hand.last_chips[seat] = (_first_motion(event), self.hand.actions[before])
 
     def _late_word(self, event: Declaration, seat: int) -> bool:
         """Words that follow the seat's own chips (audio lags): compared with them, never out of turn."""
@@ -317,9 +316,9 @@ class HandEngine:
 
     def _read_chips(self, event: BetMotion, seat: int, ctx: BetContext) -> Reading:
         info = self.hand.seats[seat]
-        chips_ts = event.motion_times[0] if event.motion_times else event.ts
         physical = PhysicalBet(chips=event.chips, prior=event.prior, pulled_back=info.pulled, motions=event.motions,
-                               motion_values=event.motion_values, chips_ts=chips_ts, declaration=info.pending)
+                               motion_values=event.motion_values, chips_ts=_first_motion(event),
+                               declaration=info.pending)
         info.pending, info.pulled = None, Chips()
         return read_bet(ctx, physical)
 
@@ -462,6 +461,11 @@ def _rebase(reading: Reading, view: BettingView) -> Reading:
     if reading.action == "check" and view.to_call > 0:
         return Reading(action="call", to=min(view.cur, view.bet + view.stack), basis="binding out-of-turn action")
     return reading
+
+
+def _first_motion(event: BetMotion) -> float:
+    """When the bet's chips first went out: its first motion, else the report's time."""
+    return event.motion_times[0] if event.motion_times else event.ts
 
 
 def _said(event: Declaration) -> str:
