@@ -73,8 +73,7 @@ class ChipLedger:
         """The chips of a zone counting those lifted off it and not yet gone: a player's stack is still his while
         a hand carries part of it to the bet or riffles it above the antenna."""
         with self._lock:
-            uids = [u for u, z in self._location.items() if z == zone]
-            uids += [u for u, (z, _, _) in self._missing.items() if z == zone]
+            uids = [*self.uids(zone), *(u for u, (z, _, _) in self._missing.items() if z == zone)]
         return self.registry.chips(uids)[0]
 
     def lifted(self, zone: str, *, since: float) -> Chips:
