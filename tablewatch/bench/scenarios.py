@@ -1,12 +1,15 @@
 """Sessions of real hands with violations injected: what the demo and the benchmark play.
 
 Each hand of a PHH file gets one violation from a fixed rotation, skipping those the hand can't carry
-(a missing turn burn needs a hand that reaches the turn; a string raise needs a raise). The result is a
-simulator ``Scenario``, so the truth of every injected violation comes from the simulator itself.
+(a missing turn burn needs a hand that reaches the turn; a string raise needs a raise) and taking first
+the kinds injected least so far, so that kinds few hands can carry (a double burn on the river) still get
+their turns. The result is a simulator ``Scenario``, so the truth of every injected violation comes from
+the simulator itself.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +19,7 @@ from pokerkit import HandHistory
 from pydantic import ValidationError
 
 from tablewatch.calibration.decks import deck_names
+from tablewatch.rules.profiles import RuleProfile
 from tablewatch.sim.coverage import table_layout
 from tablewatch.sim.scenario import Scenario, ScenarioError
 from tablewatch.sim.session import PHH_CHIP_COLOURS, Simulation
@@ -125,6 +129,18 @@ def _wrong_push(s: HandShape) -> dict[str, Any] | None:
     return {"type": "wrong_pot_push", "to_seat": s.folders[0]} if s.folders else None
 
 
+def _hidden(s: HandShape) -> dict[str, Any] | None:
+    """After the first action, a player's hand stays over his biggest chips long enough for the rules to log it
+    (one who folds has the time)."""
+    seat = s.folders[-1] if s.folders else s.seats[-1]
+    return {"type": "chips_hidden", "seat": seat, "mode": "under_hand", "after_action": 0,
+            "duration": RuleProfile().stack_obscured_advisory_s + 2.0}
+
+
+def _misdeal(s: HandShape) -> dict[str, Any] | None:
+    return {"type": "misdeal"}
+
+
 # The rotation: the demo's first hands show the most common and most costly violations first.
 ROTATION: tuple[Injector, ...] = (
     _string_raise,
@@ -138,13 +154,17 @@ ROTATION: tuple[Injector, ...] = (
     _out_of_turn,
     _burn("double_burn", "river", 3),
     _exposed_in_deal,
+    _hidden,
+    _misdeal,
 )
 
 
-def candidate_violations(shape: HandShape, turn: int) -> list[dict[str, Any]]:
-    """The violations the hand can carry, in rotation order starting at position ``turn``."""
+def candidate_violations(shape: HandShape, turn: int, injected: Counter[str] | None = None) -> list[dict[str, Any]]:
+    """The violations the hand can carry, the kinds ``injected`` least so far first, then in rotation order
+    starting at position ``turn``."""
     found = (ROTATION[(turn + k) % len(ROTATION)](shape) for k in range(len(ROTATION)))
-    return [v for v in found if v is not None]
+    carried = [v for v in found if v is not None]
+    return sorted(carried, key=lambda v: (injected or Counter())[v["type"]])  # stable: rotation order kept
 
 
 @dataclass
@@ -173,14 +193,16 @@ def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T
     if first < 1 or first - 1 + hands > len(histories):
         raise ValueError(f"{hands_file} has {len(histories)} hands; can't take {hands} from hand {first}.")
     result = HandSet(sims=[], skipped=[])
+    injected: Counter[str] = Counter()
     for k in range(first, first + hands):
-        options = candidate_violations(hand_shape(histories[k - 1]), k - first) if inject else []
+        options = candidate_violations(hand_shape(histories[k - 1]), k - first, injected) if inject else []
         dealt = deck_names()[(k - first) % len(deck_names())] if deck == EVERY_DECK else deck
         sim, why = _first_playable(hands_file, k, options, seed=seed + k, table=table, deck=dealt)
         if sim is None:
             result.skipped.append(f"hand {k}: {why}")
         else:
             result.sims.append(sim)
+            injected.update(v.type for v in sim.violations)
     return result
 
 

@@ -3,8 +3,9 @@
 - Hands captured exactly: the hand history the rules layer wrote has the same actions (with amounts),
   board and final stacks as the simulator's ground-truth PHH.
 - Violations: each injected violation is found when an alert of an accepted rule id, in the same hand,
-  is raised no earlier than its start; a further alert of an accepted rule on the same incident is counted
-  apart (corroborating); every other VIOLATION-severity alert is a false positive of its rule.
+  is raised no earlier than its start (an advisory, for the kinds the rules answer with one); a further
+  alert of an accepted rule on the same incident is counted apart (corroborating); every other
+  VIOLATION-severity alert is a false positive of its rule.
 - Latency: from the end of the violating motion (for a burn error: the board card that shows it) to the
   alert, on the session clock, plus the wall-clock time the pipeline spent on the step that raised it
   (the run itself goes faster than real time).
@@ -38,6 +39,9 @@ ACCEPTED_RULES: dict[str, tuple[str, ...]] = {
     "undercall": ("TDA-37", "TDA-28"),
     "wrong_pot_push": ("TDA-5", "TDA-6A"),
 }
+# Injections the rules answer with an advisory, not a violation: a stack hidden for under two minutes with
+# nobody facing an all-in is logged for the dealer to have it rearranged (TDA-16A, the rule profile's levels).
+FOUND_BY_ADVISORY = frozenset({"chips_hidden"})
 
 
 def rule_family(rule_id: str) -> str:
@@ -224,9 +228,10 @@ def score_violations(injected: list[InjectedTruth], alerts: list[TimedAlert]) ->
     latencies: list[float] = []
     missed: list[str] = []
     violations = [(i, a) for i, a in enumerate(alerts) if a.violation.severity == Severity.VIOLATION]
+    advisories = [(i, a) for i, a in enumerate(alerts) if a.violation.severity == Severity.ADVISORY]
     for truth in injected:
         per_type[truth.type].injected += 1
-        match = _match(truth, violations, used)
+        match = _match(truth, violations + advisories if truth.type in FOUND_BY_ADVISORY else violations, used)
         if match is None:
             missed.append(f"hand {truth.hand_no}: {truth.type} ({truth.rule_id}) at {truth.ts:.1f}s")
             continue

@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -73,11 +74,13 @@ def recorded_session(hands_file: Path, *, hands: int, first: int, seed: int,
     with hands_file.open("rb") as handle:
         histories = list(HandHistory.load_all(handle))
     sim = Simulation(Scenario.model_validate(data))
+    injected: Counter[str] = Counter()
     for i, hand in enumerate(data["hands"]):
-        for violation in candidate_violations(hand_shape(histories[first - 1 + i]), i):
+        for violation in candidate_violations(hand_shape(histories[first - 1 + i]), i, injected):
             hand["violations"] = [violation]
             try:
                 sim = Simulation(Scenario.model_validate(data))
+                injected[violation["type"]] += 1
                 break
             except (ScenarioError, ValidationError, ValueError):
                 hand["violations"] = []
@@ -180,9 +183,10 @@ def _read(path: Path) -> str:
 
 def pair_hands(truth_events: list[Any], run_events: list[Any]) -> dict[int, HandStarted]:
     """Each truth hand and the first hand the run started between the truth's start (less the tolerance)
-    and its end."""
+    and its end, a misdealt deal (a hand the run ended void) aside: the truth's hand is its redeal."""
     spans = _spans(truth_events)
-    started = [e for e in run_events if isinstance(e, HandStarted)]
+    void = void_hands(run_events)
+    started = [e for e in run_events if isinstance(e, HandStarted) and e.hand_no not in void]
     pairs: dict[int, HandStarted] = {}
     taken: set[int] = set()
     for hand_no, (begin, end) in spans.items():
@@ -194,6 +198,12 @@ def pair_hands(truth_events: list[Any], run_events: list[Any]) -> dict[int, Hand
     return pairs
 
 
+def void_hands(run_events: list[Any]) -> dict[int, HandStarted]:
+    """The hands the run ended void (misdealt deals), by hand number."""
+    void = {e.hand_no for e in run_events if isinstance(e, HandEnded) and e.void}
+    return {e.hand_no: e for e in run_events if isinstance(e, HandStarted) and e.hand_no in void}
+
+
 def _spans(events: list[Any]) -> dict[int, tuple[float, float]]:
     starts = {e.hand_no: e.ts for e in events if isinstance(e, HandStarted)}
     ends = {e.hand_no: e.ts for e in events if isinstance(e, HandEnded)}
@@ -202,8 +212,9 @@ def _spans(events: list[Any]) -> dict[int, tuple[float, float]]:
 
 def score_frames(truth_events: list[Any], run_events: list[Any], pairs: dict[int, HandStarted]) -> FrameScore:
     score = FrameScore()
+    void = void_hands(run_events)
     run_hands = {e.hand_no for e in run_events if isinstance(e, HandStarted)}
-    score.extra_hands = len(run_hands - {e.hand_no for e in pairs.values()})
+    score.extra_hands = len(run_hands - set(void) - {e.hand_no for e in pairs.values()})
     begun = _first_signals(truth_events)
     for truth in (e for e in truth_events if isinstance(e, HandStarted)):
         mine = pairs.get(truth.hand_no)
@@ -212,7 +223,8 @@ def score_frames(truth_events: list[Any], run_events: list[Any], pairs: dict[int
             continue
         score.hands_found += 1
         shown = begun.get(truth.hand_no, truth.ts)
-        offset = mine.ts - shown
+        misdealt = void.get(mine.hand_no - 1)  # the hand began with the deal it voided
+        offset = (misdealt or mine).ts - shown
         score.start_offsets_s.append(round(offset, 3))
         score.starts_right += abs(offset) <= START_TOLERANCE_S
         score.buttons_right += mine.button == truth.button

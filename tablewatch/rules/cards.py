@@ -34,11 +34,20 @@ class CardFlow:
             return
         self.hand.board[event.slot] = event.card
         self.flush_hole()
-        if self.hand.state.actor_index is None:
+        if self.hand.state.actor_index is None and not self._fourth_flop_card(event):
             self.hand.board_fresh.add(event.slot)
         else:
             self.hand.board_fresh.discard(event.slot)  # premature (TDA-57): used only if it is not redealt
+        self.hand.board_ts[event.slot] = event.ts
         self.advance()
+
+    def _fourth_flop_card(self, event: BoardCardDealt) -> bool:
+        """A turn card this soon after the flop with no burn between, in an all-in run-out: the flop's fourth
+        card (TDA-26A), taken for the turn only if no other card replaces it."""
+        flop_ts = self.hand.board_ts.get(2)
+        if event.slot != 3 or flop_ts is None or any(burn.ts > flop_ts for burn in self.hand.burns):
+            return False
+        return event.ts - flop_ts <= self.hand.profile.four_card_flop_window_s
 
     def flush_hole(self) -> None:
         """The deal is over (or a later event says so): give pokerkit every hole card, unknown ones as ??."""

@@ -79,6 +79,7 @@ class HandState:
         self.seats = {seat: SeatState() for seat in self.order}
         self.board: dict[int, str | None] = {}
         self.board_fresh: set[int] = set()  # slots dealt while no betting round was open
+        self.board_ts: dict[int, float] = {}  # when each slot's card was dealt
         self.burns: list[Burn] = []
         self.actions: list[ActionRecord] = []
         self.violations: list[Violation] = []

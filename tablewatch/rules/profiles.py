@@ -171,8 +171,9 @@ class RuleProfile(StrictModel):
     )
     four_card_flop_window_s: float = Field(
         default=3.0, gt=0,
-        description="checks: in an all-in run-out, a 4th card this soon after the flop with no burn is a "
-        "four-card flop (TDA-26A), later it is a turn without a burn (TDA-25) *(default — not in seeds)*."
+        description="checks and engine: in an all-in run-out, a 4th card this soon after the flop with no burn is "
+        "a four-card flop (TDA-26A; the turn only if no card replaces it), later it is a turn without a burn "
+        "(TDA-25) *(default — not in seeds)*."
     )
     misaward_tolerance: int = Field(
         default=0, ge=0,

@@ -11,6 +11,8 @@ from click.testing import CliRunner
 
 from tablewatch.bench.cli import bench
 from tablewatch.bench.scenarios import DEMO_HANDS
+from tablewatch.bench.through_run import pair_hands, score_frames
+from tablewatch.events import CardDealt, HandEnded, HandStarted
 
 
 @pytest.mark.slow
@@ -57,3 +59,20 @@ def test_the_truth_fed_diagnostic_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output + repr(result.exception)
     assert "DIAGNOSTIC, not a table's figure" in result.output
     assert json.loads((tmp_path / "bench.json").read_text())["camera"] == "truth"
+
+
+def test_a_misdealt_deal_is_no_hand_of_its_own_and_its_redeal_is_the_truths() -> None:
+    """The run ends a misdealt deal void and redeals it as its next hand: the truth's hand pairs with the redeal,
+    began when the misdealt deal did, and the void hand is no extra hand."""
+    def started(n: int, ts: float, source: str = "scene") -> HandStarted:
+        return HandStarted(ts=ts, table="T01", source=source, hand_no=n, button=3, seats=(1, 3), stacks=(900, 900))
+
+    truth = [started(1, 0.0, "sim"), CardDealt(ts=1.0, table="T01", source="sim", seat=1, card="As"),
+             HandEnded(ts=60.0, table="T01", source="sim", hand_no=1)]
+    run = [started(1, 1.2), HandEnded(ts=8.0, table="T01", source="scene", hand_no=1, void=True),
+           started(2, 8.0), HandEnded(ts=59.0, table="T01", source="scene", hand_no=2)]
+    pairs = pair_hands(truth, run)
+    assert {n: e.hand_no for n, e in pairs.items()} == {1: 2}
+    frame = score_frames(truth, run, pairs)
+    assert (frame.hands_found, frame.starts_right, frame.extra_hands) == (1, 1, 0)
+    assert frame.start_offsets_s == [0.2]

@@ -84,6 +84,30 @@ def test_an_arm_lying_still_in_another_seat_s_place_holds_no_decision_open() -> 
     assert f"seat{SEAT}" in own.open
 
 
+def test_an_arm_back_where_it_lay_still_ends_its_gesture_at_once() -> None:
+    """The seat's still "arm" at the neighbour's stack, then its real hand out over the line, then the still
+    one again: the gesture is over when the arm is back where it lay, not once it has been still ``parked_s``
+    again (which held every later decision, a neighbour's fold included, behind it)."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    neighbour = LAYOUT.zones[f"seat{SEAT + 1}.stack"]
+    spot = tuple(float(v) for v in np.asarray(neighbour, float).mean(axis=0))
+    still = Arm(actor=f"seat{SEAT}", tip_mm=spot, palm_mm=spot, area_mm2=9000.0)
+    t = 10.0
+    while t < 10.0 + DEFAULT_CONFIG.parked_s + 0.5:
+        gestures.arms(t, [still])
+        t = round(t + 0.1, 3)
+    for depth in (-120, 60, 90, 60, -120):
+        gestures.arms(t, [_arm_at(depth)])
+        t = round(t + 0.1, 3)
+    assert f"seat{SEAT}" in gestures.open
+    gestures.arms(t, [still])
+    assert f"seat{SEAT}" not in gestures.open
+    later = t + DEFAULT_CONFIG.decide_s + 0.1
+    gestures.arms(later, [still])
+    gestures.decide(later)
+    assert gestures.horizon(later) == later
+
+
 def test_a_hand_resting_from_the_blind_into_the_deal_then_calls_a_bet_not_a_blind() -> None:
     gestures = Gestures(LAYOUT, table="T1", hand_in_progress=False)
     out = _bet_then_rest(gestures, rest_s=SETTLED_BET_S + 0.5)  # posts a blind, the hand stays on the felt

@@ -247,6 +247,30 @@ def test_ex_110_four_card_flop_through_the_engine() -> None:
     assert t.ids() == ["TDA-26A"]
 
 
+def test_a_four_card_flop_in_an_all_in_run_out_is_not_the_turn() -> None:
+    """Nobody can act on the flop, so only time tells a 4th card dealt with it from the turn: it is set aside,
+    and the card dealt after the burns is the hand's turn."""
+    t = Table(stacks=(10000, 10000, 1000))
+    t.start()
+    t.chips(1, 100)
+    t.ev(CardsMucked, seat=2)
+    t.ev(Declaration, seat=3, word="all-in")
+    t.chips(3, 900, prior=100)
+    t.ev(Declaration, seat=1, word="call")
+    t.chips(1, 900, prior=100)
+    t.ev(CardsTabled, seat=3, cards=("Qh", "Qd"))
+    t.ev(CardsTabled, seat=1, cards=("2c", "2d"))
+    t.burn()
+    t.board(*FLOP, (3, "Qs"))  # the 4th card a second after the flop, no burn between
+    t.burn()  # the 4th card taken to the burn pile
+    t.burn()
+    t.board((3, "2s"))
+    t.burn()
+    t.board((4, "9d"))
+    assert t.ids() == ["TDA-26A"]
+    assert t.rules.snapshot().board == ("Ah", "Kd", "7c", "2s", "9d")
+
+
 def test_ex_38_short_card_then_substantial_action_through_the_engine() -> None:
     t = Table()
     t.ev(HandStarted, hand_no=1, button=1, seats=(1, 2, 3), stacks=t.stacks)

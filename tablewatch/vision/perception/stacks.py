@@ -19,7 +19,8 @@ from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.plane import TablePlane
 
 HIDDEN_SHARE = 0.3
-MIN_PIXELS = 0.5  # of one chip top: less than this is no chip of that denomination
+MIN_PIXELS = 0.3  # of one chip top: less than this is no chip of that denomination (a short column of the
+# largest chips may show only part of its top past a taller neighbour)
 EDGE_MM = 20.0  # a stack zone is read this far beyond its edge, on the felt (a chip at the edge shows whole)
 
 

@@ -40,13 +40,14 @@ class BetsAndTaps:
 
     def __init__(self, layout: TableLayout, state: TableState, make: EventMaker, config: GestureConfig) -> None:
         self.layout, self.state, self.make, self.config = layout, state, make, config
-        self.parked: dict[str, tuple[float, float]] = {}  # actor -> where its still "arm" lies (ignored there)
+        # actor -> where its still "arm" lies (ignored there), and when it was last seen there
+        self.parked: dict[str, tuple[tuple[float, float], float]] = {}
 
     def arm(self, actor: str, sample: Sample) -> list[Event]:
         """A player's arm seen in a frame: its episode goes on (or begins). One that stays still ``parked_s``
         ends its episode and is ignored until it moves: a gesture moves, and an episode held open holds every
         decision after its start (vision's horizon) until it ends."""
-        if self._still_parked(actor, sample):
+        if self._back_at_rest(actor, sample):
             return []
         state = self.state
         ep = state.open.setdefault(actor, self._episode(actor))
@@ -59,19 +60,24 @@ class BetsAndTaps:
         out = self._entered(ep, sample)
         if self._at_rest(ep, sample.t):
             state.closed.append(state.open.pop(actor))
-            self.parked[actor] = sample.tip
+            self.parked[actor] = (sample.tip, sample.t)
             return out
         if self._bet_settled(ep, sample.t):
             out += self.decided(ep)
             state.open[actor] = self._episode(actor, samples=[sample], after_bet=True)
         return out
 
-    def _still_parked(self, actor: str, sample: Sample) -> bool:
-        spot = self.parked.get(actor)
-        if spot is not None and _distance(sample.tip, spot) <= self.config.parked_mm:
-            return True
-        self.parked.pop(actor, None)
-        return False
+    def _back_at_rest(self, actor: str, sample: Sample) -> bool:
+        """The arm is where it lies still: ignored. An episode that went out from there ends on its return (left
+        open, it would last until the arm counts as still again, and hold every decision after its start)."""
+        parked = self.parked.get(actor)
+        if parked is None or _distance(sample.tip, parked[0]) > self.config.parked_mm:
+            return False
+        self.parked[actor] = (parked[0], sample.t)
+        ep = self.state.open.pop(actor, None)
+        if ep is not None and ep.samples:
+            self.state.closed.append(ep)
+        return True
 
     def _at_rest(self, ep: Episode, t: float) -> bool:
         """The arm has been seen for ``parked_s`` and has not moved over that time, somewhere no player rests a
@@ -92,6 +98,7 @@ class BetsAndTaps:
         for actor, ep in list(self.state.open.items()):
             if t - ep.last > self.config.gap_s:
                 self.state.closed.append(self.state.open.pop(actor))
+        self.parked = {a: p for a, p in self.parked.items() if t - p[1] <= self.config.parked_kept_s}
 
     def due(self, t: float) -> list[Episode]:
         """The ended episodes to decide now, taken from ``closed``: what they moved has settled, or it is a

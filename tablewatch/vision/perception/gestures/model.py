@@ -29,6 +29,7 @@ class GestureConfig:
     settled_bet_s: float = 1.5  # a hand resting behind the line this long after a motion: the bet is decided
     parked_s: float = 3.0  # an "arm" that has not moved this long is no gesture (a hand at rest, a thing left lying)
     parked_mm: float = 40.0  # ... not moved: its tip within this of where it is now
+    parked_kept_s: float = 10.0  # ... and where it lay is known this long after it was last seen there
     obscure_after_s: float = 1.0  # a stack out of sight this long is obscured (a hand passing over it is not)
     obscure_every_s: float = 1.0  # an obscured stack is reported again this often while it lasts
     obscure_last_s: float = 0.5  # its end is reported unless a report went out this recently
