@@ -131,7 +131,7 @@ class CardFlow:
             if not force and self.muck_held(self.hand.order[index]):
                 return False  # the caller may still ask to see it (club, 001 TDA-7 exception)
             # all-in (TDA-9) or the last live hand: tabled, not mucked
-            return self._table(False if not state.all_in_status and live > 1 else unknown)
+            return self._table(False if not state.all_in_status and live > 1 else unknown, shown=False)
         if info.tabled is not None:
             done = self._table("".join(info.tabled) if info.tabled else unknown)
             if not info.tabled:
@@ -142,16 +142,20 @@ class CardFlow:
             return self._table(unknown if unread else None)  # unread cards are kept, not judged
         return False
 
-    def _table(self, what: bool | str | None) -> bool:
+    def _table(self, what: bool | str | None, *, shown: bool = True) -> bool:
         """Show or muck at pokerkit's showdown; what pokerkit refuses (a misread, a muck it needs shown) is
-        tabled as unread cards."""
+        tabled as unread cards. ``shown``: the table showed the hand (not a muck pokerkit needs tabled)."""
         unknown = "??" * self.hand.config.hole_cards
+        index = self.hand.state.showdown_index
         for attempt in (what, unknown, False):
             try:
                 self.hand.state.show_or_muck_hole_cards(attempt)
-                return True
             except (ValueError, KeyError):
                 continue
+            if shown and what is not False and index is not None:  # (pokerkit may have taken it as a muck)
+                read = attempt is None or (isinstance(attempt, str) and "?" not in attempt)
+                self.hand.shown_at_showdown[self.hand.order[index]] = read
+            return True
         if not self.hand.stuck:
             self.hand.note("pokerkit accepts no showdown action for a seat: the dealer's pushes are the record")
         self.hand.stuck = True

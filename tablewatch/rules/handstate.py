@@ -87,6 +87,7 @@ class HandState:
         self.event_times = [EventTime(kind="HandStarted", seat=None, ts=start.ts)]
         self.hole_flushed = False
         self.stuck = False  # pokerkit refused the showdown: the hand is recorded as the dealer pushes it
+        self.shown_at_showdown: dict[int, bool] = {}  # seat -> whether its tabled hand was read
         self.last_chips: dict[int, tuple[float, ActionRecord]] = {}  # seat -> its last chips' time and ruling
         self.skipped: dict[int, dict[int, bool]] = {}  # skipped seat -> seats acting after it (chips in?)
         self.skip_reported: set[int] = set()
@@ -200,7 +201,18 @@ class HandState:
         callers = tuple(a.seat for a in river[last + 1:] if a.kind == "cc")
         return (river[last].seat, callers) if callers else None
 
+    @property
+    def unread_showdown(self) -> bool:
+        """Hands were tabled against each other and one was not read: pokerkit judged it as no hand (or a muck, as
+        it takes no unknown card at the last showdown), so its awards are no judgment and the pot stands as the
+        dealer pushes it."""
+        return len(self.shown_at_showdown) >= 2 and not all(self.shown_at_showdown.values())
+
     def expected_awards(self) -> dict[int, int]:
+        """The chips pokerkit pushed to each seat; none when a hand tabled unread stood in as a muck."""
+        return {} if self.unread_showdown else self.pokerkit_awards()
+
+    def pokerkit_awards(self) -> dict[int, int]:
         """The chips pokerkit pushed to each seat."""
         awards: dict[int, int] = {}
         for op in self.state.operations:

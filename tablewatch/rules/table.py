@@ -23,9 +23,30 @@ from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import Check, HandSnapshot
 
 
+def _settled_by_the_dealer(hand: HandState) -> bool:
+    """A showdown pokerkit could not judge (a hand tabled unread) whose pot the dealer pushed otherwise than
+    pokerkit's stand-in awards: the record is the dealer's pushes."""
+    if not hand.unread_showdown:
+        return False
+    pushed: dict[int, int] = {}
+    for seat, value, _ in hand.pushes:
+        pushed[seat] = pushed.get(seat, 0) + value
+    return pushed != hand.pokerkit_awards()
+
+
+def _dealers_pushes(hand: HandState) -> tuple[Push, ...]:
+    """The pots as the dealer pushed them, one per push in order (a showdown pokerkit could not judge)."""
+    return tuple(Push(pot_index=i, amount=value, winners=(seat,), amounts=((seat, value),))
+                 for i, (seat, value, _) in enumerate(hand.pushes))
+
+
 def finished_hand(hand: HandState) -> FinishedHand:
     state, order = hand.state, hand.order
     final = {seat: state.stacks[i] for i, seat in enumerate(order)}
+    by_dealer = _settled_by_the_dealer(hand)
+    if by_dealer:  # pokerkit's awards: no judgment, and not what was pushed; the pushes below settle the pot
+        for seat, value in hand.pokerkit_awards().items():
+            final[seat] -= value
     in_play = state.total_pot_amount if state.status else 0
     missing = sum(hand.starting_stacks) - sum(final.values()) - in_play
     notes = list(hand.notes)
@@ -38,7 +59,7 @@ def finished_hand(hand: HandState) -> FinishedHand:
         missing = 0
     elif missing > 0:
         notes.append(f"{missing} not awarded: the hands were not read and the dealer's pushes do not account for it")
-    pushes = tuple(
+    pushes = _dealers_pushes(hand) if by_dealer else tuple(
         Push(pot_index=op.pot_index, amount=op.total_amount,
              winners=tuple(order[i] for i, a in enumerate(op.amounts) if a),
              amounts=tuple((order[i], a) for i, a in enumerate(op.amounts) if a))

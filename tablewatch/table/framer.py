@@ -227,10 +227,16 @@ class HandFramer:
         elif (posted := chips_forward(event)) is not None:
             seat, value = posted
             deal.forward.append((event.ts, seat, event.source, value))
+        elif isinstance(event, CardsMucked) and self._cards_dealt(deal, event.seat) < self.game.hole_cards:
+            return []  # nobody mucks a hand not yet dealt: the dealer took back a card turned over or misdealt
         deal.held.append(event)
         if isinstance(event, BETTING) or self._all_open_seats_dealt(deal) or event.ts - deal.ts >= DEAL_WAIT_S:
             return self._start()
         return []
+
+    @staticmethod
+    def _cards_dealt(deal: _Deal, seat: int | None) -> int:
+        return sum(1 for e in deal.held if isinstance(e, CardDealt) and e.seat == seat)
 
     def _redeal(self, card: CardDealt) -> list[Event]:
         """The deal's lone first card went face up and the deal begins again at that seat: a misdeal (TDA-22A(7))

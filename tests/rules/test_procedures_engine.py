@@ -215,6 +215,23 @@ def test_tda_5_misaward_through_the_engine() -> None:
     assert [v.rule_id for v in out] == ["TDA-5"] and "seat 2: 300" in out[0].ruling
 
 
+def test_a_hand_tabled_unread_leaves_the_pot_as_the_dealer_pushed_it() -> None:
+    """pokerkit takes no unknown card at the showdown, so an unread tabled hand goes to it as a muck: the read hand
+    would win by default. That is no judgment: no misaward is called, and the pot is recorded as pushed."""
+    t = Table()
+    t.start()
+    play_to_showdown(t)
+    t.ev(CardsTabled, seat=2, cards=("3c", "4c"))
+    t.ev(CardsTabled, seat=3, cards=())  # shown, but the camera could not read it
+    t.ev(CardsMucked, seat=1)
+    t.ev(PotPushed, seat=3, value=300)
+    t.ev(HandEnded, hand_no=1)
+    assert t.ids() == []
+    (hand,) = t.rules.pop_finished()
+    assert hand.final_stacks == {1: 9900, 2: 9900, 3: 10200}
+    assert any("not read" in note for note in hand.notes)
+
+
 def test_ex_107_premature_turn_2017_through_the_engine() -> None:
     t = Table(preset("tda-2017"))
     t.start()

@@ -207,6 +207,21 @@ def test_a_first_card_dealt_face_up_and_dealt_again_is_a_misdeal_and_its_redeal(
         "HandStarted", "HandEnded"]
 
 
+def test_the_exposed_card_taken_back_is_no_muck_and_a_heads_up_redeal_keeps_its_seats() -> None:
+    """The dealer taking the face-up card back from the seat's spot can look like that seat's muck: nobody mucks a
+    hand not yet dealt, so it neither starts the betting (the hand framed on one card, every seat with chips taken
+    for dealt in) nor reaches the rules."""
+    exposed = CardDealt(ts=2.0, table=T, source="vision", seat=2, card="Ts", face_up=True)
+    taken_back = muck(3.0, 2)
+    out = frame([bet(0.5, 2, 100), bet(1.0, 1, 50), exposed, taken_back, *deal(8.0, [2, 1]), push(20.0, 2),
+                 muck(21.0, 1)])
+    assert taken_back not in out
+    assert frames(out) == [("HandStarted", 0.5, 1), ("HandEnded", 8.0, 1), ("HandStarted", 8.0, 2),
+                           ("HandEnded", 21.0, 2)]
+    _, redeal = starts(out)
+    assert redeal.seats == (1, 2) and redeal.button == 1  # heads-up: the button posts the small blind
+
+
 def seen(ts: float, seat: int) -> ButtonSeen:
     return ButtonSeen(ts=ts, table=T, source="vision", seat=seat)
 
