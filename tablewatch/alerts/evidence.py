@@ -50,8 +50,9 @@ class EvidenceConfig(StrictModel):
     url_base: str | None = Field(default=None, description="URL at which `folder` is served (the web console)")
     codec: str = Field(default="VP80", min_length=4, max_length=4,
                        description="fourcc; VP80 in .webm plays in browsers")
-    extension: str = Field(default=".webm", pattern=r"^\.[a-z0-9]+$")
-    jpeg_quality: int = Field(default=88, ge=10, le=100)
+    extension: str = Field(default=".webm", pattern=r"^\.[a-z0-9]+$", description="the clips' file type, to match "
+                           "`codec`")
+    jpeg_quality: int = Field(default=88, ge=10, le=100, description="JPEG quality of the stills")
 
 
 class Picture(Protocol):

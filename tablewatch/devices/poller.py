@@ -38,13 +38,14 @@ class ReaderConfig(StrictModel):
     url: str = Field(description="pyserial URL: /dev/ttyUSB0, socket://host:port, rfc2217://host:port, loop://")
     name: str = Field(default="", description="device name in DeviceStatus events; the URL when empty")
     family: str = Field(default="s6350", description="reader family, a key of reader_families()")
-    baudrate: int = Field(default=57600, gt=0)
+    baudrate: int = Field(default=57600, gt=0, description="serial speed of the line (the readers' setting)")
     antennas: dict[str, int] = Field(default_factory=lambda: {"tray": 0},
                                      description="antenna name (a zone: tray, seat3.stack, pot) -> node address")
-    response_timeout: float = Field(default=0.2, gt=0, le=10)
-    retries: int = Field(default=2, ge=0, le=10)
+    response_timeout: float = Field(default=0.2, gt=0, le=10, description="seconds to wait for a reader's answer")
+    retries: int = Field(default=2, ge=0, le=10, description="requests sent again after no or a corrupt answer")
     offline_after: float = Field(default=2.0, gt=0, description="seconds without a good answer before offline")
-    reconnect_interval: float = Field(default=0.5, gt=0)
+    reconnect_interval: float = Field(default=0.5, gt=0, description="seconds between attempts to open a port "
+                                      "that went away (a USB adapter unplugged)")
     poll_interval: float = Field(default=0.0, ge=0, description="pause between sweeps")
 
     @field_validator("family")

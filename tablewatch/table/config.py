@@ -62,7 +62,8 @@ class RunConfig(StrictModel):
                                         "dealer's entry of it arrives: declarations are stamped that much earlier "
                                         "and the table's events held as long, so words said as the chips went out "
                                         "govern them (TDA-27A); 0: stamped on arrival, events not held")
-    cameras: list[CameraConfig] = Field(default_factory=list)
+    cameras: list[CameraConfig] = Field(default_factory=list, description="the table's cameras (an overhead one "
+                                        "with a profile is what vision watches); none: no video")
     mqtt: BrokerConfig | None = Field(default=None, description="the broker: a URL (`mqtt = \"mqtts://host:8883\"`) "
                                       "or a table with url, username, password_file, ca_file, cert_file, key_file; "
                                       "none: alerts to the terminal and files only")

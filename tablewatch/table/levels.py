@@ -23,9 +23,9 @@ log = logging.getLogger(__name__)
 class LevelConfig(StrictModel):
     """One level of the structure: its blinds and ante, and how long it lasts."""
 
-    number: int = Field(ge=1)
-    small_blind: int = Field(gt=0)
-    big_blind: int = Field(gt=0)
+    number: int = Field(ge=1, description="the level's number, as the clock and the console's `level N` call it")
+    small_blind: int = Field(gt=0, description="small blind at this level")
+    big_blind: int = Field(gt=0, description="big blind at this level")
     ante: int = Field(default=0, ge=0, description="ante posted by every player")
     big_blind_ante: int = Field(default=0, ge=0, description="ante posted by the big blind for everyone (TDA-60)")
     minutes: float | None = Field(default=None, gt=0, description="its length on the clock; none: until the "
