@@ -307,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "when analysed and reduced as far as the plane allows (as from a Motion-JPEG camera)")
     parser.add_argument("--felt", choices=sorted(FELTS), help="this felt instead of the scenarios' (held out: grey)")
     parser.add_argument("--detector", action="store_true", help="with --objects, also score the table-objects "
-                        "detector (models/table-objects-*.onnx) on the same analysed planes")
+                        "detector (tablewatch/vision/weights/table-objects-*.onnx) on the same analysed planes")
     parser.add_argument("--without-hand-finder", action="store_true", help="perception without its hand finder "
                         "(the table-objects detector finding hands the motion path misses), to compare")
     args = parser.parse_args(argv)

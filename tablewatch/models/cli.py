@@ -33,7 +33,8 @@ DEFAULT_PREPARED = Path("out/cards-real")
               help="Two classes, INDEX and BACK: a box finder for the identity classifier (names it 'cards-boxes-…').")
 @click.option("--init", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Start from this local .pt of ours (layers of matching shape are copied).")
-@click.option("--ship/--no-ship", default=True, show_default=True, help="Copy the weights into models/.")
+@click.option("--ship/--no-ship", default=True, show_default=True,
+              help="Copy the weights into tablewatch/vision/weights/ (shipped in the package).")
 def train(
     data_root: Path, prepared: Path, arch: str, imgsz: int, epochs: int, hours: float | None, batch: int,
     run_dir: Path | None, seed: int, resume: bool, index_only: bool, init: Path | None, ship: bool,
@@ -61,7 +62,7 @@ def train(
 
 @click.command()
 @click.option("--model", type=click.Path(path_type=Path), default=None,
-              help="ONNX model (default: the one shipped in models/).")
+              help="ONNX model (default: the one shipped in tablewatch/vision/weights/).")
 @click.option("--prepared", type=click.Path(path_type=Path), default=DEFAULT_PREPARED, show_default=True,
               help="Prepared dataset (from 'tablewatch train'); its test split is scored.")
 @click.option("--data", "data_root", type=click.Path(path_type=Path), default=DEFAULT_DATA, show_default=True,

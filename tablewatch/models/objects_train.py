@@ -4,7 +4,7 @@
 planes (``plane_dataset``; deterministic from ``--seed``), trains a YOLO from its YAML architecture (random
 init, or layers copied from a local ``--init`` of ours), exports ONNX at the whole plane's size, so run time
 reads a plane in one pass, and once more at the size of the regions perception reads to find a hand it lost
-(``vision.perception.hand_finder``), and with ``--ship`` copies them into ``models/``.
+(``vision.perception.hand_finder``), and with ``--ship`` copies them into ``tablewatch/vision/weights/``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import shutil
 from pathlib import Path
 
 from tablewatch.models.plane_dataset import TILE, held_out_planes, make_plane_dataset, plane_input_hw
-from tablewatch.models.train import MODELS_DIR, export_onnx, train_detector
+from tablewatch.models.train import export_onnx, train_detector
+from tablewatch.vision.detector import MODELS_DIR
 from tablewatch.vision.perception.hand_finder import REGION_INPUT_PX, REGION_MODEL
 
 OBJECTS_STEM = "table-objects-yolo11n-plane"
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--init", type=Path, default=None, help="a local .pt of ours to copy matching layers from")
     parser.add_argument("--run-dir", type=Path, default=Path("runs") / OBJECTS_STEM)
-    parser.add_argument("--ship", action="store_true", help="copy the weights into models/")
+    parser.add_argument("--ship", action="store_true", help="copy the weights into tablewatch/vision/weights/")
     args = parser.parse_args(argv)
     if not (args.data / "data.yaml").exists():
         print(make_plane_dataset(args.data, count=args.frames, seed=args.seed))

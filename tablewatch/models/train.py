@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tablewatch.vision.detector import MODELS_DIR
+
 if TYPE_CHECKING:
     from ultralytics import YOLO
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 OUT_DIR = PROJECT_ROOT / "out"
-MODELS_DIR = PROJECT_ROOT / "models"
 ARCHITECTURES = ("yolo11n.yaml", "yolov8n.yaml", "yolo11s.yaml", "yolov8s.yaml")
 
 
@@ -153,7 +154,7 @@ def model_stem(arch: str, imgsz: int, kind: str = "") -> str:
 def ship(
     result_pt: Path, result_onnx: Path, *, arch: str, imgsz: int, models_dir: Path = MODELS_DIR, kind: str = ""
 ) -> tuple[Path, Path]:
-    """Copy the weights into ``models/`` as ``cards-[<kind>-]<arch>-<imgsz>.{pt,onnx}``."""
+    """Copy the weights into ``tablewatch/vision/weights/`` as ``cards-[<kind>-]<arch>-<imgsz>.{pt,onnx}``."""
     stem = model_stem(arch, imgsz, kind)
     models_dir.mkdir(parents=True, exist_ok=True)
     pt, onnx = models_dir / f"{stem}.pt", models_dir / f"{stem}.onnx"

@@ -24,7 +24,7 @@ CROP_MARGIN = 1.25  # the square crop's side, relative to the box's longer side
 # Each index is read in six views, their probabilities averaged: framed a little tighter and looser than in
 # training (a detector's box is never exactly the labeller's), each also turned half round (an index upside
 # down in its corner). Chosen on the val photos (identity 0.967 → 0.989, precision 0.81 → 0.86), then
-# measured once on test (0.970 → 0.977, 0.77 → 0.84); see models/MODEL_CARD.md.
+# measured once on test (0.970 → 0.977, 0.77 → 0.84); see tablewatch/vision/weights/MODEL_CARD.md.
 VIEW_MARGINS = (1.1, CROP_MARGIN, 1.4)
 VIEW_TURNS = (0, 2)  # quarter turns (np.rot90)
 CLASSIFIER_GLOB = "cards-index-cls-*.onnx"

@@ -17,7 +17,7 @@ import numpy as np
 from tablewatch.vision.boxes import Letterbox, decode_yolo, letterbox
 from tablewatch.vision.detections import Detections
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+MODELS_DIR = Path(__file__).resolve().parent / "weights"  # in the package: the wheel carries them
 DEFAULT_MODEL_GLOB = "cards-*.onnx"
 CLASSIFIER_MARK = "-cls-"  # ``cards-index-cls-*.onnx`` is the identity classifier, not a detector
 
@@ -27,7 +27,7 @@ class DetectorError(RuntimeError):
 
 
 def default_model_path(models_dir: Path = MODELS_DIR) -> Path:
-    """The shipped card detector: ``models/cards-*.onnx`` (the newest if there are several)."""
+    """The shipped card detector: ``tablewatch/vision/weights/cards-*.onnx`` (the newest if there are several)."""
     found = sorted((path for path in models_dir.glob(DEFAULT_MODEL_GLOB) if CLASSIFIER_MARK not in path.name),
                    key=lambda path: path.stat().st_mtime)
     if not found:

@@ -56,7 +56,7 @@ class CardReader:
         self.classifier = classifier
         if classifier is None and is_box_only(self.detector.names):
             raise DetectorError(f"{self.detector.path} only finds index boxes: card identity needs the index "
-                                "classifier (models/cards-index-cls-*.onnx, or --classifier PATH).")
+                                "classifier (tablewatch/vision/weights/cards-index-cls-*.onnx, or --classifier PATH).")
         # the classes of what ``read`` returns (a box-only detector's boxes are named by the classifier)
         self.names = classifier.output_names(self.detector.names) if classifier else self.detector.names
 

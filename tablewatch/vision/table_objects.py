@@ -1,7 +1,7 @@
 """Chips by denomination and hands on the table plane, from our trained detector (ONNX Runtime, no torch).
 
-The model (``models/table-objects-yolo11n-plane.onnx``, see ``models/MODEL_CARD.md``) reads the rectified
-table plane at perception's 0.3 px/mm (``TablePlane``) in one pass: sizes are millimetres there, so a chip
+The model (``vision/weights/table-objects-yolo11n-plane.onnx``, see ``vision/weights/MODEL_CARD.md``) reads the
+rectified table plane at perception's 0.3 px/mm (``TablePlane``) in one pass: sizes are millimetres there, so a chip
 top is always ~12 px and a hand ~30 px. ``chip_piles`` joins touching chip tops into the piles a floor
 person would count (a stack seen from above shows its top chip; a bet is several stacks side by side).
 """

@@ -62,7 +62,7 @@ def labelled_cards() -> set[str]:
 
 def shipped_reader(**options: object) -> CardReader:
     classifier_path = default_classifier_path()
-    assert classifier_path is not None, "no index classifier shipped in models/"
+    assert classifier_path is not None, "no index classifier shipped in tablewatch/vision/weights/"
     return CardReader(OnnxDetector(default_model_path()), classifier=OnnxIndexClassifier(classifier_path), **options)
 
 

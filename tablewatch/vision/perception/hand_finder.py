@@ -1,7 +1,7 @@
 """Hands perception's motion path misses, found by the table-objects detector.
 
 Perception sees an arm as foreground against its reference picture of the table, owned by the place it
-comes from. It misses a hand two ways, and the detector (``models/table-objects-yolo11n-region.onnx``, the
+comes from. It misses a hand two ways, and the detector (``vision/weights/table-objects-yolo11n-region.onnx``, the
 table-objects model reading a 252 × 252 px region of the plane), which sees hands by their shape whatever
 lay there before, finds it again:
 
