@@ -43,6 +43,13 @@ class EventLogConfig(StrictModel):
     keep_gb: float = Field(default=20, gt=0, description="delete the oldest rotated files past this total")
 
 
+class MetricsConfig(StrictModel):
+    """The table's Prometheus metrics and health endpoint (``/metrics``, ``/healthz``)."""
+
+    host: str = Field(default="127.0.0.1", description="address to listen on (0.0.0.0: every interface)")
+    port: int = Field(default=9310, ge=1, le=65535, description="TCP port of /metrics and /healthz")
+
+
 class RunConfig(StrictModel):
     """One table: what it plays, its sensors and where its results go."""
 
@@ -73,6 +80,8 @@ class RunConfig(StrictModel):
                                       "`out`/events.jsonl (a busy table writes gigabytes a day)")
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig, description="each alert's still and clip "
                                      "(with a broker and a camera); a relative folder is under `out`")
+    metrics: MetricsConfig | None = Field(default=None, description="serve Prometheus metrics and a health check "
+                                          "over HTTP; none: no endpoint")
     replay: ReplayConfig | None = Field(default=None, description="play a recording of the devices instead of "
                                         "the devices (tablewatch.table.replay): each reader line and the console "
                                         "are served on ptys the run makes, from the recorded timelines")

@@ -177,6 +177,11 @@ class TablePipeline:
         """Thread-safe entry for sources."""
         self._put(event)
 
+    @property
+    def running(self) -> bool:
+        """The worker is taking events (started and not stopped)."""
+        return self._worker is not None and self._worker.is_alive()
+
     def catch_up(self, stop: threading.Event) -> None:
         """Wait until everything submitted so far is processed and time has passed to the clock's present
         (a recording played fast: its conductor moves the clock on only once the table has caught up, as the

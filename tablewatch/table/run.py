@@ -26,6 +26,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from prometheus_client import CollectorRegistry
 from rich.console import Console
 
 from tablewatch.alerts.evidence import EvidenceConfig
@@ -34,9 +35,10 @@ from tablewatch.devices.poller import session_clock
 from tablewatch.devices.registry import RegistryError, TagRegistry
 from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
-from tablewatch.table.config import RunConfig
+from tablewatch.table.config import MetricsConfig, RunConfig
 from tablewatch.table.framer import HandFramer
 from tablewatch.table.levels import LevelClock
+from tablewatch.table.metrics import AlertMetrics, MetricsServer, TableState
 from tablewatch.table.outputs import FilesOutput, HandHistoryOutput, MqttOutput, TerminalOutput, start_publisher
 from tablewatch.table.pipeline import Output, TablePipeline
 from tablewatch.table.replay import Replay
@@ -112,6 +114,9 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
             stack.callback(recorder.close)
         if publisher is not None:
             outputs.append(MqttOutput(publisher))
+        registry = CollectorRegistry() if config.metrics is not None else None
+        if registry is not None:
+            outputs.append(AlertMetrics(registry, config.table, clock))
         sinks = [recorder.add_frame] if recorder is not None else []
         sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions, conductor=conductor)
         perceiving = any(p is not None for p in perceptions)
@@ -129,6 +134,10 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
                                                    levels=_level_clock(config, clock())))
         _on_signals(stop)
         pipeline.start()
+        if config.metrics is not None and registry is not None:
+            server = _metrics_server(config.metrics, TableState(config.table, pipeline, sources, publisher), registry)
+            stack.callback(server.close)
+            console.print(f"metrics on {server.url}/metrics, health on {server.url}/healthz")
         if replay is not None:
             cameras = [s for s in sources if isinstance(s, CameraSource)]
             video = next((c for c in cameras if c.perception is not None), cameras[0] if cameras else None)
@@ -147,6 +156,13 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         pipeline.stop()
         console.print(status_line(pipeline, sources, publisher, started))
     return pipeline
+
+
+def _metrics_server(config: MetricsConfig, state: TableState, registry: CollectorRegistry) -> MetricsServer:
+    try:
+        return MetricsServer(config, state, registry)
+    except OSError as exc:
+        raise ConfigError(f"metrics: can't listen on {config.host}:{config.port}: {exc.strerror or exc}") from exc
 
 
 def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, started: float) -> str:

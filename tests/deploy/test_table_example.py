@@ -29,7 +29,7 @@ def config() -> RunConfig:
 
 def test_the_example_sets_every_section_a_cash_table_uses(config: RunConfig) -> None:
     assert config.model_fields_set >= {"site", "table", "out", "registry", "console", "game", "rules", "readers",
-                                       "cameras", "mqtt", "evidence", "event_log"}
+                                       "cameras", "mqtt", "evidence", "event_log", "metrics"}
     assert config.rules.game_format == "cash" and not config.levels
 
 
