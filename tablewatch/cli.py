@@ -7,6 +7,8 @@ onnxruntime at start-up.
 from __future__ import annotations
 
 import importlib
+import logging
+import warnings
 
 import click
 
@@ -23,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "sim": "tablewatch.sim.cli:sim",
     "bench-sim": "tablewatch.sim.cli:bench_sim",
     "calibrate": "tablewatch.calibration.cli:calibrate",
+    "markers": "tablewatch.calibration.cli:markers",
     "cards": "tablewatch.vision.cli:cards",
     "bench-vision": "tablewatch.bench.card_reader:bench_vision",
     "train": "tablewatch.models.cli:train",
@@ -62,10 +65,28 @@ def _unavailable(name: str, why: str) -> click.Command:
     return stub
 
 
+LEVELS = ("debug", "info", "warning", "error")
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tablewatch")
-def cli() -> None:
+@click.option("--log-level", type=click.Choice(LEVELS, case_sensitive=False), envvar="TABLEWATCH_LOG_LEVEL",
+              default="warning", show_default=True, help="Least severe log messages shown (on stderr); also "
+              "$TABLEWATCH_LOG_LEVEL.")
+@click.option("-v", "--verbose", count=True, help="One level more detail per -v (-v: info, -vv: debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Errors only.")
+def cli(log_level: str, verbose: int, quiet: bool) -> None:
     """tablewatch: a live poker table monitor."""
+    configure_logging(log_level, verbose=verbose, quiet=quiet)
+
+
+def configure_logging(level: str, *, verbose: int = 0, quiet: bool = False) -> None:
+    """One logging set-up for every command: ``level``, moved down a step per ``verbose``, or errors only."""
+    index = max(0, LEVELS.index(level.lower()) - verbose)
+    chosen = "error" if quiet else LEVELS[index]
+    logging.basicConfig(level=chosen.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
+    # pokerkit warns on every PHH file that carries the (standard, optional) time zone field it does not list
+    warnings.filterwarnings("ignore", message="The field 'time_zone_abbreviation'", module="pokerkit")
 
 
 def main() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import time
 from pathlib import Path
 
@@ -50,7 +49,6 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
     S6350 driver and the console over ptys, the video as the camera) → rules → MQTT; scored against the truth."""
     from tablewatch.bench.demo import run_demo
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         run_demo(hands_file, hands=hand_count, seed=seed, out=out, mqtt_url=mqtt_url, broker=not no_broker,
                  console=console, fast=not paced)
@@ -97,7 +95,6 @@ def _bench_truth(hands_file: Path, *, hand_count: int, first: int, seed: int, rf
     from tablewatch.bench.score import score_session
     from tablewatch.bench.session import run_simulated_session
 
-    logging.basicConfig(level=logging.WARNING)
     hand_set = _simulate(hands_file, hands=hand_count, seed=seed, first=first)
     if not hand_set.sims:
         raise click.ClickException(f"None of the hands could be simulated: {hand_set.skipped}")
@@ -115,7 +112,6 @@ def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: i
     from tablewatch.bench.report import print_frame_score, print_score
     from tablewatch.bench.through_run import through_run
 
-    logging.basicConfig(level=logging.WARNING)
     with console.status(f"recording {hand_count} hand(s) and playing them through `tablewatch run`…"):
         try:
             score = through_run(hands_file, out, hands=hand_count, first=first, seed=seed, fps=fps, camera=camera,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import click
@@ -30,7 +29,6 @@ def run(config_file: Path, duration: float | None, validate: bool, out: Path | N
     from tablewatch.config import ConfigError
     from tablewatch.table.run import load_run_config, run_table
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = load_run_config(config_file)
     except ConfigError as exc:
