@@ -32,7 +32,8 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Profile to write."
 )
-@click.option("--table", "table_id", default=None, help="Table id stored in the profile (default: the output's name).")
+@click.option("--table", "table_id", default="T01", show_default=True,
+              help="Table id stored in the profile: the `table` of the configuration that uses it.")
 @click.option(
     "--overlay", type=click.Path(dir_okay=False, path_type=Path), help="Overlay PNG (default: OUTPUT-overlay.png)."
 )
@@ -57,7 +58,7 @@ IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
               help="Store the shipped demo chip set's colours (the simulator's chips) instead of learning them.")
 @click.option("--max-error-mm", default=5.0, show_default=True, help="Fail when the mean fit error is larger.")
 def calibrate(
-    source: Path, layout_name: str, output: Path, table_id: str | None, overlay: Path | None, frames: int,
+    source: Path, layout_name: str, output: Path, table_id: str, overlay: Path | None, frames: int,
     lens: Path | None, charuco: Path | None, denominations: str | None, tray_photo: Path | None, sim_chips: bool,
     max_error_mm: float,
 ) -> None:  # fmt: skip
@@ -81,7 +82,7 @@ def calibrate(
             f" (limit {max_error_mm} mm)."
             " Is it the right layout, and are the markers where the layout says?"
         )
-    profile = new_profile(table=table_id or output.stem, layout=layout_name, calibration=calibration, chips=chips,
+    profile = new_profile(table=table_id, layout=layout_name, calibration=calibration, chips=chips,
                           source=str(source))  # fmt: skip
     overlay = overlay or output.with_name(f"{output.stem}-overlay.png")
     _write(profile, output, overlay, images[0], layout)
@@ -227,3 +228,23 @@ def _report(profile: TableProfile, frames: int, output: Path, overlay: Path) -> 
     if profile.chips is not None:
         click.echo(f"chip colours: {', '.join(str(v) for v in profile.chips.values())} ({profile.chips.source})")
     click.echo(f"wrote {output} and {overlay}")
+
+
+@click.command(name="markers")
+@click.option("--layout", "layout_name", required=True, help="Layout template (oval10, oval9, oval6) or a layout file.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("markers"),
+              show_default=True, help="Folder for the pages (marker-NN.svg).")
+def markers(layout_name: str, out: Path) -> None:
+    """Write the layout's ArUco markers as printable pages at true size, one SVG per marker.
+
+    Print them at 100 % (not "fit to page"), check one black square with a ruler against the size on its label,
+    and fix each on the rail where its label says (its centre, in the layout's millimetres).
+    """
+    from tablewatch.calibration.printing import write_marker_pages
+
+    try:
+        layout = load_layout(layout_name)
+    except LayoutError as exc:
+        raise click.ClickException(str(exc)) from exc
+    for path in write_marker_pages(layout, out):
+        click.echo(path)

@@ -7,6 +7,7 @@ import json
 import signal
 import sys
 import threading
+from pathlib import Path
 
 import click
 
@@ -114,6 +115,49 @@ def read(port: str, antennas: tuple[str, ...], family: str, baud: int, timeout: 
         raise click.ClickException(str(exc)) from None
     if failures:
         sys.exit(1)
+
+
+@rfid.command()
+@click.argument("port")
+@click.option("--registry", "registry_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="tag registry CSV to add to (made if missing)")
+@click.option("--denomination", type=click.IntRange(min=1), required=True, help="value of every chip on the antenna")
+@click.option("--chip-set", default="house", show_default=True, help="the chip set's name in the registry")
+@click.option("--antenna", default="tray=0", show_default=True, help="NAME=NODE of the antenna the chips lie on")
+@click.option("--family", default="s6350", show_default=True)
+@click.option("--baud", default=57600, show_default=True)
+@click.option("--sweeps", default=3, show_default=True, help="inventories to merge (a tag missed once is read next)")
+def register(port: str, registry_path: Path, denomination: int, chip_set: str, antenna: str, family: str, baud: int,
+             sweeps: int) -> None:
+    """Add the chips lying on one antenna (a rack of one value on the tray) to the tag registry: scan each
+    value's chips in turn. Chips already listed are left as they are."""
+    from tablewatch.devices.inventory import InventoryFailed, Link, run_inventory
+    from tablewatch.devices.readers import ReaderError
+    from tablewatch.devices.registry import ChipTag, RegistryError, TagRegistry
+    from tablewatch.devices.transport import Port, PortGone
+
+    _family(family)
+    ((name, node),) = _antennas((antenna,)).items()
+    try:
+        known = TagRegistry.from_csv(registry_path) if registry_path.exists() else TagRegistry()
+    except RegistryError as exc:
+        raise click.ClickException(str(exc)) from None
+    seen: set[str] = set()
+    try:
+        with Port(port, baudrate=baud) as serial_port:
+            link = Link(port=serial_port, family=reader_family(family), response_timeout=0.3)
+            for _ in range(sweeps):
+                try:
+                    seen.update(run_inventory(link, node=node).uid_strings())
+                except (InventoryFailed, ReaderError) as exc:
+                    click.echo(f"{name}: no complete read: {exc}", err=True)
+    except PortGone as exc:
+        raise click.ClickException(str(exc)) from None
+    new = sorted(uid for uid in seen if uid not in known)
+    TagRegistry([*known, *(ChipTag(uid=uid, denomination=denomination, chip_set=chip_set) for uid in new)]).to_csv(
+        registry_path)
+    click.echo(f"{len(seen)} chips read on {name}: {len(new)} added as {denomination}, "
+               f"{len(seen) - len(new)} already listed; {registry_path} lists {len(known) + len(new)}")
 
 
 def _print_read(name: str, result: object, registry: object, *, sweep: int, as_json: bool) -> None:

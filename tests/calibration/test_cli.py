@@ -36,12 +36,14 @@ def frame_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_calibrate_writes_a_profile_and_an_overlay(frame_path: Path, tmp_path: Path, oval10: TableLayout) -> None:
     out = tmp_path / "T03.toml"
-    result = _run(frame_path, "--layout", "oval10", "-o", out)
+    result = _run(frame_path, "--layout", "oval10", "--table", "T03", "-o", out)
     assert result.exit_code == 0, result.output
     assert "markers used: 0, 1, 2, 3, 4, 5" in result.output
     assert "fit error: mean" in result.output
     profile = load_profile(out)
     assert (profile.table, profile.layout, profile.source) == ("T03", "oval10", str(frame_path))
+    default = _run(frame_path, "--layout", "oval10", "-o", tmp_path / "table-profile.toml")
+    assert default.exit_code == 0 and load_profile(tmp_path / "table-profile.toml").table == "T01"  # run's default
     grid = table_grid(200)
     error = np.linalg.norm(profile.calibration.px_to_mm(POSES["leaning"].project(grid)) - grid, axis=1)
     assert error.mean() < 2.0

@@ -100,6 +100,23 @@ def test_read_errors_are_clear(tmp_path: Path) -> None:
     assert code == 1 and "no complete read" in out
 
 
+def test_register_adds_the_chips_on_the_tray_to_the_registry_one_value_at_a_time(tmp_path: Path) -> None:
+    chips = tmp_path / "registry.csv"
+    fives, hundreds = iso.make_uids(12, seed=3)[:6], iso.make_uids(12, seed=3)[6:]
+    with ReaderEmulator({"tray": 0}) as emu:
+        url = f"socket://127.0.0.1:{emu.serve_tcp()}"
+        emu.set_tags("tray", fives)
+        code, out = run("rfid", "register", url, "--registry", str(chips), "--denomination", "5")
+        assert code == 0 and "6 added as 5" in out, out
+        emu.set_tags("tray", [*hundreds, fives[0]])  # a 5 left on the tray stays a 5
+        code, out = run("rfid", "register", url, "--registry", str(chips), "--denomination", "100")
+        assert code == 0 and "6 added as 100, 1 already listed" in out, out
+    registry = TagRegistry.from_csv(chips)
+    assert len(registry) == 12
+    assert {tag.denomination for tag in registry if tag.uid in {iso.uid_hex(u) for u in fives}} == {5}
+    assert {tag.chip_set for tag in registry} == {"house"}
+
+
 def test_emulate_then_read_from_another_process() -> None:
     proc = subprocess.Popen([sys.executable, "-m", "tablewatch", "rfid", "emulate", "--pty", "--tags", "tray=17",
                              "--duration", "20"], stdout=subprocess.PIPE, text=True)
