@@ -210,7 +210,11 @@ def _final_stacks(hand: Any) -> list[int]:
 
 def phh_final_stacks(hh: HandHistory) -> list[int]:
     """The stacks after pokerkit replays the history; for a showdown of unread cards, which pokerkit can't judge
-    (a table no camera watches), the finishing stacks the history was written with (the dealer's pushes)."""
+    (a table no camera watches, a hand tabled unread), the finishing stacks the history was written with (the
+    dealer's pushes)."""
+    unread = any(" sm " in f" {a} " and "?" in a for a in hh.actions)
+    if unread and hh.finishing_stacks is not None:
+        return [int(s) for s in hh.finishing_stacks]
     try:
         *_, state = hh
     except (KeyError, ValueError):

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pokerkit import HandHistory
 
 from tablewatch.bench.cli import bench
 from tablewatch.bench.scenarios import DEMO_HANDS
+from tablewatch.bench.score import phh_final_stacks, player_actions
 from tablewatch.bench.through_run import pair_hands, score_frames
 from tablewatch.events import CardDealt, HandEnded, HandStarted
 
@@ -76,3 +78,20 @@ def test_a_misdealt_deal_is_no_hand_of_its_own_and_its_redeal_is_the_truths() ->
     frame = score_frames(truth, run, pairs)
     assert (frame.hands_found, frame.starts_right, frame.extra_hands) == (1, 1, 0)
     assert frame.start_offsets_s == [0.2]
+
+
+def test_a_showdown_with_a_hand_tabled_unread_is_scored_by_the_stacks_the_run_wrote() -> None:
+    """pokerkit replaying ``p2 sm ????`` judges a hand nobody read; the history's finishing stacks are the pot as
+    the dealer pushed it, which is what the run recorded."""
+    text = """variant = 'NT'
+antes = [0, 0]
+blinds_or_straddles = [500, 1000]
+min_bet = 1000
+starting_stacks = [10000, 10000]
+actions = ['d dh p1 ????', 'd dh p2 ????', 'p2 cc', 'p1 cc', 'd db 7c4s9c', 'p1 cc', 'p2 cc', 'd db 3s', 'p1 cc',
+           'p2 cc', 'd db Qh', 'p1 cc', 'p2 cc', 'p1 sm JcTc', 'p2 sm ????']
+finishing_stacks = [9000, 11000]
+"""
+    hand = HandHistory.loads(text)
+    assert phh_final_stacks(hand) == [9000, 11000]
+    assert player_actions(hand)[-1] == "p1 sm JcTc"  # the unread hand is no show the run can be scored on
