@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from rich.console import Console
 from tablewatch.bench.scenarios import DEMO_HANDS, HandSet, hand_simulations
 from tablewatch.calibration.decks import deck_names
 
-console = Console(highlight=False)
+# Written to a file or a pipe, rich would fit the tables to 80 columns and cut the violation kinds' names.
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 132)
 
 # The camera channel of a benched table: what `run` does with a camera, or the simulator's truth (a diagnostic).
 CAMERA_OPTION = click.option(

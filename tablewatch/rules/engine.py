@@ -66,6 +66,7 @@ from tablewatch.rules.snapshot import HandSnapshot
 
 _BETTING_EVENTS = (Tap, BetMotion, Declaration, CardsMucked, ChipsPulledBack)
 LATE_WORD_S = 2.0  # a declaration this soon after the seat's own chips belongs to them (speech, audio lag)
+MOTIONS_APART_S = 2.0  # RFID alone: the seat's chips again this soon, nobody else acting, are the same gesture
 
 
 class HandEngine:
@@ -185,10 +186,11 @@ class HandEngine:
 
     def _betting_event(self, event: Event, seat: int) -> None:
         self.cards.flush_hole()
-        if isinstance(event, Declaration) and self.to_act() is None and self._late_word(event, seat):
+        if isinstance(event, Declaration) and (self.to_act() is None or self._word_for_last_round(event, seat)) \
+                and self._late_word(event, seat):
             return  # words for the chips that closed the round: no sign of the next street (its board may be unseen)
         self.cards.advance(force=True, show=False)
-        if self._settles_earlier_action(event, seat):
+        if self._settles_earlier_action(event, seat) or self._second_motion(event, seat):
             return
         actor = self.to_act()
         if isinstance(event, Declaration) and seat != actor and self._late_word(event, seat):
@@ -224,6 +226,22 @@ class HandEngine:
             return True
         return False
 
+    def _second_motion(self, event: Event, seat: int) -> bool:
+        """RFID alone (no camera counts a gesture's motions) reports each motion's chips as they land: chips from
+        the seat whose action was the last, on the same street and within MOTIONS_APART_S of its first chips,
+        are that action's next motion (TDA-29: the first motion stands). A declared amount paid in several
+        motions is a payment (``_settles_earlier_action``), not this."""
+        last = self.hand.last_chips.get(seat)
+        if not isinstance(event, BetMotion) or event.source != "rfid" or last is None:
+            return False
+        chips_ts, record = last
+        if not self.hand.actions or self.hand.actions[-1] is not record or record.street != self.hand.street() \
+                or not 0 <= event.ts - chips_ts <= MOTIONS_APART_S:
+            return False
+        self.hand.rule(rulings.chips_in_a_second_motion(seat, record.kind, record.amount, event.chips.value), seat,
+                       event.ts)
+        return True
+
     def _chips_of_last_action(self, event: BetMotion, seat: int) -> None:
         """Chips paying what the seat's last action owes (an undercall made up): words keyed after them are that
         action's, not a new one (``_late_word``)."""
@@ -252,6 +270,17 @@ class HandEngine:
             self._apply(seat, reading, event.ts)
         if isinstance(event, BetMotion) and len(self.hand.actions) > before:
             self.hand.last_chips[seat] = (_first_motion(event), self.hand.actions[before])
+
+    def _word_for_last_round(self, event: Declaration, seat: int) -> bool:
+        """Words keyed for the chips that closed the last round after the next street has begun (a table no camera
+        watches deals its board unseen at once): a "call" with nothing to call, or the raise's amount again. A
+        check is the new street's action."""
+        last = self.hand.last_chips.get(seat)
+        if last is None or last[1].street == self.hand.street():
+            return False
+        record = last[1]
+        return (event.word == "call" and self.view(seat).to_call == 0) or (
+            record.kind == "cbr" and event.word in ("bet", "raise", "all-in") and event.amount == record.amount)
 
     def _late_word(self, event: Declaration, seat: int) -> bool:
         """Words that follow the seat's own chips (audio lags): compared with them, never out of turn."""

@@ -96,9 +96,11 @@ RULE_INDEX: tuple[RuleHome, ...] = (
           f"{_ENGINE}test_tda_27a_a_word_just_after_the_chips_is_compared_not_out_of_turn"),
     _home("TDA-27C", "chipreading:read_amount", _READ + "test_ex_9_verbal_amount_equals_silent_chips"),
     _home("TDA-28", "chipreading:_undercall", _READ + "test_ex_10_grossly_undersized_silent_chip"),
-    _home("TDA-29", "chipreading:_string_raise",
+    _home("TDA-29", "chipreading:_string_raise rulings:chips_in_a_second_motion",
           f"{_READ}test_tda_29_string_raise_only_the_first_motion_counts "
-          f"{_READ}test_tda_29_call_in_several_motions_is_only_recorded"),
+          f"{_READ}test_tda_29_call_in_several_motions_is_only_recorded "
+          "tests/rules/test_camera_less.py::test_a_bet_in_two_motions_read_by_rfid_alone_is_a_string_bet_not_a_second"
+          "_action"),
     _home("TDA-30A", "chipreading:_fifty_percent", _READ + "test_ex_97_silent_raise_under_50_percent_is_a_call"),
     _home("TDA-30B", "chipreading:_declared_total", _READ + "test_ex_12_raise_eight_thousand_is_a_total"),
     _home("TDA-31", "chipreading:_single_chip",

@@ -107,6 +107,15 @@ def skipped_lost_turn(actor: int, acted: Iterable[int]) -> Finding:
 # --- a call made having missed a raise (TDA-35) -------------------------------------------------------------
 
 
+def chips_in_a_second_motion(seat: int, kind: str, amount: int | None, extra: int) -> Finding:
+    """TDA-29: more chips from the seat that just acted, before anyone else has: the action was made in several
+    motions with no declaration first, and only the first motion counts."""
+    first = f"bet or raise to {amount}" if kind == "cbr" else "call"
+    return Finding(rule_id="TDA-29", title="String raise (more than one motion, no declaration first)",
+                   observed=f"seat {seat} added {extra} in chips in a second motion, after a {first}",
+                   ruling=f"only the first motion counts: {first}; the {extra} added goes back")
+
+
 def call_stands(seat: int, tried: str, owed: int, *, may_fold: bool) -> Finding:
     """TDA-35 (TDA22-49): accepted action: the call stands at the full amount."""
     return Finding(rule_id="TDA-35", title="Call stands after a missed raise",

@@ -106,3 +106,50 @@ def test_an_undercall_made_up_and_then_keyed_is_one_call() -> None:
     ])
     assert hand["actions"][3:6] == ["p3 cc", "p1 cc", "p2 cc"]
     assert [v.rule_id for v in found if v.severity == "violation"] == ["TDA-37"]
+
+
+def test_a_bet_in_two_motions_read_by_rfid_alone_is_a_string_bet_not_a_second_action() -> None:
+    """RFID counts each motion's chips as they land: the seat's chips again a second later, before anyone else
+    acts, are the same gesture's next motion (TDA-29: the first motion stands), not a bet out of turn."""
+    hand, found = play([
+        HandStarted(ts=1.0, table="T", source="scene", hand_no=1, button=3, seats=(1, 2, 3),
+                    stacks=(20000, 20000, 20000)),
+        chips(1, 500, 1.5), chips(2, 1000, 2.5),
+        chips(3, 3000, 10.0), chips(3, 2000, 11.1),  # two motions, nothing said first
+        keyed(3, "raise", 11.6, 5000),  # keyed once both are in: words after the chips
+        keyed(1, "fold", 13.0), keyed(2, "fold", 14.0),
+        ChipsPulledBack(ts=16.0, table="T", source="rfid", seat=3, chips=Chips.of({500: 10})),
+        PotPushed(ts=18.0, table="T", source="rfid", seat=3, value=1500, chips=Chips.of({500: 3})),
+        HandEnded(ts=20.0, table="T", source="scene", hand_no=1),
+    ])
+    assert hand["actions"][3:] == ["p3 cbr 3000", "p1 f", "p2 f"]
+    violations = [(v.rule_id, v.seat) for v in found if v.severity.value == "violation"]
+    assert violations == [("TDA-29", 3)]
+    # the same chips after another seat has acted are that seat's own business: no string raise
+    _, later = play([
+        HandStarted(ts=1.0, table="T", source="scene", hand_no=1, button=3, seats=(1, 2, 3),
+                    stacks=(20000, 20000, 20000)),
+        chips(1, 500, 1.5), chips(2, 1000, 2.5),
+        chips(3, 3000, 10.0), keyed(3, "raise", 10.5, 3000), keyed(1, "fold", 10.8),
+        chips(2, 2000, 11.2), keyed(2, "call", 11.7),
+        HandEnded(ts=20.0, table="T", source="scene", hand_no=1),
+    ])
+    assert not [v for v in later if v.rule_id == "TDA-29"]
+
+
+def test_a_call_keyed_after_its_chips_closed_the_round_is_no_action_on_the_unseen_next_street() -> None:
+    """The make-up of an undercall closes the round, and with no camera the flop goes on unseen at once: the
+    dealer's "call" keyed a moment later is that call's word, so the seat's flop check is in turn."""
+    hand, found = play([
+        HandStarted(ts=1.0, table="T", source="scene", hand_no=1, button=1, seats=(1, 2, 3),
+                    stacks=(20000, 20000, 20000)),
+        chips(2, 500, 1.5), chips(3, 1000, 2.5),
+        chips(1, 3000, 10.0), keyed(1, "raise", 10.5, 3000), keyed(2, "fold", 12.0),
+        chips(3, 1000, 14.0), chips(3, 1000, 16.2),  # an undercall, then made up
+        keyed(3, "call", 16.8),
+        keyed(3, "check", 22.0), keyed(1, "check", 23.0),  # the flop, unseen
+        HandEnded(ts=30.0, table="T", source="scene", hand_no=1),
+    ])
+    # players from the small blind: p1 is seat 2, p2 seat 3, p3 seat 1
+    assert hand["actions"][3:9] == ["p3 cbr 3000", "p1 f", "p2 cc", "d db ??????", "p2 cc", "p3 cc"]
+    assert not [v for v in found if v.rule_id == "TDA-39"]
