@@ -404,3 +404,13 @@ def test_a_hand_whose_last_cards_are_mucked_is_over_and_the_next_deal_is_seen() 
     assert [e.kind for e in out if e.kind in ("BetMotion", "ChipsMoved")] == ["ChipsMoved"]
     dealt = gestures.settled(_settle(30.0, "seat3.stack", "card_in"))
     assert [(e.kind, e.seat) for e in dealt] == [("CardDealt", 3)]
+
+
+def test_a_burn_card_taken_for_chips_on_the_burn_pile_is_a_burn() -> None:
+    """Only cards go to the burn pile: a back whose colours read as chips there is a card, and a second burn half a
+    second later is a second burn (a double burn, TDA-25), not the same one."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    pile = tuple(float(v) for v in LAYOUT.polygon("burn").mean(axis=0))
+    first = gestures.settled(Found(t=20.0, zone="burn", what="chips_in", chips={500: 1}, centre=pile))
+    second = gestures.settled(Found(t=20.45, zone="burn", what="card_in", centre=pile))
+    assert [e.kind for e in first + second] == ["CardBurned", "CardBurned"]

@@ -39,8 +39,8 @@ class CardSettles:
             self._taken_from_board(f, slot)
         if f.what == SettleKind.CARD_OUT and zone.is_stack and seat is not None:
             self._taken_from_seat(f, seat)
-        if f.what == SettleKind.CARD_ON_CARD and f.zone == "burn" and self._new_burn(f):
-            return [self.make(CardBurned, f.t)]
+        if f.what in (SettleKind.CARD_ON_CARD, SettleKind.CHIPS_IN) and f.zone == "burn" and self._new_burn(f):
+            return [self.make(CardBurned, f.t)]  # only cards go to the burn pile: "chips" there are a card misread
         if f.what == SettleKind.CARD_ON_CARD and zone.is_stack and seat is not None and self._onto_first(f, seat):
             return self._dealt(f, seat)
         if f.what != SettleKind.CARD_IN:
