@@ -9,15 +9,15 @@ stopped) for a load balancer, systemd or a monitoring check.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.exposition import ThreadingWSGIServer  # a thread per scrape
 from prometheus_client.registry import Collector
 
 from tablewatch.events import Event, Violation
@@ -25,8 +25,6 @@ from tablewatch.hands import FinishedHand
 from tablewatch.table.config import MetricsConfig
 from tablewatch.table.pipeline import TablePipeline
 from tablewatch.table.sources import CameraSource, RfidSource
-
-log = logging.getLogger(__name__)
 
 LAG_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 
@@ -110,19 +108,6 @@ class TableState(Collector):
         return found
 
 
-class _Threading(WSGIServer):
-    daemon_threads = True
-
-    def process_request(self, request: Any, client_address: Any) -> None:  # one thread per scrape
-        threading.Thread(target=self._handle, args=(request, client_address), daemon=True).start()
-
-    def _handle(self, request: Any, client_address: Any) -> None:
-        try:
-            self.finish_request(request, client_address)
-        finally:
-            self.shutdown_request(request)
-
-
 class _Quiet(WSGIRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass  # a scrape every few seconds is no news for the table's log
@@ -143,7 +128,7 @@ class MetricsServer:
             start_response(status, [("Content-Type", "text/plain; charset=utf-8")])
             return ["\n".join(problems or ["ok"]).encode() + b"\n"]
 
-        self.server = make_server(config.host, config.port, app, server_class=_Threading, handler_class=_Quiet)
+        self.server = make_server(config.host, config.port, app, server_class=ThreadingWSGIServer, handler_class=_Quiet)
         self.url = f"http://{config.host}:{self.server.server_port}"
         self._thread = threading.Thread(target=self.server.serve_forever, name="metrics", daemon=True)
         self._thread.start()
