@@ -7,13 +7,19 @@ import json
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from tablewatch.devices import iso15693 as iso
 from tablewatch.devices.frames import FrameError
 from tablewatch.devices.readers import UnknownReaderFamily, reader_families, reader_family
+
+if TYPE_CHECKING:  # (imported where used: `rfid decode` does not pay for them)
+    from tablewatch.devices.inventory import InventoryResult
+    from tablewatch.devices.registry import TagRegistry
 
 
 def _hex_bytes(parts: tuple[str, ...]) -> bytes:
@@ -87,32 +93,15 @@ def decode(hex_bytes: tuple[str, ...], kind: str, family: str) -> None:
 def read(port: str, antennas: tuple[str, ...], family: str, baud: int, timeout: float, sweeps: int,
          registry: str | None, as_json: bool) -> None:
     """Run inventories on PORT (a device, socket://host:port, rfc2217://host:port) and print the chips."""
-    from tablewatch.devices.inventory import InventoryFailed, Link, run_inventory
-    from tablewatch.devices.readers import ReaderError
-    from tablewatch.devices.registry import RegistryError, TagRegistry
-    from tablewatch.devices.transport import Port, PortGone
-
     _family(family)
-    nodes = _antennas(antennas)
-    try:
-        tags = TagRegistry.from_csv(registry) if registry else None
-    except RegistryError as exc:
-        raise click.ClickException(str(exc)) from None
+    tags = _registry(Path(registry)) if registry else None
     failures = 0
-    try:
-        with Port(port, baudrate=baud) as serial_port:
-            link = Link(port=serial_port, family=reader_family(family), response_timeout=timeout)
-            for sweep in range(sweeps):
-                for name, node in nodes.items():
-                    try:
-                        result = run_inventory(link, node=node)
-                    except (InventoryFailed, ReaderError) as exc:
-                        failures += 1
-                        click.echo(f"{name}: no complete read: {exc}", err=True)
-                        continue
-                    _print_read(name, result, tags, sweep=sweep, as_json=as_json)
-    except PortGone as exc:
-        raise click.ClickException(str(exc)) from None
+    for sweep, name, result in _inventories(port, _antennas(antennas), family=family, baud=baud, timeout=timeout,
+                                            sweeps=sweeps):
+        if result is None:
+            failures += 1
+        else:
+            _print_read(name, result, tags, sweep=sweep, as_json=as_json)
     if failures:
         sys.exit(1)
 
@@ -131,33 +120,51 @@ def register(port: str, registry_path: Path, denomination: int, chip_set: str, a
              sweeps: int) -> None:
     """Add the chips lying on one antenna (a rack of one value on the tray) to the tag registry: scan each
     value's chips in turn. Chips already listed are left as they are."""
-    from tablewatch.devices.inventory import InventoryFailed, Link, run_inventory
-    from tablewatch.devices.readers import ReaderError
-    from tablewatch.devices.registry import ChipTag, RegistryError, TagRegistry
-    from tablewatch.devices.transport import Port, PortGone
+    from tablewatch.devices.registry import ChipTag, TagRegistry
 
     _family(family)
-    ((name, node),) = _antennas((antenna,)).items()
-    try:
-        known = TagRegistry.from_csv(registry_path) if registry_path.exists() else TagRegistry()
-    except RegistryError as exc:
-        raise click.ClickException(str(exc)) from None
+    nodes = _antennas((antenna,))
+    (name,) = nodes
+    known = _registry(registry_path) if registry_path.exists() else TagRegistry()
     seen: set[str] = set()
-    try:
-        with Port(port, baudrate=baud) as serial_port:
-            link = Link(port=serial_port, family=reader_family(family), response_timeout=0.3)
-            for _ in range(sweeps):
-                try:
-                    seen.update(run_inventory(link, node=node).uid_strings())
-                except (InventoryFailed, ReaderError) as exc:
-                    click.echo(f"{name}: no complete read: {exc}", err=True)
-    except PortGone as exc:
-        raise click.ClickException(str(exc)) from None
+    for _, _, result in _inventories(port, nodes, family=family, baud=baud, timeout=0.3, sweeps=sweeps):
+        seen.update(result.uid_strings() if result is not None else ())
     new = sorted(uid for uid in seen if uid not in known)
     TagRegistry([*known, *(ChipTag(uid=uid, denomination=denomination, chip_set=chip_set) for uid in new)]).to_csv(
         registry_path)
     click.echo(f"{len(seen)} chips read on {name}: {len(new)} added as {denomination}, "
                f"{len(seen) - len(new)} already listed; {registry_path} lists {len(known) + len(new)}")
+
+
+def _registry(path: Path) -> TagRegistry:
+    from tablewatch.devices.registry import RegistryError, TagRegistry
+
+    try:
+        return TagRegistry.from_csv(path)
+    except RegistryError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _inventories(port: str, nodes: dict[str, int], *, family: str, baud: int, timeout: float,
+                 sweeps: int) -> Iterator[tuple[int, str, InventoryResult | None]]:
+    """(sweep, antenna, its inventory) for every antenna in every sweep over the port; None where a read failed
+    (said on stderr)."""
+    from tablewatch.devices.inventory import InventoryFailed, Link, run_inventory
+    from tablewatch.devices.readers import ReaderError
+    from tablewatch.devices.transport import Port, PortGone
+
+    try:
+        with Port(port, baudrate=baud) as serial_port:
+            link = Link(port=serial_port, family=reader_family(family), response_timeout=timeout)
+            for sweep in range(sweeps):
+                for name, node in nodes.items():
+                    try:
+                        yield sweep, name, run_inventory(link, node=node)
+                    except (InventoryFailed, ReaderError) as exc:
+                        click.echo(f"{name}: no complete read: {exc}", err=True)
+                        yield sweep, name, None
+    except PortGone as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _print_read(name: str, result: object, registry: object, *, sweep: int, as_json: bool) -> None:
