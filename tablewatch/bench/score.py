@@ -181,17 +181,22 @@ def player_actions(hh: HandHistory, *, cards: bool = True) -> list[str]:
     board is each street's deal without its cards, and no hand shown counts.
     """
     actions = [raw.split("#")[0].strip() for raw in hh.actions]
-    betting = [a for a in actions if not a.startswith("d dh") and " sm " not in f" {a} "]
+    betting = [a for a in actions if not a.startswith("d dh") and not _is_show(a)]
     if not cards:
         return ["d db" if a.startswith("d db") else a for a in betting]
     folded = {a.split()[0] for a in betting if a.endswith(" f")}
     players = {f"p{i + 1}" for i in range(len(hh.starting_stacks))}
     shows: dict[str, str] = {}
     for a in actions:
-        if " sm " in f" {a} " and "?" not in a:
+        if _is_show(a) and "?" not in a:
             shows.setdefault(a.split()[0], _cards_in_order(a))
     contested = len(players - folded) >= 2
     return betting + ([shows[p] for p in sorted(shows) if p not in folded] if contested else [])
+
+
+def _is_show(action: str) -> bool:
+    """A PHH show-or-muck line (``p2 sm AsKd``)."""
+    return " sm " in f" {action} "
 
 
 def _cards_in_order(show: str) -> str:
@@ -212,7 +217,7 @@ def phh_final_stacks(hh: HandHistory) -> list[int]:
     """The stacks after pokerkit replays the history; for a showdown of unread cards, which pokerkit can't judge
     (a table no camera watches, a hand tabled unread), the finishing stacks the history was written with (the
     dealer's pushes)."""
-    unread = any(" sm " in f" {a} " and "?" in a for a in hh.actions)
+    unread = any(_is_show(a) and "?" in a for a in hh.actions)
     if unread and hh.finishing_stacks is not None:
         return [int(s) for s in hh.finishing_stacks]
     try:
