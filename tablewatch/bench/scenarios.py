@@ -164,7 +164,8 @@ def candidate_violations(shape: HandShape, turn: int, injected: Counter[str] | N
     starting at position ``turn``."""
     found = (ROTATION[(turn + k) % len(ROTATION)](shape) for k in range(len(ROTATION)))
     carried = [v for v in found if v is not None]
-    return sorted(carried, key=lambda v: (injected or Counter())[v["type"]])  # stable: rotation order kept
+    counts = injected or Counter()
+    return sorted(carried, key=lambda v: counts[v["type"]])  # stable: rotation order kept
 
 
 @dataclass
