@@ -20,9 +20,13 @@ import bisect
 import logging
 import os
 import queue
+import re
+import sys
+import tempfile
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -317,7 +321,7 @@ def _encode(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float, co
                 continue
             if writer is None:
                 height, width = frame.shape[:2]
-                writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*codec), max(1.0, fps), (width, height))
+                writer = _open_writer(path, codec, fps, (width, height))
                 if not writer.isOpened():
                     raise ValueError(f"OpenCV can't write {codec} video to {path.name}")
             if frame.shape[:2] != (height, width):
@@ -330,6 +334,36 @@ def _encode(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float, co
     if not written:
         raise ValueError("no frame in the clip's window decodes")
     return written[0], written[-1]
+
+
+def _open_writer(path: Path, codec: str, fps: float, size: tuple[int, int]) -> cv2.VideoWriter:
+    with _opencv_tag_notice_dropped():
+        return cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*codec), max(1.0, fps), size)
+
+
+# OpenCV's FFmpeg writer says at every WebM it opens that the container has no tag for VP8, and then writes the
+# video right. It says so with fprintf on stderr, which no logging setting reaches, so the line is dropped here.
+_TAG_NOTICE = re.compile(rb"OpenCV: FFMPEG: (tag 0x[0-9a-f]{8}/'.{4}' is not supported|fallback to use tag)")
+_STDERR_LOCK = threading.Lock()
+
+
+@contextmanager
+def _opencv_tag_notice_dropped() -> Iterator[None]:
+    """Runs the block with file descriptor 2 caught in a file; the tag notice is dropped and everything else
+    written meanwhile (by any thread) is passed on to stderr afterwards, in order."""
+    with _STDERR_LOCK, tempfile.TemporaryFile() as caught:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            kept = [line for line in caught.read().splitlines(keepends=True) if not _TAG_NOTICE.match(line)]
+            if kept:
+                os.write(2, b"".join(kept))
 
 
 def draw(frame: np.ndarray, boxes: Sequence[Box], *, caption: str = "") -> np.ndarray:

@@ -161,7 +161,7 @@ def score_run(recording: Path, out: Path, *, session_s: float, wall_s: float, fr
               camera: str = "vision") -> tuple[SessionScore, FrameScore]:
     truth_events = load_events((recording / "truth" / "events.jsonl").read_text(encoding="utf-8"))
     run_events = load_events(_read(out / "events.jsonl"))
-    with (recording / "truth" / "truth.phh").open("rb") as handle:
+    with (recording / "truth" / "truth.phhs").open("rb") as handle:
         truths = list(HandHistory.load_all(handle))
     pairs = pair_hands(truth_events, run_events)  # truth hand_no → the run's HandStarted
     frame = score_frames(truth_events, run_events, pairs)

@@ -7,8 +7,8 @@
       classes.txt               class names, one per line (ids 0-54 are those of cards-real)
       events.jsonl              ground-truth events (tablewatch.events.dump_events)
       rfid.jsonl                RfidInventory per antenna over time
-      registry.json             chip UID → value (the tag registry; counterfeits absent)
-      truth.phh                 ground-truth hand history (pokerkit loads it)
+      registry.csv              the chip tag registry, as `tablewatch run` reads it (counterfeits absent)
+      truth.phhs                ground-truth hand histories (PHHS: pokerkit's HandHistory.load_all)
       violations.json           injected violations with times and frame numbers
       cameras.json              true camera parameters (K, distortion, pose) and the layout name
       run.json                  summary: seed, duration, fps, frame counts, files
@@ -24,6 +24,7 @@ from typing import Any
 import cv2
 from tqdm import tqdm
 
+from tablewatch.devices.registry import ChipTag, TagRegistry
 from tablewatch.events import dump_events
 from tablewatch.sim.labels import CLASS_NAMES, yolo_lines
 from tablewatch.sim.session import Simulation
@@ -34,6 +35,12 @@ VIDEO_FOURCC = "mp4v"
 DEFAULT_VIEWS = (("overhead", "720p"), ("board", "720p"))
 
 
+def write_registry(sim: Simulation, path: Path) -> None:
+    """The simulated chips' tag registry (uid,denomination,chip_set), the file `tablewatch run` reads."""
+    tags = (ChipTag(uid=uid, denomination=value, chip_set="sim") for uid, value in sim.registry.items())
+    TagRegistry(tags).to_csv(path)
+
+
 def write_run(sim: Simulation, out: Path, *, fps: float = 30.0, views: Sequence[tuple[str, str]] = DEFAULT_VIEWS,
               labels: bool = True, video: bool = True, max_frames: int | None = None, effects: bool = True,
               card_boxes: str = "card", progress: bool = True) -> Path:
@@ -41,8 +48,8 @@ def write_run(sim: Simulation, out: Path, *, fps: float = 30.0, views: Sequence[
     out.mkdir(parents=True, exist_ok=True)
     (out / "events.jsonl").write_text(dump_events(sim.events), encoding="utf-8")
     (out / "rfid.jsonl").write_text(dump_events(sim.rfid_reads()), encoding="utf-8")
-    (out / "registry.json").write_text(json.dumps(sim.registry, indent=1, sort_keys=True), encoding="utf-8")
-    (out / "truth.phh").write_text(sim.phh_text(), encoding="utf-8")
+    write_registry(sim, out / "registry.csv")
+    (out / "truth.phhs").write_text(sim.phh_text(), encoding="utf-8")
     (out / "violations.json").write_text(json.dumps([v.to_dict(fps) for v in sim.violations], indent=2),
                                          encoding="utf-8")
     (out / "classes.txt").write_text("".join(n + "\n" for n in CLASS_NAMES), encoding="utf-8")

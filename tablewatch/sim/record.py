@@ -10,7 +10,7 @@
                             a table without RFID)
       console.txt           the entries the dealer typed, each a little after what it says happened
       recording.json        what the recording holds: its devices, length, frames, entries, files
-      truth/                the ground truth, for scoring only (never read by the run): truth.phh,
+      truth/                the ground truth, for scoring only (never read by the run): truth.phhs,
                             events.jsonl, violations.json
 
 The hands play one after another on one clock: a PHH file's hands are one continuous recording.
@@ -44,9 +44,8 @@ from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import new_profile, save_profile
 from tablewatch.devices.console import Entry, Setup, entry_line, setup_line
 from tablewatch.devices.recording import ConsoleEntry, write_console_entries, write_rfid_timeline
-from tablewatch.devices.registry import ChipTag, TagRegistry
 from tablewatch.events import Declaration, HandStarted, RfidInventory, Zone, dump_events
-from tablewatch.sim.output import VIDEO_FOURCC
+from tablewatch.sim.output import VIDEO_FOURCC, write_registry
 from tablewatch.sim.rfid import antenna_nodes
 from tablewatch.sim.session import Simulation
 
@@ -77,8 +76,7 @@ def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds:
         timeline = rfid_timeline(sim, until=length)
         reads = len(timeline)
         write_rfid_timeline(out / "rfid.jsonl", timeline)
-        TagRegistry(ChipTag(uid=uid, denomination=value, chip_set="sim")
-                    for uid, value in sim.registry.items()).to_csv(out / "registry.csv")
+        write_registry(sim, out / "registry.csv")
     entries = console_entries(sim, delay_s=console_delay_s, until=length, keyed=not camera)
     write_console_entries(out / "console.txt", entries)
     (out / "table.toml").write_text(tomlio.dumps(run_config(sim, out, length=length, camera=camera, rfid=rfid),
@@ -172,7 +170,7 @@ def _game(sim: Simulation) -> dict[str, Any]:
 
 def _write_truth(sim: Simulation, folder: Path, fps: float) -> None:
     folder.mkdir(exist_ok=True)
-    (folder / "truth.phh").write_text(sim.phh_text(), encoding="utf-8")
+    (folder / "truth.phhs").write_text(sim.phh_text(), encoding="utf-8")
     (folder / "events.jsonl").write_text(dump_events(sim.events), encoding="utf-8")
     (folder / "violations.json").write_text(json.dumps([v.to_dict(fps) for v in sim.violations], indent=2),
                                             encoding="utf-8")

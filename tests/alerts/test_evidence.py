@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -10,7 +11,13 @@ import numpy as np
 import pytest
 
 from tablewatch.alerts.config import BrokerConfig
-from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder, FrameRing
+from tablewatch.alerts.evidence import (
+    EvidenceConfig,
+    EvidenceRecorder,
+    FrameRing,
+    _opencv_tag_notice_dropped,
+    write_clip,
+)
 from tablewatch.alerts.payloads import Evidence
 from tablewatch.vision.sources import Frame
 from tests.alerts.helpers import Collector, validate
@@ -66,6 +73,21 @@ def test_clip_spans_before_and_after_and_the_still_shows_the_box(tmp_path: Path)
     drawn = np.abs(still.astype(int) - plain.astype(int)).sum(axis=2) > 60
     assert drawn[box.y1, box.x1 : box.x2].mean() > 0.8  # the box's top edge is drawn
     assert drawn[:20].mean() > 0.2  # the caption bar
+
+
+def test_a_clip_is_written_without_opencvs_tag_notice_on_stderr(tmp_path: Path,
+                                                                 capfd: pytest.CaptureFixture[str]) -> None:
+    frames = [(i / FPS, felt_frame(i / FPS)[0]) for i in range(5)]
+    first, last = write_clip(tmp_path / "clip.webm", frames, fps=FPS)
+    assert (first, last) == (0.0, 4 / FPS) and cv2.VideoCapture(str(tmp_path / "clip.webm")).read()[0]
+    assert "FFMPEG" not in capfd.readouterr().err
+
+
+def test_what_else_reaches_stderr_while_a_writer_opens_is_passed_on(capfd: pytest.CaptureFixture[str]) -> None:
+    with _opencv_tag_notice_dropped():
+        os.write(2, b"OpenCV: FFMPEG: tag 0x30385056/'VP80' is not supported with codec id 139\n")
+        os.write(2, b"a reader went offline\n")
+    assert capfd.readouterr().err == "a reader went offline\n"
 
 
 def jpeg_frame(image: np.ndarray, index: int, ts: float) -> Frame:

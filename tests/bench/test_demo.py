@@ -21,6 +21,6 @@ def test_the_demo_runs_its_recording_through_the_table_and_scores_what_the_table
     assert [k for k, v in score["per_type"].items() if v["found"] == v["injected"]] == list(score["per_type"])
     assert score["false_by_rule"] == {}
     assert list((tmp_path / "hands").glob("*.phh"))  # the table's own hand history
-    assert (tmp_path / "recording" / "truth" / "truth.phh").exists()  # moved back after the run
+    assert (tmp_path / "recording" / "truth" / "truth.phhs").exists()  # moved back after the run
     assert "embedded mosquitto" in result.output and "report:" in result.output
     assert (tmp_path / "report.html").read_text().count("<tr>") >= 2

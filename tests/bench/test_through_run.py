@@ -29,7 +29,7 @@ def test_bench_through_run_scores_the_hand_the_run_captured(tmp_path: Path) -> N
     assert score["frame"]["hands_found"] == score["frame"]["buttons_right"] == 1
     assert score["frame"]["stacks_right"] == 1, score["frame"]["wrong"]
     assert list((tmp_path / "run" / "hands").glob("*.phh"))  # the run's own output was scored
-    assert (tmp_path / "recording" / "truth" / "truth.phh").exists()  # put back after the run
+    assert (tmp_path / "recording" / "truth" / "truth.phhs").exists()  # put back after the run
     assert "hands captured exactly: 1/1" in result.output
 
 

@@ -27,8 +27,8 @@ def test_render_writes_video_labels_and_truth(tmp_path: Path) -> None:
     result = invoke("render", str(example("demo")), "-o", str(out), "--max-frames", "4", "--view", "overhead_720p")
     assert result.exit_code == 0, result.output
     names = {p.name for p in out.iterdir()}
-    assert {"overhead_720p.mp4", "events.jsonl", "rfid.jsonl", "truth.phh", "violations.json", "cameras.json",
-            "registry.json", "classes.txt", "run.json", "labels"} <= names
+    assert {"overhead_720p.mp4", "events.jsonl", "rfid.jsonl", "truth.phhs", "violations.json", "cameras.json",
+            "registry.csv", "classes.txt", "run.json", "labels"} <= names
     video = cv2.VideoCapture(str(out / "overhead_720p.mp4"))
     count = 0
     while True:

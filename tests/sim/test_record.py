@@ -53,7 +53,7 @@ def test_record_writes_a_table_that_plays_it(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["sim", "record", "--phh", str(DEMO_HANDS), "--hands", "2", "-o", str(out),
                                       "--max-seconds", "1", "--fps", "5", "--no-effects"])
     assert result.exit_code == 0, result.output
-    assert (out / "truth" / "truth.phh").read_text().count("\n[") == 1  # two hands: [1] and [2]
+    assert (out / "truth" / "truth.phhs").read_text().count("\n[") == 1  # two hands: [1] and [2]
     summary = json.loads((out / "recording.json").read_text())
     assert (summary["length_s"], summary["frames"], summary["console_entries"]) == (1.0, 5, 0)
     config = load_run_config(out / "table.toml")  # the profile calibrated from the video is usable

@@ -31,7 +31,7 @@ def test_a_recording_holds_what_the_devices_capture_and_the_truth_apart(recordin
     names = {p.name for p in recording.iterdir()}
     assert {"table.toml", "overhead_720p.mp4", "profile.toml", "registry.csv", "rfid.jsonl", "console.txt",
             "truth"} <= names
-    assert {p.name for p in (recording / "truth").iterdir()} == {"truth.phh", "events.jsonl", "violations.json"}
+    assert {p.name for p in (recording / "truth").iterdir()} == {"truth.phhs", "events.jsonl", "violations.json"}
     config = load_run_config(recording / "table.toml")
     assert config.replay is not None and config.replay.length_s == RECORDED_S
     assert "truth" not in (recording / "table.toml").read_text()

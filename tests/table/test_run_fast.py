@@ -42,7 +42,7 @@ def whole_hand(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def truth(recording: Path) -> dict[str, Any]:
-    return tomllib.loads((recording / "truth" / "truth.phh").read_text())["1"]
+    return tomllib.loads((recording / "truth" / "truth.phhs").read_text())["1"]
 
 
 def the_hand(out: Path) -> dict[str, Any]:

@@ -26,7 +26,7 @@ def play_one_hand(recording: Path, out: Path) -> tuple[dict[str, Any], list[Any]
 
 
 def truth(recording: Path) -> dict[str, Any]:
-    text = (recording / "truth" / "truth.phh").read_text()
+    text = (recording / "truth" / "truth.phhs").read_text()
     return tomllib.loads(text)["1"]
 
 

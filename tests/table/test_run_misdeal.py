@@ -39,7 +39,7 @@ def test_a_misdeal_is_found_and_its_redeal_captured_as_the_hand(tmp_path: Path) 
     written = sorted((tmp_path / "out" / "hands").glob("*.phh"))
     assert [p.name for p in written] == ["T01-00002.phh"]  # the void hand is no hand history
     hand = tomllib.loads(written[0].read_text())
-    with (tmp_path / "rec" / "truth" / "truth.phh").open("rb") as handle:
+    with (tmp_path / "rec" / "truth" / "truth.phhs").open("rb") as handle:
         truth = next(iter(HandHistory.load_all(handle)))
     assert hand["actions"][4:] == truth.actions[4:]
     assert hand["starting_stacks"] == list(truth.starting_stacks)
