@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "bench-sim": "tablewatch.sim.cli:bench_sim",
     "calibrate": "tablewatch.calibration.cli:calibrate",
     "markers": "tablewatch.calibration.cli:markers",
+    "deck": "tablewatch.calibration.cli:deck",
     "cards": "tablewatch.vision.cli:cards",
     "bench-vision": "tablewatch.bench.card_reader:bench_vision",
     "train": "tablewatch.models.cli:train",

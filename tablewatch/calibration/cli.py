@@ -248,3 +248,42 @@ def markers(layout_name: str, out: Path) -> None:
         raise click.ClickException(str(exc)) from exc
     for path in write_marker_pages(layout, out):
         click.echo(path)
+
+
+@click.group(name="deck")
+def deck() -> None:
+    """Card decks: the shipped ones, and a venue's own registered from photos."""
+
+
+@deck.command(name="list")
+def deck_list() -> None:
+    """The decks shipped with tablewatch (a camera's `deck` setting takes one of these, or an atlas file)."""
+    from tablewatch.calibration.decks import deck_names
+
+    for name in deck_names():
+        click.echo(name)
+
+
+@deck.command(name="register")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The deck atlas to write (a .png); a camera's `deck` setting then names this file.")
+def deck_register(folder: Path, out: Path) -> None:
+    """Register the venue's own deck from FOLDER: one photo per card named by the card (As.jpg, Td.jpg or
+    10d.jpg, 7h.jpg…) and one of the back (back.jpg), 53 in all.
+
+    Lay each card on a plain surface that differs from the card (the felt), and photograph it from above, the
+    whole card in the picture and filling a good part of it. Each card is found, flattened and written into the
+    atlas; look at the atlas once: every face should sit upright or upside down, edge to edge.
+    """
+    from tablewatch.calibration.decks.register import DeckPhotoError, build_atlas, register_folder, save_atlas
+
+    try:
+        cards = register_folder(folder)
+        atlas = save_atlas(build_atlas(cards), out)
+    except DeckPhotoError as exc:
+        raise click.ClickException(str(exc)) from exc
+    unread = [card.photo.name for card in cards if not card.index_found]
+    if unread:
+        click.echo(f"no corner index found on {', '.join(unread)}: check those faces in the atlas", err=True)
+    click.echo(f"{len(cards)} cards registered from {folder} → {atlas}")

@@ -26,8 +26,9 @@ class CameraConfig(StrictModel):
     profile: Path | None = Field(default=None, description="the table profile calibrated from this camera "
                                  "(`tablewatch calibrate`): its frames then go through vision perception and "
                                  "its events join the table's; none: the camera gives evidence only")
-    deck: str | None = Field(default=None, description="card faces to read identities against (a deck shipped "
-                             "with tablewatch, e.g. anglo_poker); none: cards are seen but not read")
+    deck: str | None = Field(default=None, description="card faces to read identities against: the venue's deck "
+                             "atlas (`tablewatch deck register`, a .png) or a shipped deck (`tablewatch deck list`, "
+                             "e.g. anglo_poker); none: cards are seen but not read")
     drift_every: int = Field(default=DEFAULT_EVERY, ge=0, description="with a profile: look for the table's "
                              "markers every this many frames to notice the camera moved or knocked (0: never)")
     hand_finder: bool = Field(default=True, description="with a profile: find the hands vision's motion path "

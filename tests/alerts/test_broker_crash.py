@@ -11,6 +11,9 @@ from tablewatch.bench.broker_persistence import messages_per_s
 from tablewatch.events import HandEnded, HandStarted
 from tests.alerts.helpers import Collector, violation
 from tests.alerts.test_publisher import make_publisher
+from tests.support.mosquitto import needs_mosquitto
+
+pytestmark = needs_mosquitto
 
 ALERT_TOPIC = "tablewatch/casino/T01/alert"
 

@@ -17,7 +17,7 @@ from tablewatch.alerts.floor import FloorBoard
 from tablewatch.cli import cli
 from tests.alerts.helpers import violation
 from tests.alerts.test_publisher import make_publisher
-from tests.support.mosquitto import Mosquitto, free_port
+from tests.support.mosquitto import Mosquitto, free_port, needs_mosquitto
 
 CTX = pl.Context(site="casino", table="T09", session="s", epoch=1_800_000_000.0)
 
@@ -78,6 +78,7 @@ def test_floor_errors_are_sentences_with_exit_codes(mqtt_broker: Mosquitto) -> N
     assert other.exit_code == 2 and "acknowledgements go out as the broker user 'anna', not as 'bo'" in other.output
 
 
+@needs_mosquitto
 def test_broker_command_starts_an_embedded_mosquitto_with_the_page(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["broker", "--port", "0", "--duration", "0.5", "--workdir", str(tmp_path)])
     assert result.exit_code == 0, result.output
@@ -94,6 +95,7 @@ def test_broker_command_reports_a_port_in_use(tmp_path: Path, mqtt_broker: Mosqu
     assert result.exit_code == 1 and "mosquitto did not start" in result.output
 
 
+@needs_mosquitto
 def test_bench_mqtt_prints_latency_and_rate() -> None:
     result = CliRunner().invoke(cli, ["bench-mqtt", "--tables", "4", "--seconds", "1", "--alert-rate", "4"])
     assert result.exit_code == 0, result.output
@@ -102,6 +104,7 @@ def test_bench_mqtt_prints_latency_and_rate() -> None:
     assert re.search(r"messages received: \d+ \(\d+ messages/s\)", result.output)
 
 
+@needs_mosquitto
 def test_broker_command_with_a_bad_config_says_so(tmp_path: Path) -> None:
     bad = tmp_path / "bad.conf"
     bad.write_text("listener not-a-port\n")

@@ -23,7 +23,7 @@ from tablewatch.alerts.deploy import example_files
 from tablewatch.alerts.publisher import Publisher
 from tests.alerts.helpers import Collector, violation
 from tests.alerts.secure_broker import make_certificates
-from tests.support.mosquitto import Mosquitto, free_port
+from tests.support.mosquitto import Mosquitto, free_port, needs_mosquitto
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -63,6 +63,7 @@ def deployed_config(folder: Path, *, tls_port: int, ws_port: int, plain_port: in
     return config
 
 
+@needs_mosquitto
 def test_the_shipped_pit_config_runs_and_bridges_to_the_central_broker(tmp_path: Path) -> None:
     pit_dir = tmp_path / "pit"
     pit_dir.mkdir()
@@ -106,6 +107,7 @@ def test_the_shipped_pit_config_runs_and_bridges_to_the_central_broker(tmp_path:
     assert "u'table-casino-T01'" in log  # the audit trail of the deployed config
 
 
+@needs_mosquitto
 def test_the_shipped_pit_broker_serves_no_files(tmp_path: Path) -> None:
     """mosquitto's http_dir has no login: the pit's wss listener carries MQTT only, and the page and the
     evidence are served by `tablewatch web` to authenticated viewers (test_webserver.py)."""

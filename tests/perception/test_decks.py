@@ -4,17 +4,21 @@ dropped onto the burn pile seen by the strips it sticks out by."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
 
 from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.calibration.decks import deck_names, load_deck
+from tablewatch.calibration.decks.register import build_atlas, register_folder, save_atlas
 from tablewatch.events import BoardCardDealt, CardBurned, CardDealt, CardExposed, Event
 from tablewatch.sim.scenario import load_scenario
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance, card_look
-from tests.perception.conftest import DEMO, rendered, run_window
+from tests.perception.conftest import DEMO, FPS, perception_for, rendered, run_window
+from tests.support.card_photos import photograph_deck
 
 
 def _demo_with(deck: str) -> Simulation:
@@ -105,3 +109,12 @@ def _as_the_plane_shows(card: np.ndarray) -> np.ndarray:
     """A card image's pixels shrunk to the plane's 0.3 px/mm, blurred a little as a camera would."""
     small = cv2.GaussianBlur(cv2.resize(card, (19, 26), interpolation=cv2.INTER_AREA), (3, 3), 0.6)
     return small[2:-2, 2:-2, :3].reshape(-1, 3)
+
+
+def test_a_deck_registered_from_photos_reads_the_flop(demo: Simulation, tmp_path: Path) -> None:
+    """The venue's path: the deck photographed card by card, registered, and named by its atlas file."""
+    atlas = save_atlas(build_atlas(register_folder(photograph_deck(demo.scenario.deck, tmp_path / "photos"))),
+                       tmp_path / "venue-deck.png")
+    perception = perception_for(demo, hand_in_progress=True, deck=str(atlas))
+    seen = perception.run(rendered(demo, 160 / FPS, 198 / FPS))
+    assert sorted(e.card for e in seen if isinstance(e, BoardCardDealt)) == ["2s", "7c", "Qc"]

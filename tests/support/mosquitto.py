@@ -15,6 +15,16 @@ from pathlib import Path
 import pytest
 
 
+def mosquitto_binary() -> str | None:
+    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    return binary if Path(binary).exists() else None
+
+
+# For tests that start a mosquitto through the product (``EmbeddedBroker``) or hash passwords with its tools.
+needs_mosquitto = pytest.mark.skipif(mosquitto_binary() is None or shutil.which("mosquitto_passwd") is None,
+                                     reason="mosquitto is not installed (apt-get install mosquitto; .ci/run does it)")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -37,8 +47,8 @@ class Mosquitto:
 
     def __init__(self, workdir: Path, *, port: int | None = None, extra_config: str = "",
                  listener: bool = True) -> None:
-        binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-        if not Path(binary).exists():
+        binary = mosquitto_binary()
+        if binary is None:
             pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does it)")
         self.binary = binary
         self.workdir = workdir

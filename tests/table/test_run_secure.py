@@ -24,7 +24,9 @@ from tablewatch.devices.emulator import ReaderEmulator
 from tests.alerts.helpers import Collector
 from tests.alerts.secure_broker import make_certificates
 from tests.alerts.test_deploy import DEPLOY, deployed_config
-from tests.support.mosquitto import Mosquitto, free_port
+from tests.support.mosquitto import Mosquitto, free_port, needs_mosquitto
+
+pytestmark = needs_mosquitto
 
 KNOWN = "E007000000000001"
 COUNTERFEIT = "E0FFFFFFFFFFFF01"

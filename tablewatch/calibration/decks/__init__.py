@@ -14,6 +14,8 @@ import numpy as np
 CARDS_DIR = Path(__file__).resolve().parent
 RANKS = "A23456789TJQK"
 SUITS = "cdhs"  # the atlas rows: clubs, diamonds, hearts, spades
+FACE_W, FACE_H = 150, 210  # one face in the atlas, in pixels; the atlas is 13 × 5 of them
+BACK_CELL = (4, 2)  # the back's (row, column): the fifth row holds the jokers and the back
 
 
 def deck_names() -> tuple[str, ...]:
@@ -22,17 +24,24 @@ def deck_names() -> tuple[str, ...]:
 
 @cache
 def load_deck(name: str) -> dict[str, np.ndarray]:
-    """Card code (``"As"``, ``"back"``) → BGRA image (210 × 150)."""
-    path = CARDS_DIR / f"{name}.png"
+    """Card code (``"As"``, ``"back"``) → BGRA image (210 × 150). ``name``: a shipped deck, or the path of a
+    venue's atlas (``….png``, written by ``tablewatch deck register``)."""
+    path = Path(name) if name.lower().endswith(".png") else CARDS_DIR / f"{name}.png"
+    if not path.is_file():
+        shipped = f"shipped decks: {', '.join(deck_names())}; or a venue's atlas (.png) from `tablewatch deck register`"
+        raise FileNotFoundError(f"card deck {name!r} not found at {path}; {shipped}")
     atlas = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-    if atlas is None:
-        raise FileNotFoundError(f"card deck {name!r} not found at {path}; shipped: {', '.join(deck_names())}")
+    if atlas is None or atlas.ndim != 3 or atlas.shape[0] % 5 or atlas.shape[1] % 13:
+        raise FileNotFoundError(f"{path} is no deck atlas: a PNG of 13 × 5 card faces (`tablewatch deck register`)")
+    if atlas.shape[2] == 3:
+        atlas = cv2.cvtColor(atlas, cv2.COLOR_BGR2BGRA)
     h, w = atlas.shape[0] // 5, atlas.shape[1] // 13
     cards = {}
     for row, suit in enumerate(SUITS):
         for col, rank in enumerate(RANKS):
             cards[rank + suit] = atlas[row * h : (row + 1) * h, col * w : (col + 1) * w].copy()
-    cards["back"] = atlas[4 * h : 5 * h, 2 * w : 3 * w].copy()
+    (row, col) = BACK_CELL
+    cards["back"] = atlas[row * h : (row + 1) * h, col * w : (col + 1) * w].copy()
     return cards
 
 
@@ -50,14 +59,14 @@ def index_quads(name: str) -> dict[str, np.ndarray]:
 
 def _index_quads(card: np.ndarray) -> np.ndarray:
     h, w = card.shape[:2]
-    boxes = [_corner_ink_box(card), _corner_ink_box(card[::-1, ::-1])]
+    boxes = [corner_index_box(card), corner_index_box(card[::-1, ::-1])]
     (x0, y0, x1, y1), (u0, v0, u1, v1) = boxes
     top_left = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
     bottom_right = [(w - u1, h - v1), (w - u0, h - v1), (w - u0, h - v0), (w - u1, h - v0)]
     return np.array([top_left, bottom_right], float) / (w, h)
 
 
-def _corner_ink_box(card: np.ndarray) -> tuple[int, int, int, int]:
+def corner_index_box(card: np.ndarray) -> tuple[int, int, int, int]:
     """Pixel box (x0, y0, x1, y1) of the top-left index: the rank (the topmost ink near the edge, with the
     glyphs beside it: "10") and what is printed in a column under it (the suit). Ink running on beyond the
     corner region (big pips, court pictures) is left out; the whole region when no index is found."""

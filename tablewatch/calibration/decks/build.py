@@ -4,7 +4,7 @@ Run at build time only (``python -m tablewatch.calibration.decks.build``; needs 
 gnome-cards-data librsvg2-bin``). The simulator reads the PNGs and never touches the network.
 
 Every aisleriot deck is one SVG laid out as a 13 × 5 grid: rows clubs, diamonds, hearts, spades
-(ace to king), then jokers and the back. The atlas keeps that grid at ``CARD_W`` × ``CARD_H`` per cell.
+(ace to king), then jokers and the back. The atlas keeps that grid at ``FACE_W`` × ``FACE_H`` per cell.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tablewatch.calibration.decks import FACE_H, FACE_W
+
 SOURCE = Path("/usr/share/aisleriot/cards")
 HERE = Path(__file__).resolve().parent
-CARD_W, CARD_H = 150, 210
 DECKS = ("anglo_poker", "anglo_modern", "neoclassical", "plastic", "simplistic")
 
 
@@ -34,18 +35,18 @@ def build_deck(name: str, out_dir: Path = HERE) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         svg, png = Path(tmp) / "deck.svg", Path(tmp) / "deck.png"
         svg.write_bytes(gzip.decompress(src.read_bytes()))
-        subprocess.run(["rsvg-convert", "-w", str(CARD_W * 13 * 2), str(svg), "-o", str(png)], check=True)
+        subprocess.run(["rsvg-convert", "-w", str(FACE_W * 13 * 2), str(svg), "-o", str(png)], check=True)
         sheet = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
     if sheet is None:
         raise SystemExit(f"rsvg-convert wrote no readable PNG for {src}")
     cell_w, cell_h = sheet.shape[1] / 13, sheet.shape[0] / 5
-    atlas = np.zeros((CARD_H * 5, CARD_W * 13, 4), np.uint8)
+    atlas = np.zeros((FACE_H * 5, FACE_W * 13, 4), np.uint8)
     for row in range(5):
         for col in range(13):
             rows = slice(round(row * cell_h), round((row + 1) * cell_h))
             cell = sheet[rows, round(col * cell_w) : round((col + 1) * cell_w)]
-            atlas[row * CARD_H : (row + 1) * CARD_H, col * CARD_W : (col + 1) * CARD_W] = cv2.resize(
-                cell, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA
+            atlas[row * FACE_H : (row + 1) * FACE_H, col * FACE_W : (col + 1) * FACE_W] = cv2.resize(
+                cell, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA
             )
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name}.png"
