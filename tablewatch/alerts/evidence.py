@@ -200,7 +200,8 @@ class EvidenceRecorder:
             camera = camera or next(iter(self.rings), None)
             ring = self.rings.get(camera) if camera else None
             if camera is None or ring is None or (index := ring.nearest(ts)) is None:
-                log.warning("alert %s: no frames from camera %r to show; no still or clip", alert, camera)
+                source = f"camera {camera!r}" if camera else "any camera"
+                log.warning("alert %s: no frames from %s to show; no still or clip", alert, source)
                 return Evidence(frame_ts=tuple(frame_ts))
             kept, seen = ring.frames[index], list(ring.boxes[index])
         frame = pixels(kept)
