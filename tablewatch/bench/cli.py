@@ -60,7 +60,7 @@ def demo(hand_count: int, hands_file: Path, mqtt_url: str | None, no_broker: boo
 
 @click.command()
 @click.option("--phh", "hands_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=DEMO_HANDS,
-              show_default=True, help="PHH file the hands come from.")
+              show_default="the demo's four hands", help="PHH file the hands come from.")
 @click.option("--hands", "hand_count", default=8, show_default=True, type=click.IntRange(1, 5000))
 @click.option("--first", default=1, show_default=True, help="First hand of the file to play.")
 @click.option("--seed", default=1, show_default=True)
