@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "demo": "tablewatch.bench.cli:demo",
     "bench": "tablewatch.bench.cli:bench",
     "replay": "tablewatch.rules.cli:replay",
+    "stats": "tablewatch.history.cli:stats",
     "bench-rules": "tablewatch.rules.cli:bench_rules",
     "rfid": "tablewatch.devices.cli:rfid",
     "console": "tablewatch.devices.cli:console",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -50,6 +51,7 @@ class HandStore(Protocol):
     def get(self, table: str, hand_no: int) -> StoredHand | None: ...
     def list(self, table: str | None = None, *, limit: int = 100) -> list[StoredHand]: ...
     def count(self) -> int: ...
+    def phh_texts(self, table: str | None = None) -> Iterator[tuple[str, str]]: ...
     def close(self) -> None: ...
 
 
@@ -115,6 +117,13 @@ class _SqliteStore:
     def count(self) -> int:
         return int(self.db.execute(f"SELECT COUNT(*) FROM {self.t}").fetchone()[0])
 
+    def phh_texts(self, table: str | None = None) -> Iterator[tuple[str, str]]:
+        """("TABLE#N", PHH) of every hand (of ``table``), oldest first, read as they are used."""
+        where, args = ("WHERE table_id = ?", (table,)) if table is not None else ("", ())
+        for table_id, hand_no, phh in self.db.execute(
+                f"SELECT table_id, hand_no, phh FROM {self.t} {where} ORDER BY started_ts", args):
+            yield f"{table_id}#{hand_no}", phh
+
     def close(self) -> None:
         self.db.close()
 
@@ -155,6 +164,14 @@ class _PostgresStore:
     def count(self) -> int:
         row = self.db.execute(f"SELECT COUNT(*) FROM {self.t}").fetchone()
         return int(row[0]) if row else 0
+
+    def phh_texts(self, table: str | None = None) -> Iterator[tuple[str, str]]:
+        """("TABLE#N", PHH) of every hand (of ``table``), oldest first, streamed by a server-side cursor."""
+        where, args = ("WHERE table_id = %s", (table,)) if table is not None else ("", ())
+        with self.db.transaction(), self.db.cursor(name="tablewatch_phh_texts") as cursor:  # DECLARE needs one
+            cursor.execute(f"SELECT table_id, hand_no, phh FROM {self.t} {where} ORDER BY started_ts", args)
+            for table_id, hand_no, phh in cursor:
+                yield f"{table_id}#{hand_no}", phh
 
     def close(self) -> None:
         self.db.close()

@@ -92,3 +92,10 @@ def test_a_store_opened_in_one_thread_saves_from_the_pipelines(tmp_path: Path) -
     assert failures == []
     assert store.count() == 1
     store.close()
+
+
+def test_every_hand_is_read_back_for_the_statistics(store: HandStore) -> None:
+    store.save(played_hand())
+    [(name, phh)] = list(store.phh_texts())
+    assert name == "T#1" and phh == store.get("T", 1).phh  # type: ignore[union-attr]
+    assert [n for n, _ in store.phh_texts("T")] == ["T#1"] and not list(store.phh_texts("other table"))

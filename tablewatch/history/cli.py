@@ -1,0 +1,124 @@
+"""``tablewatch stats``: the poker room's figures from captured hands, in the terminal, as JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from pokerkit import HandHistory
+from rich.console import Console
+from rich.table import Table
+
+from tablewatch.history.stats import by_player, by_table, read_facts
+from tablewatch.history.store import StoreError, open_store
+
+PHH_SUFFIXES = (".phh", ".phhs")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+SECTION = re.compile(r"^\[\d+\]\s*$", re.MULTILINE)  # a multi-hand file's "[1]", "[2]"…
+
+
+@click.command(name="stats")
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@click.option("--by", "grouping", type=click.Choice(["table", "player"]), default="table", show_default=True,
+              help="Figures per table (pace, time per hand, procedure errors) or per player (VPIP, PFR…).")
+@click.option("--table", "table_id", default=None, help="Only this table's hands.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list of rows on stdout.")
+@click.option("--csv", "as_csv", is_flag=True, help="CSV rows on stdout.")
+def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, as_json: bool, as_csv: bool) -> None:
+    """Statistics of the hands in SOURCE: a hand store (a table's hands.sqlite, sqlite:///…, postgresql://…),
+    PHH files, or folders of them (a run's hands/).
+
+    Per table: hands, hands per hour, seconds per hand and where they go (the deal, the betting, the showdown
+    and push), procedure errors per 100 hands by rule. Per player (by name, else by table and seat): hands,
+    VPIP, PFR, post-flop aggression, showdowns seen and won, net chips.
+    """
+    histories = list(_histories(sources, table_id))
+    facts, problems = read_facts(histories)
+    if table_id is not None:
+        facts = [hand for hand in facts if hand.table == table_id]
+    rows = [s.row() for s in (by_table(facts) if grouping == "table" else by_player(facts))]
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+    elif as_csv:
+        click.echo(_csv(rows), nl=False)
+    else:
+        _print(rows, f"{len(facts)} hands")
+    for problem in problems:
+        click.echo(f"left out: {problem}", err=True)
+
+
+def _histories(sources: tuple[str, ...], table_id: str | None) -> Iterator[tuple[str, HandHistory]]:
+    for source in sources:
+        for name, text in _texts(source, table_id):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # venue files carry non-standard fields
+                    hands = list(HandHistory.loads_all(text)) if SECTION.search(text) else [HandHistory.loads(text)]
+            except Exception as exc:  # pokerkit raises many types for a malformed file
+                raise click.ClickException(f"{name}: not a readable PHH file ({exc})") from exc
+            single = len(hands) == 1
+            yield from ((name if single else f"{name}#{i}", hh) for i, hh in enumerate(hands, start=1))
+
+
+def _texts(source: str, table_id: str | None) -> Iterator[tuple[str, str]]:
+    """(name, PHH text) of each hand file or stored hand in ``source``."""
+    path = Path(source)
+    if source.startswith(("postgresql://", "postgres://", "sqlite:///")) or _is_sqlite(path):
+        try:
+            store = open_store(source)
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from exc
+        try:
+            yield from store.phh_texts(table_id)
+        finally:
+            store.close()
+        return
+    files = sorted(p for p in path.iterdir() if p.suffix in PHH_SUFFIXES) if path.is_dir() else [path]
+    for file in files:
+        try:
+            yield file.name, file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise click.ClickException(f"{file}: cannot read ({exc})") from exc
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, dict):
+        return " ".join(f"{k}:{v}" for k, v in value.items())
+    return "" if value is None else value
+
+
+def _print(rows: list[dict[str, Any]], title: str) -> None:
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    table = Table(title=title)
+    for column in rows[0] if rows else ["(no hands)"]:
+        table.add_column(column.replace("_", " "), overflow="fold")
+    for row in rows:
+        table.add_row(*(str(_cell(v)) for v in row.values()))
+    console.print(table)

@@ -1,0 +1,224 @@
+"""What the poker room wants to know from its captured hands: per table (hands, hands per hour, seconds per hand
+and where they go, procedure errors per 100 hands by rule) and per player (hands, VPIP, PFR, aggression,
+showdowns seen and won, net).
+
+Read from hand histories: the PHH a table writes (its ``_tablewatch_*`` fields carry each hand's times and
+violations) or any PHH file. pokerkit replays each hand, so a call is told from a check, and the showdown from
+a fold, by pokerkit's own state rather than by reading action strings.
+
+Definitions (the usual ones of tracking software):
+- VPIP: the player put chips in voluntarily before the flop (a call or a raise; posting a blind or checking the
+  big blind is not voluntary).
+- PFR: the player raised before the flop.
+- Aggression factor: bets and raises after the flop over calls after the flop.
+- Showdown seen: still in the hand when the betting ended with two or more players in it; won: with a profit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pokerkit import BoardDealing, CheckingOrCalling, CompletionBettingOrRaisingTo, Folding, HandHistory
+
+ACTIONS = (CheckingOrCalling, CompletionBettingOrRaisingTo)
+
+
+@dataclass(frozen=True)
+class PlayerHand:
+    """One player's part in one hand."""
+
+    player: str
+    vpip: bool
+    pfr: bool
+    postflop_aggressive: int  # bets and raises after the flop
+    postflop_calls: int
+    saw_showdown: bool
+    won_at_showdown: bool
+    net: float  # chips won less chips put in (a venue's cents where its amounts have them)
+
+
+@dataclass(frozen=True)
+class HandFacts:
+    table: str
+    hand_no: int
+    started_ts: float | None
+    ended_ts: float | None
+    first_action_ts: float | None
+    last_action_ts: float | None
+    errors: tuple[str, ...]  # the rule id of each procedure error or violation found in the hand
+    players: tuple[PlayerHand, ...]
+
+    @property
+    def seconds(self) -> float | None:
+        if self.started_ts is None or self.ended_ts is None:
+            return None
+        return self.ended_ts - self.started_ts
+
+
+def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
+    """The facts of one hand; ``name`` identifies a hand with no table or number of its own."""
+    user = hh.user_defined_fields
+    table = str(hh.table or user.get("_tablewatch_table") or name or "?")
+    seats = list(hh.seats) if hh.seats else list(range(1, len(hh.starting_stacks) + 1))
+    names = [str(p) for p in hh.players] if hh.players else [f"{table} seat {seat}" for seat in seats]
+    times = [float(t) for t in user.get("_tablewatch_action_times", [])]
+    return HandFacts(
+        table=table, hand_no=int(hh.hand or 0), started_ts=_float(user.get("_tablewatch_started_ts")),
+        ended_ts=_float(user.get("_tablewatch_ended_ts")), first_action_ts=times[0] if times else None,
+        last_action_ts=times[-1] if times else None,
+        errors=tuple(str(v.get("rule_id", "?")) for v in user.get("_tablewatch_violations", [])),
+        players=_players(hh, names))
+
+
+def _players(hh: HandHistory, names: list[str]) -> tuple[PlayerHand, ...]:
+    count = len(names)
+    vpip, pfr = [False] * count, [False] * count
+    aggressive, calls = [0] * count, [0] * count
+    folded: set[int] = set()
+    street = seen = 0
+    state = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pokerkit warns about fields it doesn't know; the hand is still read
+        for state in hh:
+            for operation in state.operations[seen:]:
+                if isinstance(operation, BoardDealing):
+                    street += 1
+                elif isinstance(operation, Folding):
+                    folded.add(operation.player_index)
+                elif isinstance(operation, ACTIONS):
+                    _count(operation, street, vpip, pfr, aggressive, calls)
+            seen = len(state.operations)
+    if state is None:
+        raise ValueError("no hand in the history")
+    in_at_end = [i for i in range(count) if i not in folded]
+    showdown = len(in_at_end) >= 2
+    return tuple(PlayerHand(player=names[i], vpip=vpip[i], pfr=pfr[i], postflop_aggressive=aggressive[i],
+                            postflop_calls=calls[i], saw_showdown=showdown and i in in_at_end,
+                            won_at_showdown=showdown and i in in_at_end and state.payoffs[i] > 0,
+                            net=float(state.payoffs[i]))
+                 for i in range(count))
+
+
+def _count(operation: CheckingOrCalling | CompletionBettingOrRaisingTo, street: int, vpip: list[bool],
+           pfr: list[bool], aggressive: list[int], calls: list[int]) -> None:
+    i = operation.player_index
+    raising = isinstance(operation, CompletionBettingOrRaisingTo)
+    calling = not raising and operation.amount > 0
+    if street == 0:
+        vpip[i] |= raising or calling
+        pfr[i] |= raising
+    elif raising:
+        aggressive[i] += 1
+    elif calling:
+        calls[i] += 1
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+# --- figures over many hands ---------------------------------------------------------------------------------
+
+
+@dataclass
+class PlayerStats:
+    player: str
+    hands: int = 0
+    vpip: int = 0
+    pfr: int = 0
+    postflop_aggressive: int = 0
+    postflop_calls: int = 0
+    showdowns: int = 0
+    showdowns_won: int = 0
+    net: float = 0.0
+
+    def add(self, hand: PlayerHand) -> None:
+        self.hands += 1
+        self.vpip += hand.vpip
+        self.pfr += hand.pfr
+        self.postflop_aggressive += hand.postflop_aggressive
+        self.postflop_calls += hand.postflop_calls
+        self.showdowns += hand.saw_showdown
+        self.showdowns_won += hand.won_at_showdown
+        self.net += hand.net
+
+    def row(self) -> dict[str, Any]:
+        return {"player": self.player, "hands": self.hands, "vpip_pct": _pct(self.vpip, self.hands),
+                "pfr_pct": _pct(self.pfr, self.hands),
+                "aggression": (round(self.postflop_aggressive / self.postflop_calls, 2) if self.postflop_calls
+                               else None),
+                "showdowns": self.showdowns, "showdowns_won_pct": _pct(self.showdowns_won, self.showdowns),
+                "net": round(self.net, 2)}
+
+
+@dataclass
+class TableStats:
+    table: str
+    hands: int = 0
+    timed: list[float] = field(default_factory=list)  # seconds per hand, of the hands with their times
+    deal_s: list[float] = field(default_factory=list)  # start of the hand → first action
+    betting_s: list[float] = field(default_factory=list)  # first action → last action
+    finish_s: list[float] = field(default_factory=list)  # last action → the hand's end (showdown, push)
+    span: list[float] = field(default_factory=list)  # the first start and the last end
+    errors: Counter[str] = field(default_factory=Counter)
+
+    def add(self, hand: HandFacts) -> None:
+        self.hands += 1
+        self.errors.update(hand.errors)
+        if hand.seconds is None or hand.started_ts is None or hand.ended_ts is None:
+            return
+        self.timed.append(hand.seconds)
+        self.span = [min([hand.started_ts, *self.span[:1]]), max([hand.ended_ts, *self.span[1:]])]
+        if hand.first_action_ts is not None and hand.last_action_ts is not None:
+            self.deal_s.append(hand.first_action_ts - hand.started_ts)
+            self.betting_s.append(hand.last_action_ts - hand.first_action_ts)
+            self.finish_s.append(hand.ended_ts - hand.last_action_ts)
+
+    def row(self) -> dict[str, Any]:
+        hours = (self.span[1] - self.span[0]) / 3600 if len(self.span) == 2 else 0.0
+        return {"table": self.table, "hands": self.hands,
+                "hands_per_hour": round(len(self.timed) / hours, 1) if hours > 0 else None,
+                "seconds_per_hand": _mean(self.timed), "deal_s": _mean(self.deal_s),
+                "betting_s": _mean(self.betting_s), "finish_s": _mean(self.finish_s),
+                "errors_per_100_hands": round(100 * sum(self.errors.values()) / self.hands, 1) if self.hands else None,
+                "errors_by_rule": dict(sorted(self.errors.items()))}
+
+
+def by_player(hands: Iterable[HandFacts]) -> list[PlayerStats]:
+    players: dict[str, PlayerStats] = defaultdict(lambda: PlayerStats(""))
+    for hand in hands:
+        for part in hand.players:
+            stats = players[part.player]
+            stats.player = part.player
+            stats.add(part)
+    return sorted(players.values(), key=lambda s: (-s.hands, s.player))
+
+
+def by_table(hands: Iterable[HandFacts]) -> list[TableStats]:
+    tables: dict[str, TableStats] = {}
+    for hand in hands:
+        tables.setdefault(hand.table, TableStats(hand.table)).add(hand)
+    return [tables[name] for name in sorted(tables)]
+
+
+def read_facts(histories: Iterable[tuple[str, HandHistory]]) -> tuple[list[HandFacts], list[str]]:
+    """The facts of each (name, history) pair, and a line for each hand pokerkit can't replay (left out)."""
+    facts, problems = [], []
+    for name, hh in histories:
+        try:
+            facts.append(hand_facts(hh, name=name))
+        except Exception as exc:  # pokerkit raises many types for a hand it can't replay
+            problems.append(f"{name}: {type(exc).__name__}: {exc}")
+    return facts, problems
+
+
+def _pct(part: int, whole: int) -> float | None:
+    return round(100 * part / whole, 1) if whole else None
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 1) if values else None
