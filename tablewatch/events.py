@@ -246,6 +246,7 @@ class HandStarted(Event):
     big_blind: int | None = None
     ante: int | None = None
     big_blind_ante: int | None = None
+    dealer: str | None = None  # who deals the hand, as the console last named them (None: not told)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,6 +261,13 @@ class HandEnded(Event):
 @dataclass(frozen=True, kw_only=True)
 class NewHandPressed(Event):
     """The dealer pressed "new hand" (or the shuffler reported one): a hand starts."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DealerChanged(Event):
+    """A dealer took the box (a dealer push): the hands from the next one on are dealt by ``dealer``."""
+
+    dealer: str
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -106,6 +106,7 @@ class FinishedHand:
     ended_ts: float | None
     blinds: tuple[tuple[int, int], ...] = ()
     unawarded: int = 0  # chips pokerkit could not award (every contender's cards unread) nor the dealer's pushes
+    dealer: str | None = None  # who dealt it, as the console named them
     state: State = field(repr=False, compare=False)
     game: Poker = field(repr=False, compare=False)
 

@@ -17,12 +17,15 @@ Line protocol::
     button 4          the button is at seat 4 (``ButtonPlaced``; "btn 4")
     seat 5 open       seat 5 is dealt in (``SeatStatus``); "seat 5 closed" leaves it out ("in"/"out" too)
     level 6           the blind level from the next hand (``LevelChanged``)
+    dealer Ann Lee    a dealer push: Ann Lee deals from the next hand (``DealerChanged``; up to 40 letters,
+                      digits, spaces, . ' -)
     PING              answered PONG (a heartbeat)
 
 Lines starting with ``#`` and empty lines are ignored. The time stamp is taken when the line arrives. A line
 (or MQTT entry) longer than ``MAX_LINE_BYTES`` is dropped with a warning and answered ``ERR``; the next is read.
 The JSON form of the set-up entries: ``{"entry": "new hand"}``, ``{"entry": "button", "seat": 4}``,
-``{"entry": "seat", "seat": 5, "open": false}``, ``{"entry": "level", "level": 6}``.
+``{"entry": "seat", "seat": 5, "open": false}``, ``{"entry": "level", "level": 6}``,
+``{"entry": "dealer", "name": "Ann Lee"}``.
 """
 
 from __future__ import annotations
@@ -38,7 +41,16 @@ from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
 
 from tablewatch.devices.poller import Clock, session_clock
 from tablewatch.devices.transport import Port, PortGone
-from tablewatch.events import ButtonPlaced, Declaration, DeviceStatus, Event, LevelChanged, NewHandPressed, SeatStatus
+from tablewatch.events import (
+    ButtonPlaced,
+    DealerChanged,
+    Declaration,
+    DeviceStatus,
+    Event,
+    LevelChanged,
+    NewHandPressed,
+    SeatStatus,
+)
 
 if TYPE_CHECKING:
     from paho.mqtt.client import Client, ConnectFlags, MQTTMessage
@@ -134,20 +146,23 @@ def parse_json(payload: dict[str, Any]) -> Entry:
     return parse_line(text)
 
 
-SetupKind = Literal["new hand", "button", "seat", "level"]
+SetupKind = Literal["new hand", "button", "seat", "level", "dealer"]
 SETUP_HEADS: dict[str, SetupKind] = {"new": "new hand", "newhand": "new hand", "nh": "new hand", "button": "button",
-                                     "btn": "button", "seat": "seat", "level": "level"}
+                                     "btn": "button", "seat": "seat", "level": "level", "dealer": "dealer"}
+DEALER_NAME = re.compile(r"[^\W_](?:[\w .'-]{0,38}[^\W_])?")  # letters and digits first and last, 1-40 long
 SEAT_OPEN = {"open": True, "in": True, "closed": False, "close": False, "out": False}
 
 
 @dataclass(frozen=True, kw_only=True)
 class Setup:
-    """A set-up entry: a new hand, the button at ``seat``, ``seat`` open or closed, the ``level``."""
+    """A set-up entry: a new hand, the button at ``seat``, ``seat`` open or closed, the ``level``, the dealer's
+    ``name``."""
 
     entry: SetupKind
     seat: int | None = None
     open: bool = True
     level: int | None = None
+    name: str | None = None
 
     def event(self, *, ts: float, table: str) -> Event:
         if self.entry == "new hand":
@@ -156,6 +171,8 @@ class Setup:
             return ButtonPlaced(ts=ts, table=table, source="console", seat=self.seat)
         if self.entry == "seat":
             return SeatStatus(ts=ts, table=table, source="console", seat=self.seat, open=self.open)
+        if self.entry == "dealer":
+            return DealerChanged(ts=ts, table=table, source="console", dealer=self.name or "")
         return LevelChanged(ts=ts, table=table, source="console", level=self.level or 0)
 
 
@@ -169,6 +186,8 @@ def parse_setup(line: str) -> Setup | None:
         if len(parts) != (2 if parts[0] == "new" else 1):
             raise ConsoleError(f"expected 'new hand', got {line.strip()!r}")
         return Setup(entry=kind)
+    if kind == "dealer":
+        return Setup(entry=kind, name=_a_dealer(line.strip().split(None, 1)[1:]))
     if kind == "seat":
         if len(parts) != 3 or parts[2] not in SEAT_OPEN:
             raise ConsoleError(f"expected 'seat N open' or 'seat N closed', got {line.strip()!r}")
@@ -182,6 +201,13 @@ def parse_setup(line: str) -> Setup | None:
     return Setup(entry=kind, level=int(parts[1]))
 
 
+def _a_dealer(rest: list[str]) -> str:
+    name = " ".join(rest[0].split()) if rest else ""
+    if not DEALER_NAME.fullmatch(name):
+        raise ConsoleError(f"expected 'dealer NAME' (1-40 letters, digits, spaces, . ' -), got {name[:40]!r}")
+    return name
+
+
 def _a_seat(text: str) -> int:
     seat = parse_seat(text)
     if seat is None:
@@ -193,16 +219,23 @@ def setup_line(setup: Setup) -> str:
     """The line a dealer types for ``setup`` (``parse_setup`` reads it back)."""
     if setup.entry == "seat":
         return f"seat {setup.seat} {'open' if setup.open else 'closed'}"
+    if setup.entry == "dealer":
+        return f"dealer {setup.name}"
     value = setup.seat if setup.entry == "button" else setup.level
     return setup.entry if value is None else f"{setup.entry} {value}"
 
 
 def parse_setup_json(payload: dict[str, Any]) -> Setup:
     """``{"entry": "button", "seat": 4}`` and the like, read as the line they stand for."""
-    unknown = set(payload) - {"entry", "seat", "open", "level"}
+    unknown = set(payload) - {"entry", "seat", "open", "level", "name"}
     if unknown:
-        raise ConsoleError(f"unknown field(s) {', '.join(sorted(unknown))}; fields: entry, seat, open, level")
+        raise ConsoleError(f"unknown field(s) {', '.join(sorted(unknown))}; fields: entry, seat, open, level, name")
     entry = str(payload["entry"])
+    if entry == "dealer":
+        name = payload.get("name")
+        if not isinstance(name, str):
+            raise ConsoleError("a dealer entry needs 'name' (a string)")
+        return Setup(entry="dealer", name=_a_dealer([name]))
     if entry == "seat":
         opened = payload.get("open", True)
         if not isinstance(opened, bool):
@@ -213,7 +246,7 @@ def parse_setup_json(payload: dict[str, Any]) -> Setup:
         text = entry if value is None else f"{entry} {value}"
     setup = parse_setup(text)
     if setup is None:
-        raise ConsoleError(f"unknown entry {entry!r}; entries: new hand, button, seat, level")
+        raise ConsoleError(f"unknown entry {entry!r}; entries: new hand, button, seat, level, dealer")
     return setup
 
 

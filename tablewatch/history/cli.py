@@ -17,7 +17,7 @@ from pokerkit import HandHistory
 from rich.console import Console
 from rich.table import Table
 
-from tablewatch.history.stats import by_player, by_table, read_facts
+from tablewatch.history.stats import PaceStats, PlayerStats, by_dealer, by_player, by_table, read_facts
 from tablewatch.history.store import StoreError, open_store
 
 PHH_SUFFIXES = (".phh", ".phhs")
@@ -27,8 +27,9 @@ SECTION = re.compile(r"^\[\d+\]\s*$", re.MULTILINE)  # a multi-hand file's "[1]"
 
 @click.command(name="stats")
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
-@click.option("--by", "grouping", type=click.Choice(["table", "player"]), default="table", show_default=True,
-              help="Figures per table (pace, time per hand, procedure errors) or per player (VPIP, PFR…).")
+@click.option("--by", "grouping", type=click.Choice(["table", "dealer", "player"]), default="table",
+              show_default=True, help="Figures per table or per dealer (pace, time per hand, procedure errors), or "
+              "per player (VPIP, PFR…).")
 @click.option("--table", "table_id", default=None, help="Only this table's hands.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON list of rows on stdout.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV rows on stdout.")
@@ -36,15 +37,18 @@ def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, as_json
     """Statistics of the hands in SOURCE: a hand store (a table's hands.sqlite, sqlite:///…, postgresql://…),
     PHH files, or folders of them (a run's hands/).
 
-    Per table: hands, hands per hour, seconds per hand and where they go (the deal, the betting, the showdown
-    and push), procedure errors per 100 hands by rule. Per player (by name, else by table and seat): hands,
-    VPIP, PFR, post-flop aggression, showdowns seen and won, net chips.
+    Per table or per dealer (named on the console: `dealer NAME`): hands, hands per hour, seconds per hand and
+    where they go (the deal, the betting, the showdown and push), procedure errors per 100 hands by rule. Per
+    player (by name, else by table and seat): hands, VPIP, PFR, post-flop aggression, showdowns seen and won,
+    net chips.
     """
     histories = list(_histories(sources, table_id))
     facts, problems = read_facts(histories)
     if table_id is not None:
         facts = [hand for hand in facts if hand.table == table_id]
-    rows = [s.row() for s in (by_table(facts) if grouping == "table" else by_player(facts))]
+    groups: list[PaceStats] | list[PlayerStats] = (by_player(facts) if grouping == "player" else
+                                                   by_dealer(facts) if grouping == "dealer" else by_table(facts))
+    rows = [group.row() for group in groups]
     if as_json:
         click.echo(json.dumps(rows, indent=1))
     elif as_csv:

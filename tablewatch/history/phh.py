@@ -127,4 +127,6 @@ def _extra_fields(hand: FinishedHand) -> dict[str, Any]:
         fields["_tablewatch_ended_ts"] = hand.ended_ts
     if hand.notes:
         fields["_tablewatch_notes"] = list(hand.notes)
+    if hand.dealer is not None:
+        fields["_tablewatch_dealer"] = hand.dealer
     return fields

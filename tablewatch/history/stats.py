@@ -1,6 +1,6 @@
-"""What the poker room wants to know from its captured hands: per table (hands, hands per hour, seconds per hand
-and where they go, procedure errors per 100 hands by rule) and per player (hands, VPIP, PFR, aggression,
-showdowns seen and won, net).
+"""What the poker room wants to know from its captured hands: per table or per dealer (hands, hands per hour,
+seconds per hand and where they go, procedure errors per 100 hands by rule) and per player (hands, VPIP, PFR,
+aggression, showdowns seen and won, net).
 
 Read from hand histories: the PHH a table writes (its ``_tablewatch_*`` fields carry each hand's times and
 violations) or any PHH file. pokerkit replays each hand, so a call is told from a check, and the showdown from
@@ -51,6 +51,7 @@ class HandFacts:
     last_action_ts: float | None
     errors: tuple[str, ...]  # the rule id of each procedure error or violation found in the hand
     players: tuple[PlayerHand, ...]
+    dealer: str | None = None  # as the console named them
 
     @property
     def seconds(self) -> float | None:
@@ -71,7 +72,7 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
         ended_ts=_float(user.get("_tablewatch_ended_ts")), first_action_ts=times[0] if times else None,
         last_action_ts=times[-1] if times else None,
         errors=tuple(str(v.get("rule_id", "?")) for v in user.get("_tablewatch_violations", [])),
-        players=_players(hh, names))
+        players=_players(hh, names), dealer=user.get("_tablewatch_dealer"))
 
 
 def _players(hh: HandHistory, names: list[str]) -> tuple[PlayerHand, ...]:
@@ -156,8 +157,11 @@ class PlayerStats:
 
 
 @dataclass
-class TableStats:
-    table: str
+class PaceStats:
+    """The hands of one table or one dealer: how many, how fast, and the procedure errors in them."""
+
+    name: str
+    grouping: str = "table"
     hands: int = 0
     timed: list[float] = field(default_factory=list)  # seconds per hand, of the hands with their times
     deal_s: list[float] = field(default_factory=list)  # start of the hand → first action
@@ -180,7 +184,7 @@ class TableStats:
 
     def row(self) -> dict[str, Any]:
         hours = (self.span[1] - self.span[0]) / 3600 if len(self.span) == 2 else 0.0
-        return {"table": self.table, "hands": self.hands,
+        return {self.grouping: self.name, "hands": self.hands,
                 "hands_per_hour": round(len(self.timed) / hours, 1) if hours > 0 else None,
                 "seconds_per_hand": _mean(self.timed), "deal_s": _mean(self.deal_s),
                 "betting_s": _mean(self.betting_s), "finish_s": _mean(self.finish_s),
@@ -198,11 +202,23 @@ def by_player(hands: Iterable[HandFacts]) -> list[PlayerStats]:
     return sorted(players.values(), key=lambda s: (-s.hands, s.player))
 
 
-def by_table(hands: Iterable[HandFacts]) -> list[TableStats]:
-    tables: dict[str, TableStats] = {}
-    for hand in hands:
-        tables.setdefault(hand.table, TableStats(hand.table)).add(hand)
-    return [tables[name] for name in sorted(tables)]
+NO_DEALER = "(not named)"
+
+
+def by_table(hands: Iterable[HandFacts]) -> list[PaceStats]:
+    return _paces(((hand.table, hand) for hand in hands), "table")
+
+
+def by_dealer(hands: Iterable[HandFacts]) -> list[PaceStats]:
+    """Per dealer: hands per hour counts the time between a dealer's first and last hand, breaks included."""
+    return _paces(((hand.dealer or NO_DEALER, hand) for hand in hands), "dealer")
+
+
+def _paces(keyed: Iterable[tuple[str, HandFacts]], grouping: str) -> list[PaceStats]:
+    groups: dict[str, PaceStats] = {}
+    for name, hand in keyed:
+        groups.setdefault(name, PaceStats(name, grouping)).add(hand)
+    return [groups[name] for name in sorted(groups)]
 
 
 def read_facts(histories: Iterable[tuple[str, HandHistory]]) -> tuple[list[HandFacts], list[str]]:

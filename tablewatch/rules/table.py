@@ -76,7 +76,8 @@ def finished_hand(hand: HandState) -> FinishedHand:
         board=tuple(None if cards[0].unknown_status else repr(cards[0]) for cards in state.board_cards if cards),
         pushes=pushes, violations=tuple(hand.violations), burns=tuple(hand.burns),
         event_times=tuple(hand.event_times), notes=tuple(notes), started_ts=hand.start.ts,
-        ended_ts=hand.ended_ts, blinds=hand.start.blinds, unawarded=max(0, missing), state=state, game=hand.game,
+        ended_ts=hand.ended_ts, blinds=hand.start.blinds, unawarded=max(0, missing), dealer=hand.start.dealer,
+        state=state, game=hand.game,
     )
 
 

@@ -27,6 +27,7 @@ to the button. A console's or seen button the rotation puts elsewhere stands, wi
 Its stacks are what the RFID ledger counts in each seat's stack and betting zones (the blinds already in front are
 still the player's) when every seat dealt in has chips there; else they are unknown (empty): the engine plays on
 and says so.
+Its dealer is the one the console last named (``dealer NAME``, a dealer push), for the statistics.
 Blinds and antes are the game's (``GameConfig``), or with a tournament's levels (``table.levels``) those of the
 level in force when the hand starts, written into ``HandStarted``; blinds seen posted at another level are a
 TDA-14 finding, sent right after it.
@@ -54,6 +55,7 @@ from tablewatch.events import (
     CardsMucked,
     Chips,
     ChipsMoved,
+    DealerChanged,
     Declaration,
     Event,
     HandEnded,
@@ -149,6 +151,7 @@ class HandFramer:
         self._rotation_findings: list[Finding] = []  # a told button the rotation puts elsewhere, for the hand
         self.open_seats: dict[int, bool] = {}  # the console's seat open/closed
         self.level: int | None = None  # the console's level in force (the game's blinds stand until levels are set)
+        self.dealer: str | None = None  # the dealer in the box, as the console last named them
         self.last: HandStarted | None = None
         self._deal: _Deal | None = None
         self._hand: _Hand | None = None
@@ -190,6 +193,8 @@ class HandFramer:
             self.seen_button = event
         elif isinstance(event, SeatStatus) and event.seat is not None:
             self.open_seats[event.seat] = event.open
+        elif isinstance(event, DealerChanged):
+            self.dealer = event.dealer
         elif isinstance(event, LevelChanged):
             self.level = event.level
             if self.levels is not None:
@@ -288,7 +293,7 @@ class HandFramer:
         level = self.levels.at(deal.ts) if self.levels is not None else None
         start = HandStarted(ts=deal.ts, table=deal.table, source="scene", hand_no=self.hand_no,
                             button=self._button(deal, seats, level), seats=seats, stacks=self._stacks(seats),
-                            **_stakes(level))
+                            dealer=self.dealer, **_stakes(level))
         self._hand, self.last, self.button = _Hand(start=start, push_counted=self.stack_chips is not None), start, None
         out: list[Event] = [*self._void_hand(start), start, *self._posted_at_wrong_level(deal, start),
                             *self._rotation_advisories(start)]

@@ -28,6 +28,7 @@ from tablewatch.devices.console import (
 from tablewatch.devices.transport import Port
 from tablewatch.events import (
     ButtonPlaced,
+    DealerChanged,
     Declaration,
     DeviceStatus,
     Event,
@@ -225,6 +226,8 @@ def test_an_over_long_tablet_entry_is_refused_unread() -> None:
     ("seat 5 open", Setup(entry="seat", seat=5, open=True)),
     ("Seat 5 out", Setup(entry="seat", seat=5, open=False)),
     ("level 6", Setup(entry="level", level=6)),
+    ("dealer Ann Lee", Setup(entry="dealer", name="Ann Lee")),
+    ("DEALER  José O'Neil-Díaz ", Setup(entry="dealer", name="José O'Neil-Díaz")),  # as typed, spaces folded
     ("3 raise 900", None),  # a declaration
 ])
 def test_set_up_lines(line: str, setup: Setup | None) -> None:
@@ -240,6 +243,9 @@ def test_set_up_lines(line: str, setup: Setup | None) -> None:
     ("seat 5", "expected 'seat N open' or 'seat N closed'"),
     ("seat 11 open", "seat '11' must be 1..10"),
     ("level 0", "level '0' must be a whole number from 1"),
+    ("dealer", "expected 'dealer NAME'"),
+    ("dealer <script>", "expected 'dealer NAME'"),
+    ("dealer " + "A" * 41, "expected 'dealer NAME'"),
 ])
 def test_bad_set_up_lines_say_why(line: str, message: str) -> None:
     with pytest.raises(ConsoleError, match=message):
@@ -250,15 +256,17 @@ def test_set_up_entries_as_json_make_their_events() -> None:
     session = ConsoleSession(table="T01", clock=lambda: 2.0)
     made = [session.handle(text)[0] for text in (
         '{"entry": "new hand"}', '{"entry": "button", "seat": 4}', '{"entry": "seat", "seat": 2, "open": false}',
-        '{"entry": "level", "level": 3}')]
+        '{"entry": "level", "level": 3}', '{"entry": "dealer", "name": "Ann Lee"}')]
     assert made == [NewHandPressed(ts=2.0, table="T01", source="console"),
                     ButtonPlaced(ts=2.0, table="T01", source="console", seat=4),
                     SeatStatus(ts=2.0, table="T01", source="console", seat=2, open=False),
-                    LevelChanged(ts=2.0, table="T01", source="console", level=3)]
-    unknown = "ERR unknown entry 'dance'; entries: new hand, button, seat, level"
+                    LevelChanged(ts=2.0, table="T01", source="console", level=3),
+                    DealerChanged(ts=2.0, table="T01", source="console", dealer="Ann Lee")]
+    unknown = "ERR unknown entry 'dance'; entries: new hand, button, seat, level, dealer"
     assert session.handle('{"entry": "dance"}')[1] == unknown
     assert session.handle('{"entry": "seat", "seat": 2, "open": "no"}')[1] == "ERR 'open' must be true or false"
     assert session.handle('{"entry": "level", "lvl": 2}')[1].startswith("ERR unknown field(s) lvl")
+    assert session.handle('{"entry": "dealer", "name": 7}')[1] == "ERR a dealer entry needs 'name' (a string)"
 
 
 def test_set_up_entries_over_a_serial_line(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ independent count of the action strings; table figures from a hand store; JSON, 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import warnings
@@ -99,6 +100,21 @@ def test_a_tables_hands_from_its_store_give_its_pace_and_its_procedure_errors(tm
     assert row["table"] == "T" and row["hands"] == 1 and row["errors_by_rule"] == dict(rules)
     assert row["errors_per_100_hands"] == 100.0 * sum(rules.values())
     assert row["deal_s"] + row["betting_s"] + row["finish_s"] == pytest.approx(row["seconds_per_hand"], abs=0.2)
+
+
+def test_each_dealers_hands_and_procedure_errors(tmp_path: Path) -> None:
+    hand = played_hand()
+    store = open_store(tmp_path / "hands.sqlite")
+    store.save(dataclasses.replace(hand, dealer="Ann Lee"))
+    store.save(dataclasses.replace(hand, hand_no=2, dealer="Bo", violations=()))
+    store.save(dataclasses.replace(hand, hand_no=3))  # before any dealer was named on the console
+    store.close()
+    result = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--by", "dealer", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["dealer"]: row for row in json.loads(result.output)}
+    assert set(rows) == {"Ann Lee", "Bo", "(not named)"} and all(row["hands"] == 1 for row in rows.values())
+    assert rows["Bo"]["errors_by_rule"] == {} and rows["Ann Lee"]["errors_by_rule"] == rows["(not named)"][
+        "errors_by_rule"] != {}
 
 
 def test_players_by_seat_where_the_table_knows_no_names(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from tablewatch.events import (
     CardExposed,
     CardsMucked,
     Chips,
+    DealerChanged,
     Declaration,
     Event,
     HandEnded,
@@ -232,6 +233,12 @@ def test_the_button_seen_since_the_last_hand_is_the_hands_ahead_of_the_blinds() 
     out = frame(hands)
     assert [s.button for s in starts(out)] == [6, 8]  # the second hand's from the dead button's rotation
     assert not [e for e in out if isinstance(e, Violation)]
+
+
+def test_the_dealer_named_on_the_console_deals_the_hands_that_follow() -> None:
+    hands = [*deal(1.0, [1, 3, 6, 8]), push(10.0, 3), muck(11.0, 3),
+             DealerChanged(ts=12.0, table=T, source="console", dealer="Ann Lee"), *deal(20.0, [1, 3, 6, 8])]
+    assert [s.dealer for s in starts(frame(hands))] == [None, "Ann Lee"]
 
 
 def test_the_console_overrides_the_button_seen() -> None:
