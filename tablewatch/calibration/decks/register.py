@@ -1,9 +1,10 @@
 """A venue's own deck, registered from photos: one photo per card (and one of the back), each card lying flat on
-a plain surface darker than the card and photographed from above, the file named by the card (``As.jpg``,
-``Td.jpg`` or ``10d.jpg``, ``back.jpg``).
+a plain surface of another colour (the felt) and photographed from above, the file named by the card
+(``As.jpg``, ``Td.jpg`` or ``10d.jpg``, ``back.jpg``).
 
-Each card's outline is found (the largest bright, card-shaped region), its four edges fitted as straight lines
-(so a card photographed a little askew, with rounded corners, still gives its true corners), and the card is
+Each card's outline is found (the most card-shaped region unlike the surface, or its outline of edges), its four
+edges fitted as straight lines (so a card photographed a little askew, with rounded corners, still gives its
+true corners), and the card is
 warped flat into the deck atlas tablewatch reads: the shipped decks' 13 × 5 grid of 150 × 210 faces, the back
 in the fifth row. A camera's ``deck`` setting then names the atlas file instead of a shipped deck.
 """
@@ -55,11 +56,11 @@ def card_code(stem: str) -> str | None:
 
 def find_card(image: np.ndarray) -> np.ndarray:
     """The card's four corners in ``image`` (float32, 4 × 2), ordered so the first edge is a short one; raises
-    DeckPhotoError when no single card-shaped bright region is found."""
+    DeckPhotoError when no card-shaped region is found."""
     outline = _card_outline(image)
     if outline is None:
-        raise DeckPhotoError("no card found: lay the card on a plain surface darker than the card, photograph it "
-                             "from above, the card filling at least a tenth of the picture")
+        raise DeckPhotoError("no card found: lay the card alone on a plain surface of another colour (the felt) and "
+                             "photograph it from above, the whole card in the picture and filling a good part of it")
     return _fitted_corners(outline)
 
 
