@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tablewatch.history.stats import PaceStats, PlayerStats, by_dealer, by_player, by_table, read_facts
-from tablewatch.history.store import StoreError, open_store
+from tablewatch.history.store import HandStore, StoreError, open_store
 
 PHH_SUFFIXES = (".phh", ".phhs")
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -40,23 +40,40 @@ def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, as_json
     Per table or per dealer (named on the console: `dealer NAME`): hands, hands per hour, seconds per hand and
     where they go (the deal, the betting, the showdown and push), procedure errors per 100 hands by rule. Per
     player (by name, else by table and seat): hands, VPIP, PFR, post-flop aggression, showdowns seen and won,
-    net chips.
+    net chips. A hand store answers from its rollup (kept as hands are saved) when it covers every hand.
     """
-    histories = list(_histories(sources, table_id))
-    facts, problems = read_facts(histories)
-    if table_id is not None:
-        facts = [hand for hand in facts if hand.table == table_id]
-    groups: list[PaceStats] | list[PlayerStats] = (by_player(facts) if grouping == "player" else
-                                                   by_dealer(facts) if grouping == "dealer" else by_table(facts))
+    groups = _from_the_rollup(sources, grouping, table_id)
+    problems: list[str] = []
+    if groups is None:
+        facts, problems = read_facts(_histories(sources, table_id))
+        if table_id is not None:
+            facts = [hand for hand in facts if hand.table == table_id]
+        groups = (by_player(facts) if grouping == "player" else
+                  by_dealer(facts) if grouping == "dealer" else by_table(facts))
     rows = [group.row() for group in groups]
     if as_json:
         click.echo(json.dumps(rows, indent=1))
     elif as_csv:
         click.echo(_csv(rows), nl=False)
     else:
-        _print(rows, f"{len(facts)} hands")
+        hands = sum(row["hands"] for row in rows) if grouping != "player" else None
+        _print(rows, f"{hands} hands" if hands is not None else f"{len(rows)} players")
     for problem in problems:
         click.echo(f"left out: {problem}", err=True)
+
+
+def _from_the_rollup(sources: tuple[str, ...], grouping: str,
+                     table_id: str | None) -> list[PaceStats] | list[PlayerStats] | None:
+    """The figures of one hand store from its rollup; None for other sources, or a rollup that lacks hands."""
+    if len(sources) != 1 or not _is_store(sources[0]):
+        return None
+    store = _open(sources[0])
+    try:
+        if store.rollup.hands() != store.count():
+            return None
+        return store.rollup.players(table_id) if grouping == "player" else store.rollup.paces(grouping, table_id)
+    finally:
+        store.close()
 
 
 def _histories(sources: tuple[str, ...], table_id: str | None) -> Iterator[tuple[str, HandHistory]]:
@@ -75,11 +92,8 @@ def _histories(sources: tuple[str, ...], table_id: str | None) -> Iterator[tuple
 def _texts(source: str, table_id: str | None) -> Iterator[tuple[str, str]]:
     """(name, PHH text) of each hand file or stored hand in ``source``."""
     path = Path(source)
-    if source.startswith(("postgresql://", "postgres://", "sqlite:///")) or _is_sqlite(path):
-        try:
-            store = open_store(source)
-        except StoreError as exc:
-            raise click.ClickException(str(exc)) from exc
+    if _is_store(source):
+        store = _open(source)
         try:
             yield from store.phh_texts(table_id)
         finally:
@@ -91,6 +105,17 @@ def _texts(source: str, table_id: str | None) -> Iterator[tuple[str, str]]:
             yield file.name, file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise click.ClickException(f"{file}: cannot read ({exc})") from exc
+
+
+def _is_store(source: str) -> bool:
+    return source.startswith(("postgresql://", "postgres://", "sqlite:///")) or _is_sqlite(Path(source))
+
+
+def _open(source: str) -> HandStore:
+    try:
+        return open_store(source)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def _is_sqlite(path: Path) -> bool:

@@ -16,6 +16,7 @@ Definitions (the usual ones of tracking software):
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -158,16 +159,20 @@ class PlayerStats:
 
 @dataclass
 class PaceStats:
-    """The hands of one table or one dealer: how many, how fast, and the procedure errors in them."""
+    """The hands of one table or one dealer: how many, how fast, and the procedure errors in them. Kept as sums,
+    so a hand store's rollup fills it with SQL as well as hands one by one."""
 
     name: str
     grouping: str = "table"
     hands: int = 0
-    timed: list[float] = field(default_factory=list)  # seconds per hand, of the hands with their times
-    deal_s: list[float] = field(default_factory=list)  # start of the hand → first action
-    betting_s: list[float] = field(default_factory=list)  # first action → last action
-    finish_s: list[float] = field(default_factory=list)  # last action → the hand's end (showdown, push)
-    span: list[float] = field(default_factory=list)  # the first start and the last end
+    timed: int = 0  # hands with their start and end times
+    seconds: float = 0.0  # the timed hands' durations, summed
+    phased: int = 0  # timed hands with their first and last action's times
+    deal_s: float = 0.0  # start of the hand → first action, summed over the phased hands
+    betting_s: float = 0.0  # first action → last action
+    finish_s: float = 0.0  # last action → the hand's end (showdown, push)
+    first_start: float | None = None
+    last_end: float | None = None
     errors: Counter[str] = field(default_factory=Counter)
 
     def add(self, hand: HandFacts) -> None:
@@ -175,20 +180,23 @@ class PaceStats:
         self.errors.update(hand.errors)
         if hand.seconds is None or hand.started_ts is None or hand.ended_ts is None:
             return
-        self.timed.append(hand.seconds)
-        self.span = [min([hand.started_ts, *self.span[:1]]), max([hand.ended_ts, *self.span[1:]])]
+        self.timed += 1
+        self.seconds += hand.seconds
+        self.first_start = min(hand.started_ts, self.first_start if self.first_start is not None else math.inf)
+        self.last_end = max(hand.ended_ts, self.last_end if self.last_end is not None else -math.inf)
         if hand.first_action_ts is not None and hand.last_action_ts is not None:
-            self.deal_s.append(hand.first_action_ts - hand.started_ts)
-            self.betting_s.append(hand.last_action_ts - hand.first_action_ts)
-            self.finish_s.append(hand.ended_ts - hand.last_action_ts)
+            self.phased += 1
+            self.deal_s += hand.first_action_ts - hand.started_ts
+            self.betting_s += hand.last_action_ts - hand.first_action_ts
+            self.finish_s += hand.ended_ts - hand.last_action_ts
 
     def row(self) -> dict[str, Any]:
-        hours = (self.span[1] - self.span[0]) / 3600 if len(self.span) == 2 else 0.0
+        span = (self.last_end - self.first_start) if self.first_start is not None and self.last_end is not None else 0
         return {self.grouping: self.name, "hands": self.hands,
-                "hands_per_hour": round(len(self.timed) / hours, 1) if hours > 0 else None,
-                "seconds_per_hand": _mean(self.timed), "deal_s": _mean(self.deal_s),
-                "betting_s": _mean(self.betting_s), "finish_s": _mean(self.finish_s),
-                "errors_per_100_hands": round(100 * sum(self.errors.values()) / self.hands, 1) if self.hands else None,
+                "hands_per_hour": round(self.timed * 3600 / span, 1) if span > 0 else None,
+                "seconds_per_hand": _mean(self.seconds, self.timed), "deal_s": _mean(self.deal_s, self.phased),
+                "betting_s": _mean(self.betting_s, self.phased), "finish_s": _mean(self.finish_s, self.phased),
+                "errors_per_100_hands": _per_100(sum(self.errors.values()), self.hands),
                 "errors_by_rule": dict(sorted(self.errors.items()))}
 
 
@@ -236,5 +244,9 @@ def _pct(part: int, whole: int) -> float | None:
     return round(100 * part / whole, 1) if whole else None
 
 
-def _mean(values: list[float]) -> float | None:
-    return round(sum(values) / len(values), 1) if values else None
+def _mean(total: float, count: int) -> float | None:
+    return round(total / count, 1) if count else None
+
+
+def _per_100(count: int, hands: int) -> float | None:
+    return round(100 * count / hands, 1) if hands else None

@@ -9,15 +9,20 @@ hand number, start time and the number of violations, so an archive can be queri
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from pokerkit import HandHistory
+
 from tablewatch.hands import FinishedHand
 from tablewatch.history.ohh import to_ohh
 from tablewatch.history.phh import dumps_phh
+from tablewatch.history.rollup import Rollup
+from tablewatch.history.stats import HandFacts, hand_facts
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS {table} (
@@ -30,6 +35,8 @@ CREATE TABLE IF NOT EXISTS {table} (
     PRIMARY KEY (table_id, hand_no)
 )
 """
+
+log = logging.getLogger(__name__)
 
 
 class StoreError(RuntimeError):
@@ -47,6 +54,8 @@ class StoredHand:
 
 
 class HandStore(Protocol):
+    rollup: Rollup
+
     def save(self, hand: FinishedHand) -> None: ...
     def get(self, table: str, hand_no: int) -> StoredHand | None: ...
     def list(self, table: str | None = None, *, limit: int = 100) -> list[StoredHand]: ...
@@ -77,6 +86,16 @@ def _row(hand: FinishedHand) -> tuple[Any, ...]:
     return (hand.table, hand.hand_no, hand.started_ts, len(hand.violations), phh, ohh)
 
 
+def _facts(hand: FinishedHand, phh: str) -> HandFacts | None:
+    """The hand's statistics facts; None (with a warning) when pokerkit can't replay its history: the hand is
+    saved all the same, and the statistics read the hand histories where the rollup lacks hands."""
+    try:
+        return hand_facts(HandHistory.loads(phh))
+    except Exception as exc:  # pokerkit raises many types for a hand it can't replay
+        log.warning("hand %s#%s: no statistics rollup (%s: %s)", hand.table, hand.hand_no, type(exc).__name__, exc)
+        return None
+
+
 def _stored(row: tuple[Any, ...]) -> StoredHand:
     return StoredHand(table=row[0], hand_no=int(row[1]), started_ts=float(row[2]), violations=int(row[3]),
                       phh=row[4], ohh=json.loads(row[5]))
@@ -94,12 +113,16 @@ class _SqliteStore:
             # Opened where the table is set up, written from its pipeline's thread: one thread at a time uses it.
             self.db = sqlite3.connect(path, check_same_thread=False)
             self.db.execute(_SCHEMA.format(table=table))
+            self.rollup = Rollup(self.db.execute, hands_table=table, mark="?")
+            self.rollup.create()
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"Cannot open the SQLite hand store {path!r}: {exc}") from exc
 
     def save(self, hand: FinishedHand) -> None:
+        row = _row(hand)
         with self.db:
-            self.db.execute(f"INSERT OR REPLACE INTO {self.t} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", _row(hand))
+            self.db.execute(f"INSERT OR REPLACE INTO {self.t} ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", row)
+            self.rollup.replace((hand.table, hand.hand_no), _facts(hand, row[4]))
 
     def get(self, table: str, hand_no: int) -> StoredHand | None:
         row = self.db.execute(f"SELECT {_COLUMNS} FROM {self.t} WHERE table_id = ? AND hand_no = ?",
@@ -138,15 +161,20 @@ class _PostgresStore:
         try:
             self.db = psycopg.connect(url, connect_timeout=5, autocommit=True)
             self.db.execute(_SCHEMA.format(table=table))
+            self.rollup = Rollup(self.db.execute, hands_table=table, mark="%s")
+            self.rollup.create()
         except psycopg.Error as exc:
             raise StoreError(f"Cannot open the PostgreSQL hand store {_redact(url)}: {exc}".strip()) from exc
 
     def save(self, hand: FinishedHand) -> None:
-        self.db.execute(
-            f"INSERT INTO {self.t} ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT (table_id, hand_no) DO UPDATE SET started_ts = EXCLUDED.started_ts, "
-            "violations = EXCLUDED.violations, phh = EXCLUDED.phh, "
-            "ohh = EXCLUDED.ohh", _row(hand))
+        row = _row(hand)
+        with self.db.transaction():
+            self.db.execute(
+                f"INSERT INTO {self.t} ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (table_id, hand_no) DO UPDATE SET started_ts = EXCLUDED.started_ts, "
+                "violations = EXCLUDED.violations, phh = EXCLUDED.phh, "
+                "ohh = EXCLUDED.ohh", row)
+            self.rollup.replace((hand.table, hand.hand_no), _facts(hand, row[4]))
 
     def get(self, table: str, hand_no: int) -> StoredHand | None:
         row = self.db.execute(f"SELECT {_COLUMNS} FROM {self.t} WHERE table_id = %s AND hand_no = %s",

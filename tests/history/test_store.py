@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pokerkit import HandHistory
 
+from tablewatch.history.stats import by_dealer, by_player, by_table, read_facts
 from tablewatch.history.store import HandStore, StoreError, open_store
 from tests.history.test_phh_ohh import played_hand
 
@@ -42,7 +45,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[HandStore]
     try:
         yield hands
     finally:
-        hands.db.execute(f"DROP TABLE IF EXISTS {table}")  # type: ignore[attr-defined]
+        for name in (table, f"{table}_facts", f"{table}_players", f"{table}_errors"):
+            hands.db.execute(f"DROP TABLE IF EXISTS {name}")  # type: ignore[attr-defined]
         hands.close()
 
 
@@ -92,6 +96,20 @@ def test_a_store_opened_in_one_thread_saves_from_the_pipelines(tmp_path: Path) -
     assert failures == []
     assert store.count() == 1
     store.close()
+
+
+def test_the_rollup_gives_the_figures_the_hand_histories_give(store: HandStore) -> None:
+    hand = played_hand()
+    for number, dealer in enumerate(("Ann Lee", "Bo", None, "Bo"), start=1):
+        store.save(dataclasses.replace(hand, hand_no=number, dealer=dealer, started_ts=hand.started_ts + 60 * number,
+                                       ended_ts=(hand.ended_ts or 0) + 60 * number))
+    store.save(dataclasses.replace(hand, hand_no=2, dealer="Bo", violations=()))  # saved again: replaced
+    facts, problems = read_facts((name, HandHistory.loads(text)) for name, text in store.phh_texts())
+    assert store.rollup.hands() == store.count() == 4 and not problems
+    assert [p.row() for p in store.rollup.players()] == [p.row() for p in by_player(facts)]
+    assert [p.row() for p in store.rollup.paces("dealer")] == [p.row() for p in by_dealer(facts)]
+    assert [p.row() for p in store.rollup.paces("table", "T")] == [p.row() for p in by_table(facts)]
+    assert store.rollup.paces("table", "other") == []
 
 
 def test_every_hand_is_read_back_for_the_statistics(store: HandStore) -> None:
