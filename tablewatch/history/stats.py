@@ -50,7 +50,7 @@ class HandFacts:
     ended_ts: float | None
     first_action_ts: float | None
     last_action_ts: float | None
-    errors: tuple[str, ...]  # the rule id of each procedure error or violation found in the hand
+    errors: tuple[str, ...]  # the rule id of each violation found in the hand (not advisories)
     players: tuple[PlayerHand, ...]
     dealer: str | None = None  # as the console named them
 
@@ -72,7 +72,8 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
         table=table, hand_no=int(hh.hand or 0), started_ts=_float(user.get("_tablewatch_started_ts")),
         ended_ts=_float(user.get("_tablewatch_ended_ts")), first_action_ts=times[0] if times else None,
         last_action_ts=times[-1] if times else None,
-        errors=tuple(str(v.get("rule_id", "?")) for v in user.get("_tablewatch_violations", [])),
+        errors=tuple(str(v.get("rule_id", "?")) for v in user.get("_tablewatch_violations", [])
+                     if v.get("severity", "violation") == "violation"),  # advisories and device findings are none
         players=_players(hh, names), dealer=user.get("_tablewatch_dealer"))
 
 

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from pokerkit import HandHistory, Statistics
 
 from tablewatch.cli import cli
+from tablewatch.events import Severity
 from tablewatch.history.stats import by_player, by_table, hand_facts, read_facts
 from tablewatch.history.store import open_store
 from tests.history.test_phh_ohh import played_hand
@@ -97,7 +98,7 @@ def test_a_tables_hands_from_its_store_give_its_pace_and_its_procedure_errors(tm
     result = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--json"])
     assert result.exit_code == 0, result.output
     [row] = json.loads(result.output)
-    rules = Counter(v.rule_id for v in hand.violations)
+    rules = Counter(v.rule_id for v in hand.violations if v.severity == Severity.VIOLATION)
     assert row["table"] == "T" and row["hands"] == 1 and row["errors_by_rule"] == dict(rules)
     assert row["errors_per_100_hands"] == 100.0 * sum(rules.values())
     assert row["deal_s"] + row["betting_s"] + row["finish_s"] == pytest.approx(row["seconds_per_hand"], abs=0.2)
