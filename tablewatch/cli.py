@@ -89,6 +89,8 @@ def configure_logging(level: str, *, verbose: int = 0, quiet: bool = False) -> N
     logging.basicConfig(level=chosen.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     # pokerkit warns on every PHH file that carries the (standard, optional) time zone field it does not list
     warnings.filterwarnings("ignore", message="The field 'time_zone_abbreviation'", module="pokerkit")
+    # and at every fold made with nothing to call: the table allows it, and the rules layer plays it as a fold
+    warnings.filterwarnings("ignore", message="There is no reason for this player to fold", module="pokerkit")
 
 
 def main() -> None:

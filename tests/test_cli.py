@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -35,3 +36,15 @@ def test_the_log_level_comes_from_the_command_line_or_the_environment() -> None:
     assert logging.getLogger().level == logging.ERROR
     refused = runner.invoke(cli, ["--log-level", "loud", "rfid", "--help"])
     assert refused.exit_code != 0 and "loud" in refused.output
+
+
+def test_pokerkits_notices_on_what_a_table_does_are_not_printed() -> None:
+    from pokerkit import Automation, Mode, NoLimitTexasHoldem
+
+    with warnings.catch_warnings(record=True) as caught:
+        configure_logging("warning", verbose=0, quiet=False)
+        state = NoLimitTexasHoldem.create_state(  # heads-up, every step but the players' actions automated
+            tuple(Automation), True, 0, (1, 2), 2, (200, 200), 2, mode=Mode.CASH_GAME)
+        state.check_or_call()  # the small blind calls
+        state.fold()  # the big blind folds with nothing to call: allowed at a table
+    assert not [w for w in caught if "no reason for this player to fold" in str(w.message)]
