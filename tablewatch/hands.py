@@ -107,6 +107,7 @@ class FinishedHand:
     blinds: tuple[tuple[int, int], ...] = ()
     unawarded: int = 0  # chips pokerkit could not award (every contender's cards unread) nor the dealer's pushes
     dealer: str | None = None  # who dealt it, as the console named them
+    started_at: float | None = None  # when it started on the wall clock (Unix seconds; None: a replay's hand)
     state: State = field(repr=False, compare=False)
     game: Poker = field(repr=False, compare=False)
 

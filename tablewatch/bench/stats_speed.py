@@ -109,7 +109,7 @@ def _facts(lo: int, hi: int, rng: np.random.Generator) -> str:
     first = start + rng.uniform(8, 20, hands.size)
     last = first + rng.uniform(20, 90, hands.size)
     end = last + rng.uniform(5, 25, hands.size)
-    return "".join(f"T{i % TABLES + 1:03d}\t{i}\t{a:.1f}\t{d:.1f}\t{b:.1f}\t{c:.1f}\tdealer {i * 7 % DEALERS}\n"
+    return "".join(f"T{i % TABLES + 1:03d}\t{i}\t{a:.1f}\t{d:.1f}\t{b:.1f}\t{c:.1f}\tdealer {i * 7 % DEALERS}\t1\n"
                    for i, a, b, c, d in zip(hands.tolist(), start.tolist(), first.tolist(), last.tolist(),
                                             end.tolist(), strict=True))
 

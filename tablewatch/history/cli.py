@@ -9,6 +9,8 @@ import re
 import sys
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from pokerkit import HandHistory
 from rich.console import Console
 from rich.table import Table
 
-from tablewatch.history.stats import PaceStats, PlayerStats, by_dealer, by_player, by_table, read_facts
+from tablewatch.history.stats import HandFacts, PaceStats, PlayerStats, by_dealer, by_player, by_table, read_facts
 from tablewatch.history.store import HandStore, StoreError, open_store
 
 PHH_SUFFIXES = (".phh", ".phhs")
@@ -31,9 +33,13 @@ SECTION = re.compile(r"^\[\d+\]\s*$", re.MULTILINE)  # a multi-hand file's "[1]"
               show_default=True, help="Figures per table or per dealer (pace, time per hand, procedure errors), or "
               "per player (VPIP, PFR…).")
 @click.option("--table", "table_id", default=None, help="Only this table's hands.")
+@click.option("--since", type=click.DateTime(), default=None,
+              help="Only hands started from this moment on (UTC; e.g. 2026-12-01 or 2026-12-01T18:00:00).")
+@click.option("--until", type=click.DateTime(), default=None, help="Only hands started before this moment (UTC).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON list of rows on stdout.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV rows on stdout.")
-def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, as_json: bool, as_csv: bool) -> None:
+def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, since: datetime | None,
+          until: datetime | None, as_json: bool, as_csv: bool) -> None:
     """Statistics of the hands in SOURCE: a hand store (a table's hands.sqlite, sqlite:///…, postgresql://…),
     PHH files, or folders of them (a run's hands/).
 
@@ -41,13 +47,14 @@ def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, as_json
     where they go (the deal, the betting, the showdown and push), procedure errors per 100 hands by rule. Per
     player (by name, else by table and seat): hands, VPIP, PFR, post-flop aggression, showdowns seen and won,
     net chips. A hand store answers from its rollup (kept as hands are saved) when it covers every hand.
+    --since and --until keep the hands a live table stamped with their date (a replay's hands have none).
     """
-    groups = _from_the_rollup(sources, grouping, table_id)
+    window = Window(_unix(since), _unix(until))
+    groups = _from_the_rollup(sources, grouping, table_id, window)
     problems: list[str] = []
     if groups is None:
         facts, problems = read_facts(_histories(sources, table_id))
-        if table_id is not None:
-            facts = [hand for hand in facts if hand.table == table_id]
+        facts = [hand for hand in facts if (table_id is None or hand.table == table_id) and window.holds(hand)]
         groups = (by_player(facts) if grouping == "player" else
                   by_dealer(facts) if grouping == "dealer" else by_table(facts))
     rows = [group.row() for group in groups]
@@ -62,8 +69,25 @@ def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, as_json
         click.echo(f"left out: {problem}", err=True)
 
 
-def _from_the_rollup(sources: tuple[str, ...], grouping: str,
-                     table_id: str | None) -> list[PaceStats] | list[PlayerStats] | None:
+@dataclass(frozen=True)
+class Window:
+    since: float | None
+    until: float | None
+
+    def holds(self, hand: HandFacts) -> bool:
+        if self.since is None and self.until is None:
+            return True
+        ts = hand.started_ts
+        return (hand.dated and ts is not None and (self.since is None or ts >= self.since)
+                and (self.until is None or ts < self.until))
+
+
+def _unix(moment: datetime | None) -> float | None:
+    return None if moment is None else moment.replace(tzinfo=UTC).timestamp()
+
+
+def _from_the_rollup(sources: tuple[str, ...], grouping: str, table_id: str | None,
+                     window: Window) -> list[PaceStats] | list[PlayerStats] | None:
     """The figures of one hand store from its rollup; None for other sources, or a rollup that lacks hands."""
     if len(sources) != 1 or not _is_store(sources[0]):
         return None
@@ -71,7 +95,10 @@ def _from_the_rollup(sources: tuple[str, ...], grouping: str,
     try:
         if store.rollup.hands() != store.count():
             return None
-        return store.rollup.players(table_id) if grouping == "player" else store.rollup.paces(grouping, table_id)
+        times = {"since": window.since, "until": window.until}
+        if grouping == "player":
+            return store.rollup.players(table_id, **times)
+        return store.rollup.paces(grouping, table_id, **times)
     finally:
         store.close()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -48,6 +49,8 @@ def to_hand_history(hand: FinishedHand, *, players: Sequence[str] | None = None,
     hh.winnings = [money(sum(a for s, a in _awards(hand) if s == seat)) for seat in hand.order]
     if players is not None:
         hh.players = list(players)
+    if hand.started_at is not None:
+        _stamp(hh, hand.started_at)
     if hand.config.currency_symbol:
         hh.currency_symbol = hand.config.currency_symbol
     hh.user_defined_fields.update(_extra_fields(hand))
@@ -57,6 +60,15 @@ def to_hand_history(hand: FinishedHand, *, players: Sequence[str] | None = None,
         else:
             setattr(hh, key, value)
     return hh
+
+
+def _stamp(hh: HandHistory, started_at: float) -> None:
+    """PHH's date and time fields (UTC), and the exact start as ``_tablewatch_started_at``."""
+    moment = datetime.fromtimestamp(started_at, tz=UTC)
+    hh.year, hh.month, hh.day = moment.year, moment.month, moment.day
+    hh.time = moment.time().replace(microsecond=0)
+    hh.time_zone = "UTC"
+    hh.user_defined_fields["_tablewatch_started_at"] = round(started_at, 3)
 
 
 def _from_game_state(hand: FinishedHand) -> HandHistory:

@@ -20,7 +20,7 @@ Execute = Callable[[str, Sequence[Any]], Any]  # a DB-API execute: returns a cur
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS {t}_facts (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, started_ts DOUBLE PRECISION, ended_ts DOUBLE PRECISION,
-        first_action_ts DOUBLE PRECISION, last_action_ts DOUBLE PRECISION, dealer TEXT,
+        first_action_ts DOUBLE PRECISION, last_action_ts DOUBLE PRECISION, dealer TEXT, dated INTEGER NOT NULL,
         PRIMARY KEY (table_id, hand_no))""",
     """CREATE TABLE IF NOT EXISTS {t}_players (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, player TEXT NOT NULL, vpip INTEGER NOT NULL,
@@ -50,7 +50,7 @@ class Rollup:
         if facts is None:
             return
         self._insert("facts", (*key, facts.started_ts, facts.ended_ts, facts.first_action_ts, facts.last_action_ts,
-                               facts.dealer))
+                               facts.dealer, int(facts.dated)))
         for p in facts.players:
             self._insert("players", (*key, p.player, int(p.vpip), int(p.pfr), p.postflop_aggressive,
                                      p.postflop_calls, int(p.saw_showdown), int(p.won_at_showdown), p.net))
@@ -64,20 +64,25 @@ class Rollup:
     def hands(self) -> int:
         return int(self.execute(f"SELECT COUNT(*) FROM {self.t}_facts", ()).fetchone()[0])
 
-    def players(self, table: str | None = None) -> list[PlayerStats]:
-        where, args = self._where(table)
+    def players(self, table: str | None = None, *, since: float | None = None,
+                until: float | None = None) -> list[PlayerStats]:
+        where, args = self._where(table, since, until)
+        timed = since is not None or until is not None
+        hands = f"{self.t}_players JOIN {self.t}_facts USING (table_id, hand_no)" if timed else \
+            f"{self.t}_players"  # the join only when the hands' times are asked about
         rows = self.execute(
             f"SELECT player, COUNT(*), SUM(vpip), SUM(pfr), SUM(aggressive), SUM(calls), SUM(showdown), SUM(won), "
-            f"SUM(net) FROM {self.t}_players {where} GROUP BY player", args)
+            f"SUM(net) FROM {hands} {where} GROUP BY player", args)
         stats = [PlayerStats(player=r[0], hands=int(r[1]), vpip=int(r[2]), pfr=int(r[3]),
                              postflop_aggressive=int(r[4]), postflop_calls=int(r[5]), showdowns=int(r[6]),
                              showdowns_won=int(r[7]), net=float(r[8])) for r in rows]
         return sorted(stats, key=lambda s: (-s.hands, s.player))
 
-    def paces(self, grouping: str, table: str | None = None) -> list[PaceStats]:
+    def paces(self, grouping: str, table: str | None = None, *, since: float | None = None,
+              until: float | None = None) -> list[PaceStats]:
         """Per table (``grouping="table"``) or per dealer."""
         group = "table_id" if grouping == "table" else f"COALESCE(dealer, '{NO_DEALER}')"
-        where, args = self._where(table)
+        where, args = self._where(table, since, until)
         timed = "ended_ts IS NOT NULL AND started_ts IS NOT NULL"
         phased = f"{timed} AND first_action_ts IS NOT NULL AND last_action_ts IS NOT NULL"
         paces = {r[0]: PaceStats(
@@ -97,5 +102,13 @@ class Rollup:
             paces[name].errors[rule] = int(count)
         return [paces[name] for name in sorted(paces)]
 
-    def _where(self, table: str | None) -> tuple[str, Sequence[Any]]:
-        return (f"WHERE table_id = {self.mark}", (table,)) if table is not None else ("", ())
+    def _where(self, table: str | None, since: float | None, until: float | None) -> tuple[str, Sequence[Any]]:
+        """The WHERE clause for one table's hands and those started from ``since`` up to ``until``."""
+        tests = [(f"table_id = {self.mark}", table), (f"started_ts >= {self.mark}", since),
+                 (f"started_ts < {self.mark}", until)]
+        chosen = [(test, value) for test, value in tests if value is not None]
+        if since is not None or until is not None:
+            chosen.append((f"dated = {self.mark}", 1))  # a replay's hands have no date
+        if not chosen:
+            return "", ()
+        return "WHERE " + " AND ".join(test for test, _ in chosen), tuple(value for _, value in chosen)

@@ -53,6 +53,7 @@ class HandFacts:
     errors: tuple[str, ...]  # the rule id of each violation found in the hand (not advisories)
     players: tuple[PlayerHand, ...]
     dealer: str | None = None  # as the console named them
+    dated: bool = False  # its times are the wall clock's (a live table's hand), not a replay's events' clock
 
     @property
     def seconds(self) -> float | None:
@@ -62,19 +63,24 @@ class HandFacts:
 
 
 def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
-    """The facts of one hand; ``name`` identifies a hand with no table or number of its own."""
+    """The facts of one hand; ``name`` identifies a hand with no table or number of its own. Its times are on
+    the wall clock (Unix seconds) where a live table stamped it, else on the events' clock."""
     user = hh.user_defined_fields
     table = str(hh.table or user.get("_tablewatch_table") or name or "?")
     seats = list(hh.seats) if hh.seats else list(range(1, len(hh.starting_stacks) + 1))
     names = [str(p) for p in hh.players] if hh.players else [f"{table} seat {seat}" for seat in seats]
-    times = [float(t) for t in user.get("_tablewatch_action_times", [])]
+    started = _float(user.get("_tablewatch_started_ts"))
+    wall = _float(user.get("_tablewatch_started_at"))
+    shift = wall - started if wall is not None and started is not None else 0.0
+    times = [float(t) + shift for t in user.get("_tablewatch_action_times", [])]
+    ended = _float(user.get("_tablewatch_ended_ts"))
     return HandFacts(
-        table=table, hand_no=int(hh.hand or 0), started_ts=_float(user.get("_tablewatch_started_ts")),
-        ended_ts=_float(user.get("_tablewatch_ended_ts")), first_action_ts=times[0] if times else None,
+        table=table, hand_no=int(hh.hand or 0), started_ts=None if started is None else started + shift,
+        ended_ts=None if ended is None else ended + shift, first_action_ts=times[0] if times else None,
         last_action_ts=times[-1] if times else None,
         errors=tuple(str(v.get("rule_id", "?")) for v in user.get("_tablewatch_violations", [])
                      if v.get("severity", "violation") == "violation"),  # advisories and device findings are none
-        players=_players(hh, names), dealer=user.get("_tablewatch_dealer"))
+        players=_players(hh, names), dealer=user.get("_tablewatch_dealer"), dated=wall is not None)
 
 
 def _players(hh: HandHistory, names: list[str]) -> tuple[PlayerHand, ...]:

@@ -82,8 +82,11 @@ def open_store(url: str | Path, *, table: str = "hands") -> HandStore:
 
 
 def _row(hand: FinishedHand) -> tuple[Any, ...]:
+    """The stored row; its start time is the wall clock's where the hand has one (a live table's: runs follow
+    each other in the store), else the events' clock (a replay's)."""
     phh, ohh = dumps_phh([hand]), json.dumps(to_ohh(hand))
-    return (hand.table, hand.hand_no, hand.started_ts, len(hand.violations), phh, ohh)
+    started = hand.started_at if hand.started_at is not None else hand.started_ts
+    return (hand.table, hand.hand_no, started, len(hand.violations), phh, ohh)
 
 
 def _facts(hand: FinishedHand, phh: str) -> HandFacts | None:

@@ -6,6 +6,7 @@ surveillance team can always reconstruct what the monitor said and when.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -150,14 +151,19 @@ class TerminalOutput:
 
 
 class HandHistoryOutput:
-    """Writes each finished hand as a PHH file (``hands/<table>-<n>.phh``) and into the hand store."""
+    """Writes each finished hand as a PHH file (``hands/<table>-<n>.phh``) and into the hand store.
 
-    def __init__(self, folder: Path, *, store_url: str | Path | None = None) -> None:
+    ``wall_clock_at_zero``: the Unix time when the events' clock read 0 (a live table's session start): each hand
+    is then stamped with its date and time. None for a replay, whose hands happened at another time."""
+
+    def __init__(self, folder: Path, *, store_url: str | Path | None = None,
+                 wall_clock_at_zero: float | None = None) -> None:
         from tablewatch.history.store import open_store  # the store pulls in sqlite/psycopg: only when used
 
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.store = open_store(store_url or folder / "hands.sqlite")
+        self.wall_clock_at_zero = wall_clock_at_zero
         self.paths: list[Path] = []
 
     def on_event(self, event: Event) -> None:
@@ -169,6 +175,8 @@ class HandHistoryOutput:
     def on_hand(self, hand: FinishedHand) -> None:
         from tablewatch.history.phh import dumps_phh
 
+        if self.wall_clock_at_zero is not None:
+            hand = dataclasses.replace(hand, started_at=self.wall_clock_at_zero + hand.started_ts)
         path = self.folder / f"{hand.table}-{hand.hand_no:05d}.phh"
         path.write_text(dumps_phh([hand]), encoding="utf-8")
         self.paths.append(path)

@@ -22,6 +22,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,11 @@ def load_run_config(path: Path) -> RunConfig:
     return config
 
 
+def _wall_clock_at_zero(clock: Callable[[], float], *, replay: bool) -> float | None:
+    """The Unix time when ``clock`` read 0: a live table's hands are stamped with their date and time."""
+    return None if replay else time.time() - clock()
+
+
 def _check_writable(folder: Path, path: Path) -> None:
     existing = next(p for p in (folder, *folder.parents) if p.exists() or p == Path(p.anchor))
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
@@ -108,7 +114,8 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
             stack.enter_context(replay)
             config = config.model_copy(update={"readers": replay.reader_lines, "console": replay.console_url})
         outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out, event_log=config.event_log),
-                                 HandHistoryOutput(config.out / "hands")]
+                                 HandHistoryOutput(config.out / "hands", wall_clock_at_zero=_wall_clock_at_zero(
+                                     clock, replay=replay is not None))]
         recorder, publisher = _publisher(stack, config)
         if recorder is not None:  # on the way out, before the publisher stops: clips written within CLIPS_AT_STOP_S
             stack.callback(recorder.close)

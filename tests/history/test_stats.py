@@ -9,6 +9,7 @@ import re
 import sqlite3
 import warnings
 from collections import Counter
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from pokerkit import HandHistory, Statistics
 
 from tablewatch.cli import cli
 from tablewatch.events import Severity
+from tablewatch.history.phh import dumps_phh
 from tablewatch.history.stats import by_player, by_table, hand_facts, read_facts
 from tablewatch.history.store import open_store
 from tests.history.test_phh_ohh import played_hand
@@ -163,3 +165,37 @@ def test_a_store_whose_rollup_lacks_hands_is_read_from_its_histories(tmp_path: P
     from_the_histories = CliRunner().invoke(cli, ask).output
     assert json.loads(from_the_rollup) == json.loads(from_the_histories)
     assert [row["hands"] for row in json.loads(from_the_histories)] == [2, 2, 2]
+
+
+@pytest.mark.parametrize("rollup", [True, False], ids=["from the rollup", "from the hand histories"])
+def test_since_and_until_keep_the_hands_a_live_table_dated(tmp_path: Path, rollup: bool) -> None:
+    hand = played_hand()
+    path = tmp_path / "hands.sqlite"
+    store = open_store(path)
+    monday, tuesday = datetime(2026, 11, 30, 20, 0, tzinfo=UTC), datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+    for number, day in enumerate((monday, tuesday, tuesday), start=1):
+        store.save(dataclasses.replace(hand, hand_no=number, started_at=day.timestamp() + 60 * number))
+    store.save(dataclasses.replace(hand, hand_no=4))  # a replay's hand: no date
+    store.close()
+    if not rollup:
+        with sqlite3.connect(path) as db:
+            db.execute("DELETE FROM hands_facts WHERE hand_no = 4")
+
+    def hands(*window: str) -> int:
+        result = CliRunner().invoke(cli, ["stats", str(path), "--json", *window])
+        assert result.exit_code == 0, result.output
+        return sum(row["hands"] for row in json.loads(result.output))
+
+    assert hands() == 4
+    assert hands("--since", "2026-12-01") == 2 and hands("--until", "2026-12-01") == 1
+    assert hands("--since", "2026-11-30T20:00:30", "--until", "2026-12-01T20:02:30") == 2  # hands 1 and 2
+
+
+def test_a_live_tables_hand_history_carries_its_date_and_time() -> None:
+    started = datetime(2026, 12, 1, 21, 30, 5, tzinfo=UTC)
+    text = dumps_phh([dataclasses.replace(played_hand(), started_at=started.timestamp())])
+    hh = HandHistory.loads(text)
+    assert (hh.year, hh.month, hh.day, str(hh.time), hh.time_zone) == (2026, 12, 1, "21:30:05", "UTC")
+    facts = hand_facts(hh)
+    assert facts.started_ts == pytest.approx(started.timestamp()) and facts.seconds is not None
+    assert facts.ended_ts is not None and facts.ended_ts > facts.started_ts

@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 from tablewatch.events import Event, Tap, load_events
+from tablewatch.history.store import open_store
 from tablewatch.table.config import EventLogConfig
-from tablewatch.table.outputs import FilesOutput
+from tablewatch.table.outputs import FilesOutput, HandHistoryOutput
 
 KB = 1e-3  # of a megabyte
 
@@ -99,3 +100,20 @@ def test_a_new_run_appends_and_keeps_the_rotated_files(tmp_path: Path) -> None:
             files.on_event(event)
         files.close()
     assert [e.ts for e in everything_written(tmp_path)] == [float(i) for i in range(40)]
+
+
+def test_a_live_tables_hands_are_stamped_with_their_date_and_a_replays_are_not(tmp_path: Path) -> None:
+    from tests.history.test_phh_ohh import played_hand
+
+    hand = played_hand()
+    live = HandHistoryOutput(tmp_path / "live", wall_clock_at_zero=1_764_619_200.0)  # 2025-12-01 20:00 UTC
+    replay = HandHistoryOutput(tmp_path / "replay")
+    for output in (live, replay):
+        output.on_hand(hand)
+        output.close()
+    stamped = (tmp_path / "live" / "T-00001.phh").read_text()
+    assert f"_tablewatch_started_at = {1_764_619_200.0 + hand.started_ts}" in stamped and "year = 2025" in stamped
+    assert "_tablewatch_started_at" not in (tmp_path / "replay" / "T-00001.phh").read_text()
+    store = open_store(tmp_path / "live" / "hands.sqlite")
+    assert store.list()[0].started_ts == 1_764_619_200.0 + hand.started_ts  # runs follow each other in the store
+    store.close()
