@@ -3,7 +3,8 @@
 ``open_store(url)`` takes a file path or ``sqlite:///path`` (``:memory:`` works), or
 ``postgresql://user@host:port/db``. Each hand is kept as its PHH text and its OHH JSON, with the table,
 hand number, start time and the number of violations, so an archive can be queried without parsing PHH.
-``save`` is idempotent per (table, hand number): saving the same hand again replaces it.
+``save`` is idempotent per (table, hand number): saving the same hand again replaces it. Each save also keeps
+the hand's statistics facts in the store's rollup (``rollup.py``), which ``tablewatch stats`` queries.
 """
 
 from __future__ import annotations
