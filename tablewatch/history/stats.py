@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import Counter, defaultdict
+from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pokerkit import BoardDealing, CheckingOrCalling, CompletionBettingOrRaisingTo, Folding, HandHistory
+from pokerkit import BoardDealing, CheckingOrCalling, CompletionBettingOrRaisingTo, Folding, HandHistory, State
 
 ACTIONS = (CheckingOrCalling, CompletionBettingOrRaisingTo)
 
@@ -88,21 +88,15 @@ def _players(hh: HandHistory, names: list[str]) -> tuple[PlayerHand, ...]:
     vpip, pfr = [False] * count, [False] * count
     aggressive, calls = [0] * count, [0] * count
     folded: set[int] = set()
-    street = seen = 0
-    state = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pokerkit warns about fields it doesn't know; the hand is still read
-        for state in hh:
-            for operation in state.operations[seen:]:
-                if isinstance(operation, BoardDealing):
-                    street += 1
-                elif isinstance(operation, Folding):
-                    folded.add(operation.player_index)
-                elif isinstance(operation, ACTIONS):
-                    _count(operation, street, vpip, pfr, aggressive, calls)
-            seen = len(state.operations)
-    if state is None:
-        raise ValueError("no hand in the history")
+    street = 0
+    state = _replayed(hh)
+    for operation in state.operations:  # every operation of the hand, in order
+        if isinstance(operation, BoardDealing):
+            street += 1
+        elif isinstance(operation, Folding):
+            folded.add(operation.player_index)
+        elif isinstance(operation, ACTIONS):
+            _count(operation, street, vpip, pfr, aggressive, calls)
     in_at_end = [i for i in range(count) if i not in folded]
     showdown = len(in_at_end) >= 2
     return tuple(PlayerHand(player=names[i], vpip=vpip[i], pfr=pfr[i], postflop_aggressive=aggressive[i],
@@ -110,6 +104,16 @@ def _players(hh: HandHistory, names: list[str]) -> tuple[PlayerHand, ...]:
                             won_at_showdown=showdown and i in in_at_end and state.payoffs[i] > 0,
                             net=float(state.payoffs[i]))
                  for i in range(count))
+
+
+def _replayed(hh: HandHistory) -> State:
+    """The hand's state once pokerkit has played its history through (one state, changed at each step)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pokerkit warns about fields it doesn't know; the hand is still read
+        last = deque(hh, maxlen=1)
+    if not last:
+        raise ValueError("no hand in the history")
+    return last[0]
 
 
 def _count(operation: CheckingOrCalling | CompletionBettingOrRaisingTo, street: int, vpip: list[bool],
@@ -203,17 +207,15 @@ class PaceStats:
                 "hands_per_hour": round(self.timed * 3600 / span, 1) if span > 0 else None,
                 "seconds_per_hand": _mean(self.seconds, self.timed), "deal_s": _mean(self.deal_s, self.phased),
                 "betting_s": _mean(self.betting_s, self.phased), "finish_s": _mean(self.finish_s, self.phased),
-                "errors_per_100_hands": _per_100(sum(self.errors.values()), self.hands),
+                "errors_per_100_hands": _pct(sum(self.errors.values()), self.hands),
                 "errors_by_rule": dict(sorted(self.errors.items()))}
 
 
 def by_player(hands: Iterable[HandFacts]) -> list[PlayerStats]:
-    players: dict[str, PlayerStats] = defaultdict(lambda: PlayerStats(""))
+    players: dict[str, PlayerStats] = {}
     for hand in hands:
         for part in hand.players:
-            stats = players[part.player]
-            stats.player = part.player
-            stats.add(part)
+            players.setdefault(part.player, PlayerStats(part.player)).add(part)
     return sorted(players.values(), key=lambda s: (-s.hands, s.player))
 
 
@@ -254,6 +256,3 @@ def _pct(part: int, whole: int) -> float | None:
 def _mean(total: float, count: int) -> float | None:
     return round(total / count, 1) if count else None
 
-
-def _per_100(count: int, hands: int) -> float | None:
-    return round(100 * count / hands, 1) if hands else None
