@@ -36,13 +36,14 @@ def load_deck(name: str) -> dict[str, np.ndarray]:
     if atlas.shape[2] == 3:
         atlas = cv2.cvtColor(atlas, cv2.COLOR_BGR2BGRA)
     h, w = atlas.shape[0] // 5, atlas.shape[1] // 13
-    cards = {}
-    for row, suit in enumerate(SUITS):
-        for col, rank in enumerate(RANKS):
-            cards[rank + suit] = atlas[row * h : (row + 1) * h, col * w : (col + 1) * w].copy()
-    (row, col) = BACK_CELL
-    cards["back"] = atlas[row * h : (row + 1) * h, col * w : (col + 1) * w].copy()
-    return cards
+    return {code: atlas[row * h : (row + 1) * h, col * w : (col + 1) * w].copy()
+            for code, (row, col) in atlas_cells().items()}
+
+
+def atlas_cells() -> dict[str, tuple[int, int]]:
+    """Card code → its (row, column) in a deck atlas: a suit a row, ace to king, then the back."""
+    cells = {rank + suit: (row, col) for row, suit in enumerate(SUITS) for col, rank in enumerate(RANKS)}
+    return {**cells, "back": BACK_CELL}
 
 
 CORNER = (0.25, 0.33)  # the corner region holding an index, as fractions of the card's width and height
@@ -66,12 +67,18 @@ def _index_quads(card: np.ndarray) -> np.ndarray:
     return np.array([top_left, bottom_right], float) / (w, h)
 
 
+def corner_region(card: np.ndarray) -> tuple[int, int, int, int]:
+    """Pixel box (x0, y0, x1, y1) of the top-left corner region an index is looked for in."""
+    return 0, 0, round(CORNER[0] * card.shape[1]), round(CORNER[1] * card.shape[0])
+
+
 def corner_index_box(card: np.ndarray) -> tuple[int, int, int, int]:
     """Pixel box (x0, y0, x1, y1) of the top-left index: the rank (the topmost ink near the edge, with the
     glyphs beside it: "10") and what is printed in a column under it (the suit). Ink running on beyond the
     corner region (big pips, court pictures) is left out; the whole region when no index is found."""
-    h, w = card.shape[:2]
-    cw, ch = round(CORNER[0] * w), round(CORNER[1] * h)
+    h = card.shape[0]
+    region = corner_region(card)
+    _, _, cw, ch = region
     bgr = card[:ch, :cw, :3].astype(np.int16)
     paper = np.median(card[h // 3 : 2 * h // 3, INSET_PX : 2 * INSET_PX, :3].reshape(-1, 3), axis=0)
     ink = (np.abs(bgr - paper).max(axis=2) > 60).astype(np.uint8)
@@ -82,7 +89,7 @@ def corner_index_box(card: np.ndarray) -> tuple[int, int, int, int]:
              if st[4] >= 4 and st[0] + st[2] < cw and st[1] + st[3] < ch]
     near_edge = [b for b in parts if b[0] < cw / 2]
     if not near_edge:
-        return 0, 0, cw, ch
+        return region
     rank = min(near_edge, key=lambda b: b[1])
     line = [b for b in parts if abs(b[1] - rank[1]) <= 0.3 * rank[3] and b[0] < rank[0] + 3 * rank[2]]
     x0, y0 = min(b[0] for b in line), min(b[1] for b in line)

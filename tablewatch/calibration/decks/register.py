@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tablewatch.calibration.decks import BACK_CELL, CORNER, FACE_H, FACE_W, RANKS, SUITS, corner_index_box
+from tablewatch.calibration.decks import FACE_H, FACE_W, atlas_cells, corner_index_box, corner_region
 from tablewatch.images import ImageError, read_image_file
 
 ASPECT_RANGE = (1.25, 1.65)  # poker size (63 × 88 mm, 1.40) and bridge size (57 × 89 mm, 1.56)
@@ -87,7 +87,7 @@ def register_photo(photo: Path) -> RegisteredCard:
         face = flatten_card(image, find_card(image))
     except DeckPhotoError as exc:
         raise DeckPhotoError(f"{photo.name}: {exc}") from exc
-    index_found = code == "back" or corner_index_box(face) != _whole_corner(face)
+    index_found = code == "back" or corner_index_box(face) != corner_region(face)  # the region: none found
     return RegisteredCard(code=code, photo=photo, face=face, index_found=index_found)
 
 
@@ -113,13 +113,11 @@ def build_atlas(cards: Iterable[RegisteredCard]) -> np.ndarray:
         if card.code in by_code:
             raise DeckPhotoError(f"{card.code} is given twice: {by_code[card.code].photo.name} and {card.photo.name}")
         by_code[card.code] = card
-    missing = [rank + suit for suit in SUITS for rank in RANKS if rank + suit not in by_code]
-    missing += [] if "back" in by_code else ["back"]
+    missing = [code for code in atlas_cells() if code not in by_code]
     if missing:
         raise DeckPhotoError(f"{len(missing)} card(s) have no photo: {' '.join(missing)}")
     atlas = np.zeros((FACE_H * 5, FACE_W * 13, 4), np.uint8)
-    cells = {rank + suit: (row, col) for row, suit in enumerate(SUITS) for col, rank in enumerate(RANKS)}
-    for code, (row, col) in {**cells, "back": BACK_CELL}.items():
+    for code, (row, col) in atlas_cells().items():
         cell = atlas[row * FACE_H : (row + 1) * FACE_H, col * FACE_W : (col + 1) * FACE_W]
         cell[..., :3] = by_code[code].face
         cell[..., 3] = 255
@@ -204,8 +202,8 @@ def _edge_line(points: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.nda
     """A point on and the direction of the straight line best fitting the outline along box side ``a``–``b``."""
     side = b - a
     length = float(np.linalg.norm(side))
-    along = (points - a) @ side / length**2
     offset = points - a
+    along = offset @ side / length**2
     across = np.abs(side[0] * offset[:, 1] - side[1] * offset[:, 0]) / length
     near = points[(along > EDGE_SPAN[0]) & (along < EDGE_SPAN[1]) & (across < 0.05 * length)]
     if len(near) < 5:
@@ -219,6 +217,3 @@ def _meet(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.nda
     t = np.linalg.solve(np.column_stack([u, -v]), q - p)[0]
     return p + t * u
 
-
-def _whole_corner(face: np.ndarray) -> tuple[int, int, int, int]:
-    return 0, 0, round(CORNER[0] * face.shape[1]), round(CORNER[1] * face.shape[0])
