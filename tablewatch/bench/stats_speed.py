@@ -84,8 +84,7 @@ def _connect(url: str) -> tuple[Any, Callable[..., Any], Callable[[str, Iterator
         with lite:
             for block in lines:
                 rows = [line.split("\t") for line in block.splitlines()]
-                values = [[None if v == "\\N" else v for v in row] for row in rows]
-                lite.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", values)
+                lite.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
 
     return lite, lite.execute, sqlite_copy, "?"
 
@@ -109,9 +108,9 @@ def _facts(lo: int, hi: int, rng: np.random.Generator) -> str:
     first = start + rng.uniform(8, 20, hands.size)
     last = first + rng.uniform(20, 90, hands.size)
     end = last + rng.uniform(5, 25, hands.size)
-    return "".join(f"T{i % TABLES + 1:03d}\t{i}\t{a:.1f}\t{d:.1f}\t{b:.1f}\t{c:.1f}\tdealer {i * 7 % DEALERS}\t1\n"
-                   for i, a, b, c, d in zip(hands.tolist(), start.tolist(), first.tolist(), last.tolist(),
-                                            end.tolist(), strict=True))
+    columns = (hands, start, end, first, last)  # the rollup's column order
+    return "".join(f"T{i % TABLES + 1:03d}\t{i}\t{s:.1f}\t{e:.1f}\t{f:.1f}\t{la:.1f}\tdealer {i * 7 % DEALERS}\t1\n"
+                   for i, s, e, f, la in zip(*(column.tolist() for column in columns), strict=True))
 
 
 def _players(lo: int, hi: int, rng: np.random.Generator) -> str:
