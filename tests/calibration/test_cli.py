@@ -21,6 +21,7 @@ from tablewatch.cli import cli
 from tablewatch.config import ConfigError
 from tests.calibration.conftest import POSES, charuco_views, draw_tray, rendered, table_grid
 from tests.support.images import huge_png
+from tests.support.still import overhead_still
 
 
 def _run(*args: str | Path) -> Result:
@@ -90,21 +91,9 @@ def test_chip_colours_from_the_tray_in_the_calibration_image(tmp_path: Path, ova
 def test_a_simulator_frame_gives_a_profile_with_its_tray_colours(tmp_path: Path) -> None:
     """A rendered frame of the simulator (its own lens, unknown to the command): markers, fit, and the chip
     colours learned from the tray in the picture name the simulator's chips."""
-    import random
-
     from tablewatch.calibration.chips import painted_chip_colours
-    from tablewatch.sim.camera import overhead_camera
-    from tablewatch.sim.render import Renderer
-    from tablewatch.sim.scenario import Scenario
-    from tablewatch.sim.script import simulate
 
-    run = simulate(Scenario.model_validate({
-        "layout": "oval10", "seed": 3, "hands": [{"button": 1, "actions": ["s1 cbr 300", "s4 f", "s8 f"]}],
-        "players": [{"seat": s, "name": f"P{s}", "stack": 5000} for s in (1, 4, 8)],
-    }))  # fmt: skip
-    camera = overhead_camera(run.table.extent(), rng=random.Random(5))
-    frame = tmp_path / "sim.png"
-    cv2.imwrite(str(frame), Renderer(run, camera).render(run.duration * 0.4, labels=False).image)
+    frame = overhead_still(tmp_path / "sim.png", layout="oval10")
     result = _run(frame, "--layout", "oval10", "-o", tmp_path / "T05.toml", "--denominations", "1000,500,100,25")
     assert result.exit_code == 0, result.output
     assert "markers used: 0, 1, 2, 3, 4, 5" in result.output

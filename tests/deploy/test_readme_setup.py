@@ -5,12 +5,10 @@ shipped deck laid on the felt, the reader is the S6350 emulator over TCP."""
 
 from __future__ import annotations
 
-import random
 import re
 import shutil
 from pathlib import Path
 
-import cv2
 import pytest
 from click.testing import CliRunner
 
@@ -18,12 +16,9 @@ from tablewatch.cli import cli
 from tablewatch.devices import iso15693 as iso
 from tablewatch.devices.emulator import ReaderEmulator
 from tablewatch.devices.registry import TagRegistry
-from tablewatch.sim.camera import overhead_camera
-from tablewatch.sim.render import Renderer
-from tablewatch.sim.scenario import Scenario
-from tablewatch.sim.script import simulate
 from tests.alerts.secure_broker import make_certificates
 from tests.support.card_photos import photograph_deck
+from tests.support.still import overhead_still
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -51,18 +46,6 @@ def _tablewatch(args: list[str]) -> str:
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, f"tablewatch {' '.join(args)}:\n{result.output}{result.exception!r}"
     return result.output
-
-
-def _overhead_still(path: Path) -> Path:
-    """A simulated overhead frame of a nine-seat table: its markers on the rail, its chips on the tray (the
-    simulator's tray holds 1000, 500, 100 and 25 from the left)."""
-    run = simulate(Scenario.model_validate({
-        "layout": "oval9", "seed": 3, "hands": [{"button": 1, "actions": ["s1 cbr 300", "s4 f", "s8 f"]}],
-        "players": [{"seat": s, "name": f"P{s}", "stack": 5000} for s in (1, 4, 8)],
-    }))  # fmt: skip
-    camera = overhead_camera(run.table.extent(), rng=random.Random(5))
-    cv2.imwrite(str(path), Renderer(run, camera).render(run.duration * 0.4, labels=False).image)
-    return path
 
 
 def test_every_command_of_the_set_up_section_is_run_here_or_named_elsewhere() -> None:
@@ -94,7 +77,8 @@ def test_a_table_set_up_as_the_readme_says(tmp_path: Path, monkeypatch: pytest.M
     etc.mkdir()
     with ReaderEmulator({"tray": 0}) as reader:
         port = f"socket://127.0.0.1:{reader.serve_tcp()}"
-        places = {"/etc/tablewatch": str(etc), "overhead.jpg": str(_overhead_still(tmp_path / "overhead.png")),
+        still = overhead_still(tmp_path / "overhead.png", layout="oval9")
+        places = {"/etc/tablewatch": str(etc), "overhead.jpg": str(still),
                   "photos/": str(photograph_deck("anglo_poker", tmp_path / "photos")), "/dev/ttyUSB0": port,
                   "PORT": port, "…": str(etc / "registry.csv"), "1,5,25,100,500": "1000,500,100,25"}
         steps = iter(STEPS)
