@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tablewatch.history.rollup import Rollup
+from tablewatch.history.store import POSTGRES_SCHEMES
 
 TABLES, DEALERS, PLAYERS, SEATS = 60, 40, 20_000, 6
 RULES = ("TDA-29", "TDA-39", "PROC-BURN", "TDA-22A", "TDA-5")
@@ -67,7 +68,7 @@ def main(url: str, hand_count: int, seed: int) -> None:
 
 
 def _connect(url: str) -> tuple[Any, Callable[..., Any], Callable[[str, Iterator[str]], None], str]:
-    if url.startswith(("postgresql://", "postgres://")):
+    if url.startswith(POSTGRES_SCHEMES):
         import psycopg
 
         pg = psycopg.connect(url, autocommit=True)

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tablewatch.history.stats import HandFacts, PaceStats, PlayerStats, by_dealer, by_player, by_table, read_facts
-from tablewatch.history.store import HandStore, StoreError, open_store
+from tablewatch.history.store import HandStore, StoreError, is_store_url, open_store
 
 PHH_SUFFIXES = (".phh", ".phhs")
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -135,7 +135,7 @@ def _texts(source: str, table_id: str | None) -> Iterator[tuple[str, str]]:
 
 
 def _is_store(source: str) -> bool:
-    return source.startswith(("postgresql://", "postgres://", "sqlite:///")) or _is_sqlite(Path(source))
+    return is_store_url(source) or _is_sqlite(Path(source))
 
 
 def _open(source: str) -> HandStore:

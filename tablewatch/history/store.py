@@ -65,6 +65,14 @@ class HandStore(Protocol):
     def close(self) -> None: ...
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_store_url(text: str) -> bool:
+    """A URL only a hand store reads (a plain path may be a store's SQLite file or anything else)."""
+    return text.startswith((*POSTGRES_SCHEMES, "sqlite:///"))
+
+
 def open_store(url: str | Path, *, table: str = "hands") -> HandStore:
     """A hand store for ``url``: a path / ``sqlite:///path`` (SQLite) or ``postgresql://…`` (PostgreSQL).
 
@@ -73,7 +81,7 @@ def open_store(url: str | Path, *, table: str = "hands") -> HandStore:
     if not table.replace("_", "").isalnum() or table[0].isdigit():
         raise StoreError(f"Hand store table name {table!r} must be letters, digits and underscores.")
     text = str(url)
-    if text.startswith(("postgresql://", "postgres://")):
+    if text.startswith(POSTGRES_SCHEMES):
         return _PostgresStore(text, table=table)
     if text.startswith("sqlite:///"):
         text = text.removeprefix("sqlite:///")
