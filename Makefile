@@ -16,10 +16,11 @@ install: $(VENV)/.installed
 demo: install
 	$(PY) -m tablewatch demo
 
+# The tests run in two workers, each taking a whole test file at a time (its module fixtures built once).
 test: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: install
 	$(VENV)/bin/ruff check .

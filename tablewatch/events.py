@@ -210,6 +210,8 @@ def _revive(cls: type[Event], payload: dict[str, Any]) -> dict[str, Any]:
             out[name] = Chips.of({int(d): int(c) for d, c in value.items()})
         elif annotation.startswith("Severity"):
             out[name] = Severity(value)
+        elif annotation.startswith("Party"):
+            out[name] = Party(value)
         elif isinstance(value, list):
             out[name] = tuple(tuple(v) if isinstance(v, list) else v for v in value)
         else:
@@ -516,6 +518,13 @@ class Severity(enum.StrEnum):
     SYSTEM = "system"  # the monitor itself: a device offline, a camera moved
 
 
+class Party(enum.StrEnum):
+    """Whose error a violation is, for the room's statistics (``tablewatch stats``)."""
+
+    DEALER = "dealer"  # a procedure the dealer carries out: the deal, burns, the board, the blinds, the pot's award
+    PLAYER = "player"  # a player's action or conduct
+
+
 @dataclass(frozen=True, kw_only=True)
 class Violation(Event):
     """A finding of the rules layer: the rule, what was seen and the ruling the floor would give."""
@@ -525,6 +534,7 @@ class Violation(Event):
     observed: str
     ruling: str
     severity: Severity = Severity.VIOLATION
+    by: Party = Party.PLAYER
     hand_no: int | None = None
     street: str | None = None
     seats: tuple[int, ...] = ()

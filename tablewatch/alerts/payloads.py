@@ -25,7 +25,7 @@ from referencing import Registry, Resource
 
 from tablewatch.events import CardDealt, Event, Violation
 
-SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1}
+SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1, "stats": 1}
 ChangeType = Literal["new", "update", "end"]
 AlertStatus = Literal["open", "closed", "acknowledged"]
 

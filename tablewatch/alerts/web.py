@@ -16,7 +16,7 @@ from tablewatch.alerts.payloads import SCHEMA_VERSIONS, load_schema
 
 STATIC_FILES = ("index.html", "console.js", "schema.js", "console.css", "mqtt.min.js", "mqtt.LICENSE.md",
                 "VENDORED.md")
-SCHEMAS = ("alert", "alerts", "state")  # the payloads the page reads
+SCHEMAS = ("alert", "alerts", "state", "stats")  # the payloads the page reads (stats.json: ``tablewatch stats --web``)
 EVIDENCE_URL = "evidence"  # relative to the page
 
 

@@ -1,4 +1,5 @@
-"""``tablewatch stats``: the poker room's figures from captured hands, in the terminal, as JSON or CSV."""
+"""``tablewatch stats``: the poker room's figures from captured hands, in the terminal, as JSON or CSV, and as an
+HTML report with charts."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import re
 import sys
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -19,88 +20,193 @@ from pokerkit import HandHistory
 from rich.console import Console
 from rich.table import Table
 
-from tablewatch.history.stats import HandFacts, PaceStats, PlayerStats, by_dealer, by_player, by_table, read_facts
+from tablewatch.history.report import html_report
+from tablewatch.history.rollup import Rollup
+from tablewatch.history.stats import (
+    HandFacts,
+    PaceStats,
+    PlayerStats,
+    Shifts,
+    by_dealer,
+    by_player,
+    by_shift,
+    by_table,
+    merge_into_shifts,
+    read_facts,
+)
 from tablewatch.history.store import HandStore, StoreError, is_store_url, open_store
 
 PHH_SUFFIXES = (".phh", ".phhs")
 SQLITE_MAGIC = b"SQLite format 3\x00"
+WEB_FILE = "stats.json"  # read by the surveillance page (tablewatch/alerts/static/console.js)
 SECTION = re.compile(r"^\[\d+\]\s*$", re.MULTILINE)  # a multi-hand file's "[1]", "[2]"…
 
 
 @click.command(name="stats")
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
-@click.option("--by", "grouping", type=click.Choice(["table", "dealer", "player"]), default="table",
-              show_default=True, help="Figures per table or per dealer (pace, time per hand, procedure errors), or "
-              "per player (VPIP, PFR…).")
+@click.option("--by", "grouping", type=click.Choice(["table", "dealer", "shift", "player"]), default="table",
+              show_default=True, help="Figures per table, dealer or shift of the room (pace, time per hand, pots, "
+              "errors), or per player (VPIP, PFR…).")
 @click.option("--table", "table_id", default=None, help="Only this table's hands.")
+@click.option("--dealer", default=None, help="Only the hands this dealer dealt (as named on the console).")
 @click.option("--since", type=click.DateTime(), default=None,
               help="Only hands started from this moment on (UTC; e.g. 2026-12-01 or 2026-12-01T18:00:00).")
 @click.option("--until", type=click.DateTime(), default=None, help="Only hands started before this moment (UTC).")
+@click.option("--shifts", default="06:00,14:00,22:00", show_default=True,
+              help="With --by shift: the local times the room's shifts start.")
+@click.option("--tz", "zone", default="UTC", show_default=True, help="With --by shift: the room's time zone.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON list of rows on stdout.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV rows on stdout.")
-def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, since: datetime | None,
-          until: datetime | None, as_json: bool, as_csv: bool) -> None:
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write an HTML report with charts to this file.")
+@click.option("--web", "web_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write stats.json (per table, dealer and shift) to the surveillance page's folder.")
+@click.option("--rebuild", is_flag=True, help="First refill a hand store's statistics rollup from its hands.")
+def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, dealer: str | None,
+          since: datetime | None, until: datetime | None, shifts: str, zone: str, as_json: bool, as_csv: bool,
+          html_path: Path | None, web_dir: Path | None, rebuild: bool) -> None:
     """Statistics of the hands in SOURCE: a hand store (a table's hands.sqlite, sqlite:///…, postgresql://…),
     PHH files, or folders of them (a run's hands/).
 
-    Per table or per dealer (named on the console: `dealer NAME`): hands, hands per hour, seconds per hand and
-    where they go (the deal, the betting, the showdown and push), procedure errors per 100 hands by rule. Per
-    player (by name, else by table and seat): hands, VPIP, PFR, post-flop aggression, showdowns seen and won,
-    net chips. A hand store answers from its rollup (kept as hands are saved) when it covers every hand.
-    --since and --until keep the hands a live table stamped with their date (a replay's hands have none).
+    Per table, dealer (named on the console: `dealer NAME`) or shift: hands, hands per hour, seconds per hand and
+    where they go (the deal, the betting, the showdown and push), breaks, the mean pot, the dealers' procedure
+    errors and the players' violations per 100 hands by rule. Per player (by name, else by table and seat):
+    hands, VPIP, PFR, post-flop aggression, showdowns seen and won, net chips. A hand store answers from its
+    rollup (kept as hands are saved) when it covers every hand. --since and --until keep the hands a live table
+    stamped with their date (a replay's hands have none). --web writes the figures the surveillance page shows
+    (run it from a timer to keep them fresh).
     """
-    window = Window(_unix(since), _unix(until))
-    groups = _from_the_rollup(sources, grouping, table_id, window)
+    ask = Question(grouping, table_id, dealer, _unix(since), _unix(until), _shifts(shifts, zone))
+    if rebuild:
+        _rebuild(sources)
+    groups = _from_the_rollup(sources, ask)
     problems: list[str] = []
     if groups is None:
         facts, problems = read_facts(_histories(sources, table_id))
-        facts = [hand for hand in facts if (table_id is None or hand.table == table_id) and window.holds(hand)]
-        groups = (by_player(facts) if grouping == "player" else
-                  by_dealer(facts) if grouping == "dealer" else by_table(facts))
+        groups = ask.groups([hand for hand in facts if ask.holds(hand)])
     rows = [group.row() for group in groups]
     if as_json:
         click.echo(json.dumps(rows, indent=1))
     elif as_csv:
         click.echo(_csv(rows), nl=False)
     else:
-        hands = sum(row["hands"] for row in rows) if grouping != "player" else None
-        _print(rows, f"{hands} hands" if hands is not None else f"{len(rows)} players")
+        _print(rows, ask.title(rows))
+    if html_path is not None:
+        _write(html_path, html_report(rows, ask.title(rows), grouping))
+    if web_dir is not None:
+        _write(web_dir / WEB_FILE, json.dumps(_for_the_page(sources, ask), indent=1))
     for problem in problems:
         click.echo(f"left out: {problem}", err=True)
 
 
 @dataclass(frozen=True)
-class Window:
+class Question:
+    """What ``tablewatch stats`` was asked: the grouping and which hands."""
+
+    grouping: str
+    table: str | None
+    dealer: str | None
     since: float | None
     until: float | None
+    shifts: Shifts
 
     def holds(self, hand: HandFacts) -> bool:
+        if (self.table is not None and hand.table != self.table) or (
+                self.dealer is not None and hand.dealer != self.dealer):
+            return False
         if self.since is None and self.until is None:
             return True
         ts = hand.started_ts
         return (hand.dated and ts is not None and (self.since is None or ts >= self.since)
                 and (self.until is None or ts < self.until))
 
+    def groups(self, facts: list[HandFacts]) -> list[PaceStats] | list[PlayerStats]:
+        if self.grouping == "player":
+            return by_player(facts)
+        if self.grouping == "shift":
+            return by_shift(facts, self.shifts)
+        return by_dealer(facts) if self.grouping == "dealer" else by_table(facts)
+
+    def ask(self, rollup: Rollup) -> list[PaceStats] | list[PlayerStats]:
+        if self.grouping == "player":
+            return rollup.players(self.table, dealer=self.dealer, since=self.since, until=self.until)
+        paces = rollup.paces("quarter" if self.grouping == "shift" else self.grouping, self.table,
+                             dealer=self.dealer, since=self.since, until=self.until)
+        return merge_into_shifts(paces, self.shifts) if self.grouping == "shift" else paces
+
+    def title(self, rows: list[dict[str, Any]]) -> str:
+        if self.grouping == "player":
+            return f"{len(rows)} players"
+        return f"{sum(row['hands'] for row in rows)} hands"
+
 
 def _unix(moment: datetime | None) -> float | None:
     return None if moment is None else moment.replace(tzinfo=UTC).timestamp()
 
 
-def _from_the_rollup(sources: tuple[str, ...], grouping: str, table_id: str | None,
-                     window: Window) -> list[PaceStats] | list[PlayerStats] | None:
+def _shifts(text: str, zone: str) -> Shifts:
+    try:
+        return Shifts(starts=tuple(time.fromisoformat(part.strip()) for part in text.split(",")), zone=zone)
+    except ValueError as exc:
+        raise click.BadParameter(f"{text!r} / {zone!r}: {exc}", param_hint="--shifts/--tz") from exc
+
+
+def _rebuild(sources: tuple[str, ...]) -> None:
+    for source in sources:
+        if not _is_store(source):
+            raise click.UsageError(f"--rebuild: {source} is not a hand store")
+        store = _open(source)
+        try:
+            left_out = store.rebuild_rollup()
+        finally:
+            store.close()
+        click.echo(f"{source}: rollup rebuilt ({len(left_out)} hands pokerkit can't replay left out)", err=True)
+        for problem in left_out:
+            click.echo(f"left out: {problem}", err=True)
+
+
+def _from_the_rollup(sources: tuple[str, ...], ask: Question) -> list[PaceStats] | list[PlayerStats] | None:
     """The figures of one hand store from its rollup; None for other sources, or a rollup that lacks hands."""
     if len(sources) != 1 or not _is_store(sources[0]):
         return None
     store = _open(sources[0])
     try:
-        if store.rollup.hands() != store.count():
+        covered, stored = store.rollup.hands(), store.count()
+        if covered != stored:
+            click.echo(f"{sources[0]}: the statistics rollup covers {covered} of {stored} hands; reading the hand "
+                       "histories (--rebuild refills it)", err=True)
             return None
-        times = {"since": window.since, "until": window.until}
-        if grouping == "player":
-            return store.rollup.players(table_id, **times)
-        return store.rollup.paces(grouping, table_id, **times)
+        return ask.ask(store.rollup)
     finally:
         store.close()
+
+
+def _for_the_page(sources: tuple[str, ...], ask: Question) -> dict[str, Any]:
+    """The surveillance page's statistics (schema ``tablewatch/stats/1``): the same hands per table, dealer and
+    shift, each row's group under ``name``."""
+    page: dict[str, Any] = {"schema": "tablewatch/stats/1", "made_at": datetime.now(UTC).isoformat()}
+    facts: list[HandFacts] | None = None
+    for grouping in ("table", "dealer", "shift"):
+        question = replace(ask, grouping=grouping)
+        groups = _from_the_rollup(sources, question)
+        if groups is None:
+            facts = facts if facts is not None else [h for h in read_facts(_histories(sources, ask.table))[0]
+                                                     if ask.holds(h)]
+            groups = question.groups(facts)
+        page[grouping] = [{"name": row.pop(grouping), **row} for row in (group.row() for group in groups)]
+    return page
+
+
+def _write(path: Path, text: str) -> None:
+    """``text`` into ``path`` whole: written beside it, then renamed over it (a page never reads half a file)."""
+    part = path.with_name(f".{path.name}.part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part.write_text(text, encoding="utf-8")
+        part.replace(path)
+    except OSError as exc:
+        raise click.ClickException(f"{path}: cannot write it ({exc})") from exc
+    click.echo(f"written to {path}", err=True)
 
 
 def _histories(sources: tuple[str, ...], table_id: str | None) -> Iterator[tuple[str, HandHistory]]:

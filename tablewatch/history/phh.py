@@ -129,7 +129,7 @@ def _extra_fields(hand: FinishedHand) -> dict[str, Any]:
         "_tablewatch_burns": [f"{burn.phase}:{burn.card or '??'}@{burn.ts:g}" for burn in hand.burns],
         "_tablewatch_violations": [
             {"rule_id": v.rule_id, "title": v.title, "seat": v.seat or 0, "street": v.street or "",
-             "observed": v.observed, "ruling": v.ruling, "severity": str(v.severity), "ts": v.ts}
+             "observed": v.observed, "ruling": v.ruling, "severity": str(v.severity), "by": str(v.by), "ts": v.ts}
             for v in hand.violations
         ],
         "_tablewatch_action_times": [a.ts for a in hand.actions],

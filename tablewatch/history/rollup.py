@@ -1,61 +1,144 @@
-"""The hand store's statistics rollup: each hand's facts (``stats.hand_facts``) kept in three SQL tables as the
-hand is saved, so ``tablewatch stats`` over a year of hands is a few GROUP BY queries, not a replay of every
-hand history.
+"""The hand store's statistics rollup: each hand's facts (``stats.hand_facts``) kept in SQL tables as the hand is
+saved, so ``tablewatch stats`` over a year of hands is a few GROUP BY queries, not a replay of every hand history.
 
-``{hands}_facts``: one row a hand (times, dealer); ``{hands}_players``: one row a player a hand (VPIP, PFR…);
-``{hands}_errors``: one row a rule a hand. The same SQL runs on SQLite and PostgreSQL (only the parameter mark
-differs).
+``{hands}_facts``: one row a hand (times, dealer, pot, the pause before it); ``{hands}_players``: one row a player
+a hand (VPIP, PFR…); ``{hands}_errors``: one row a rule a hand, the dealer's or the players';
+``{hands}_player_days``: each player's sums per table and UTC day, kept up to date at each save, so a player
+report over every table reads a row per player and day instead of one per hand. The same SQL runs on SQLite and
+PostgreSQL (only the parameter mark differs). A store whose rollup was made by another version of this layout
+gets an empty one: ``tablewatch stats`` then reads its hand histories until ``--rebuild`` refills it.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from tablewatch.history.stats import NO_DEALER, HandFacts, PaceStats, PlayerStats
+from pokerkit import HandHistory
+
+from tablewatch.events import Party
+from tablewatch.history.stats import (
+    BREAK_S,
+    NO_DATE,
+    NO_DEALER,
+    QUARTER_S,
+    HandFacts,
+    PaceStats,
+    PlayerStats,
+    hand_facts,
+)
 
 Execute = Callable[[str, Sequence[Any]], Any]  # a DB-API execute: returns a cursor
 
+VERSION = 2
+DAY_S = 86_400
+UNDATED = -1  # the day of a replay's hands in {hands}_player_days
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS {t}_facts (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, started_ts DOUBLE PRECISION, ended_ts DOUBLE PRECISION,
         first_action_ts DOUBLE PRECISION, last_action_ts DOUBLE PRECISION, dealer TEXT, dated INTEGER NOT NULL,
-        PRIMARY KEY (table_id, hand_no))""",
+        pot DOUBLE PRECISION NOT NULL, quarter BIGINT, gap_s DOUBLE PRECISION, PRIMARY KEY (table_id, hand_no))""",
+    "CREATE INDEX IF NOT EXISTS {t}_facts_by_time ON {t}_facts (table_id, started_ts)",
     """CREATE TABLE IF NOT EXISTS {t}_players (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, player TEXT NOT NULL, vpip INTEGER NOT NULL,
         pfr INTEGER NOT NULL, aggressive INTEGER NOT NULL, calls INTEGER NOT NULL, showdown INTEGER NOT NULL,
         won INTEGER NOT NULL, net DOUBLE PRECISION NOT NULL, PRIMARY KEY (table_id, hand_no, player))""",
-    "CREATE INDEX IF NOT EXISTS {t}_players_by_player ON {t}_players (player)",
     """CREATE TABLE IF NOT EXISTS {t}_errors (
-        table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, rule_id TEXT NOT NULL, n INTEGER NOT NULL,
-        PRIMARY KEY (table_id, hand_no, rule_id))""",
+        table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, rule_id TEXT NOT NULL, party TEXT NOT NULL,
+        n INTEGER NOT NULL, PRIMARY KEY (table_id, hand_no, rule_id, party))""",
+    """CREATE TABLE IF NOT EXISTS {t}_player_days (
+        player TEXT NOT NULL, table_id TEXT NOT NULL, day BIGINT NOT NULL, hands BIGINT NOT NULL,
+        vpip BIGINT NOT NULL, pfr BIGINT NOT NULL, aggressive BIGINT NOT NULL, calls BIGINT NOT NULL,
+        showdown BIGINT NOT NULL, won BIGINT NOT NULL, net DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (player, table_id, day))""",
 )
-_PARTS = ("facts", "players", "errors")
+PARTS = ("facts", "players", "errors", "player_days")
+_SUMS = ("hands", "vpip", "pfr", "aggressive", "calls", "showdown", "won", "net")
 
 
 class Rollup:
     def __init__(self, execute: Execute, *, hands_table: str, mark: str) -> None:
         self.execute, self.t, self.mark = execute, hands_table, mark
 
+    def table_names(self) -> list[str]:
+        """Every SQL table the rollup keeps (for dropping a scratch store)."""
+        return [f"{self.t}_{part}" for part in (*PARTS, "rollup")]
+
     def create(self) -> None:
+        """The rollup's tables; those of another layout are dropped (and the rollup then covers no hand)."""
+        self.execute(f"CREATE TABLE IF NOT EXISTS {self.t}_rollup (version INTEGER NOT NULL)", ())
+        row = self.execute(f"SELECT MAX(version) FROM {self.t}_rollup", ()).fetchone()
+        if row is None or row[0] != VERSION:
+            for part in PARTS:
+                self.execute(f"DROP TABLE IF EXISTS {self.t}_{part}", ())
+            self.execute(f"DELETE FROM {self.t}_rollup", ())
+            self.execute(f"INSERT INTO {self.t}_rollup VALUES ({self.mark})", (VERSION,))
         for statement in _SCHEMA:
             self.execute(statement.format(t=self.t), ())
+
+    def refill(self, texts: Iterable[tuple[str, str]]) -> list[str]:
+        """The rollup emptied and refilled from (name, PHH text) of every stored hand, oldest first (call inside
+        one transaction); a line for each hand pokerkit can't replay."""
+        for part in PARTS:
+            self.execute(f"DELETE FROM {self.t}_{part}", ())
+        problems = []
+        for name, phh in texts:
+            try:
+                facts = hand_facts(HandHistory.loads(phh))
+            except Exception as exc:  # pokerkit raises many types for a hand it can't replay
+                problems.append(f"{name}: {type(exc).__name__}: {exc}")
+                continue
+            self.replace((facts.table, facts.hand_no), facts)
+        return problems
 
     def replace(self, key: tuple[str, int], facts: HandFacts | None) -> None:
         """The hand's rows, in place of any it had (call inside the transaction that saves the hand); None: the
         hand has none (its history could not be replayed), and the rollup no longer covers every hand."""
-        for part in _PARTS:
-            self.execute(f"DELETE FROM {self.t}_{part} WHERE table_id = {self.mark} AND hand_no = {self.mark}", key)
+        self._forget(key)
         if facts is None:
             return
+        facts = self._with_gap(facts)
         self._insert("facts", (*key, facts.started_ts, facts.ended_ts, facts.first_action_ts, facts.last_action_ts,
-                               facts.dealer, int(facts.dated)))
+                               facts.dealer, int(facts.dated), facts.pot, facts.quarter, facts.gap_s))
+        day = facts.quarter // (DAY_S // QUARTER_S) if facts.quarter is not None else UNDATED
         for p in facts.players:
-            self._insert("players", (*key, p.player, int(p.vpip), int(p.pfr), p.postflop_aggressive,
-                                     p.postflop_calls, int(p.saw_showdown), int(p.won_at_showdown), p.net))
-        for rule, count in Counter(facts.errors).items():
-            self._insert("errors", (*key, rule, count))
+            sums = (int(p.vpip), int(p.pfr), p.postflop_aggressive, p.postflop_calls, int(p.saw_showdown),
+                    int(p.won_at_showdown), p.net)
+            self._insert("players", (*key, p.player, *sums))
+            self._add_to_day(p.player, key[0], day, (1, *sums))
+        for party, rules in ((Party.DEALER, facts.errors), (Party.PLAYER, facts.player_violations)):
+            for rule in sorted(set(rules)):
+                self._insert("errors", (*key, rule, str(party), rules.count(rule)))
+
+    def _forget(self, key: tuple[str, int]) -> None:
+        """The hand's rows gone, and its players' sums taken off their days."""
+        old = self.execute(
+            f"SELECT p.player, f.quarter, {', '.join(f'p.{c}' for c in _SUMS[1:])} FROM {self.t}_players p "
+            f"JOIN {self.t}_facts f USING (table_id, hand_no) WHERE table_id = {self.mark} AND hand_no = {self.mark}",
+            key).fetchall()
+        for player, quarter, *sums in old:
+            day = quarter // (DAY_S // QUARTER_S) if quarter is not None else UNDATED
+            self._add_to_day(player, key[0], day, (-1, *(-value for value in sums)))
+        for part in PARTS[:3]:
+            self.execute(f"DELETE FROM {self.t}_{part} WHERE table_id = {self.mark} AND hand_no = {self.mark}", key)
+
+    def _with_gap(self, facts: HandFacts) -> HandFacts:
+        """``facts`` with the pause since its table's dated hand before ended (None for the first one)."""
+        if not facts.dated or facts.started_ts is None:
+            return facts
+        row = self.execute(
+            f"SELECT ended_ts FROM {self.t}_facts WHERE table_id = {self.mark} AND dated = 1 AND started_ts < "
+            f"{self.mark} AND ended_ts IS NOT NULL ORDER BY started_ts DESC LIMIT 1",
+            (facts.table, facts.started_ts)).fetchone()
+        return replace(facts, gap_s=max(0.0, facts.started_ts - row[0])) if row else facts
+
+    def _add_to_day(self, player: str, table: str, day: int, sums: tuple[Any, ...]) -> None:
+        columns = ", ".join(_SUMS)
+        added = ", ".join(f"{c} = {self.t}_player_days.{c} + excluded.{c}" for c in _SUMS)
+        marks = ", ".join([self.mark] * (3 + len(_SUMS)))
+        self.execute(f"INSERT INTO {self.t}_player_days (player, table_id, day, {columns}) VALUES ({marks}) "
+                     f"ON CONFLICT (player, table_id, day) DO UPDATE SET {added}", (player, table, day, *sums))
 
     def _insert(self, part: str, row: tuple[Any, ...]) -> None:
         marks = ", ".join([self.mark] * len(row))
@@ -64,51 +147,75 @@ class Rollup:
     def hands(self) -> int:
         return int(self.execute(f"SELECT COUNT(*) FROM {self.t}_facts", ()).fetchone()[0])
 
-    def players(self, table: str | None = None, *, since: float | None = None,
+    def players(self, table: str | None = None, *, dealer: str | None = None, since: float | None = None,
                 until: float | None = None) -> list[PlayerStats]:
-        where, args = self._where(table, since, until)
-        timed = since is not None or until is not None
-        hands = f"{self.t}_players JOIN {self.t}_facts USING (table_id, hand_no)" if timed else \
-            f"{self.t}_players"  # the join only when the hands' times are asked about
-        rows = self.execute(
-            f"SELECT player, COUNT(*), SUM(vpip), SUM(pfr), SUM(aggressive), SUM(calls), SUM(showdown), SUM(won), "
-            f"SUM(net) FROM {hands} {where} GROUP BY player", args)
+        """Per player: from the players' days where the window is whole UTC days and no dealer is asked for, else
+        from the hands' rows."""
+        if dealer is None and all(t is None or t % DAY_S == 0 for t in (since, until)):
+            tests = [(f"table_id = {self.mark}", table),
+                     (f"day >= {self.mark}", None if since is None else int(since // DAY_S)),
+                     (f"day < {self.mark}", None if until is None else int(until // DAY_S))]
+            if since is not None or until is not None:
+                tests.append((f"day <> {self.mark}", UNDATED))
+            where, args = _where(tests)
+            rows = self.execute(f"SELECT player, {', '.join(f'SUM({c})' for c in _SUMS)} FROM {self.t}_player_days "
+                                f"{where} GROUP BY player HAVING SUM(hands) > 0", args)
+        else:
+            where, args = self._where(table, dealer, since, until)
+            rows = self.execute(
+                f"SELECT player, COUNT(*), SUM(vpip), SUM(pfr), SUM(aggressive), SUM(calls), SUM(showdown), "
+                f"SUM(won), SUM(net) FROM {self.t}_players JOIN {self.t}_facts USING (table_id, hand_no) {where} "
+                "GROUP BY player", args)
         stats = [PlayerStats(player=r[0], hands=int(r[1]), vpip=int(r[2]), pfr=int(r[3]),
                              postflop_aggressive=int(r[4]), postflop_calls=int(r[5]), showdowns=int(r[6]),
                              showdowns_won=int(r[7]), net=float(r[8])) for r in rows]
         return sorted(stats, key=lambda s: (-s.hands, s.player))
 
-    def paces(self, grouping: str, table: str | None = None, *, since: float | None = None,
-              until: float | None = None) -> list[PaceStats]:
-        """Per table (``grouping="table"``) or per dealer."""
-        group = "table_id" if grouping == "table" else f"COALESCE(dealer, '{NO_DEALER}')"
-        where, args = self._where(table, since, until)
+    def paces(self, grouping: str, table: str | None = None, *, dealer: str | None = None,
+              since: float | None = None, until: float | None = None) -> list[PaceStats]:
+        """Per table (``grouping="table"``), per dealer, or per quarter hour (``"quarter"``: named by its number,
+        for ``stats.merge_into_shifts``)."""
+        group = {"table": "table_id", "dealer": f"COALESCE(dealer, '{NO_DEALER}')",
+                 "quarter": f"COALESCE(CAST(quarter AS TEXT), '{NO_DATE}')"}[grouping]
+        where, args = self._where(table, dealer, since, until)
         timed = "ended_ts IS NOT NULL AND started_ts IS NOT NULL"
         phased = f"{timed} AND first_action_ts IS NOT NULL AND last_action_ts IS NOT NULL"
         paces = {r[0]: PaceStats(
             name=r[0], grouping=grouping, hands=int(r[1]), timed=int(r[2]), seconds=float(r[3] or 0),
-            phased=int(r[4]), deal_s=float(r[5] or 0), betting_s=float(r[6] or 0), finish_s=float(r[7] or 0),
-            first_start=r[8], last_end=r[9]) for r in self.execute(
+            pauses_s=float(r[4] or 0), breaks=int(r[5]), phased=int(r[6]), deal_s=float(r[7] or 0),
+            betting_s=float(r[8] or 0), finish_s=float(r[9] or 0), pots=float(r[10] or 0)) for r in self.execute(
             f"SELECT {group}, COUNT(*), SUM(CASE WHEN {timed} THEN 1 ELSE 0 END), "
-            f"SUM(CASE WHEN {timed} THEN ended_ts - started_ts END), SUM(CASE WHEN {phased} THEN 1 ELSE 0 END), "
+            f"SUM(CASE WHEN {timed} THEN ended_ts - started_ts END), "
+            f"SUM(CASE WHEN {timed} AND gap_s < {BREAK_S} THEN gap_s END), "
+            f"SUM(CASE WHEN {timed} AND gap_s >= {BREAK_S} THEN 1 ELSE 0 END), "
+            f"SUM(CASE WHEN {phased} THEN 1 ELSE 0 END), "
             f"SUM(CASE WHEN {phased} THEN first_action_ts - started_ts END), "
             f"SUM(CASE WHEN {phased} THEN last_action_ts - first_action_ts END), "
-            f"SUM(CASE WHEN {phased} THEN ended_ts - last_action_ts END), "
-            f"MIN(CASE WHEN {timed} THEN started_ts END), MAX(CASE WHEN {timed} THEN ended_ts END) "
+            f"SUM(CASE WHEN {phased} THEN ended_ts - last_action_ts END), SUM(pot) "
             f"FROM {self.t}_facts {where} GROUP BY {group}", args)}
-        for name, rule, count in self.execute(
-                f"SELECT {group}, rule_id, SUM(n) FROM {self.t}_errors e JOIN {self.t}_facts f "
-                f"USING (table_id, hand_no) {where} GROUP BY {group}, rule_id", args):
-            paces[name].errors[rule] = int(count)
+        for name, rule, party, count in self.execute(
+                f"SELECT {group}, rule_id, party, SUM(n) FROM {self.t}_errors e JOIN {self.t}_facts f "
+                f"USING (table_id, hand_no) {where} GROUP BY {group}, rule_id, party", args):
+            found = paces[name].errors if party == Party.DEALER else paces[name].player_violations
+            found[rule] += int(count)
+        if grouping == "quarter":
+            return list(paces.values())
         return [paces[name] for name in sorted(paces)]
 
-    def _where(self, table: str | None, since: float | None, until: float | None) -> tuple[str, Sequence[Any]]:
-        """The WHERE clause for one table's hands and those started from ``since`` up to ``until``."""
-        tests = [(f"table_id = {self.mark}", table), (f"started_ts >= {self.mark}", since),
-                 (f"started_ts < {self.mark}", until)]
-        chosen = [(test, value) for test, value in tests if value is not None]
+    def _where(self, table: str | None, dealer: str | None, since: float | None,
+               until: float | None) -> tuple[str, Sequence[Any]]:
+        """The WHERE clause on the hands' facts: one table's, one dealer's, those started from ``since`` up to
+        ``until`` (dated hands only: a replay's hands have no date)."""
+        tests = [(f"table_id = {self.mark}", table), (f"dealer = {self.mark}", dealer),
+                 (f"started_ts >= {self.mark}", since), (f"started_ts < {self.mark}", until)]
         if since is not None or until is not None:
-            chosen.append((f"dated = {self.mark}", 1))  # a replay's hands have no date
-        if not chosen:
-            return "", ()
-        return "WHERE " + " AND ".join(test for test, _ in chosen), tuple(value for _, value in chosen)
+            tests.append((f"dated = {self.mark}", 1))
+        return _where(tests)
+
+
+def _where(tests: list[tuple[str, Any]]) -> tuple[str, Sequence[Any]]:
+    """``WHERE`` and the tests whose value is given (None: not asked), with their values."""
+    chosen = [(test, value) for test, value in tests if value is not None]
+    if not chosen:
+        return "", ()
+    return "WHERE " + " AND ".join(test for test, _ in chosen), tuple(value for _, value in chosen)

@@ -1,6 +1,6 @@
-"""What the poker room wants to know from its captured hands: per table or per dealer (hands, hands per hour,
-seconds per hand and where they go, procedure errors per 100 hands by rule) and per player (hands, VPIP, PFR,
-aggression, showdowns seen and won, net).
+"""What the poker room wants to know from its captured hands: per table, dealer or shift (hands, hands per hour,
+seconds per hand and where they go, breaks, pots, the dealers' procedure errors and the players' violations per
+100 hands by rule) and per player (hands, VPIP, PFR, aggression, showdowns seen and won, net).
 
 Read from hand histories: the PHH a table writes (its ``_tablewatch_*`` fields carry each hand's times and
 violations) or any PHH file. pokerkit replays each hand, so a call is told from a check, and the showdown from
@@ -12,6 +12,9 @@ Definitions (the usual ones of tracking software):
 - PFR: the player raised before the flop.
 - Aggression factor: bets and raises after the flop over calls after the flop.
 - Showdown seen: still in the hand when the betting ended with two or more players in it; won: with a profit.
+- Hands per hour: the timed hands over their time at the table: their own durations and the pauses between them
+  shorter than a break (``BREAK_S``). A violation is the dealer's or a player's as the rule that found it says
+  (``events.Party``).
 """
 
 from __future__ import annotations
@@ -20,10 +23,22 @@ import math
 import warnings
 from collections import Counter, deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pokerkit import BoardDealing, CheckingOrCalling, CompletionBettingOrRaisingTo, Folding, HandHistory, State
+from pokerkit import (
+    BoardDealing,
+    CheckingOrCalling,
+    ChipsPushing,
+    CompletionBettingOrRaisingTo,
+    Folding,
+    HandHistory,
+    State,
+)
+
+from tablewatch.events import Party
 
 ACTIONS = (CheckingOrCalling, CompletionBettingOrRaisingTo)
 
@@ -42,6 +57,9 @@ class PlayerHand:
     net: float  # chips won less chips put in (a venue's cents where its amounts have them)
 
 
+BREAK_S = 300.0  # a pause between two hands of a table at least this long is a break, not time at the table
+
+
 @dataclass(frozen=True)
 class HandFacts:
     table: str
@@ -50,16 +68,24 @@ class HandFacts:
     ended_ts: float | None
     first_action_ts: float | None
     last_action_ts: float | None
-    errors: tuple[str, ...]  # the rule id of each violation found in the hand (not advisories)
+    errors: tuple[str, ...]  # the rule id of each dealer's procedure error in the hand (violations, not advisories)
     players: tuple[PlayerHand, ...]
     dealer: str | None = None  # as the console named them
     dated: bool = False  # its times are the wall clock's (a live table's hand), not a replay's events' clock
+    player_violations: tuple[str, ...] = ()  # the rule id of each violation by a player
+    pot: float = 0.0  # every chip pushed to the winners
+    gap_s: float | None = None  # from the end of the table's hand before (dated hands only) to this one's start
 
     @property
     def seconds(self) -> float | None:
         if self.started_ts is None or self.ended_ts is None:
             return None
         return self.ended_ts - self.started_ts
+
+    @property
+    def quarter(self) -> int | None:
+        """The quarter hour (Unix seconds // 900) a dated hand started in: what shifts are made of."""
+        return int(self.started_ts // QUARTER_S) if self.dated and self.started_ts is not None else None
 
 
 def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
@@ -74,22 +100,39 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
     shift = wall - started if wall is not None and started is not None else 0.0
     times = [float(t) + shift for t in user.get("_tablewatch_action_times", [])]
     ended = _float(user.get("_tablewatch_ended_ts"))
+    found = [v for v in user.get("_tablewatch_violations", [])
+             if v.get("severity", "violation") == "violation"]  # advisories and device findings are none
+    state = _replayed(hh)
     return HandFacts(
         table=table, hand_no=int(hh.hand or 0), started_ts=None if started is None else started + shift,
         ended_ts=None if ended is None else ended + shift, first_action_ts=times[0] if times else None,
         last_action_ts=times[-1] if times else None,
-        errors=tuple(str(v.get("rule_id", "?")) for v in user.get("_tablewatch_violations", [])
-                     if v.get("severity", "violation") == "violation"),  # advisories and device findings are none
-        players=_players(hh, names), dealer=user.get("_tablewatch_dealer"), dated=wall is not None)
+        errors=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") == str(Party.DEALER)),
+        player_violations=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") != str(Party.DEALER)),
+        players=_players(state, names), dealer=user.get("_tablewatch_dealer"), dated=wall is not None,
+        pot=float(sum(sum(op.amounts) for op in state.operations if isinstance(op, ChipsPushing))))
 
 
-def _players(hh: HandHistory, names: list[str]) -> tuple[PlayerHand, ...]:
+def with_gaps(hands: Iterable[HandFacts]) -> list[HandFacts]:
+    """The hands, each dated one with the pause since its table's hand before ended."""
+    out: list[HandFacts] = []
+    last_end: dict[str, float] = {}
+    for hand in sorted(hands, key=lambda h: (h.table, h.started_ts if h.dated else math.inf, h.hand_no)):
+        started, before = hand.started_ts, last_end.get(hand.table)
+        if hand.dated and started is not None:
+            last_end[hand.table] = hand.ended_ts if hand.ended_ts is not None else started
+            if before is not None:
+                hand = replace(hand, gap_s=max(0.0, started - before))
+        out.append(hand)
+    return out
+
+
+def _players(state: State, names: list[str]) -> tuple[PlayerHand, ...]:
     count = len(names)
     vpip, pfr = [False] * count, [False] * count
     aggressive, calls = [0] * count, [0] * count
     folded: set[int] = set()
     street = 0
-    state = _replayed(hh)
     for operation in state.operations:  # every operation of the hand, in order
         if isinstance(operation, BoardDealing):
             street += 1
@@ -170,45 +213,60 @@ class PlayerStats:
 
 @dataclass
 class PaceStats:
-    """The hands of one table or one dealer: how many, how fast, and the procedure errors in them. Kept as sums,
-    so a hand store's rollup fills it with SQL as well as hands one by one."""
+    """The hands of one table, dealer or shift: how many, how fast, the pots, and the errors in them. Kept as
+    sums, so a hand store's rollup fills it with SQL as well as hands one by one, and shifts merge hours."""
 
     name: str
     grouping: str = "table"
     hands: int = 0
     timed: int = 0  # hands with their start and end times
     seconds: float = 0.0  # the timed hands' durations, summed
+    pauses_s: float = 0.0  # the pauses before timed hands shorter than a break, summed
+    breaks: int = 0  # pauses of a break's length or more
     phased: int = 0  # timed hands with their first and last action's times
     deal_s: float = 0.0  # start of the hand → first action, summed over the phased hands
     betting_s: float = 0.0  # first action → last action
     finish_s: float = 0.0  # last action → the hand's end (showdown, push)
-    first_start: float | None = None
-    last_end: float | None = None
-    errors: Counter[str] = field(default_factory=Counter)
+    pots: float = 0.0
+    errors: Counter[str] = field(default_factory=Counter)  # the dealers' procedure errors, by rule
+    player_violations: Counter[str] = field(default_factory=Counter)
 
     def add(self, hand: HandFacts) -> None:
         self.hands += 1
+        self.pots += hand.pot
         self.errors.update(hand.errors)
+        self.player_violations.update(hand.player_violations)
         if hand.seconds is None or hand.started_ts is None or hand.ended_ts is None:
             return
         self.timed += 1
         self.seconds += hand.seconds
-        self.first_start = min(hand.started_ts, self.first_start if self.first_start is not None else math.inf)
-        self.last_end = max(hand.ended_ts, self.last_end if self.last_end is not None else -math.inf)
+        if hand.gap_s is not None:
+            self.breaks += hand.gap_s >= BREAK_S
+            self.pauses_s += hand.gap_s if hand.gap_s < BREAK_S else 0.0
         if hand.first_action_ts is not None and hand.last_action_ts is not None:
             self.phased += 1
             self.deal_s += hand.first_action_ts - hand.started_ts
             self.betting_s += hand.last_action_ts - hand.first_action_ts
             self.finish_s += hand.ended_ts - hand.last_action_ts
 
+    def merge(self, other: PaceStats) -> None:
+        for name in ("hands", "timed", "seconds", "pauses_s", "breaks", "phased", "deal_s", "betting_s",
+                     "finish_s", "pots"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.errors.update(other.errors)
+        self.player_violations.update(other.player_violations)
+
     def row(self) -> dict[str, Any]:
-        span = (self.last_end - self.first_start) if self.first_start is not None and self.last_end is not None else 0
+        at_table = self.seconds + self.pauses_s
         return {self.grouping: self.name, "hands": self.hands,
-                "hands_per_hour": round(self.timed * 3600 / span, 1) if span > 0 else None,
+                "hands_per_hour": round(self.timed * 3600 / at_table, 1) if at_table > 0 else None,
                 "seconds_per_hand": _mean(self.seconds, self.timed), "deal_s": _mean(self.deal_s, self.phased),
                 "betting_s": _mean(self.betting_s, self.phased), "finish_s": _mean(self.finish_s, self.phased),
-                "errors_per_100_hands": _pct(sum(self.errors.values()), self.hands),
-                "errors_by_rule": dict(sorted(self.errors.items()))}
+                "breaks": self.breaks, "pot_mean": _mean(self.pots, self.hands),
+                "dealer_errors_per_100_hands": _pct(sum(self.errors.values()), self.hands),
+                "dealer_errors_by_rule": dict(sorted(self.errors.items())),
+                "player_violations_per_100_hands": _pct(sum(self.player_violations.values()), self.hands),
+                "player_violations_by_rule": dict(sorted(self.player_violations.items()))}
 
 
 def by_player(hands: Iterable[HandFacts]) -> list[PlayerStats]:
@@ -220,6 +278,32 @@ def by_player(hands: Iterable[HandFacts]) -> list[PlayerStats]:
 
 
 NO_DEALER = "(not named)"
+NO_DATE = "(no date)"
+QUARTER_S = 900  # shifts are made of quarter hours (every time zone's offset is a whole number of them)
+
+
+@dataclass(frozen=True)
+class Shifts:
+    """The room's shifts: the local times of day each one starts (on a quarter hour), in its time zone."""
+
+    starts: tuple[time, ...] = (time(6), time(14), time(22))
+    zone: str = "UTC"
+
+    def __post_init__(self) -> None:
+        if not self.starts or any(t.minute % 15 or t.second or t.microsecond for t in self.starts):
+            raise ValueError("shifts start on a quarter hour (06:00, 14:30…)")
+        try:
+            ZoneInfo(self.zone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {self.zone!r}") from exc
+
+    def label(self, quarter: int) -> str:
+        """The shift the quarter hour (Unix seconds // 900) falls in, by the day and time it started."""
+        local = datetime.fromtimestamp(quarter * QUARTER_S, ZoneInfo(self.zone))
+        starts = sorted(self.starts)
+        begun = [t for t in starts if t <= local.time()]
+        day = local.date() if begun else local.date() - timedelta(days=1)  # before the first: last night's
+        return f"{day.isoformat()} {(begun or starts)[-1]:%H:%M}"
 
 
 def by_table(hands: Iterable[HandFacts]) -> list[PaceStats]:
@@ -227,8 +311,22 @@ def by_table(hands: Iterable[HandFacts]) -> list[PaceStats]:
 
 
 def by_dealer(hands: Iterable[HandFacts]) -> list[PaceStats]:
-    """Per dealer: hands per hour counts the time between a dealer's first and last hand, breaks included."""
     return _paces(((hand.dealer or NO_DEALER, hand) for hand in hands), "dealer")
+
+
+def by_shift(hands: Iterable[HandFacts], shifts: Shifts) -> list[PaceStats]:
+    """Per shift of the room, every table's hands together; a replay's hands (no date) apart."""
+    return _paces(((NO_DATE if hand.started_ts is None or not hand.dated
+                    else shifts.label(int(hand.started_ts // QUARTER_S)), hand) for hand in hands), "shift")
+
+
+def merge_into_shifts(quarters: Iterable[PaceStats], shifts: Shifts) -> list[PaceStats]:
+    """Per-quarter-hour figures (named by the quarter's number, or ``NO_DATE``) gathered into shifts."""
+    merged: dict[str, PaceStats] = {}
+    for quarter in quarters:
+        name = quarter.name if quarter.name == NO_DATE else shifts.label(int(quarter.name))
+        merged.setdefault(name, PaceStats(name, "shift")).merge(quarter)
+    return [merged[name] for name in sorted(merged)]
 
 
 def _paces(keyed: Iterable[tuple[str, HandFacts]], grouping: str) -> list[PaceStats]:
@@ -239,14 +337,15 @@ def _paces(keyed: Iterable[tuple[str, HandFacts]], grouping: str) -> list[PaceSt
 
 
 def read_facts(histories: Iterable[tuple[str, HandHistory]]) -> tuple[list[HandFacts], list[str]]:
-    """The facts of each (name, history) pair, and a line for each hand pokerkit can't replay (left out)."""
+    """The facts of each (name, history) pair, with their pauses (``with_gaps``), and a line for each hand
+    pokerkit can't replay (left out)."""
     facts, problems = [], []
     for name, hh in histories:
         try:
             facts.append(hand_facts(hh, name=name))
         except Exception as exc:  # pokerkit raises many types for a hand it can't replay
             problems.append(f"{name}: {type(exc).__name__}: {exc}")
-    return facts, problems
+    return with_gaps(facts), problems
 
 
 def _pct(part: int, whole: int) -> float | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -62,6 +62,7 @@ class HandStore(Protocol):
     def list(self, table: str | None = None, *, limit: int = 100) -> list[StoredHand]: ...
     def count(self) -> int: ...
     def phh_texts(self, table: str | None = None) -> Iterator[tuple[str, str]]: ...
+    def rebuild_rollup(self) -> Sequence[str]: ...
     def close(self) -> None: ...
 
 
@@ -126,7 +127,8 @@ class _SqliteStore:
             self.db = sqlite3.connect(path, check_same_thread=False)
             self.db.execute(_SCHEMA.format(table=table))
             self.rollup = Rollup(self.db.execute, hands_table=table, mark="?")
-            self.rollup.create()
+            with self.db:
+                self.rollup.create()
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"Cannot open the SQLite hand store {path!r}: {exc}") from exc
 
@@ -158,6 +160,11 @@ class _SqliteStore:
         for table_id, hand_no, phh in self.db.execute(
                 f"SELECT table_id, hand_no, phh FROM {self.t} {where} ORDER BY started_ts", args):
             yield f"{table_id}#{hand_no}", phh
+
+    def rebuild_rollup(self) -> Sequence[str]:
+        """The statistics rollup refilled from every hand; a line for each hand pokerkit can't replay."""
+        with self.db:
+            return self.rollup.refill(self.phh_texts())
 
     def close(self) -> None:
         self.db.close()
@@ -212,6 +219,11 @@ class _PostgresStore:
             cursor.execute(f"SELECT table_id, hand_no, phh FROM {self.t} {where} ORDER BY started_ts", args)
             for table_id, hand_no, phh in cursor:
                 yield f"{table_id}#{hand_no}", phh
+
+    def rebuild_rollup(self) -> Sequence[str]:
+        """The statistics rollup refilled from every hand; a line for each hand pokerkit can't replay."""
+        with self.db.transaction():
+            return self.rollup.refill(self.phh_texts())
 
     def close(self) -> None:
         self.db.close()

@@ -62,6 +62,7 @@ from tablewatch.events import (
     HandStarted,
     LevelChanged,
     NewHandPressed,
+    Party,
     PotGathered,
     PotPushed,
     SeatStatus,
@@ -324,8 +325,9 @@ class HandFramer:
             return []  # both blinds not seen posted: nothing to compare
         findings = self.levels.posted_findings(hand_started=start.ts, small_blind=small, big_blind=big)
         return [Violation(ts=start.ts, table=start.table, source="rules", rule_id=f.rule_id, title=f.title,
-                          observed=f.observed, ruling=f.ruling, severity=f.severity, hand_no=start.hand_no,
-                          seats=(positions.small_blind, positions.big_blind)) for f in findings]
+                          observed=f.observed, ruling=f.ruling, severity=f.severity, by=Party.DEALER,
+                          hand_no=start.hand_no, seats=(positions.small_blind, positions.big_blind))
+                for f in findings]
 
     def _button(self, deal: _Deal, seats: tuple[int, ...], level: LevelConfig | None = None) -> int:
         told = self.button if self.button is not None else self._seen_since_last_hand()
@@ -363,8 +365,8 @@ class HandFramer:
     def _rotation_advisories(self, start: HandStarted) -> list[Violation]:
         found, self._rotation_findings = self._rotation_findings, []
         return [Violation(ts=start.ts, table=start.table, source="rules", rule_id=f.rule_id, title=f.title,
-                          observed=f.observed, ruling=f.ruling, severity=f.severity, hand_no=start.hand_no,
-                          seats=(start.button,)) for f in found]
+                          observed=f.observed, ruling=f.ruling, severity=f.severity, by=Party.DEALER,
+                          hand_no=start.hand_no, seats=(start.button,)) for f in found]
 
     def _stacks(self, seats: tuple[int, ...]) -> tuple[int, ...]:
         if self.stack_chips is None:

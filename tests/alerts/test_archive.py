@@ -12,6 +12,7 @@ import pytest
 from tablewatch.alerts.archive import ArchiveError, HandArchiver
 from tablewatch.alerts.config import BrokerConfig
 from tablewatch.events import HandEnded, HandStarted
+from tablewatch.history.rollup import Rollup
 from tests.alerts.test_publisher import make_publisher
 from tests.support.mosquitto import Mosquitto
 
@@ -27,7 +28,8 @@ def pg_table() -> Iterator[str]:
         pytest.skip(f"PostgreSQL not reachable at {DSN}: {exc}")
     name = f"test_hands_{uuid.uuid4().hex[:8]}"
     yield name
-    db.execute(f"DROP TABLE IF EXISTS {name}")
+    for table in (name, *Rollup(db.execute, hands_table=name, mark="%s").table_names()):
+        db.execute(f"DROP TABLE IF EXISTS {table}")
     db.close()
 
 

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from tablewatch.alerts import payloads as pl
 from tablewatch.alerts.broker import start_broker
@@ -20,9 +21,11 @@ from tablewatch.alerts.connection import connect, make_client
 from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder
 from tablewatch.alerts.publisher import Publisher
 from tablewatch.alerts.web import EVIDENCE_URL, SCHEMAS
+from tablewatch.cli import cli
 from tablewatch.events import HandStarted
 from tests.alerts.scenes import felt_frame, hidden_chips, string_raise
 from tests.alerts.webdriver import Browser, chromium_missing
+from tests.history.test_stats import an_evening
 
 FPS = 10
 
@@ -160,6 +163,43 @@ def test_the_page_skips_bad_payloads_and_runs_nothing_they_carry(tmp_path: Path)
         client.publish("tablewatch/casino/T03/alerts", b"", qos=1, retain=True).wait_for_publish(5)
         client.disconnect()
         client.loop_stop()
+        if browser is not None:
+            browser.close()
+        broker.stop()
+
+
+@pytest.mark.skipif(chromium_missing() is not None, reason=chromium_missing() or "")
+def test_the_page_shows_the_rooms_statistics_and_refuses_a_bad_file(tmp_path: Path) -> None:
+    """`tablewatch stats --web` writes stats.json beside the page: per table, dealer and shift. A file its schema
+    refuses is named and the last good figures stay; markup in a name is shown as text."""
+    broker = start_broker(tmp_path / "broker")
+    web_dir = broker.setup.http_dir
+    assert web_dir is not None and broker.web_url is not None
+    an_evening(tmp_path / "hands.sqlite")
+    browser = None
+    try:
+        browser = Browser(tmp_path)
+        browser.get(broker.web_url)
+        browser.wait_js("return document.getElementById('stats-body').textContent.includes('No statistics yet')")
+        written = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--web", str(web_dir)])
+        assert written.exit_code == 0, written.output
+        browser.js("loadStats()")
+        rows = "return [...document.querySelectorAll('[data-testid=stats-row]')].map(r => r.cells[0].textContent)"
+        browser.wait_js(f"{rows}.join() === 'T'")
+        browser.js("const by = document.getElementById('stats-by'); by.value = 'dealer'; by.onchange()")
+        assert browser.js(rows) == ["Ann", "Bo"]
+        figures = json.loads((web_dir / "stats.json").read_text())
+        figures["dealer"][0]["name"] = "<img src=x onerror=\"document.title='xss'\">"
+        (web_dir / "stats.json").write_text(json.dumps(figures))
+        browser.js("loadStats()")
+        browser.wait_js("return document.querySelector('[data-testid=stats-row]').cells[0].textContent"
+                        ".startsWith('<img')")
+        (web_dir / "stats.json").write_text(json.dumps({**figures, "dealer": [{"name": "Bo", "hands": "many"}]}))
+        browser.js("loadStats()")
+        browser.wait_js("return document.getElementById('stats-body').textContent.includes('statistics refused')")
+        assert len(browser.js(rows)) == 2 and browser.js("return document.title") == "tablewatch — surveillance"
+        assert browser.js("return document.querySelectorAll('#stats img').length") == 0
+    finally:
         if browser is not None:
             browser.close()
         broker.stop()

@@ -9,18 +9,20 @@ import re
 import sqlite3
 import warnings
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from pokerkit import HandHistory, Statistics
 
 from tablewatch.cli import cli
-from tablewatch.events import Severity
+from tablewatch.events import Party, Severity
+from tablewatch.hands import FinishedHand
 from tablewatch.history.phh import dumps_phh
-from tablewatch.history.stats import by_player, by_table, hand_facts, read_facts
+from tablewatch.history.stats import QUARTER_S, Shifts, by_player, by_table, hand_facts, read_facts
 from tablewatch.history.store import open_store
 from tests.history.test_phh_ohh import played_hand
 
@@ -100,9 +102,13 @@ def test_a_tables_hands_from_its_store_give_its_pace_and_its_procedure_errors(tm
     result = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--json"])
     assert result.exit_code == 0, result.output
     [row] = json.loads(result.output)
-    rules = Counter(v.rule_id for v in hand.violations if v.severity == Severity.VIOLATION)
-    assert row["table"] == "T" and row["hands"] == 1 and row["errors_by_rule"] == dict(rules)
-    assert row["errors_per_100_hands"] == 100.0 * sum(rules.values())
+    found = [v for v in hand.violations if v.severity == Severity.VIOLATION]
+    dealers = Counter(v.rule_id for v in found if v.by == Party.DEALER)
+    players = Counter(v.rule_id for v in found if v.by == Party.PLAYER)
+    assert row["table"] == "T" and row["hands"] == 1 and found
+    assert row["dealer_errors_by_rule"] == dict(dealers) and row["player_violations_by_rule"] == dict(players)
+    assert row["dealer_errors_per_100_hands"] == 100.0 * sum(dealers.values())
+    assert row["player_violations_per_100_hands"] == 100.0 * sum(players.values())
     assert row["deal_s"] + row["betting_s"] + row["finish_s"] == pytest.approx(row["seconds_per_hand"], abs=0.2)
 
 
@@ -117,8 +123,8 @@ def test_each_dealers_hands_and_procedure_errors(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     rows = {row["dealer"]: row for row in json.loads(result.output)}
     assert set(rows) == {"Ann Lee", "Bo", "(not named)"} and all(row["hands"] == 1 for row in rows.values())
-    assert rows["Bo"]["errors_by_rule"] == {} and rows["Ann Lee"]["errors_by_rule"] == rows["(not named)"][
-        "errors_by_rule"] != {}
+    errors = {name: {**row["dealer_errors_by_rule"], **row["player_violations_by_rule"]} for name, row in rows.items()}
+    assert errors["Bo"] == {} and errors["Ann Lee"] == errors["(not named)"] != {}
 
 
 def test_players_by_seat_where_the_table_knows_no_names(tmp_path: Path) -> None:
@@ -162,7 +168,9 @@ def test_a_store_whose_rollup_lacks_hands_is_read_from_its_histories(tmp_path: P
     from_the_rollup = CliRunner().invoke(cli, ask).output
     with sqlite3.connect(path) as db:  # a store written before its rollup existed, or a hand pokerkit refused
         db.execute("DELETE FROM hands_facts WHERE hand_no = 2")
-    from_the_histories = CliRunner().invoke(cli, ask).output
+    read = CliRunner().invoke(cli, ask)
+    from_the_histories = read.stdout
+    assert "the statistics rollup covers 1 of 2 hands; reading the hand histories" in read.stderr
     assert json.loads(from_the_rollup) == json.loads(from_the_histories)
     assert [row["hands"] for row in json.loads(from_the_histories)] == [2, 2, 2]
 
@@ -184,7 +192,7 @@ def test_since_and_until_keep_the_hands_a_live_table_dated(tmp_path: Path, rollu
     def hands(*window: str) -> int:
         result = CliRunner().invoke(cli, ["stats", str(path), "--json", *window])
         assert result.exit_code == 0, result.output
-        return sum(row["hands"] for row in json.loads(result.output))
+        return sum(row["hands"] for row in json.loads(result.stdout))
 
     assert hands() == 4
     assert hands("--since", "2026-12-01") == 2 and hands("--until", "2026-12-01") == 1
@@ -199,3 +207,110 @@ def test_a_live_tables_hand_history_carries_its_date_and_time() -> None:
     facts = hand_facts(hh)
     assert facts.started_ts == pytest.approx(started.timestamp()) and facts.seconds is not None
     assert facts.ended_ts is not None and facts.ended_ts > facts.started_ts
+
+
+def test_a_shift_is_named_by_the_day_and_local_time_it_began() -> None:
+    vienna = Shifts(zone="Europe/Vienna")
+    quarter = int(datetime(2026, 12, 1, 3, 30, tzinfo=UTC).timestamp()) // QUARTER_S  # 04:30 in Vienna
+    assert vienna.label(quarter) == "2026-11-30 22:00"  # the night shift that began the evening before
+    assert vienna.label(quarter + 6) == "2026-12-01 06:00"
+    with pytest.raises(ValueError, match="quarter hour"):
+        Shifts(starts=(time(6, 10),))
+    with pytest.raises(ValueError, match="unknown time zone"):
+        Shifts(zone="Mars/Olympus")
+
+
+def an_evening(path: Path) -> FinishedHand:
+    """Five hands at one table, dealt by two dealers, 30 s apart, with a 10-minute break before the fourth;
+    the first three before 22:00 UTC (the day shift), the last two after (the night shift). Returns the hand."""
+    hand = played_hand()
+    length = hand.ended_ts - hand.started_ts if hand.ended_ts is not None else 0.0
+    start = datetime(2026, 12, 1, 21, 50, tzinfo=UTC).timestamp()
+    starts = [start + k * (length + 30) for k in range(3)]
+    starts += [starts[-1] + length + 600, starts[-1] + 2 * length + 630]
+    store = open_store(path)
+    for number, (at, dealer) in enumerate(zip(starts, ["Ann", "Ann", "Ann", "Bo", "Bo"], strict=True), start=1):
+        store.save(dataclasses.replace(hand, hand_no=number, started_at=at, dealer=dealer))
+    store.close()
+    return hand
+
+
+@pytest.mark.parametrize("rollup", [True, False], ids=["from the rollup", "from the hand histories"])
+def test_shifts_breaks_and_the_pace_at_the_table(tmp_path: Path, rollup: bool) -> None:
+    path = tmp_path / "hands.sqlite"
+    hand = an_evening(path)
+    if not rollup:
+        with sqlite3.connect(path) as db:
+            db.execute("DELETE FROM hands_facts WHERE hand_no = 1")
+
+    def rows(*ask: str) -> list[dict[str, Any]]:
+        result = CliRunner().invoke(cli, ["stats", str(path), "--json", *ask])
+        assert result.exit_code == 0, result.output
+        return list(json.loads(result.stdout))
+
+    length = hand.ended_ts - hand.started_ts if hand.ended_ts is not None else 0.0
+    [table] = rows()
+    assert table["breaks"] == 1 and table["hands_per_hour"] == round(5 * 3600 / (5 * length + 3 * 30), 1)
+    assert table["pot_mean"] == 127.5  # each of three put in $30 before the flop and $12.50 on it
+    shifts = rows("--by", "shift")
+    assert [(row["shift"], row["hands"]) for row in shifts] == [("2026-12-01 14:00", 3), ("2026-12-01 22:00", 2)]
+    assert [row["shift"] for row in rows("--by", "shift", "--shifts", "08:00,20:00", "--tz", "America/New_York")
+            ] == ["2026-12-01 08:00"]  # 16:50 to 17:20 in New York
+    assert [(row["dealer"], row["hands"], row["breaks"]) for row in rows("--by", "dealer")] == [
+        ("Ann", 3, 0), ("Bo", 2, 1)]  # Bo's first hand followed the break
+    assert [row["hands"] for row in rows("--by", "player", "--dealer", "Bo")] == [2, 2, 2]
+    assert [row["hands"] for row in rows("--dealer", "Ann")] == [3]
+
+
+def test_a_hand_saved_again_counts_once_in_its_players_days(tmp_path: Path) -> None:
+    first, second = (datetime(2026, 12, day, 20, tzinfo=UTC).timestamp() for day in (1, 2))
+    store = open_store(tmp_path / "hands.sqlite")
+    store.save(dataclasses.replace(played_hand(), started_at=first))
+    store.save(dataclasses.replace(played_hand(), started_at=second))  # the same hand, its start corrected
+    midnight = datetime(2026, 12, 2, tzinfo=UTC).timestamp()
+    assert [p.hands for p in store.rollup.players()] == [1, 1, 1]
+    assert [p.hands for p in store.rollup.players(since=midnight)] == [1, 1, 1]
+    assert store.rollup.players(until=midnight) == []
+    store.close()
+
+
+def test_a_rollup_of_another_layout_is_emptied_and_rebuilt_on_request(tmp_path: Path) -> None:
+    path = tmp_path / "hands.sqlite"
+    an_evening(path)
+    ask = ["stats", str(path), "--by", "dealer", "--json"]
+    before = json.loads(CliRunner().invoke(cli, ask).stdout)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE hands_rollup SET version = 1")  # as a store written by an older tablewatch
+    open_store(path).close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM hands_facts").fetchone()[0] == 0
+    read = CliRunner().invoke(cli, ask)
+    assert "covers 0 of 5 hands" in read.stderr and json.loads(read.stdout) == before
+    rebuilt = CliRunner().invoke(cli, [*ask, "--rebuild"])
+    assert rebuilt.exit_code == 0 and "rollup rebuilt" in rebuilt.stderr and "covers" not in rebuilt.stderr
+    assert json.loads(rebuilt.stdout) == before
+
+
+def test_the_html_report_draws_its_charts_inline_and_escapes_names(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "hands.sqlite")
+    store.save(dataclasses.replace(played_hand(), dealer="<script>alert(1)</script>"))
+    store.close()
+    report = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--by", "dealer", "--html",
+                                      str(report)])
+    assert result.exit_code == 0, result.output
+    page = report.read_text()
+    assert page.count("<svg") == 3 and "<script>" not in page and "&lt;script&gt;alert(1)" in page
+    players = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--by", "player", "--html",
+                                       str(report)])
+    assert players.exit_code == 0 and report.read_text().count("<svg") == 2
+    unwritable = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--html", str(tmp_path)])
+    assert unwritable.exit_code != 0 and "--html" in unwritable.output  # a folder is no file
+
+
+def test_a_bad_shift_or_time_zone_is_a_clear_error(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "hands.sqlite")
+    store.close()
+    for option in (["--shifts", "6 am"], ["--tz", "Mars/Olympus"], ["--shifts", "06:10"]):
+        result = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--by", "shift", *option])
+        assert result.exit_code == 2 and "--shifts/--tz" in result.output, result.output

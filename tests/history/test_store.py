@@ -45,7 +45,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[HandStore]
     try:
         yield hands
     finally:
-        for name in (table, f"{table}_facts", f"{table}_players", f"{table}_errors"):
+        for name in (table, *hands.rollup.table_names()):
             hands.db.execute(f"DROP TABLE IF EXISTS {name}")  # type: ignore[attr-defined]
         hands.close()
 

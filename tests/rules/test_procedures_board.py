@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablewatch.events import BoardCardDealt, Severity
+from tablewatch.events import BoardCardDealt, Party, Severity
 from tablewatch.rules.checks.burns import BurnCheck
 from tablewatch.rules.checks.premature import STUD_RULINGS, PrematureBoardCheck, stud_burns_after_premature
 from tablewatch.rules.profiles import RuleProfile, preset
@@ -90,6 +90,7 @@ def test_missing_and_double_burn_rulings_cite_the_rule() -> None:
     (missing,) = s.found
     assert missing.severity is Severity.VIOLATION and "exactly one card" in missing.ruling
     assert missing.street == "flop" and missing.hand_no == 1
+    assert missing.by is Party.DEALER  # the room's statistics count it against the dealer
 
 
 def test_ex_38_no_double_burn_to_restore_the_original_flop() -> None:

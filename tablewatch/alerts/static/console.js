@@ -1,7 +1,8 @@
 // tablewatch surveillance console: alerts with evidence, tables online/offline, filters, acknowledge.
 // Fed live over MQTT-over-WebSockets by the vendored MQTT.js (mqtt.min.js). Every message is hostile until
 // its schema (schema.js) accepts it: a bad one is skipped and counted; text is only ever text (textContent)
-// and a link or image only an http(s) or relative URL. Query parameters:
+// and a link or image only an http(s) or relative URL. The statistics (stats.json beside the page, written by
+// `tablewatch stats --web`) are read every minute and checked against their schema the same way. Query parameters:
 //   ws=ws://host:port/mqtt (default: this page's host, path /mqtt), site=<site> (default: every site),
 //   user=<name> (the password is asked for; pass=<password> for a kiosk) for a broker with a password file;
 //   acknowledgements go out as that user (the broker's ACL holds each user to his own ack topic), or as
@@ -16,7 +17,12 @@ const by = params.get("user") || params.get("by") || "surveillance";
 const alerts = new Map();   // alert id -> newest revision seen
 const tables = new Map();   // "site/table" -> {status, state}
 const seen = new Set();     // msg_ids already applied: QoS 1 repeats are dropped
-const SCHEMA_FILES = { alert: "schemas/alert-1.json", alerts: "schemas/alerts-1.json", state: "schemas/state-1.json" };
+const SCHEMA_FILES = { alert: "schemas/alert-1.json", alerts: "schemas/alerts-1.json", state: "schemas/state-1.json",
+                       stats: "schemas/stats-1.json" };
+const STATS_FILE = "stats.json";
+const STATS_EVERY_MS = 60000;
+let stats = null;           // the newest statistics the schema accepted
+let statsNote = "";         // why there are none, or why the newest were refused
 const STATUSES = ["online", "offline"];
 const schemas = {};         // topic leaf -> its schema
 const registry = {};        // $id -> schema ($ref)
@@ -200,6 +206,68 @@ function acknowledge(a) {
 function render() {
   renderTables();
   renderAlerts();
+  renderStats();
+}
+
+async function loadStats() {
+  try {
+    const response = await fetch(STATS_FILE, { cache: "no-store" });
+    if (response.status === 404) {
+      statsNote = "No statistics yet: `tablewatch stats STORE --web <this page's folder>` writes them.";
+    } else if (!response.ok) {
+      statsNote = `${STATS_FILE}: HTTP ${response.status}`;
+    } else {
+      stats = checked("stats", await response.text());
+      statsNote = "";
+    }
+  } catch (err) {
+    statsNote = `statistics refused: ${err.message}`;
+  }
+  renderStats();
+}
+
+const STATS_COLUMNS = [["name", ""], ["hands", "hands"], ["hands_per_hour", "hands/hour"],
+  ["seconds_per_hand", "s/hand"], ["deal_s", "deal s"], ["betting_s", "betting s"], ["finish_s", "showdown+push s"],
+  ["breaks", "breaks"], ["pot_mean", "mean pot"], ["dealer_errors_per_100_hands", "dealer errors /100"],
+  ["player_violations_per_100_hands", "player violations /100"]];
+const BARS = { hands_per_hour: "", dealer_errors_per_100_hands: "errors" };  // columns drawn as bars too
+
+function renderStats() {
+  const by = $("stats-by").value;
+  const body = $("stats-body");
+  body.replaceChildren();
+  $("stats-made").textContent = stats ? `· ${stats.made_at}` : "";
+  if (statsNote || !stats) {
+    const note = document.createElement("p");
+    note.className = "note";
+    note.textContent = statsNote || "loading…";
+    body.appendChild(note);
+    if (!stats) return;
+  }
+  const rows = stats[by];
+  const top = Object.fromEntries(Object.keys(BARS).map((k) => [k, Math.max(1e-9, ...rows.map((r) => r[k] || 0))]));
+  const table = document.createElement("table");
+  const head = table.createTHead().insertRow();
+  for (const [, label] of STATS_COLUMNS) head.appendChild(document.createElement("th")).textContent = label || by;
+  const tbody = table.createTBody();
+  for (const row of rows) {
+    const tr = tbody.insertRow();
+    tr.dataset.testid = "stats-row";
+    for (const [key] of STATS_COLUMNS) {
+      const cell = tr.insertCell();
+      if (key in BARS && row[key] != null) {
+        const bar = cell.appendChild(document.createElement("span"));
+        bar.className = `bar ${BARS[key]}`;
+        bar.style.width = `${Math.round(60 * row[key] / top[key])}px`;
+      }
+      cell.appendChild(document.createTextNode(row[key] == null ? "–" : String(row[key])));
+      if (key === "dealer_errors_per_100_hands" || key === "player_violations_per_100_hands") {
+        const rules = row[key.replace("per_100_hands", "by_rule")];
+        cell.title = Object.entries(rules).map(([rule, n]) => `${rule}: ${n}`).join(", ");
+      }
+    }
+  }
+  body.appendChild(table);
 }
 
 async function loadSchemas() {
@@ -212,7 +280,9 @@ async function loadSchemas() {
 }
 
 function start() {
-  for (const id of ["filter-table", "filter-rule", "filter-open"]) $(id).onchange = render;
+  for (const id of ["filter-table", "filter-rule", "filter-open", "stats-by"]) $(id).onchange = render;
+  loadStats();
+  setInterval(loadStats, STATS_EVERY_MS);
   const options = { protocolVersion: 5, clientId: `tw-web-${Math.random().toString(16).slice(2, 10)}`,
                     reconnectPeriod: 2000, connectTimeout: 5000 };
   if (params.get("user")) {  // a password in the URL is for kiosks; otherwise it is asked for

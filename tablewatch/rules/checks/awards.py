@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tablewatch.events import Event, HandEnded, HandStarted, PotPushed, Severity, Violation
+from tablewatch.events import Event, HandEnded, HandStarted, Party, PotPushed, Severity, Violation
 from tablewatch.rules.checks.base import HandCheck
 from tablewatch.rules.snapshot import HandSnapshot
 
@@ -40,6 +40,7 @@ class PotAwardCheck(HandCheck):
     hand still face down) is judged as soon as it does."""
 
     rule_id = "TDA-5"
+    committed_by = Party.DEALER
 
     def reset(self) -> None:
         self.expected: dict[int, int] = {}
@@ -102,6 +103,7 @@ class SidePotOrderCheck(HandCheck):
     contest a side pot. Needs the starting stacks (``HandStarted.stacks``)."""
 
     rule_id = "TDA22-21"
+    committed_by = Party.DEALER
 
     def reset(self) -> None:
         self.start_stacks: dict[int, int] = {}

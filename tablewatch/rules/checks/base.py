@@ -17,6 +17,7 @@ from tablewatch.events import (
     Declaration,
     Event,
     HandStarted,
+    Party,
     Severity,
     Tap,
     Violation,
@@ -108,6 +109,7 @@ class HandCheck:
     """Base of the procedure checks: resets per-hand state and writes Violations with the hand's context."""
 
     rule_id: str = ""
+    committed_by: Party = Party.PLAYER  # whose error its violations are, unless one says otherwise
 
     def __init__(self, profile: RuleProfile) -> None:
         self.profile = profile
@@ -143,6 +145,7 @@ class HandCheck:
         severity: Severity = Severity.VIOLATION,
         seats: Iterable[int] = (),
         evidence_ts: Iterable[float] = (),
+        by: Party | None = None,
     ) -> Violation:
         seats = tuple(sorted(set(seats)))
         if not seats and event.seat is not None:
@@ -159,6 +162,7 @@ class HandCheck:
             observed=observed,
             ruling=ruling,
             severity=severity,
+            by=by or self.committed_by,
             hand_no=hand_no,
             street=snapshot.phase,
             seats=seats,

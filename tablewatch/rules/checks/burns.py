@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tablewatch.events import CardBurned, Event, Severity, Violation
+from tablewatch.events import CardBurned, Event, Party, Severity, Violation
 from tablewatch.rules.checks.base import ActionTally, HandCheck
 from tablewatch.rules.checks.boardstate import BoardStep, BoardTracker
 from tablewatch.rules.snapshot import HandSnapshot
@@ -41,6 +41,7 @@ WRONG_BURN_SOURCE = (
 
 class BurnCheck(HandCheck):
     rule_id = "TDA-25"
+    committed_by = Party.DEALER
 
     def reset(self) -> None:
         self.board = BoardTracker(self.profile)

@@ -8,7 +8,7 @@ exposed deal card used as the burn), a premature board card shuffled back and de
 
 from __future__ import annotations
 
-from tablewatch.events import BoardCardDealt, CardBurned, CardDealt, CardExposed, CardsTabled, Event, Violation
+from tablewatch.events import BoardCardDealt, CardBurned, CardDealt, CardExposed, CardsTabled, Event, Party, Violation
 from tablewatch.rules.checks.base import HandCheck, is_standard_card
 from tablewatch.rules.snapshot import HandSnapshot
 
@@ -17,6 +17,7 @@ Place = tuple[str, int | None]  # ("seat", 3), ("board", None), ("burn", None)
 
 class FouledDeckCheck(HandCheck):
     rule_id = "TDA-22E"
+    committed_by = Party.DEALER
 
     def reset(self) -> None:
         self.seen: dict[str, Place] = {}

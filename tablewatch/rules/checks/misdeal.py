@@ -19,6 +19,7 @@ from tablewatch.events import (
     Event,
     HandEnded,
     HandStarted,
+    Party,
     PotGathered,
     PotPushed,
     Severity,
@@ -38,6 +39,7 @@ DEAL_ENDERS = (CardBurned, BoardCardDealt, CardsTabled, PotGathered, PotPushed, 
 
 class MisdealCheck(HandCheck):
     rule_id = "TDA-22A"
+    committed_by = Party.DEALER
 
     def __init__(self, profile: RuleProfile) -> None:
         self.redeal: tuple[int | None, tuple[int, ...]] | None = None  # (button, seats) of a misdealt hand

@@ -3,7 +3,7 @@ of the venue's variant (conflict C2), and board cards turned after the hand is o
 
 from __future__ import annotations
 
-from tablewatch.events import BoardCardDealt, Event, Severity, Violation
+from tablewatch.events import BoardCardDealt, Event, Party, Severity, Violation
 from tablewatch.rules.checks.base import HandCheck
 from tablewatch.rules.checks.boardstate import BoardTracker
 from tablewatch.rules.snapshot import HandSnapshot
@@ -46,6 +46,7 @@ def stud_burns_after_premature(street: int, variant: str) -> dict[int, bool]:
 
 class PrematureBoardCheck(HandCheck):
     rule_id = "TDA-57"
+    committed_by = Party.DEALER
 
     def reset(self) -> None:
         self.board = BoardTracker(self.profile)

@@ -15,6 +15,7 @@ from tablewatch.events import (
     CardsTabled,
     Declaration,
     Event,
+    Party,
     PotPushed,
     Violation,
 )
@@ -43,6 +44,7 @@ def cards_unseen(snapshot: HandSnapshot) -> bool:
 
 class AllInShowdownCheck(HandCheck):
     rule_id = "TDA-9"
+    committed_by = Party.DEALER  # the run-out or the push went on with hands face down; a muck is the player's
 
     def reset(self) -> None:
         self.tabled: set[int] = set()
@@ -81,7 +83,7 @@ class AllInShowdownCheck(HandCheck):
             return []
         self.mucked_reported.add(event.seat)
         return [self.violation(
-            snapshot, event, title="All-in hand mucked without showing",
+            snapshot, event, title="All-in hand mucked without showing", by=Party.PLAYER,
             observed=f"Seat {event.seat} mucked a live hand face down after the all-in was called.",
             ruling="No player who is all-in, or who has called the all-in, may muck without showing: retrieve the "
             "cards if they can be identified and table them (TDA-9; HOUSE-002-2.10.3: both hands are opened).")]
@@ -95,6 +97,7 @@ class TabledToWinCheck(HandCheck):
     face up while another hand is still live. The last live hand wins without showing."""
 
     rule_id = "TDA-6A"
+    committed_by = Party.DEALER
 
     def reset(self) -> None:
         self.live: set[int] = set()
