@@ -159,6 +159,11 @@ ROTATION: tuple[Injector, ...] = (
 )
 
 
+# The dealer's procedure errors of the rotation (the rest are players'), for a shift of dealers at their own rates.
+DEALER_ERRORS: tuple[Injector, ...] = (_burn("missing_burn", "flop", 1), _burn("double_burn", "river", 3),
+                                       _four_card_flop, _exposed_in_deal, _wrong_push)
+
+
 def candidate_violations(shape: HandShape, turn: int, injected: Counter[str] | None = None) -> list[dict[str, Any]]:
     """The violations the hand can carry, the kinds ``injected`` least so far first, then in rotation order
     starting at position ``turn``."""

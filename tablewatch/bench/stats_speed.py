@@ -153,7 +153,7 @@ def _players(lo: int, hi: int, seated: np.ndarray, rng: np.random.Generator) -> 
     net = rng.normal(0, 500, hands.size).round()
     columns = (hands, players, vpip.astype(int), pfr.astype(int), aggressive, calls, showdown.astype(int),
                won.astype(int), net)
-    return "".join(f"T{i % TABLES + 1:03d}\t{i}\tplayer {p}\t{v}\t{r}\t{a}\t{c}\t{s}\t{w}\t{n:.0f}\n"
+    return "".join(f"T{i % TABLES + 1:03d}\t{i}\tplayer {p}\t{v}\t{r}\t{a}\t{c}\t{s}\t{w}\t{n:.0f}\t{NULL}\n"
                    for i, p, v, r, a, c, s, w, n in zip(*(column.tolist() for column in columns), strict=True))
 
 

@@ -70,7 +70,7 @@ def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, dealer:
 
     Per table, dealer (named on the console: `dealer NAME`) or shift: hands, hands per hour, seconds per hand and
     where they go (the deal, the betting, the showdown and push), breaks, the mean pot, the dealers' procedure
-    errors and the players' violations per 100 hands by rule. Per player (by name, else by table and seat):
+    errors and the players' violations per 100 hands by rule. Per player (by name, else by table, seat and session):
     hands, VPIP, PFR, post-flop aggression, showdowns seen and won, net chips. A hand store answers from its
     rollup (kept as hands are saved) when it covers every hand. --since and --until keep the hands a live table
     stamped with their date (a replay's hands have none). --web writes the figures the surveillance page shows

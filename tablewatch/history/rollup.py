@@ -12,7 +12,6 @@ gets an empty one: ``tablewatch stats`` then reads its hand histories until ``--
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pokerkit import HandHistory
@@ -27,6 +26,7 @@ from tablewatch.history.stats import (
     PaceStats,
     PlayerStats,
     hand_facts,
+    in_sequence,
 )
 
 Execute = Callable[[str, Sequence[Any]], Any]  # a DB-API execute: returns a cursor
@@ -43,7 +43,7 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS {t}_players (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, player TEXT NOT NULL, vpip INTEGER NOT NULL,
         pfr INTEGER NOT NULL, aggressive INTEGER NOT NULL, calls INTEGER NOT NULL, showdown INTEGER NOT NULL,
-        won INTEGER NOT NULL, net DOUBLE PRECISION NOT NULL, PRIMARY KEY (table_id, hand_no, player))""",
+        won INTEGER NOT NULL, net DOUBLE PRECISION NOT NULL, seat INTEGER, PRIMARY KEY (table_id, hand_no, player))""",
     """CREATE TABLE IF NOT EXISTS {t}_errors (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, rule_id TEXT NOT NULL, party TEXT NOT NULL,
         n INTEGER NOT NULL, PRIMARY KEY (table_id, hand_no, rule_id, party))""",
@@ -98,14 +98,14 @@ class Rollup:
         self._forget(key)
         if facts is None:
             return
-        facts = self._with_gap(facts)
+        facts = self._in_sequence(facts)
         self._insert("facts", (*key, facts.started_ts, facts.ended_ts, facts.first_action_ts, facts.last_action_ts,
                                facts.dealer, int(facts.dated), facts.pot, facts.quarter, facts.gap_s))
         day = facts.quarter // (DAY_S // QUARTER_S) if facts.quarter is not None else UNDATED
         for p in facts.players:
             sums = (int(p.vpip), int(p.pfr), p.postflop_aggressive, p.postflop_calls, int(p.saw_showdown),
                     int(p.won_at_showdown), p.net)
-            self._insert("players", (*key, p.player, *sums))
+            self._insert("players", (*key, p.player, *sums, p.seat))
             self._add_to_day(p.player, key[0], day, (1, *sums))
         for party, rules in ((Party.DEALER, facts.errors), (Party.PLAYER, facts.player_violations)):
             for rule in sorted(set(rules)):
@@ -123,15 +123,19 @@ class Rollup:
         for part in PARTS[:3]:
             self.execute(f"DELETE FROM {self.t}_{part} WHERE table_id = {self.mark} AND hand_no = {self.mark}", key)
 
-    def _with_gap(self, facts: HandFacts) -> HandFacts:
-        """``facts`` with the pause since its table's dated hand before ended (None for the first one)."""
+    def _in_sequence(self, facts: HandFacts) -> HandFacts:
+        """``facts`` after its table's dated hand before (``stats.in_sequence``): the pause, the seats' sessions."""
         if not facts.dated or facts.started_ts is None:
             return facts
         row = self.execute(
-            f"SELECT ended_ts FROM {self.t}_facts WHERE table_id = {self.mark} AND dated = 1 AND started_ts < "
-            f"{self.mark} AND ended_ts IS NOT NULL ORDER BY started_ts DESC LIMIT 1",
+            f"SELECT hand_no, COALESCE(ended_ts, started_ts) FROM {self.t}_facts WHERE table_id = {self.mark} AND "
+            f"dated = 1 AND started_ts < {self.mark} ORDER BY started_ts DESC LIMIT 1",
             (facts.table, facts.started_ts)).fetchone()
-        return replace(facts, gap_s=max(0.0, facts.started_ts - row[0])) if row else facts
+        if row is None:
+            return in_sequence(facts, None, {})
+        seated = self.execute(f"SELECT seat, player FROM {self.t}_players WHERE table_id = {self.mark} AND "
+                              f"hand_no = {self.mark} AND seat IS NOT NULL", (facts.table, row[0])).fetchall()
+        return in_sequence(facts, row[1], {int(seat): player for seat, player in seated})
 
     def _add_to_day(self, player: str, table: str, day: int, sums: tuple[Any, ...]) -> None:
         columns = ", ".join(_SUMS)

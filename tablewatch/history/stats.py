@@ -24,7 +24,7 @@ import warnings
 from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -55,6 +55,7 @@ class PlayerHand:
     saw_showdown: bool
     won_at_showdown: bool
     net: float  # chips won less chips put in (a venue's cents where its amounts have them)
+    seat: int | None = None  # the seat of a player known by no name: named by the table, seat and session
 
 
 BREAK_S = 300.0  # a pause between two hands of a table at least this long is a break, not time at the table
@@ -95,6 +96,7 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
     table = str(hh.table or user.get("_tablewatch_table") or name or "?")
     seats = list(hh.seats) if hh.seats else list(range(1, len(hh.starting_stacks) + 1))
     names = [str(p) for p in hh.players] if hh.players else [f"{table} seat {seat}" for seat in seats]
+    unnamed: list[int | None] = [None] * len(seats) if hh.players else list(seats)
     started = _float(user.get("_tablewatch_started_ts"))
     wall = _float(user.get("_tablewatch_started_at"))
     shift = wall - started if wall is not None and started is not None else 0.0
@@ -109,25 +111,44 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
         last_action_ts=times[-1] if times else None,
         errors=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") == str(Party.DEALER)),
         player_violations=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") != str(Party.DEALER)),
-        players=_players(state, names), dealer=user.get("_tablewatch_dealer"), dated=wall is not None,
+        players=_players(state, names, unnamed), dealer=user.get("_tablewatch_dealer"), dated=wall is not None,
         pot=float(sum(sum(op.amounts) for op in state.operations if isinstance(op, ChipsPushing))))
 
 
-def with_gaps(hands: Iterable[HandFacts]) -> list[HandFacts]:
-    """The hands, each dated one with the pause since its table's hand before ended."""
+def in_sequence(hand: HandFacts, before_end: float | None, before_seats: dict[int, str]) -> HandFacts:
+    """A dated hand given its table's hand before (when it ended; its unnamed players by seat): with the pause
+    between them, and each player known by no name named by the table, seat and session. A session is the run of
+    hands a seat is dealt in without a break; it is named by the time its first hand started (UTC)."""
+    if not hand.dated or hand.started_ts is None:
+        return hand
+    gap = max(0.0, hand.started_ts - before_end) if before_end is not None else None
+    carried = before_seats if gap is not None and gap < BREAK_S else {}
+    began = datetime.fromtimestamp(hand.started_ts, UTC).strftime("%Y-%m-%d %H:%M")
+    players = tuple(replace(p, player=carried.get(p.seat) or f"{p.player} from {began}") if p.seat is not None else p
+                    for p in hand.players)
+    return replace(hand, gap_s=gap, players=players)
+
+
+def seats_of(hand: HandFacts) -> dict[int, str]:
+    """The players known by no name, by seat."""
+    return {p.seat: p.player for p in hand.players if p.seat is not None}
+
+
+def in_table_order(hands: Iterable[HandFacts]) -> list[HandFacts]:
+    """The hands by table and time, each dated one ``in_sequence`` after its table's hand before."""
     out: list[HandFacts] = []
-    last_end: dict[str, float] = {}
+    before: dict[str, HandFacts] = {}
     for hand in sorted(hands, key=lambda h: (h.table, h.started_ts if h.dated else math.inf, h.hand_no)):
-        started, before = hand.started_ts, last_end.get(hand.table)
-        if hand.dated and started is not None:
-            last_end[hand.table] = hand.ended_ts if hand.ended_ts is not None else started
-            if before is not None:
-                hand = replace(hand, gap_s=max(0.0, started - before))
+        last = before.get(hand.table)
+        if hand.dated and hand.started_ts is not None:
+            hand = in_sequence(hand, None if last is None else last.ended_ts or last.started_ts,
+                               {} if last is None else seats_of(last))
+            before[hand.table] = hand
         out.append(hand)
     return out
 
 
-def _players(state: State, names: list[str]) -> tuple[PlayerHand, ...]:
+def _players(state: State, names: list[str], unnamed: list[int | None]) -> tuple[PlayerHand, ...]:
     count = len(names)
     vpip, pfr = [False] * count, [False] * count
     aggressive, calls = [0] * count, [0] * count
@@ -145,7 +166,7 @@ def _players(state: State, names: list[str]) -> tuple[PlayerHand, ...]:
     return tuple(PlayerHand(player=names[i], vpip=vpip[i], pfr=pfr[i], postflop_aggressive=aggressive[i],
                             postflop_calls=calls[i], saw_showdown=showdown and i in in_at_end,
                             won_at_showdown=showdown and i in in_at_end and state.payoffs[i] > 0,
-                            net=float(state.payoffs[i]))
+                            net=float(state.payoffs[i]), seat=unnamed[i])
                  for i in range(count))
 
 
@@ -337,7 +358,7 @@ def _paces(keyed: Iterable[tuple[str, HandFacts]], grouping: str) -> list[PaceSt
 
 
 def read_facts(histories: Iterable[tuple[str, HandHistory]]) -> tuple[list[HandFacts], list[str]]:
-    """The facts of each (name, history) pair, with their pauses (``with_gaps``), and a line for each hand
+    """The facts of each (name, history) pair, in table order (``in_table_order``), and a line for each hand
     pokerkit can't replay (left out)."""
     facts, problems = [], []
     for name, hh in histories:
@@ -345,7 +366,7 @@ def read_facts(histories: Iterable[tuple[str, HandHistory]]) -> tuple[list[HandF
             facts.append(hand_facts(hh, name=name))
         except Exception as exc:  # pokerkit raises many types for a hand it can't replay
             problems.append(f"{name}: {type(exc).__name__}: {exc}")
-    return with_gaps(facts), problems
+    return in_table_order(facts), problems
 
 
 def _pct(part: int, whole: int) -> float | None:

@@ -106,14 +106,25 @@ class TableRules:
         self.current: HandEngine | None = None
         self.last: HandEngine | None = None
         self.finished: list[FinishedHand] = []
+        self.misdealt: list[Violation] = []  # the findings of a deal that ended void, for its redeal
 
     def feed(self, event: Event) -> list[Violation]:
         snapshot = self.snapshot()
         found: list[Violation] = []
         for check in self.checks:
             found += self._guard(partial(check.observe, snapshot, event), f"check {check.rule_id}", event)
-        found += self._guard(partial(self._apply, event), "betting engine", event)
-        return found
+        if not isinstance(event, HandStarted):
+            self._keep(found)  # before a HandEnded closes the hand
+        applied = self._guard(partial(self._apply, event), "betting engine", event)
+        if isinstance(event, HandStarted):
+            self._keep(found)  # the new hand's, once it exists
+        return found + applied
+
+    def _keep(self, found: list[Violation]) -> None:
+        """The checks' findings on the hand in play go into its history (the engine's are there already)."""
+        if self.current is not None:
+            hand = self.current.hand
+            hand.violations += [v for v in found if v.hand_no == hand.hand_no]
 
     def snapshot(self) -> HandSnapshot:
         engine = self.current or self.last
@@ -129,6 +140,10 @@ class TableRules:
         if isinstance(event, HandStarted):
             found = self._close(event.ts, why="a new hand started before it ended") if self.current else []
             self.current = HandEngine(self.config, event, profile=self.profile)
+            if self.misdealt:  # the redeal's history keeps what the misdealt deal's findings were
+                self.current.hand.violations += self.misdealt
+                self.current.hand.notes.append(f"redealt after a misdeal (hand {self.misdealt[0].hand_no})")
+            self.misdealt = []
             return found
         if isinstance(event, Violation):  # a finding on the hand's set-up (the framer's TDA-14): the hand's own
             if self.current is not None and event.hand_no == self.current.hand.hand_no:
@@ -137,6 +152,7 @@ class TableRules:
         if self.current is None:
             return []
         if isinstance(event, HandEnded) and event.void:  # misdealt and redealt: no hand to record
+            self.misdealt = list(self.current.hand.violations)
             self.last, self.current = self.current, None
             return []
         if isinstance(event, HandEnded):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from tablewatch.sim.session import Simulation
 
 DEFAULT_FPS = 15.0  # what perception analyses (the bench's default)
 CONSOLE_DELAY_S = 0.8  # the dealer types a declaration this long after it is spoken (an action after it is done)
+DEALER_PUSH_S = 2.0  # a new dealer is named on the console this long before the first hand they deal
 SETUP_KEY_S = 0.2  # between the set-up entries a dealer keys one after another as a hand starts
 RFID_SAMPLE_S = 0.1  # how often the antennas' contents are looked at (a reader answers what lies there)
 CALIBRATION_FRAMES = 5
@@ -58,9 +59,10 @@ CALIBRATION_FRAMES = 5
 
 def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds: float | None = None,
            effects: bool = True, console_delay_s: float = CONSOLE_DELAY_S, progress: bool = True,
-           camera: bool = True, rfid: bool = True) -> dict[str, Any]:
+           camera: bool = True, rfid: bool = True, dealers: Sequence[str] = ()) -> dict[str, Any]:
     """Write the recording of ``sim`` (its first ``max_seconds`` only, when given) into ``out``, as a table with
-    the overhead ``camera``, the ``rfid`` readers or both, and a dealer console; its summary."""
+    the overhead ``camera``, the ``rfid`` readers or both, and a dealer console; its summary. ``dealers``: who
+    deals each hand, named on the console as they sit down."""
     if not (camera or rfid):
         raise ValueError("a recorded table needs a camera or RFID readers (a console alone finds no hand)")
     out = out.resolve()
@@ -77,7 +79,8 @@ def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds:
         reads = len(timeline)
         write_rfid_timeline(out / "rfid.jsonl", timeline)
         write_registry(sim, out / "registry.csv")
-    entries = console_entries(sim, delay_s=console_delay_s, until=length, keyed=not camera)
+    entries = sorted([*console_entries(sim, delay_s=console_delay_s, until=length, keyed=not camera),
+                      *dealer_entries(sim, dealers)], key=lambda entry: entry.t)
     write_console_entries(out / "console.txt", entries)
     (out / "table.toml").write_text(tomlio.dumps(run_config(sim, out, length=length, camera=camera, rfid=rfid),
                                                  header="A recorded session: tablewatch run table.toml"),
@@ -122,6 +125,16 @@ def console_entries(sim: Simulation, *, delay_s: float, until: float, keyed: boo
                                line=entry_line(Entry(seat=a.seat, word=a.word, amount=a.amount)))
                   for a in sim.actions if not a.spoken]
     return sorted((entry for entry in typed if entry.t < until), key=lambda entry: entry.t)
+
+
+def dealer_entries(sim: Simulation, dealers: Sequence[str]) -> list[ConsoleEntry]:
+    """"dealer NAME" a little before the first hand each dealer of ``dealers`` (one per hand) deals in turn."""
+    entries, last = [], None
+    for start, dealer in zip((e for e in sim.events if isinstance(e, HandStarted)), dealers, strict=False):
+        if dealer != last:
+            entries.append(ConsoleEntry(t=round(max(0.0, start.ts - DEALER_PUSH_S), 3), line=f"dealer {dealer}"))
+        last = dealer
+    return entries
 
 
 def setup_entries(sim: Simulation, *, delay_s: float) -> list[ConsoleEntry]:

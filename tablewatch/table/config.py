@@ -77,6 +77,10 @@ class RunConfig(StrictModel):
                                       "none: alerts to the terminal and files only")
     broadcast_delay_s: BroadcastDelay = 0.0
     out: Path = Field(default=Path("out/run"), description="where events, alerts, hands and evidence go")
+    hand_store: str | None = Field(default=None, description="where finished hands and their statistics are kept "
+                                   "as well as `out`/hands: a SQLite file, `sqlite:///path` or `postgresql://…` "
+                                   "(the room's store, for `tablewatch stats` over every table); none: "
+                                   "`out`/hands/hands.sqlite")
     event_log: EventLogConfig = Field(default_factory=EventLogConfig, description="rotation and retention of "
                                       "`out`/events.jsonl (a busy table writes gigabytes a day)")
     evidence: EvidenceConfig = Field(default_factory=EvidenceConfig, description="each alert's still and clip "

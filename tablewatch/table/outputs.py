@@ -21,8 +21,9 @@ from tablewatch.events import Event, Severity, Violation
 from tablewatch.hands import FinishedHand
 from tablewatch.table.config import EventLogConfig
 
-if TYPE_CHECKING:  # the MQTT side loads paho only when a table publishes
+if TYPE_CHECKING:  # the MQTT side loads paho, the store sqlite/psycopg, only when used
     from tablewatch.alerts import BrokerConfig, EvidenceConfig, EvidenceRecorder, Publisher
+    from tablewatch.history.store import HandStore
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +155,8 @@ class HandHistoryOutput:
     """Writes each finished hand as a PHH file (``hands/<table>-<n>.phh``) and into the hand store.
 
     ``wall_clock_at_zero``: the Unix time when the events' clock read 0 (a live table's session start): each hand
-    is then stamped with its date and time. None for a replay, whose hands happened at another time."""
+    is then stamped with its date and time. None for a replay, whose hands happened at another time. A store that
+    fails (a database gone) is said, opened again at the next hand, and the hand is in its PHH file all the same."""
 
     def __init__(self, folder: Path, *, store_url: str | Path | None = None,
                  wall_clock_at_zero: float | None = None) -> None:
@@ -162,7 +164,8 @@ class HandHistoryOutput:
 
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
-        self.store = open_store(store_url or folder / "hands.sqlite")
+        self.store_url = store_url or folder / "hands.sqlite"
+        self.store: HandStore | None = open_store(self.store_url)
         self.wall_clock_at_zero = wall_clock_at_zero
         self.paths: list[Path] = []
 
@@ -180,10 +183,26 @@ class HandHistoryOutput:
         path = self.folder / f"{hand.table}-{hand.hand_no:05d}.phh"
         path.write_text(dumps_phh([hand]), encoding="utf-8")
         self.paths.append(path)
-        self.store.save(hand)
+        self._save(hand, path)
+
+    def _save(self, hand: FinishedHand, path: Path) -> None:
+        from tablewatch.history.store import open_store
+
+        try:
+            self.store = self.store or open_store(self.store_url)
+            self.store.save(hand)
+        except Exception as exc:  # sqlite3, psycopg or the store's own error: the PHH file has the hand
+            log.error("hand %s#%s is in %s but not in the hand store (%s: %s); the store is opened again at the "
+                      "next hand", hand.table, hand.hand_no, path, type(exc).__name__, exc)
+            self.close()
 
     def close(self) -> None:
-        self.store.close()
+        store, self.store = self.store, None
+        if store is not None:
+            try:
+                store.close()
+            except Exception as exc:  # a connection already broken
+                log.debug("closing the hand store: %s", exc)
 
 
 class MqttOutput:

@@ -78,6 +78,8 @@ def load_run_config(path: Path) -> RunConfig:
         except BrokerError as exc:
             raise ConfigError(f"{path}: mqtt: {exc}") from exc
     _check_writable(config.out, path)
+    if config.hand_store is not None:
+        _check_store(config.hand_store, path)
     if config.replay is not None:
         Replay(config.replay, readers=config.readers, clock=time.monotonic)  # its timelines are readable
     return config
@@ -86,6 +88,15 @@ def load_run_config(path: Path) -> RunConfig:
 def _wall_clock_at_zero(clock: Callable[[], float], *, replay: bool) -> float | None:
     """The Unix time when ``clock`` read 0: a live table's hands are stamped with their date and time."""
     return None if replay else time.time() - clock()
+
+
+def _check_store(url: str, path: Path) -> None:
+    from tablewatch.history.store import StoreError, open_store
+
+    try:
+        open_store(url).close()
+    except StoreError as exc:
+        raise ConfigError(f"{path}: hand_store: {exc}") from exc
 
 
 def _check_writable(folder: Path, path: Path) -> None:
@@ -114,8 +125,9 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
             stack.enter_context(replay)
             config = config.model_copy(update={"readers": replay.reader_lines, "console": replay.console_url})
         outputs: list[Output] = [TerminalOutput(console), FilesOutput(config.out, event_log=config.event_log),
-                                 HandHistoryOutput(config.out / "hands", wall_clock_at_zero=_wall_clock_at_zero(
-                                     clock, replay=replay is not None))]
+                                 HandHistoryOutput(config.out / "hands", store_url=config.hand_store,
+                                                   wall_clock_at_zero=_wall_clock_at_zero(clock,
+                                                                                          replay=replay is not None))]
         recorder, publisher = _publisher(stack, config)
         if recorder is not None:  # on the way out, before the publisher stops: clips written within CLIPS_AT_STOP_S
             stack.callback(recorder.close)

@@ -19,12 +19,15 @@ from click.testing import CliRunner
 from pokerkit import HandHistory, Statistics
 
 from tablewatch.cli import cli
-from tablewatch.events import Party, Severity
+from tablewatch.events import BoardCardDealt, Party, Severity
 from tablewatch.hands import FinishedHand
 from tablewatch.history.phh import dumps_phh
 from tablewatch.history.stats import QUARTER_S, Shifts, by_player, by_table, hand_facts, read_facts
 from tablewatch.history.store import open_store
-from tests.history.test_phh_ohh import played_hand
+from tablewatch.rules.checks.burns import BurnCheck
+from tablewatch.rules.profiles import RuleProfile
+from tests.history.test_phh_ohh import CENTS, played_hand
+from tests.rules.engine_helpers import Hand
 
 HIGH_STAKES = ("ps_1000nl_.phh", "ftp_1000nl_.phh", "ipn_1000nl_.phh")
 
@@ -314,3 +317,30 @@ def test_a_bad_shift_or_time_zone_is_a_clear_error(tmp_path: Path) -> None:
     for option in (["--shifts", "6 am"], ["--tz", "Mars/Olympus"], ["--shifts", "06:10"]):
         result = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--by", "shift", *option])
         assert result.exit_code == 2 and "--shifts/--tz" in result.output, result.output
+
+
+def test_a_procedure_checks_finding_is_in_the_hands_history_and_counted_against_the_dealer(tmp_path: Path) -> None:
+    hand = Hand(CENTS, {1: 100_000, 2: 150_050, 3: 80_000}, button=3, checks=[BurnCheck(RuleProfile())])
+    for seat in (3, 1, 2):
+        hand.act(seat, "cc")
+    hand.feed(BoardCardDealt, card="2c", slot=0)  # the flop without a burn
+    finished = hand.end()
+    assert [(v.rule_id, v.by) for v in finished.violations] == [("TDA-26B", Party.DEALER)]
+    store = open_store(tmp_path / "hands.sqlite")
+    store.save(finished)
+    store.close()
+    [row] = json.loads(CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--json"]).stdout)
+    assert row["dealer_errors_by_rule"] == {"TDA-26B": 1} and row["player_violations_by_rule"] == {}
+
+
+@pytest.mark.parametrize("rollup", [True, False], ids=["from the rollup", "from the hand histories"])
+def test_players_known_by_no_name_are_told_apart_by_seat_and_session(tmp_path: Path, rollup: bool) -> None:
+    path = tmp_path / "hands.sqlite"
+    an_evening(path)  # a 10-minute break before the fourth hand: the seats may have changed hands
+    if not rollup:
+        with sqlite3.connect(path) as db:
+            db.execute("DELETE FROM hands_facts WHERE hand_no = 5")
+    result = CliRunner().invoke(cli, ["stats", str(path), "--by", "player", "--json"])
+    players = {row["player"]: row["hands"] for row in json.loads(result.stdout)}
+    assert len(players) == 6 and players["T seat 1 from 2026-12-01 21:50"] == 3
+    assert [hands for name, hands in players.items() if name.startswith("T seat 1 from 2026-12-01 22:")] == [2]

@@ -3,10 +3,13 @@ lost or doubled at a rotation."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from tablewatch.events import Event, Tap, load_events
 from tablewatch.history.store import open_store
@@ -116,4 +119,22 @@ def test_a_live_tables_hands_are_stamped_with_their_date_and_a_replays_are_not(t
     assert "_tablewatch_started_at" not in (tmp_path / "replay" / "T-00001.phh").read_text()
     store = open_store(tmp_path / "live" / "hands.sqlite")
     assert store.list()[0].started_ts == 1_764_619_200.0 + hand.started_ts  # runs follow each other in the store
+    store.close()
+
+
+def test_a_hand_store_that_fails_is_said_and_opened_again_and_no_hand_is_lost(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from tests.history.test_phh_ohh import played_hand
+
+    hand = played_hand()
+    output = HandHistoryOutput(tmp_path / "hands", store_url=f"sqlite:///{tmp_path / 'room.sqlite'}")
+    assert output.store is not None
+    output.store.db.close()  # type: ignore[attr-defined]  # the connection lost, as a database server going away
+    output.on_hand(hand)
+    assert "T#1 is in" in caplog.text and "not in the hand store" in caplog.text
+    output.on_hand(dataclasses.replace(hand, hand_no=2))  # opened again
+    output.close()
+    assert sorted(p.name for p in (tmp_path / "hands").glob("*.phh")) == ["T-00001.phh", "T-00002.phh"]
+    store = open_store(tmp_path / "room.sqlite")
+    assert [h.hand_no for h in store.list()] == [2]
     store.close()

@@ -1,6 +1,7 @@
 """A misdeal and its redeal at a live table: the deal's first card dealt face up, taken back, the deck reshuffled
 and the hand dealt again (``sim record --violation misdeal``), played by ``tablewatch run --fast``. The misdeal is
-found (TDA-22A(7)), the misdealt hand is void, and the redeal is captured as the truth's hand at the same button."""
+found (TDA-22A(7)), the misdealt hand is void, and the redeal is captured as the truth's hand at the same button,
+its history carrying the misdeal, which the room's statistics count against the dealer."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from pokerkit import HandHistory
 
+from tablewatch.cli import cli
 from tablewatch.events import HandEnded, HandStarted, load_events
 from tablewatch.sim.cli import sim
 from tests.support.recording import RAISE_TAKES_THE_BLINDS, play
@@ -24,6 +26,9 @@ def test_a_misdeal_is_found_and_its_redeal_captured_as_the_hand(tmp_path: Path) 
     made = CliRunner().invoke(sim, ["record", "--phh", str(tmp_path / "hand.phh"), "--violation", "misdeal",
                                     "-o", str(tmp_path / "rec")])
     assert made.exit_code == 0, made.output
+    room = tmp_path / "room.sqlite"  # the room's hand store, as configured (hand_store)
+    table = tmp_path / "rec" / "table.toml"
+    table.write_text(f'hand_store = "sqlite:///{room}"\n' + table.read_text())
     played = play(tmp_path / "rec", tmp_path / "out", "--fast")
     assert played.returncode == 0, played.stdout + played.stderr
 
@@ -44,3 +49,7 @@ def test_a_misdeal_is_found_and_its_redeal_captured_as_the_hand(tmp_path: Path) 
     assert hand["actions"][4:] == truth.actions[4:]
     assert hand["starting_stacks"] == list(truth.starting_stacks)
     assert hand["finishing_stacks"] == list(list(truth)[-1].stacks)
+    assert [(v["rule_id"], v["by"]) for v in hand["_tablewatch_violations"]] == [("TDA-22A(7)", "dealer")]
+    stats = CliRunner().invoke(cli, ["stats", str(room), "--json"])
+    [row] = json.loads(stats.stdout)
+    assert row["hands"] == 1 and row["dealer_errors_by_rule"] == {"TDA-22A(7)": 1}
