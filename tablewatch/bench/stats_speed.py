@@ -94,6 +94,8 @@ def _connect(url: str) -> tuple[Any, Callable[..., Any], Callable[[str, Iterator
         with lite:
             for block in lines:
                 rows = [[None if cell == NULL else cell for cell in line.split("\t")] for line in block.splitlines()]
+                if not rows:  # a block of hands without a procedure error
+                    continue
                 lite.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
 
     return lite, lite.execute, sqlite_copy, "?"
@@ -123,9 +125,11 @@ def _facts(lo: int, hi: int, rng: np.random.Generator) -> str:
     end = last + rng.uniform(5, 20, hands.size)
     pot = rng.gamma(2.0, 40.0, hands.size).round(2)
     gap = np.where(turn % HANDS_A_DAY == 0, np.nan, rng.uniform(10, 40, hands.size))  # none before a day's first
+    streets = "\t".join(["{:.1f}"] * 4)  # each street's seconds (every hand reaches the river here)
     columns = (hands, start, end, first, last, pot, gap)  # the rollup's column order
     return "".join(f"T{i % TABLES + 1:03d}\t{i}\t{s:.1f}\t{e:.1f}\t{f:.1f}\t{la:.1f}\tdealer {i * 7 % DEALERS}\t1"
-                   f"\t{p}\t{int(s // 900)}\t{NULL if g != g else f'{g:.1f}'}\n"
+                   f"\t{p}\t{int(s // 900)}\t{NULL if g != g else f'{g:.1f}'}\t"
+                   + streets.format(*(rng.uniform(5, 25, 4).tolist())) + "\n"
                    for i, s, e, f, la, p, g in zip(*(column.tolist() for column in columns), strict=True))
 
 

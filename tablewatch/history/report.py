@@ -11,6 +11,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from tablewatch.history.stats import STREETS
+
 PLAYERS_CHARTED = 25  # the players with the most hands; the table lists them all
 BAR_H = 0.32  # inches a bar
 
@@ -35,6 +37,8 @@ def _pace_charts(rows: list[dict[str, Any]], grouping: str) -> list[str]:
         _bars(names, {part.replace("_s", ""): [row[part] for row in rows] for part in ("deal_s", "betting_s",
                                                                                     "finish_s")},
               "Seconds per hand: the deal, the betting, the showdown and push", stacked=True),
+        _bars(names, {street: [row[f"{street}_s"] for row in rows] for street in STREETS},
+              "Betting seconds per street (where the camera saw the burns)", stacked=True),
         _bars(names, {"dealer's procedure errors": [row["dealer_errors_per_100_hands"] for row in rows],
                       "players' violations": [row["player_violations_per_100_hands"] for row in rows]},
               "Per 100 hands"),

@@ -22,6 +22,7 @@ from tablewatch.history.stats import (
     NO_DATE,
     NO_DEALER,
     QUARTER_S,
+    STREETS,
     HandFacts,
     PaceStats,
     PlayerStats,
@@ -38,7 +39,8 @@ _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS {t}_facts (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, started_ts DOUBLE PRECISION, ended_ts DOUBLE PRECISION,
         first_action_ts DOUBLE PRECISION, last_action_ts DOUBLE PRECISION, dealer TEXT, dated INTEGER NOT NULL,
-        pot DOUBLE PRECISION NOT NULL, quarter BIGINT, gap_s DOUBLE PRECISION, PRIMARY KEY (table_id, hand_no))""",
+        pot DOUBLE PRECISION NOT NULL, quarter BIGINT, gap_s DOUBLE PRECISION, preflop_s DOUBLE PRECISION,
+        flop_s DOUBLE PRECISION, turn_s DOUBLE PRECISION, river_s DOUBLE PRECISION, PRIMARY KEY (table_id, hand_no))""",
     "CREATE INDEX IF NOT EXISTS {t}_facts_by_time ON {t}_facts (table_id, started_ts)",
     """CREATE TABLE IF NOT EXISTS {t}_players (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, player TEXT NOT NULL, vpip INTEGER NOT NULL,
@@ -100,7 +102,8 @@ class Rollup:
             return
         facts = self._in_sequence(facts)
         self._insert("facts", (*key, facts.started_ts, facts.ended_ts, facts.first_action_ts, facts.last_action_ts,
-                               facts.dealer, int(facts.dated), facts.pot, facts.quarter, facts.gap_s))
+                               facts.dealer, int(facts.dated), facts.pot, facts.quarter, facts.gap_s,
+                               *facts.street_s))
         day = facts.quarter // (DAY_S // QUARTER_S) if facts.quarter is not None else UNDATED
         for p in facts.players:
             sums = (int(p.vpip), int(p.pfr), p.postflop_aggressive, p.postflop_calls, int(p.saw_showdown),
@@ -184,10 +187,13 @@ class Rollup:
         where, args = self._where(table, dealer, since, until)
         timed = "ended_ts IS NOT NULL AND started_ts IS NOT NULL"
         phased = f"{timed} AND first_action_ts IS NOT NULL AND last_action_ts IS NOT NULL"
+        streets = ", ".join(f"SUM({street}_s), COUNT({street}_s)" for street in STREETS)
         paces = {r[0]: PaceStats(
             name=r[0], grouping=grouping, hands=int(r[1]), timed=int(r[2]), seconds=float(r[3] or 0),
             pauses_s=float(r[4] or 0), breaks=int(r[5]), phased=int(r[6]), deal_s=float(r[7] or 0),
-            betting_s=float(r[8] or 0), finish_s=float(r[9] or 0), pots=float(r[10] or 0)) for r in self.execute(
+            betting_s=float(r[8] or 0), finish_s=float(r[9] or 0), pots=float(r[10] or 0),
+            street_s=[float(v or 0) for v in r[11::2]], streets_timed=[int(n) for n in r[12::2]])
+            for r in self.execute(
             f"SELECT {group}, COUNT(*), SUM(CASE WHEN {timed} THEN 1 ELSE 0 END), "
             f"SUM(CASE WHEN {timed} THEN ended_ts - started_ts END), "
             f"SUM(CASE WHEN {timed} AND gap_s < {BREAK_S} THEN gap_s END), "
@@ -195,7 +201,7 @@ class Rollup:
             f"SUM(CASE WHEN {phased} THEN 1 ELSE 0 END), "
             f"SUM(CASE WHEN {phased} THEN first_action_ts - started_ts END), "
             f"SUM(CASE WHEN {phased} THEN last_action_ts - first_action_ts END), "
-            f"SUM(CASE WHEN {phased} THEN ended_ts - last_action_ts END), SUM(pot) "
+            f"SUM(CASE WHEN {phased} THEN ended_ts - last_action_ts END), SUM(pot), {streets} "
             f"FROM {self.t}_facts {where} GROUP BY {group}", args)}
         for name, rule, party, count in self.execute(
                 f"SELECT {group}, rule_id, party, SUM(n) FROM {self.t}_errors e JOIN {self.t}_facts f "

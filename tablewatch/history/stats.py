@@ -58,6 +58,7 @@ class PlayerHand:
     seat: int | None = None  # the seat of a player known by no name: named by the table, seat and session
 
 
+STREETS = ("preflop", "flop", "turn", "river")
 BREAK_S = 300.0  # a pause between two hands of a table at least this long is a break, not time at the table
 
 
@@ -76,6 +77,7 @@ class HandFacts:
     player_violations: tuple[str, ...] = ()  # the rule id of each violation by a player
     pot: float = 0.0  # every chip pushed to the winners
     gap_s: float | None = None  # from the end of the table's hand before (dated hands only) to this one's start
+    street_s: tuple[float | None, ...] = (None,) * 4  # each street's betting time, where the camera saw its burn
 
     @property
     def seconds(self) -> float | None:
@@ -105,6 +107,8 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
     found = [v for v in user.get("_tablewatch_violations", [])
              if v.get("severity", "violation") == "violation"]  # advisories and device findings are none
     state = _replayed(hh)
+    burns = _burn_times(user.get("_tablewatch_burns", []), shift)
+    reached = sum(isinstance(op, BoardDealing) for op in state.operations)
     return HandFacts(
         table=table, hand_no=int(hh.hand or 0), started_ts=None if started is None else started + shift,
         ended_ts=None if ended is None else ended + shift, first_action_ts=times[0] if times else None,
@@ -112,7 +116,31 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
         errors=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") == str(Party.DEALER)),
         player_violations=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") != str(Party.DEALER)),
         players=_players(state, names, unnamed), dealer=user.get("_tablewatch_dealer"), dated=wall is not None,
-        pot=float(sum(sum(op.amounts) for op in state.operations if isinstance(op, ChipsPushing))))
+        pot=float(sum(sum(op.amounts) for op in state.operations if isinstance(op, ChipsPushing))),
+        street_s=_street_times(times, burns, reached))
+
+
+def _burn_times(burns: list[str], shift: float) -> dict[str, float]:
+    """The time of each street's first burn (``"flop:??@12.5"`` as the history writes them)."""
+    out: dict[str, float] = {}
+    for burn in burns:
+        street, _, ts = str(burn).partition(":")
+        out.setdefault(street, float(ts.rpartition("@")[2]) + shift)
+    return out
+
+
+def _street_times(actions: list[float], burns: dict[str, float], reached: int) -> tuple[float | None, ...]:
+    """Seconds of each street the hand reached: from its first action (preflop) or its burn to the next street's
+    burn, or the last action. None where a burn was not seen (a table without a camera)."""
+    if not actions:
+        return (None,) * len(STREETS)
+    marks = [actions[0], *(burns.get(street) for street in STREETS[1:])]
+    out: list[float | None] = []
+    for k in range(len(STREETS)):
+        end = marks[k + 1] if k < reached else actions[-1]
+        begun = marks[k]
+        out.append(end - begun if k <= reached and begun is not None and end is not None and end >= begun else None)
+    return tuple(out)
 
 
 def in_sequence(hand: HandFacts, before_end: float | None, before_seats: dict[int, str]) -> HandFacts:
@@ -249,6 +277,8 @@ class PaceStats:
     betting_s: float = 0.0  # first action → last action
     finish_s: float = 0.0  # last action → the hand's end (showdown, push)
     pots: float = 0.0
+    street_s: list[float] = field(default_factory=lambda: [0.0] * len(STREETS))  # summed where known
+    streets_timed: list[int] = field(default_factory=lambda: [0] * len(STREETS))
     errors: Counter[str] = field(default_factory=Counter)  # the dealers' procedure errors, by rule
     player_violations: Counter[str] = field(default_factory=Counter)
 
@@ -257,6 +287,10 @@ class PaceStats:
         self.pots += hand.pot
         self.errors.update(hand.errors)
         self.player_violations.update(hand.player_violations)
+        for k, seconds in enumerate(hand.street_s):
+            if seconds is not None:
+                self.street_s[k] += seconds
+                self.streets_timed[k] += 1
         if hand.seconds is None or hand.started_ts is None or hand.ended_ts is None:
             return
         self.timed += 1
@@ -274,6 +308,8 @@ class PaceStats:
         for name in ("hands", "timed", "seconds", "pauses_s", "breaks", "phased", "deal_s", "betting_s",
                      "finish_s", "pots"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.street_s = [a + b for a, b in zip(self.street_s, other.street_s, strict=True)]
+        self.streets_timed = [a + b for a, b in zip(self.streets_timed, other.streets_timed, strict=True)]
         self.errors.update(other.errors)
         self.player_violations.update(other.player_violations)
 
@@ -283,6 +319,7 @@ class PaceStats:
                 "hands_per_hour": round(self.timed * 3600 / at_table, 1) if at_table > 0 else None,
                 "seconds_per_hand": _mean(self.seconds, self.timed), "deal_s": _mean(self.deal_s, self.phased),
                 "betting_s": _mean(self.betting_s, self.phased), "finish_s": _mean(self.finish_s, self.phased),
+                **{f"{street}_s": _mean(self.street_s[k], self.streets_timed[k]) for k, street in enumerate(STREETS)},
                 "breaks": self.breaks, "pot_mean": _mean(self.pots, self.hands),
                 "dealer_errors_per_100_hands": _pct(sum(self.errors.values()), self.hands),
                 "dealer_errors_by_rule": dict(sorted(self.errors.items())),

@@ -22,7 +22,7 @@ from tablewatch.cli import cli
 from tablewatch.events import BoardCardDealt, Party, Severity
 from tablewatch.hands import FinishedHand
 from tablewatch.history.phh import dumps_phh
-from tablewatch.history.stats import QUARTER_S, Shifts, by_player, by_table, hand_facts, read_facts
+from tablewatch.history.stats import QUARTER_S, STREETS, Shifts, by_player, by_table, hand_facts, read_facts
 from tablewatch.history.store import open_store
 from tablewatch.rules.checks.burns import BurnCheck
 from tablewatch.rules.profiles import RuleProfile
@@ -113,6 +113,17 @@ def test_a_tables_hands_from_its_store_give_its_pace_and_its_procedure_errors(tm
     assert row["dealer_errors_per_100_hands"] == 100.0 * sum(dealers.values())
     assert row["player_violations_per_100_hands"] == 100.0 * sum(players.values())
     assert row["deal_s"] + row["betting_s"] + row["finish_s"] == pytest.approx(row["seconds_per_hand"], abs=0.2)
+    flop, turn, river = (burn.ts for burn in hand.burns)
+    first, last = hand.actions[0].ts, hand.actions[-1].ts
+    assert [row[f"{street}_s"] for street in STREETS] == [flop - first, turn - flop, river - turn, last - river]
+
+
+def test_a_street_whose_burn_no_camera_saw_has_no_time(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "hands.sqlite")
+    store.save(dataclasses.replace(played_hand(), burns=()))  # a table without a camera
+    store.close()
+    [row] = json.loads(CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--json"]).stdout)
+    assert [row[f"{street}_s"] for street in STREETS] == [None] * 4 and row["betting_s"] is not None
 
 
 def test_each_dealers_hands_and_procedure_errors(tmp_path: Path) -> None:
@@ -303,7 +314,7 @@ def test_the_html_report_draws_its_charts_inline_and_escapes_names(tmp_path: Pat
                                       str(report)])
     assert result.exit_code == 0, result.output
     page = report.read_text()
-    assert page.count("<svg") == 3 and "<script>" not in page and "&lt;script&gt;alert(1)" in page
+    assert page.count("<svg") == 4 and "<script>" not in page and "&lt;script&gt;alert(1)" in page
     players = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--by", "player", "--html",
                                        str(report)])
     assert players.exit_code == 0 and report.read_text().count("<svg") == 2
