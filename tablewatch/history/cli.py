@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import click
 from pokerkit import HandHistory
@@ -181,11 +181,20 @@ def _from_the_rollup(sources: tuple[str, ...], ask: Question) -> list[PaceStats]
         store.close()
 
 
-def _for_the_page(sources: tuple[str, ...], ask: Question) -> dict[str, Any]:
-    """The surveillance page's statistics (schema ``tablewatch/stats/1``): the same hands per table, dealer and
-    shift, each row's group under ``name``."""
-    page: dict[str, Any] = {"schema": "tablewatch/stats/1", "made_at": datetime.now(UTC).isoformat()}
+class StatsPage(TypedDict):
+    """The surveillance page's statistics file (``tablewatch/stats/1``: ``alerts/schemas/stats-1.json``)."""
+
+    schema: str
+    made_at: str
+    table: list[dict[str, Any]]
+    dealer: list[dict[str, Any]]
+    shift: list[dict[str, Any]]
+
+
+def _for_the_page(sources: tuple[str, ...], ask: Question) -> StatsPage:
+    """The same hands per table, dealer and shift, each row's group under ``name``."""
     facts: list[HandFacts] | None = None
+    rows: dict[str, list[dict[str, Any]]] = {}
     for grouping in ("table", "dealer", "shift"):
         question = replace(ask, grouping=grouping)
         groups = _from_the_rollup(sources, question)
@@ -193,8 +202,9 @@ def _for_the_page(sources: tuple[str, ...], ask: Question) -> dict[str, Any]:
             facts = facts if facts is not None else [h for h in read_facts(_histories(sources, ask.table))[0]
                                                      if ask.holds(h)]
             groups = question.groups(facts)
-        page[grouping] = [{"name": row.pop(grouping), **row} for row in (group.row() for group in groups)]
-    return page
+        rows[grouping] = [{"name": row.pop(grouping), **row} for row in (group.row() for group in groups)]
+    return StatsPage(schema="tablewatch/stats/1", made_at=datetime.now(UTC).isoformat(), table=rows["table"],
+                     dealer=rows["dealer"], shift=rows["shift"])
 
 
 def _write(path: Path, text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tablewatch.alerts import payloads as pl
+from tablewatch.history.cli import StatsPage
 
 TYPES = {
     "alert": pl.AlertPayload,
@@ -14,6 +15,7 @@ TYPES = {
     "state": pl.StatePayload,
     "holecards": pl.HoleCardsPayload,
     "ack": pl.AckPayload,
+    "stats": StatsPage,  # a file beside the page, written by `tablewatch stats --web`
 }
 
 

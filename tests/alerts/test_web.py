@@ -23,6 +23,7 @@ from tablewatch.alerts.publisher import Publisher
 from tablewatch.alerts.web import EVIDENCE_URL, SCHEMAS
 from tablewatch.cli import cli
 from tablewatch.events import HandStarted
+from tests.alerts.helpers import validate
 from tests.alerts.scenes import felt_frame, hidden_chips, string_raise
 from tests.alerts.webdriver import Browser, chromium_missing
 from tests.history.test_stats import an_evening
@@ -189,6 +190,7 @@ def test_the_page_shows_the_rooms_statistics_and_refuses_a_bad_file(tmp_path: Pa
         browser.js("const by = document.getElementById('stats-by'); by.value = 'dealer'; by.onchange()")
         assert browser.js(rows) == ["Ann", "Bo"]
         figures = json.loads((web_dir / "stats.json").read_text())
+        validate("stats", figures)  # as the schema says, checked here as well as by the page
         figures["dealer"][0]["name"] = "<img src=x onerror=\"document.title='xss'\">"
         (web_dir / "stats.json").write_text(json.dumps(figures))
         browser.js("loadStats()")
