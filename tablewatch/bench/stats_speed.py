@@ -28,6 +28,7 @@ from tablewatch.history.store import POSTGRES_SCHEMES
 
 TABLES, DEALERS, PLAYERS, SEATS = 60, 40, 20_000, 6
 HANDS_A_DAY = 360
+ERROR_EVERY = 50
 RULES = (("TDA-29", "player"), ("TDA-39", "player"), ("TDA-25", "dealer"), ("TDA-22A", "dealer"), ("TDA-5", "dealer"))
 CHUNK = 50_000
 NULL = "\\N"  # COPY's text format
@@ -108,7 +109,7 @@ def _synthetic(count: int, rng: np.random.Generator) -> Iterator[tuple[str, Iter
     seated = _sessions(count, rng)
     yield "facts", _blocks(count, lambda lo, hi: _facts(lo, hi, rng))
     yield "players", _blocks(count, lambda lo, hi: _players(lo, hi, seated, rng))
-    yield "errors", _blocks(count, lambda lo, hi: _errors(lo, hi, rng))
+    yield "errors", _blocks(count, _errors)
 
 
 def _blocks(count: int, make: Callable[[int, int], str]) -> Iterator[str]:
@@ -129,8 +130,20 @@ def _facts(lo: int, hi: int, rng: np.random.Generator) -> str:
     columns = (hands, start, end, first, last, pot, gap)  # the rollup's column order
     return "".join(f"T{i % TABLES + 1:03d}\t{i}\t{s:.1f}\t{e:.1f}\t{f:.1f}\t{la:.1f}\tdealer {i * 7 % DEALERS}\t1"
                    f"\t{p}\t{int(s // 900)}\t{NULL if g != g else f'{g:.1f}'}\t"
-                   + streets.format(*(rng.uniform(5, 25, 4).tolist())) + "\n"
+                   + streets.format(*(rng.uniform(5, 25, 4).tolist()))
+                   + "\t{}\t{}\n".format(*_error_counts(i))
                    for i, s, e, f, la, p, g in zip(*(column.tolist() for column in columns), strict=True))
+
+
+def _rule(hand: int) -> tuple[str, str] | None:
+    """The rule broken in a hand (about 1 in 50), and by whom; the same for the hand's facts and its errors."""
+    return RULES[(hand // ERROR_EVERY) % len(RULES)] if hand * 2_654_435_761 % ERROR_EVERY == 0 else None
+
+
+def _error_counts(hand: int) -> tuple[int, int]:
+    """(dealer's errors, players' violations) found in the hand."""
+    rule = _rule(hand)
+    return (int(rule is not None and rule[1] == "dealer"), int(rule is not None and rule[1] == "player"))
 
 
 def _sessions(count: int, rng: np.random.Generator) -> np.ndarray:
@@ -161,11 +174,9 @@ def _players(lo: int, hi: int, seated: np.ndarray, rng: np.random.Generator) -> 
                    for i, p, v, r, a, c, s, w, n in zip(*(column.tolist() for column in columns), strict=True))
 
 
-def _errors(lo: int, hi: int, rng: np.random.Generator) -> str:
-    hands = np.arange(lo, hi)[rng.random(hi - lo) < 0.02]
-    rules = rng.integers(0, len(RULES), hands.size)
-    return "".join(f"T{i % TABLES + 1:03d}\t{i}\t{RULES[r][0]}\t{RULES[r][1]}\t1\n"
-                   for i, r in zip(hands.tolist(), rules.tolist(), strict=True))
+def _errors(lo: int, hi: int) -> str:
+    broken = ((i, _rule(i)) for i in range(lo, hi))
+    return "".join(f"T{i % TABLES + 1:03d}\t{i}\t{rule[0]}\t{rule[1]}\t1\n" for i, rule in broken if rule is not None)
 
 
 if __name__ == "__main__":

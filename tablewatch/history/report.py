@@ -39,9 +39,9 @@ def _pace_charts(rows: list[dict[str, Any]], grouping: str) -> list[str]:
               "Seconds per hand: the deal, the betting, the showdown and push", stacked=True),
         _bars(names, {street: [row[f"{street}_s"] for row in rows] for street in STREETS},
               "Betting seconds per street (where the camera saw the burns)", stacked=True),
-        _bars(names, {"dealer's procedure errors": [row["dealer_errors_per_100_hands"] for row in rows],
-                      "players' violations": [row["player_violations_per_100_hands"] for row in rows]},
-              "Per 100 hands"),
+        _bars(names, {"a dealer's procedure error": [row["dealer_error_hands_per_100"] for row in rows],
+                      "a player's violation": [row["player_violation_hands_per_100"] for row in rows]},
+              "Hands with … per 100 hands"),
     ]
 
 

@@ -2,7 +2,8 @@
 saved, so ``tablewatch stats`` over a year of hands is a few GROUP BY queries, not a replay of every hand history.
 
 ``{hands}_facts``: one row a hand (times, dealer, pot, the pause before it); ``{hands}_players``: one row a player
-a hand (VPIP, PFR…); ``{hands}_errors``: one row a rule a hand, the dealer's or the players';
+a hand (VPIP, PFR…); ``{hands}_errors``: one row a rule broken in a hand, by the dealer or a player (found ``n``
+times);
 ``{hands}_player_days``: each player's sums per table and UTC day, kept up to date at each save, so a player
 report over every table reads a row per player and day instead of one per hand. The same SQL runs on SQLite and
 PostgreSQL (only the parameter mark differs). A store whose rollup was made by another version of this layout
@@ -40,7 +41,8 @@ _SCHEMA = (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, started_ts DOUBLE PRECISION, ended_ts DOUBLE PRECISION,
         first_action_ts DOUBLE PRECISION, last_action_ts DOUBLE PRECISION, dealer TEXT, dated INTEGER NOT NULL,
         pot DOUBLE PRECISION NOT NULL, quarter BIGINT, gap_s DOUBLE PRECISION, preflop_s DOUBLE PRECISION,
-        flop_s DOUBLE PRECISION, turn_s DOUBLE PRECISION, river_s DOUBLE PRECISION, PRIMARY KEY (table_id, hand_no))""",
+        flop_s DOUBLE PRECISION, turn_s DOUBLE PRECISION, river_s DOUBLE PRECISION, dealer_errors INTEGER NOT NULL,
+        player_violations INTEGER NOT NULL, PRIMARY KEY (table_id, hand_no))""",
     "CREATE INDEX IF NOT EXISTS {t}_facts_by_time ON {t}_facts (table_id, started_ts)",
     """CREATE TABLE IF NOT EXISTS {t}_players (
         table_id TEXT NOT NULL, hand_no BIGINT NOT NULL, player TEXT NOT NULL, vpip INTEGER NOT NULL,
@@ -103,7 +105,7 @@ class Rollup:
         facts = self._in_sequence(facts)
         self._insert("facts", (*key, facts.started_ts, facts.ended_ts, facts.first_action_ts, facts.last_action_ts,
                                facts.dealer, int(facts.dated), facts.pot, facts.quarter, facts.gap_s,
-                               *facts.street_s))
+                               *facts.street_s, len(facts.errors), len(facts.player_violations)))
         day = facts.quarter // (DAY_S // QUARTER_S) if facts.quarter is not None else UNDATED
         for p in facts.players:
             sums = (int(p.vpip), int(p.pfr), p.postflop_aggressive, p.postflop_calls, int(p.saw_showdown),
@@ -192,7 +194,8 @@ class Rollup:
             name=r[0], grouping=grouping, hands=int(r[1]), timed=int(r[2]), seconds=float(r[3] or 0),
             pauses_s=float(r[4] or 0), breaks=int(r[5]), phased=int(r[6]), deal_s=float(r[7] or 0),
             betting_s=float(r[8] or 0), finish_s=float(r[9] or 0), pots=float(r[10] or 0),
-            street_s=[float(v or 0) for v in r[11::2]], streets_timed=[int(n) for n in r[12::2]])
+            error_hands=int(r[11]), violation_hands=int(r[12]), street_s=[float(v or 0) for v in r[13::2]],
+            streets_timed=[int(n) for n in r[14::2]])
             for r in self.execute(
             f"SELECT {group}, COUNT(*), SUM(CASE WHEN {timed} THEN 1 ELSE 0 END), "
             f"SUM(CASE WHEN {timed} THEN ended_ts - started_ts END), "
@@ -201,10 +204,12 @@ class Rollup:
             f"SUM(CASE WHEN {phased} THEN 1 ELSE 0 END), "
             f"SUM(CASE WHEN {phased} THEN first_action_ts - started_ts END), "
             f"SUM(CASE WHEN {phased} THEN last_action_ts - first_action_ts END), "
-            f"SUM(CASE WHEN {phased} THEN ended_ts - last_action_ts END), SUM(pot), {streets} "
+            f"SUM(CASE WHEN {phased} THEN ended_ts - last_action_ts END), SUM(pot), "
+            "SUM(CASE WHEN dealer_errors > 0 THEN 1 ELSE 0 END), "
+            f"SUM(CASE WHEN player_violations > 0 THEN 1 ELSE 0 END), {streets} "
             f"FROM {self.t}_facts {where} GROUP BY {group}", args)}
         for name, rule, party, count in self.execute(
-                f"SELECT {group}, rule_id, party, SUM(n) FROM {self.t}_errors e JOIN {self.t}_facts f "
+                f"SELECT {group}, rule_id, party, COUNT(*) FROM {self.t}_errors e JOIN {self.t}_facts f "
                 f"USING (table_id, hand_no) {where} GROUP BY {group}, rule_id, party", args):
             found = paces[name].errors if party == Party.DEALER else paces[name].player_violations
             found[rule] += int(count)

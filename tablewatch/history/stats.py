@@ -1,6 +1,6 @@
 """What the poker room wants to know from its captured hands: per table, dealer or shift (hands, hands per hour,
-seconds per hand and where they go, breaks, pots, the dealers' procedure errors and the players' violations per
-100 hands by rule) and per player (hands, VPIP, PFR, aggression, showdowns seen and won, net).
+seconds per hand and where they go, breaks, pots, the hands with a dealer's procedure error and with a player's
+violation per 100 hands, and by rule) and per player (hands, VPIP, PFR, aggression, showdowns seen and won, net).
 
 Read from hand histories: the PHH a table writes (its ``_tablewatch_*`` fields carry each hand's times and
 violations) or any PHH file. pokerkit replays each hand, so a call is told from a check, and the showdown from
@@ -277,16 +277,20 @@ class PaceStats:
     betting_s: float = 0.0  # first action → last action
     finish_s: float = 0.0  # last action → the hand's end (showdown, push)
     pots: float = 0.0
+    error_hands: int = 0  # hands with a dealer's procedure error
+    violation_hands: int = 0  # hands with a player's violation
     street_s: list[float] = field(default_factory=lambda: [0.0] * len(STREETS))  # summed where known
     streets_timed: list[int] = field(default_factory=lambda: [0] * len(STREETS))
-    errors: Counter[str] = field(default_factory=Counter)  # the dealers' procedure errors, by rule
-    player_violations: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)  # hands with a dealer's error, by the rule it broke
+    player_violations: Counter[str] = field(default_factory=Counter)  # hands with a player's, by rule
 
     def add(self, hand: HandFacts) -> None:
         self.hands += 1
         self.pots += hand.pot
-        self.errors.update(hand.errors)
-        self.player_violations.update(hand.player_violations)
+        self.errors.update(set(hand.errors))  # a rule found twice in a hand is one error of that hand
+        self.player_violations.update(set(hand.player_violations))
+        self.error_hands += bool(hand.errors)
+        self.violation_hands += bool(hand.player_violations)
         for k, seconds in enumerate(hand.street_s):
             if seconds is not None:
                 self.street_s[k] += seconds
@@ -306,7 +310,7 @@ class PaceStats:
 
     def merge(self, other: PaceStats) -> None:
         for name in ("hands", "timed", "seconds", "pauses_s", "breaks", "phased", "deal_s", "betting_s",
-                     "finish_s", "pots"):
+                     "finish_s", "pots", "error_hands", "violation_hands"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.street_s = [a + b for a, b in zip(self.street_s, other.street_s, strict=True)]
         self.streets_timed = [a + b for a, b in zip(self.streets_timed, other.streets_timed, strict=True)]
@@ -321,9 +325,9 @@ class PaceStats:
                 "betting_s": _mean(self.betting_s, self.phased), "finish_s": _mean(self.finish_s, self.phased),
                 **{f"{street}_s": _mean(self.street_s[k], self.streets_timed[k]) for k, street in enumerate(STREETS)},
                 "breaks": self.breaks, "pot_mean": _mean(self.pots, self.hands),
-                "dealer_errors_per_100_hands": _pct(sum(self.errors.values()), self.hands),
+                "dealer_error_hands_per_100": _pct(self.error_hands, self.hands),
                 "dealer_errors_by_rule": dict(sorted(self.errors.items())),
-                "player_violations_per_100_hands": _pct(sum(self.player_violations.values()), self.hands),
+                "player_violation_hands_per_100": _pct(self.violation_hands, self.hands),
                 "player_violations_by_rule": dict(sorted(self.player_violations.items()))}
 
 

@@ -228,9 +228,11 @@ async function loadStats() {
 
 const STATS_COLUMNS = [["name", ""], ["hands", "hands"], ["hands_per_hour", "hands/hour"],
   ["seconds_per_hand", "s/hand"], ["deal_s", "deal s"], ["betting_s", "betting s"], ["finish_s", "showdown+push s"],
-  ["breaks", "breaks"], ["pot_mean", "mean pot"], ["dealer_errors_per_100_hands", "dealer errors /100"],
-  ["player_violations_per_100_hands", "player violations /100"]];
-const BARS = { hands_per_hour: "", dealer_errors_per_100_hands: "errors" };  // columns drawn as bars too
+  ["breaks", "breaks"], ["pot_mean", "mean pot"], ["dealer_error_hands_per_100", "hands with a dealer error /100"],
+  ["player_violation_hands_per_100", "hands with a player violation /100"]];
+const BARS = { hands_per_hour: "", dealer_error_hands_per_100: "errors" };  // columns drawn as bars too
+const BY_RULE = { dealer_error_hands_per_100: "dealer_errors_by_rule",
+                  player_violation_hands_per_100: "player_violations_by_rule" };
 
 function renderStats() {
   const by = $("stats-by").value;
@@ -261,9 +263,8 @@ function renderStats() {
         bar.style.width = `${Math.round(60 * row[key] / top[key])}px`;
       }
       cell.appendChild(document.createTextNode(row[key] == null ? "–" : String(row[key])));
-      if (key === "dealer_errors_per_100_hands" || key === "player_violations_per_100_hands") {
-        const rules = row[key.replace("per_100_hands", "by_rule")];
-        cell.title = Object.entries(rules).map(([rule, n]) => `${rule}: ${n}`).join(", ");
+      if (key in BY_RULE) {  // the hands that broke each rule, on hovering
+        cell.title = Object.entries(row[BY_RULE[key]]).map(([rule, n]) => `${rule}: ${n}`).join(", ");
       }
     }
   }
