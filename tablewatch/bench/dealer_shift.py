@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from pokerkit import HandHistory
 from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
@@ -33,6 +32,7 @@ from tablewatch.bench.through_run import play
 from tablewatch.events import HandStarted
 from tablewatch.history.stats import PaceStats
 from tablewatch.history.store import open_store
+from tablewatch.phhfile import read_hands
 from tablewatch.sim.record import record
 from tablewatch.sim.scenario import Scenario, ScenarioError
 from tablewatch.sim.session import Simulation, phh_scenario
@@ -42,8 +42,7 @@ def shift_session(hands_file: Path, *, rates: dict[str, float], hands: int, firs
                   seed: int) -> tuple[Simulation, list[str], Counter[str]]:
     """The session, the dealer of each hand, and the errors injected per dealer."""
     data = phh_scenario(hands_file, first, seed=seed, count=hands).model_dump(mode="json")
-    with hands_file.open("rb") as handle:
-        histories = list(HandHistory.load_all(handle))
+    histories = read_hands(hands_file)
     rng = random.Random(seed)
     names = list(rates)
     dealers = [names[(i // down) % len(names)] for i in range(hands)]

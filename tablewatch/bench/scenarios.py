@@ -19,6 +19,7 @@ from pokerkit import HandHistory
 from pydantic import ValidationError
 
 from tablewatch.calibration.decks import deck_names
+from tablewatch.phhfile import read_hands
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.sim.coverage import table_layout
 from tablewatch.sim.scenario import Scenario, ScenarioError
@@ -194,8 +195,7 @@ def hand_simulations(hands_file: Path, *, hands: int, seed: int, table: str = "T
     ``deck``: the card art dealt (default: the scenario's, ``anglo_poker``); ``"every"`` deals each shipped
     deck in turn, hand by hand.
     """
-    with hands_file.open("rb") as handle:
-        histories = list(HandHistory.load_all(handle))
+    histories = read_hands(hands_file)
     if first < 1 or first - 1 + hands > len(histories):
         raise ValueError(f"{hands_file} has {len(histories)} hands; can't take {hands} from hand {first}.")
     result = HandSet(sims=[], skipped=[])

@@ -55,6 +55,7 @@ from tablewatch.events import (
     Violation,
     load_events,
 )
+from tablewatch.phhfile import read_hands
 from tablewatch.sim.record import devices, record
 from tablewatch.sim.scenario import Scenario, ScenarioError
 from tablewatch.sim.session import Simulation, phh_scenario
@@ -71,8 +72,7 @@ def recorded_session(hands_file: Path, *, hands: int, first: int, seed: int,
     data = phh_scenario(hands_file, first, seed=seed, count=hands).model_dump(mode="json")
     if deck is not None:
         data["deck"] = deck
-    with hands_file.open("rb") as handle:
-        histories = list(HandHistory.load_all(handle))
+    histories = read_hands(hands_file)
     sim = Simulation(Scenario.model_validate(data))
     injected: Counter[str] = Counter()
     for i, hand in enumerate(data["hands"]):
@@ -161,8 +161,7 @@ def score_run(recording: Path, out: Path, *, session_s: float, wall_s: float, fr
               camera: str = "vision") -> tuple[SessionScore, FrameScore]:
     truth_events = load_events((recording / "truth" / "events.jsonl").read_text(encoding="utf-8"))
     run_events = load_events(_read(out / "events.jsonl"))
-    with (recording / "truth" / "truth.phhs").open("rb") as handle:
-        truths = list(HandHistory.load_all(handle))
+    truths = read_hands(recording / "truth" / "truth.phhs")
     pairs = pair_hands(truth_events, run_events)  # truth hand_no → the run's HandStarted
     frame = score_frames(truth_events, run_events, pairs)
     injected = injected_truth(recording, truth_events, pairs, [e for e in run_events if isinstance(e, HandStarted)])

@@ -6,9 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 import sys
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time
@@ -35,11 +33,10 @@ from tablewatch.history.stats import (
     read_facts,
 )
 from tablewatch.history.store import HandStore, StoreError, is_store_url, open_store
+from tablewatch.phhfile import PhhError, parse_section, phh_files, split_sections
 
-PHH_SUFFIXES = (".phh", ".phhs")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 WEB_FILE = "stats.json"  # read by the surveillance page (tablewatch/alerts/static/console.js)
-SECTION = re.compile(r"^\[\d+\]\s*$", re.MULTILINE)  # a multi-hand file's "[1]", "[2]"…
 
 
 @click.command(name="stats")
@@ -222,14 +219,13 @@ def _write(path: Path, text: str) -> None:
 def _histories(sources: tuple[str, ...], table_id: str | None) -> Iterator[tuple[str, HandHistory]]:
     for source in sources:
         for name, text in _texts(source, table_id):
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # venue files carry non-standard fields
-                    hands = list(HandHistory.loads_all(text)) if SECTION.search(text) else [HandHistory.loads(text)]
-            except Exception as exc:  # pokerkit raises many types for a malformed file
-                raise click.ClickException(f"{name}: not a readable PHH file ({exc})") from exc
-            single = len(hands) == 1
-            yield from ((name if single else f"{name}#{i}", hh) for i, hh in enumerate(hands, start=1))
+            sections = split_sections(text)
+            for section in sections:
+                try:
+                    hh = parse_section(section, name)
+                except PhhError as exc:
+                    raise click.ClickException(str(exc)) from exc
+                yield (name if len(sections) == 1 else f"{name}#{section.name}"), hh
 
 
 def _texts(source: str, table_id: str | None) -> Iterator[tuple[str, str]]:
@@ -242,7 +238,7 @@ def _texts(source: str, table_id: str | None) -> Iterator[tuple[str, str]]:
         finally:
             store.close()
         return
-    files = sorted(p for p in path.iterdir() if p.suffix in PHH_SUFFIXES) if path.is_dir() else [path]
+    files = phh_files([path])
     for file in files:
         try:
             yield file.name, file.read_text(encoding="utf-8")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time, timedelta
@@ -106,7 +106,8 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
     ended = _float(user.get("_tablewatch_ended_ts"))
     found = [v for v in user.get("_tablewatch_violations", [])
              if v.get("severity", "violation") == "violation"]  # advisories and device findings are none
-    state = _replayed(hh)
+    state, complete = _replayed(hh)
+    nets, pot = _outcome(hh, state, complete)
     burns = _burn_times(user.get("_tablewatch_burns", []), shift)
     reached = sum(isinstance(op, BoardDealing) for op in state.operations)
     return HandFacts(
@@ -115,8 +116,8 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
         last_action_ts=times[-1] if times else None,
         errors=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") == str(Party.DEALER)),
         player_violations=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") != str(Party.DEALER)),
-        players=_players(state, names, unnamed), dealer=user.get("_tablewatch_dealer"), dated=wall is not None,
-        pot=float(sum(sum(op.amounts) for op in state.operations if isinstance(op, ChipsPushing))),
+        players=_players(state, names, unnamed, nets), dealer=user.get("_tablewatch_dealer"), dated=wall is not None,
+        pot=pot,
         street_s=_street_times(times, burns, reached))
 
 
@@ -176,7 +177,8 @@ def in_table_order(hands: Iterable[HandFacts]) -> list[HandFacts]:
     return out
 
 
-def _players(state: State, names: list[str], unnamed: list[int | None]) -> tuple[PlayerHand, ...]:
+def _players(state: State, names: list[str], unnamed: list[int | None],
+             nets: list[float]) -> tuple[PlayerHand, ...]:
     count = len(names)
     vpip, pfr = [False] * count, [False] * count
     aggressive, calls = [0] * count, [0] * count
@@ -193,19 +195,40 @@ def _players(state: State, names: list[str], unnamed: list[int | None]) -> tuple
     showdown = len(in_at_end) >= 2
     return tuple(PlayerHand(player=names[i], vpip=vpip[i], pfr=pfr[i], postflop_aggressive=aggressive[i],
                             postflop_calls=calls[i], saw_showdown=showdown and i in in_at_end,
-                            won_at_showdown=showdown and i in in_at_end and state.payoffs[i] > 0,
-                            net=float(state.payoffs[i]), seat=unnamed[i])
+                            won_at_showdown=showdown and i in in_at_end and nets[i] > 0,
+                            net=nets[i], seat=unnamed[i])
                  for i in range(count))
 
 
-def _replayed(hh: HandHistory) -> State:
-    """The hand's state once pokerkit has played its history through (one state, changed at each step)."""
+def _replayed(hh: HandHistory) -> tuple[State, bool]:
+    """The hand's state once pokerkit has played its history through (one state, changed at each step), and
+    whether it got to the end: hands no camera saw show ``????`` at the showdown, which pokerkit can't rank, so
+    it stops there with every action before it read."""
+    state: State | None = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pokerkit warns about fields it doesn't know; the hand is still read
-        last = deque(hh, maxlen=1)
-    if not last:
+        try:
+            for state in hh:  # noqa: B007 - the last state is the hand's
+                pass
+        except (KeyError, ValueError):
+            if state is None or not state.operations:
+                raise
+            return state, False
+    if state is None:
         raise ValueError("no hand in the history")
-    return last[0]
+    return state, True
+
+
+def _outcome(hh: HandHistory, state: State, complete: bool) -> tuple[list[float], float]:
+    """Each player's net and the pot: pokerkit's, or for a hand it could not finish the history's own finishing
+    stacks and winnings (a table's hand histories have them)."""
+    if complete:
+        pushed = sum(sum(op.amounts) for op in state.operations if isinstance(op, ChipsPushing))
+        return [float(p) for p in state.payoffs], float(pushed)
+    if not hh.finishing_stacks or not hh.winnings:
+        raise ValueError("pokerkit can't play the hand to its end and it has no finishing stacks")
+    nets = [float(end) - float(start) for end, start in zip(hh.finishing_stacks, hh.starting_stacks, strict=True)]
+    return nets, float(sum(hh.winnings))
 
 
 def _count(operation: CheckingOrCalling | CompletionBettingOrRaisingTo, street: int, vpip: list[bool],

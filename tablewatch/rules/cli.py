@@ -13,17 +13,15 @@ from typing import Any
 import click
 from tqdm import tqdm
 
-from tablewatch.rules.profiles import PRESETS, preset
+from tablewatch.phhfile import PhhError, hand_name, parse_section, phh_files, read_text, split_sections
+from tablewatch.rules.profiles import PRESETS, RuleProfile, preset
 from tablewatch.rules.replay import (
     NormalHand,
-    PhhError,
     ReplayResult,
     normalize,
     oracle,
-    parse_section,
     perform,
     replay_hand,
-    split_sections,
 )
 from tablewatch.rules.table import TableRules
 
@@ -36,17 +34,19 @@ class _Loaded:
 
 
 def load_file(path: Path) -> list[_Loaded]:
-    """Every hand of a PHH file, normalised; a hand that cannot be read carries its error instead."""
+    """Every hand of a PHH file, normalised, named by the file's own hand numbers; a hand that cannot be read
+    carries its error instead."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"{path}: cannot read the file ({exc}).") from exc
+        text = read_text(path)
+    except PhhError as exc:
+        raise click.ClickException(str(exc)) from exc
     out = []
     for section in split_sections(text):
         try:
-            hand = normalize(parse_section(section, str(path)), section.name)
+            hh = parse_section(section, str(path))
+            hand = normalize(hh, hand_name(hh, section))
             offset = next((i for i, line in enumerate(section.text.splitlines()) if line.startswith("actions")), 0)
-            out.append(_Loaded(name=section.name, hand=replace(hand, actions_line=section.line + offset), error=None))
+            out.append(_Loaded(name=hand.name, hand=replace(hand, actions_line=section.line + offset), error=None))
         except Exception as exc:  # any defect of one hand is reported with it; the others still replay
             text_ = str(exc) if isinstance(exc, PhhError) else f"{type(exc).__name__}: {exc}"
             message = text_ if str(path) in text_ else f"{path}: {text_} (hand at line {section.line})"
@@ -72,6 +72,8 @@ def _summary(result: ReplayResult) -> dict[str, Any]:
     def money(units: int) -> str:
         return str(Decimal(units) * unit)
 
+    if hand.players:
+        out["players"] = {str(s): name for s, name in zip(hand.seats, hand.players, strict=True)}
     out["final_stacks"] = {str(s): (None if s in unknown else money(v)) for s, v in done.final_stacks.items()}
     out["winnings"] = {str(s): money(v) for s, v in done.winnings.items()}
     out["pots"] = [{"pot": p.pot_index, "amount": money(p.amount), "winners": list(p.winners)} for p in done.pushes]
@@ -88,7 +90,9 @@ def _print_text(result: ReplayResult) -> None:
         click.echo(f"hand [{result.name}]: ERROR {info['error']}")
         return
     assert result.hand is not None
-    stacks = " ".join(f"s{s}={v if v is not None else '?'}" for s, v in info["final_stacks"].items())
+    names = info.get("players", {})
+    stacks = " ".join(f"s{s}{f' ({names[s]})' if s in names else ''}={v if v is not None else '?'}"
+                      for s, v in info["final_stacks"].items())
     pots = "; ".join(f"pot {p['pot']} {p['amount']} -> seat {','.join(map(str, p['winners']))}" for p in info["pots"])
     status = "ok" if result.ok else "MISMATCH"
     click.echo(f"hand [{result.name}]: {status}; stacks {stacks}; {pots or 'no pot pushed (hand cut short)'}")
@@ -99,21 +103,43 @@ def _print_text(result: ReplayResult) -> None:
 
 
 @click.command(name="replay")
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="One JSON document with every hand.")
 @click.option("--profile", type=click.Choice(sorted(PRESETS)), default="tda", show_default=True,
               help="Rule profile (where the seeds disagree).")
 @click.option("--summary", is_flag=True, help="Print only hands with problems, and the totals.")
 @click.option("--no-roundtrip", is_flag=True, help="Skip writing each hand as PHH and replaying it in pokerkit.")
-def replay(file: Path, as_json: bool, profile: str, summary: bool, no_roundtrip: bool) -> None:
-    """Replay every hand of a PHH FILE through tablewatch's rules layer, acted out as physical events.
+def replay(files: tuple[Path, ...], as_json: bool, profile: str, summary: bool, no_roundtrip: bool) -> None:
+    """Replay every hand of the PHH FILES (files, folders of them, or patterns such as 'hands/*.phh') through
+    tablewatch's rules layer, acted out as physical events.
 
-    Per hand: final stacks, pots and winners, rule findings, and any difference from pokerkit's replay.
+    Per hand: final stacks (with the players' names where the file has them), pots and winners, rule findings,
+    and any difference from pokerkit's replay. Per file and in all: hands reconstructed, mismatched, unreadable.
     """
-    if not file.exists():
-        raise click.ClickException(f"{file}: no such file.")
-    hands = load_file(file)
+    paths = phh_files(list(files))
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing or not paths:
+        raise click.ClickException(f"{', '.join(missing) or ' '.join(map(str, files))}: no such file.")
     rules_profile = preset(profile)
+    replayed = [_replay_file(path, rules_profile, as_json=as_json, summary=summary, roundtrip=not no_roundtrip)
+                for path in paths]
+    totals = [file_totals for file_totals, _ in replayed]
+    every = {"files": len(totals), **{key: sum(t[key] for t in totals)
+                                      for key in ("hands", "reconstructed", "mismatched", "errors", "seconds")}}
+    if as_json:
+        hands = [{"file": t["file"], **_summary(r)} for t, results in replayed for r in results]
+        click.echo(json.dumps({"summary": every, "files": totals, "hands": hands}, indent=1))
+    elif len(totals) > 1:
+        click.echo(f"{every['files']} files: {every['hands']} hands, {every['reconstructed']} reconstructed exactly, "
+                   f"{every['mismatched']} mismatched, {every['errors']} errors, {every['seconds']:.1f} s")
+    if every["reconstructed"] != every["hands"]:
+        sys.exit(1)
+
+
+def _replay_file(file: Path, rules_profile: RuleProfile, *, as_json: bool, summary: bool,
+                 roundtrip: bool) -> tuple[dict[str, Any], list[ReplayResult]]:
+    """The file's hands replayed (each printed unless ``as_json``; with ``summary`` only those with problems)."""
+    hands = load_file(file)
     results: list[ReplayResult] = []
     started = time.perf_counter()
     bar = tqdm(hands, unit="hand", disable=as_json or not sys.stderr.isatty(), file=sys.stderr)
@@ -121,7 +147,7 @@ def replay(file: Path, as_json: bool, profile: str, summary: bool, no_roundtrip:
         if loaded.hand is None:
             result = ReplayResult(name=loaded.name, error=loaded.error)
         else:
-            result = replay_hand(loaded.hand, hand_no=k + 1, profile=rules_profile, roundtrip=not no_roundtrip)
+            result = replay_hand(loaded.hand, hand_no=k + 1, profile=rules_profile, roundtrip=roundtrip)
             if result.error and str(file) not in result.error:
                 result.error = f"{file}: {result.error}"
         results.append(result)
@@ -132,13 +158,10 @@ def replay(file: Path, as_json: bool, profile: str, summary: bool, no_roundtrip:
     errors = sum(r.error is not None for r in results)
     totals = {"file": str(file), "hands": len(results), "reconstructed": ok, "mismatched": len(results) - ok - errors,
               "errors": errors, "seconds": round(elapsed, 3)}
-    if as_json:
-        click.echo(json.dumps({"summary": totals, "hands": [_summary(r) for r in results]}, indent=1))
-    else:
+    if not as_json:
         click.echo(f"{file}: {len(results)} hands, {ok} reconstructed exactly, {totals['mismatched']} mismatched, "
                    f"{errors} errors, {elapsed:.1f} s")
-    if ok != len(results):
-        sys.exit(1)
+    return totals, results
 
 
 @click.command(name="bench-rules")

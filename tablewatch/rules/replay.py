@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-import tomllib
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from tablewatch.events import (
     Violation,
 )
 from tablewatch.hands import FinishedHand
+from tablewatch.phhfile import PhhError
 from tablewatch.rules.game import GameConfig, Variant
 from tablewatch.rules.physical import physical_events
 from tablewatch.rules.profiles import RuleProfile
@@ -60,19 +60,6 @@ MAX_AMOUNT = Decimal(10) ** 12  # no table's stack or bet is larger; beyond it a
 MAX_DECIMAL_PLACES = 8
 POKERKIT_ERRORS = (ValueError, TypeError, KeyError, IndexError)  # what pokerkit raises on a hand it can't take
 _PLAYER = re.compile(r"p(\d+)")
-_HEADER = re.compile(r"^\[([^\]]+)\]\s*$")
-_AT_LINE = re.compile(r"\s*\(at line (\d+), column \d+\)")
-
-
-class PhhError(ValueError):
-    """A hand that cannot be read; the message names the file, hand and line."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class PhhSection:
-    name: str  # the [n] label, or "1" for a single-hand file
-    line: int  # 1-based line of the section's first line in the file
-    text: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +75,7 @@ class NormalHand:
     blinds: tuple[tuple[int, int], ...]
     actions_line: int = 0  # the file line of the hand's ``actions`` field, for error messages
     source_actions: tuple[str, ...] = ()  # the actions as written in the file (money, not units)
+    players: tuple[str, ...] = ()  # the players' names, where the file gives them (p1..pn)
 
 
 @dataclass(kw_only=True)
@@ -103,35 +91,6 @@ class ReplayResult:
 
 
 # --- reading files ----------------------------------------------------------------------------------------
-
-
-def split_sections(text: str) -> list[PhhSection]:
-    """The ``[n]`` sections of a multi-hand file (or the whole text as one hand)."""
-    lines = text.splitlines()
-    starts = [(i, m.group(1)) for i, line in enumerate(lines) if (m := _HEADER.match(line))]
-    if not starts:
-        return [PhhSection(name="1", line=1, text=text)]
-    out = []
-    for k, (i, name) in enumerate(starts):
-        end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
-        out.append(PhhSection(name=name, line=i + 2, text="\n".join(lines[i + 1:end])))
-    return out
-
-
-def parse_section(section: PhhSection, source: str) -> HandHistory:
-    try:
-        tomllib.loads(section.text)
-    except tomllib.TOMLDecodeError as exc:
-        found = _AT_LINE.search(str(exc))  # Python 3.11 puts the position in the message only
-        line = section.line + int(found.group(1)) - 1 if found else section.line
-        message = _AT_LINE.sub("", str(exc)).strip()
-        raise PhhError(f"{source}: hand [{section.name}] line {line}: not valid PHH/TOML: {message}") from exc
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return HandHistory.loads(section.text)
-    except (TypeError, ValueError, KeyError) as exc:
-        raise PhhError(f"{source}: hand [{section.name}] (line {section.line}): {exc}") from exc
 
 
 # --- normalising money and seats ----------------------------------------------------------------------------
@@ -248,13 +207,14 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     stacks = tuple(UNKNOWN_STACK_BB * big_blind if u else units(s)
                    for s, u in zip(hh.starting_stacks, unknown, strict=True))
     antes = [units(a) for a in hh.antes] or [0] * n
-    if len(set(antes)) > 1:
-        raise PhhError(f"hand [{name}]: antes that differ by seat ({antes}) are not replayed.")
+    if getattr(hh, "ante_trimming_status", False) and len(set(antes)) > 1:  # pokerkit returns what tops the rest
+        antes = [min(a, sorted(antes)[-2]) for a in antes]
+    ante, big_blind_ante = _antes(antes, name)
     seats = _physical_seats(hh, n)
     positive = [b for b in blinds_raw if b > 0]
     config = GameConfig(
         variant=VARIANTS[hh.variant], big_blind=big_blind, small_blind=min(min(positive), big_blind),
-        ante=antes[0] if antes else 0, chip_denominations=CHIPS_IN_CENTS, seat_count=10, currency_unit=unit,
+        ante=ante, big_blind_ante=big_blind_ante, chip_denominations=CHIPS_IN_CENTS, seat_count=10, currency_unit=unit,
         currency_symbol=str(getattr(hh, "currency_symbol", None) or ""),
         small_bet=units(hh.small_bet) if getattr(hh, "small_bet", None) else None,
         big_bet=units(hh.big_bet) if getattr(hh, "big_bet", None) else None,
@@ -268,7 +228,18 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     )
     return NormalHand(name=name, history=history, config=config, seats=seats, stacks=stacks, unknown_stacks=unknown,
                       blinds=tuple((seats[i], b) for i, b in enumerate(blinds_raw) if b),
-                      source_actions=tuple(hh.actions))
+                      source_actions=tuple(hh.actions), players=tuple(map(str, hh.players or ())))
+
+
+def _antes(antes: list[int], name: str) -> tuple[int, int]:
+    """(each player's ante, the big blind's ante for everyone) from PHH ``antes``: the same for every player, or
+    only player 2's, the big blind's in pokerkit's order (heads-up too)."""
+    if len(set(antes)) <= 1:
+        return (antes[0] if antes else 0), 0
+    if [i for i, a in enumerate(antes) if a] == [1]:
+        return 0, antes[1]
+    raise PhhError(f"hand [{name}]: antes that differ by seat ({antes}) are not replayed: an ante for every "
+                   "player, or the big blind's ante for everyone (TDA-60).")
 
 
 def _physical_seats(hh: HandHistory, n: int) -> tuple[int, ...]:

@@ -7,7 +7,6 @@ Both sources end up here: a scenario's scripted hand (actions in PHH notation wi
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from pokerkit import HandHistory
 
+from tablewatch.phhfile import PhhError, read_hands
 from tablewatch.sim.scenario import ACTION_RE, ActionSpec, HandSpec, ScenarioError, ViolationSpec, split_cards
 
 
@@ -47,6 +47,7 @@ class HandPlan:
     unit: int = 1
     source: str = "scenario"
     odd_chip: int = 1  # the smallest chip in play: pots are split in its multiples (TDA-12), as the rules do
+    ante_trimming: bool = True  # pokerkit's: an ante above the others' goes back (off for a big blind ante)
 
     @property
     def button(self) -> int:
@@ -129,13 +130,10 @@ def phh_hand_count(path: Path) -> int:
 @lru_cache(maxsize=8)
 def _phh_file(path: Path, mtime_ns: int, size: int) -> tuple[HandHistory, ...]:
     """Every hand of a PHH file, parsed once per version of the file (pokerkit parses the whole file anyway)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # venue files carry non-standard fields
-        try:
-            with path.open("rb") as fp:
-                return tuple(HandHistory.load_all(fp, parse_value=Decimal))
-        except Exception as exc:  # pokerkit raises many types for a malformed file
-            raise ScenarioError(f"{path}: not a readable PHH file ({exc})") from exc
+    try:
+        return tuple(read_hands(path, parse_value=Decimal))
+    except PhhError as exc:
+        raise ScenarioError(f"{path}: not a readable PHH file ({exc})") from exc
 
 
 def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
@@ -181,7 +179,8 @@ def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
     plan = HandPlan(hand_no=hand_no, seats=seats, stacks=[scale(s) for s in stacks],
                     blinds=[scale(b) for b in blinds], antes=[scale(a) for a in hh.antes],
                     min_bet=scale(min_bet), holes=holes, board=board, acts=acts,
-                    violations=list(hand.violations), unit=unit, source=where)
+                    violations=list(hand.violations), unit=unit, source=where,
+                    ante_trimming=bool(hh.ante_trimming_status))
     if not all(Decimal(str(s)).is_finite() for s in hh.starting_stacks):
         _check_down(plan)
     return plan

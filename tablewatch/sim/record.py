@@ -176,8 +176,11 @@ def _game(sim: Simulation) -> dict[str, Any]:
     first = sim.hands[0]
     blinds = sorted(int(b) for b in first.blinds_or_straddles or () if b)
     small, big = (blinds[0], blinds[1]) if len(blinds) >= 2 else (0, blinds[0] if blinds else 100)
-    antes = {int(a) for a in first.antes or ()}
-    return {"small_blind": small, "big_blind": big, "ante": antes.pop() if len(antes) == 1 else 0,
+    antes = [int(a) for a in first.antes or ()]
+    uniform = len(set(antes)) <= 1
+    big_blind_ante = not uniform and not first.ante_trimming_status and [i for i, a in enumerate(antes) if a] == [1]
+    return {"small_blind": small, "big_blind": big, "ante": antes[0] if uniform and antes else 0,
+            "big_blind_ante": antes[1] if big_blind_ante else 0,
             "chip_denominations": sorted(c.value for c in sim.scenario.chips), "seat_count": 10}
 
 

@@ -30,8 +30,8 @@ AUTOMATIONS = (
 
 def new_state(plan: HandPlan) -> State:
     return NoLimitTexasHoldem.create_state(
-        AUTOMATIONS, True, tuple(plan.antes), tuple(plan.blinds), plan.min_bet, tuple(plan.stacks), len(plan.seats),
-        mode=Mode.CASH_GAME, divmod=chip_divmod(plan.odd_chip),
+        AUTOMATIONS, plan.ante_trimming, tuple(plan.antes), tuple(plan.blinds), plan.min_bet, tuple(plan.stacks),
+        len(plan.seats), mode=Mode.CASH_GAME, divmod=chip_divmod(plan.odd_chip),
     )
 
 

@@ -224,7 +224,7 @@ def _fill_tray(tray: Pile, stage: Stage, denoms: list[int], *, seed: int, hand_n
 
 def _history(plan: HandPlan, state: State) -> HandHistory:
     split = chip_divmod(plan.odd_chip)
-    game = NoLimitTexasHoldem(AUTOMATIONS, True, tuple(plan.antes), tuple(plan.blinds), plan.min_bet,
+    game = NoLimitTexasHoldem(AUTOMATIONS, plan.ante_trimming, tuple(plan.antes), tuple(plan.blinds), plan.min_bet,
                               mode=Mode.CASH_GAME, divmod=split)
     hh = HandHistory.from_game_state(game, state, divmod=split)  # a replay of it splits pots as the hand did
     hh.seats = list(plan.seats)

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from pokerkit import HandHistory, Statistics
 
 from tablewatch.cli import cli
-from tablewatch.events import BoardCardDealt, Party, Severity
+from tablewatch.events import BoardCardDealt, Chips, Party, PotPushed, Severity
 from tablewatch.hands import FinishedHand
 from tablewatch.history.phh import dumps_phh
 from tablewatch.history.stats import QUARTER_S, STREETS, Shifts, by_player, by_table, hand_facts, read_facts
@@ -169,7 +169,7 @@ def test_a_hand_pokerkit_cant_replay_is_left_out_and_named(tmp_path: Path, real_
 def test_a_file_that_is_no_hand_history_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "notes.phh").write_text("this is not a hand\n")
     result = CliRunner().invoke(cli, ["stats", str(tmp_path / "notes.phh")])
-    assert result.exit_code == 1 and "notes.phh: not a readable PHH file" in result.output
+    assert result.exit_code == 1 and "notes.phh: hand [1] line 1: not valid PHH/TOML" in result.output
 
 
 def test_a_store_whose_rollup_lacks_hands_is_read_from_its_histories(tmp_path: Path) -> None:
@@ -356,3 +356,24 @@ def test_players_known_by_no_name_are_told_apart_by_seat_and_session(tmp_path: P
     players = {row["player"]: row["hands"] for row in json.loads(result.stdout)}
     assert len(players) == 6 and players["T seat 1 from 2026-12-01 21:50"] == 3
     assert [hands for name, hands in players.items() if name.startswith("T seat 1 from 2026-12-01 22:")] == [2]
+
+
+def test_a_hand_no_camera_saw_counts_by_its_pushes(tmp_path: Path) -> None:
+    """Without a camera the showdown is ``????``, which pokerkit can't rank: the betting is read from its replay,
+    the nets and the pot from the history's finishing stacks and winnings (the dealer's pushes, read by RFID)."""
+    hand = Hand(CENTS, {1: 100_000, 2: 150_050, 3: 80_000}, button=3)
+    for seat in (3, 1, 2):
+        hand.act(seat, "cc")
+    for cards in ((None, None, None), (None,), (None,)):
+        hand.board(*cards)
+        for seat in (1, 2, 3):
+            hand.act(seat, "cc")
+    hand.feed(PotPushed, seat=1, chips=Chips.of({1000: 3}), value=3000)
+    store = open_store(tmp_path / "hands.sqlite")
+    store.save(hand.end())
+    assert store.rollup.hands() == 1  # the rollup has it
+    store.close()
+    rows = json.loads(CliRunner().invoke(cli, ["stats", str(tmp_path / "hands.sqlite"), "--by", "player",
+                                               "--json"]).stdout)
+    assert [(r["player"], r["net"], r["showdowns"], r["vpip_pct"]) for r in rows] == [
+        ("T seat 1", 20.0, 1, 100.0), ("T seat 2", -10.0, 1, 0.0), ("T seat 3", -10.0, 1, 100.0)]

@@ -133,3 +133,48 @@ def test_bench_rules_leaves_out_a_hand_pokerkit_refuses_and_says_so(tmp_path: Pa
     only_bad.write_text(GOOD.replace("'p1 cbr 70.50'", "'!p1 cbr 70.50'"))
     result = CliRunner().invoke(cli, ["bench-rules", str(only_bad)])
     assert result.exit_code == 1 and f"No hand of {only_bad} replays in pokerkit" in result.output
+
+
+BIG_BLIND_ANTE = """variant = 'NT'
+ante_trimming_status = {trimming}
+antes = [0, 100, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [10000, 10000, 10000]
+actions = ['d dh p1 AsKs', 'd dh p2 7h2d', 'd dh p3 QcQd', 'p3 cbr 300', 'p1 cc', 'p2 f', 'd db 2c7d9h', 'p1 cc',
+           'p3 cbr 500', 'p1 cc', 'd db Jc', 'p1 cc', 'p3 cc', 'd db 3s', 'p1 cc', 'p3 cc', 'p1 sm AsKs', 'p3 sm QcQd']
+hand = 10
+players = ['Ann', 'Bo', 'Cy']
+"""
+
+
+@pytest.mark.parametrize(("trimming", "bo", "pot"), [("false", 9800, 1800), ("true", 9900, 1700)])
+def test_a_big_blind_ante_replays_as_pokerkit_plays_it(tmp_path: Path, trimming: str, bo: int, pot: int) -> None:
+    """The big blind posts the ante for everyone (TDA-60); with ante trimming on, pokerkit hands it back."""
+    path = tmp_path / "bba.phh"
+    path.write_text(BIG_BLIND_ANTE.format(trimming=trimming))
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"hand [10]: ok; stacks s1 (Ann)=9200 s2 (Bo)={bo} s3 (Cy)={30000 - 9200 - bo}" in result.output
+    assert f"pot 0 {pot} -> seat 3" in result.output
+
+
+def test_a_button_ante_is_refused_plainly(tmp_path: Path) -> None:
+    path = tmp_path / "button.phh"
+    path.write_text(BIG_BLIND_ANTE.format(trimming="false").replace("antes = [0, 100, 0]", "antes = [0, 0, 100]"))
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 1 and "antes that differ by seat ([0, 0, 100]) are not replayed" in result.output
+
+
+def test_replay_takes_several_files_folders_and_patterns(tmp_path: Path) -> None:
+    (tmp_path / "hands").mkdir()
+    (tmp_path / "hands" / "a.phh").write_text(GOOD)
+    (tmp_path / "hands" / "b.phh").write_text(_multi(GOOD, GOOD))
+    (tmp_path / "hands" / "notes.txt").write_text("not a hand")
+    for sources in ([str(tmp_path / "hands")], [str(tmp_path / "hands" / "*.phh")],
+                    [str(tmp_path / "hands" / "a.phh"), str(tmp_path / "hands" / "b.phh")]):
+        result = CliRunner().invoke(cli, ["replay", "--summary", *sources])
+        assert result.exit_code == 0, result.output
+        assert "2 files: 3 hands, 3 reconstructed exactly, 0 mismatched, 0 errors" in result.output
+    report = json.loads(CliRunner().invoke(cli, ["replay", "--json", str(tmp_path / "hands")]).output)
+    assert report["summary"]["files"] == 2 and [h["file"][-5:] for h in report["hands"]] == ["a.phh", "b.phh", "b.phh"]

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tablewatch import phhfile
 from tablewatch.events import Event, Severity, Violation
 from tablewatch.rules import replay
 from tablewatch.rules.registry import default_checks
@@ -29,8 +30,8 @@ def replay_with_checks(path: Path, limit: int, record: list[tuple[HandSnapshot, 
     """Replay up to ``limit`` hands of ``path``; return the hands played and every check's findings.
     ``record`` collects each event with the snapshot the checks saw."""
     played, found = 0, []
-    for section in replay.split_sections(path.read_text(encoding="utf-8"))[:limit]:
-        hand = replay.normalize(replay.parse_section(section, path.name), section.name)
+    for section in phhfile.split_sections(path.read_text(encoding="utf-8"))[:limit]:
+        hand = replay.normalize(phhfile.parse_section(section, path.name), section.name)
         truth = replay.oracle(hand)
         rules = TableRules(hand.config, table="T01", strict=True)
         feed = rules.feed

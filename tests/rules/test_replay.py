@@ -11,14 +11,12 @@ import pytest
 
 from tablewatch.events import BetMotion, CardBurned, CardDealt, Declaration, Tap
 from tablewatch.history.ohh import to_ohh
+from tablewatch.phhfile import PhhError, parse_section, split_sections
 from tablewatch.rules.replay import (
-    PhhError,
     normalize,
     oracle,
-    parse_section,
     perform,
     replay_hand,
-    split_sections,
 )
 from tablewatch.rules.table import TableRules
 

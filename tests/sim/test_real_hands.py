@@ -165,3 +165,15 @@ def test_a_phh_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
     assert phh_hand_count(path) == 1
     phh(tmp_path, SHORT_STACK, OUT_OF_ORDER)
     assert phh_hand_count(path) == 2
+
+
+def test_a_one_hand_phh_file_is_simulated_as_the_dataset_writes_them(tmp_path: Path) -> None:
+    """Most of the PHH dataset's files hold one hand with no ``[1]`` section: read like a multi-hand file."""
+    from tablewatch.sim.session import phh_scenario
+    from tests.support.recording import RAISE_TAKES_THE_BLINDS
+
+    path = tmp_path / "one.phh"
+    path.write_text(RAISE_TAKES_THE_BLINDS)
+    assert phh_hand_count(path) == 1
+    sim = Simulation(phh_scenario(path, 1, seed=1))
+    assert [e for e in sim.events if isinstance(e, HandEnded)]
