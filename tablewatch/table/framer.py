@@ -100,6 +100,7 @@ class _Deal:
     round_over: float | None = None  # when a seat got its second card: cards seen at that moment still join the round
     repeated: list[int] = field(default_factory=list)  # seats seen getting a second card
     forward: list[tuple[float, int, str, int]] = field(default_factory=list)  # (when, seat, source, value)
+    gathered: dict[int, int] = field(default_factory=dict)  # seat -> value it sent to the pot (antes) in the deal
     held: list[Event] = field(default_factory=list)
 
     @property
@@ -233,6 +234,8 @@ class HandFramer:
         elif (posted := chips_forward(event)) is not None:
             seat, value = posted
             deal.forward.append((event.ts, seat, event.source, value))
+        elif isinstance(event, ChipsMoved) and _to_pot(event):  # antes gathered as the cards are dealt
+            _add(deal.gathered, Zone.parse(event.src).seat, event.chips.value)
         elif isinstance(event, CardsMucked) and self._cards_dealt(deal, event.seat) < self.game.hole_cards:
             return []  # nobody mucks a hand not yet dealt: the dealer took back a card turned over or misdealt
         deal.held.append(event)
@@ -252,7 +255,8 @@ class HandFramer:
         misdealt = self._deal
         assert misdealt is not None
         self._misdealt = misdealt
-        self._deal = _Deal(ts=card.ts, table=card.table, forward=list(misdealt.forward))
+        self._deal = _Deal(ts=card.ts, table=card.table, forward=list(misdealt.forward),
+                           gathered=dict(misdealt.gathered))
         return self._deal_event(card)
 
     def _void_hand(self, redeal: HandStarted) -> list[Event]:
@@ -293,7 +297,7 @@ class HandFramer:
         self.hand_no += 1 + (self._misdealt is not None)  # (the misdealt hand takes the number before)
         level = self.levels.at(deal.ts) if self.levels is not None else None
         start = HandStarted(ts=deal.ts, table=deal.table, source="scene", hand_no=self.hand_no,
-                            button=self._button(deal, seats, level), seats=seats, stacks=self._stacks(seats),
+                            button=self._button(deal, seats, level), seats=seats, stacks=self._stacks(seats, deal),
                             dealer=self.dealer, **_stakes(level))
         self._hand, self.last, self.button = _Hand(start=start, push_counted=self.stack_chips is not None), start, None
         out: list[Event] = [*self._void_hand(start), start, *self._posted_at_wrong_level(deal, start),
@@ -368,13 +372,15 @@ class HandFramer:
                           observed=f.observed, ruling=f.ruling, severity=f.severity, by=Party.DEALER,
                           hand_no=start.hand_no, seats=(start.button,)) for f in found]
 
-    def _stacks(self, seats: tuple[int, ...]) -> tuple[int, ...]:
+    def _stacks(self, seats: tuple[int, ...], deal: _Deal) -> tuple[int, ...]:
+        """Each seat's chips as the hand begins: in its stack and bet zones, and what it already sent to the pot
+        in this deal (antes, a big blind's ante, gathered before the cards)."""
         if self.stack_chips is None:
             return ()
         counted = self._chips_by_seat(seats)
         if any(counted[seat].value <= 0 for seat in seats):
             return ()  # a stack the antennas do not count: all unknown rather than one wrong
-        return tuple(counted[seat].value for seat in seats)
+        return tuple(counted[seat].value + deal.gathered.get(seat, 0) for seat in seats)
 
     def _chips_by_seat(self, seats: tuple[int, ...] = tuple(range(1, 11))) -> dict[int, Chips]:
         assert self.stack_chips is not None
@@ -411,6 +417,11 @@ def chips_forward(event: Event) -> tuple[int, int] | None:
         if src.is_stack and dst.is_bet and src.seat == dst.seat and src.seat is not None:
             return src.seat, event.chips.value
     return None
+
+
+def _add(sums: dict[int, int], seat: int | None, value: int) -> None:
+    if seat is not None:
+        sums[seat] = sums.get(seat, 0) + value
 
 
 def _card_at(event: Event, seat: int) -> bool:
