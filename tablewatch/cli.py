@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "bench": "tablewatch.bench.cli:bench",
     "replay": "tablewatch.rules.cli:replay",
     "stats": "tablewatch.history.cli:stats",
+    "hands": "tablewatch.history.export:hands",
     "bench-rules": "tablewatch.rules.cli:bench_rules",
     "rfid": "tablewatch.devices.cli:rfid",
     "console": "tablewatch.devices.cli:console",

@@ -7,19 +7,18 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any, TypedDict
 
 import click
-from pokerkit import HandHistory
 from rich.console import Console
 from rich.table import Table
 
 from tablewatch.history.report import html_report
 from tablewatch.history.rollup import Rollup
+from tablewatch.history.sources import histories, is_store, open_source
 from tablewatch.history.stats import (
     HandFacts,
     PaceStats,
@@ -32,10 +31,7 @@ from tablewatch.history.stats import (
     merge_into_shifts,
     read_facts,
 )
-from tablewatch.history.store import HandStore, StoreError, is_store_url, open_store
-from tablewatch.phhfile import PhhError, parse_section, phh_files, split_sections
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 WEB_FILE = "stats.json"  # read by the surveillance page (tablewatch/alerts/static/console.js)
 
 
@@ -79,7 +75,7 @@ def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, dealer:
     groups = _from_the_rollup(sources, ask)
     problems: list[str] = []
     if groups is None:
-        facts, problems = read_facts(_histories(sources, table_id))
+        facts, problems = read_facts(histories(sources, table_id))
         groups = ask.groups([hand for hand in facts if ask.holds(hand)])
     rows = [group.row() for group in groups]
     if as_json:
@@ -150,9 +146,9 @@ def _shifts(text: str, zone: str) -> Shifts:
 
 def _rebuild(sources: tuple[str, ...]) -> None:
     for source in sources:
-        if not _is_store(source):
+        if not is_store(source):
             raise click.UsageError(f"--rebuild: {source} is not a hand store")
-        store = _open(source)
+        store = open_source(source)
         try:
             left_out = store.rebuild_rollup()
         finally:
@@ -164,9 +160,9 @@ def _rebuild(sources: tuple[str, ...]) -> None:
 
 def _from_the_rollup(sources: tuple[str, ...], ask: Question) -> list[PaceStats] | list[PlayerStats] | None:
     """The figures of one hand store from its rollup; None for other sources, or a rollup that lacks hands."""
-    if len(sources) != 1 or not _is_store(sources[0]):
+    if len(sources) != 1 or not is_store(sources[0]):
         return None
-    store = _open(sources[0])
+    store = open_source(sources[0])
     try:
         covered, stored = store.rollup.hands(), store.count()
         if covered != stored:
@@ -196,7 +192,7 @@ def _for_the_page(sources: tuple[str, ...], ask: Question) -> StatsPage:
         question = replace(ask, grouping=grouping)
         groups = _from_the_rollup(sources, question)
         if groups is None:
-            facts = facts if facts is not None else [h for h in read_facts(_histories(sources, ask.table))[0]
+            facts = facts if facts is not None else [h for h in read_facts(histories(sources, ask.table))[0]
                                                      if ask.holds(h)]
             groups = question.groups(facts)
         rows[grouping] = [{"name": row.pop(grouping), **row} for row in (group.row() for group in groups)]
@@ -214,55 +210,6 @@ def _write(path: Path, text: str) -> None:
     except OSError as exc:
         raise click.ClickException(f"{path}: cannot write it ({exc})") from exc
     click.echo(f"written to {path}", err=True)
-
-
-def _histories(sources: tuple[str, ...], table_id: str | None) -> Iterator[tuple[str, HandHistory]]:
-    for source in sources:
-        for name, text in _texts(source, table_id):
-            sections = split_sections(text)
-            for section in sections:
-                try:
-                    hh = parse_section(section, name)
-                except PhhError as exc:
-                    raise click.ClickException(str(exc)) from exc
-                yield (name if len(sections) == 1 else f"{name}#{section.name}"), hh
-
-
-def _texts(source: str, table_id: str | None) -> Iterator[tuple[str, str]]:
-    """(name, PHH text) of each hand file or stored hand in ``source``."""
-    path = Path(source)
-    if _is_store(source):
-        store = _open(source)
-        try:
-            yield from store.phh_texts(table_id)
-        finally:
-            store.close()
-        return
-    files = phh_files([path])
-    for file in files:
-        try:
-            yield file.name, file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise click.ClickException(f"{file}: cannot read ({exc})") from exc
-
-
-def _is_store(source: str) -> bool:
-    return is_store_url(source) or _is_sqlite(Path(source))
-
-
-def _open(source: str) -> HandStore:
-    try:
-        return open_store(source)
-    except StoreError as exc:
-        raise click.ClickException(str(exc)) from exc
-
-
-def _is_sqlite(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:

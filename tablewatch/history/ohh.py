@@ -37,7 +37,7 @@ def to_ohh(hand: FinishedHand, *, site: str = "tablewatch", start: datetime | No
         "internal_version": "tablewatch",
         "tournament": False,
         "game_number": str(hand.hand_no),
-        "start_date_utc": (start or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "start_date_utc": (start or _started(hand)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "table_name": hand.table,
         "table_handle": hand.table,
         "table_skin": site,
@@ -76,6 +76,11 @@ def _money(unit: Decimal) -> Money:
         return int(value) if value == value.to_integral_value() else float(value)
 
     return convert
+
+
+def _started(hand: FinishedHand) -> datetime:
+    """When a live table's hand began (its wall clock); a replay's hands have no date of their own: now."""
+    return datetime.fromtimestamp(hand.started_at, UTC) if hand.started_at is not None else datetime.now(UTC)
 
 
 def _rounds(hand: FinishedHand, ids: dict[int, int], money: Money) -> list[dict[str, Any]]:

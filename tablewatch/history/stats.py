@@ -106,7 +106,7 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
     ended = _float(user.get("_tablewatch_ended_ts"))
     found = [v for v in user.get("_tablewatch_violations", [])
              if v.get("severity", "violation") == "violation"]  # advisories and device findings are none
-    state, complete = _replayed(hh)
+    state, complete = replayed(hh)
     nets, pot = _outcome(hh, state, complete)
     burns = _burn_times(user.get("_tablewatch_burns", []), shift)
     reached = sum(isinstance(op, BoardDealing) for op in state.operations)
@@ -200,7 +200,7 @@ def _players(state: State, names: list[str], unnamed: list[int | None],
                  for i in range(count))
 
 
-def _replayed(hh: HandHistory) -> tuple[State, bool]:
+def replayed(hh: HandHistory) -> tuple[State, bool]:
     """The hand's state once pokerkit has played its history through (one state, changed at each step), and
     whether it got to the end: hands no camera saw show ``????`` at the showdown, which pokerkit can't rank, so
     it stops there with every action before it read."""

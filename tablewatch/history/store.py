@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pokerkit import HandHistory
 
@@ -61,12 +61,18 @@ class HandStore(Protocol):
     def get(self, table: str, hand_no: int) -> StoredHand | None: ...
     def list(self, table: str | None = None, *, limit: int = 100) -> list[StoredHand]: ...
     def count(self) -> int: ...
-    def phh_texts(self, table: str | None = None) -> Iterator[tuple[str, str]]: ...
+    def texts(self, table: str | None = None, *, form: Form = "phh") -> Iterator[tuple[str, str]]: ...
     def rebuild_rollup(self) -> Sequence[str]: ...
     def close(self) -> None: ...
 
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+Form = Literal["phh", "ohh"]  # a stored hand's history: PHH text, or OHH JSON
+
+
+def _column(form: Form) -> str:
+    """The column a form is kept in (named from a fixed set, never from input)."""
+    return {"phh": "phh", "ohh": "ohh"}[form]
 
 
 def is_store_url(text: str) -> bool:
@@ -154,17 +160,17 @@ class _SqliteStore:
     def count(self) -> int:
         return int(self.db.execute(f"SELECT COUNT(*) FROM {self.t}").fetchone()[0])
 
-    def phh_texts(self, table: str | None = None) -> Iterator[tuple[str, str]]:
-        """("TABLE#N", PHH) of every hand (of ``table``), oldest first, read as they are used."""
+    def texts(self, table: str | None = None, *, form: Form = "phh") -> Iterator[tuple[str, str]]:
+        """("TABLE#N", its PHH or OHH) of every hand (of ``table``), oldest first, read as they are used."""
         where, args = ("WHERE table_id = ?", (table,)) if table is not None else ("", ())
-        for table_id, hand_no, phh in self.db.execute(
-                f"SELECT table_id, hand_no, phh FROM {self.t} {where} ORDER BY started_ts", args):
-            yield f"{table_id}#{hand_no}", phh
+        for table_id, hand_no, text in self.db.execute(
+                f"SELECT table_id, hand_no, {_column(form)} FROM {self.t} {where} ORDER BY started_ts", args):
+            yield f"{table_id}#{hand_no}", text
 
     def rebuild_rollup(self) -> Sequence[str]:
         """The statistics rollup refilled from every hand; a line for each hand pokerkit can't replay."""
         with self.db:
-            return self.rollup.refill(self.phh_texts())
+            return self.rollup.refill(self.texts())
 
     def close(self) -> None:
         self.db.close()
@@ -212,18 +218,20 @@ class _PostgresStore:
         row = self.db.execute(f"SELECT COUNT(*) FROM {self.t}").fetchone()
         return int(row[0]) if row else 0
 
-    def phh_texts(self, table: str | None = None) -> Iterator[tuple[str, str]]:
-        """("TABLE#N", PHH) of every hand (of ``table``), oldest first, streamed by a server-side cursor."""
+    def texts(self, table: str | None = None, *, form: Form = "phh") -> Iterator[tuple[str, str]]:
+        """("TABLE#N", its PHH or OHH) of every hand (of ``table``), oldest first, streamed by a server-side
+        cursor."""
         where, args = ("WHERE table_id = %s", (table,)) if table is not None else ("", ())
-        with self.db.transaction(), self.db.cursor(name="tablewatch_phh_texts") as cursor:  # DECLARE needs one
-            cursor.execute(f"SELECT table_id, hand_no, phh FROM {self.t} {where} ORDER BY started_ts", args)
-            for table_id, hand_no, phh in cursor:
-                yield f"{table_id}#{hand_no}", phh
+        with self.db.transaction(), self.db.cursor(name="tablewatch_texts") as cursor:  # DECLARE needs one
+            cursor.execute(f"SELECT table_id, hand_no, {_column(form)} FROM {self.t} {where} ORDER BY started_ts",
+                           args)
+            for table_id, hand_no, text in cursor:
+                yield f"{table_id}#{hand_no}", text
 
     def rebuild_rollup(self) -> Sequence[str]:
         """The statistics rollup refilled from every hand; a line for each hand pokerkit can't replay."""
         with self.db.transaction():
-            return self.rollup.refill(self.phh_texts())
+            return self.rollup.refill(self.texts())
 
     def close(self) -> None:
         self.db.close()

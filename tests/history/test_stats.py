@@ -146,7 +146,7 @@ def test_players_by_seat_where_the_table_knows_no_names(tmp_path: Path) -> None:
     (tmp_path / "hands").mkdir()
     store = open_store(tmp_path / "hands" / "hands.sqlite")
     store.save(played_hand())
-    text = next(store.phh_texts())[1]
+    text = next(store.texts())[1]
     store.close()
     (tmp_path / "hands" / "T-00001.phh").write_text(text)
     result = CliRunner().invoke(cli, ["stats", str(tmp_path / "hands" / "T-00001.phh"), "--by", "player", "--csv"])

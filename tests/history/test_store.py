@@ -104,7 +104,7 @@ def test_the_rollup_gives_the_figures_the_hand_histories_give(store: HandStore) 
         store.save(dataclasses.replace(hand, hand_no=number, dealer=dealer, started_ts=hand.started_ts + 60 * number,
                                        ended_ts=(hand.ended_ts or 0) + 60 * number))
     store.save(dataclasses.replace(hand, hand_no=2, dealer="Bo", violations=()))  # saved again: replaced
-    facts, problems = read_facts((name, HandHistory.loads(text)) for name, text in store.phh_texts())
+    facts, problems = read_facts((name, HandHistory.loads(text)) for name, text in store.texts())
     assert store.rollup.hands() == store.count() == 4 and not problems
     assert [p.row() for p in store.rollup.players()] == [p.row() for p in by_player(facts)]
     assert [p.row() for p in store.rollup.paces("dealer")] == [p.row() for p in by_dealer(facts)]
@@ -114,6 +114,6 @@ def test_the_rollup_gives_the_figures_the_hand_histories_give(store: HandStore) 
 
 def test_every_hand_is_read_back_for_the_statistics(store: HandStore) -> None:
     store.save(played_hand())
-    [(name, phh)] = list(store.phh_texts())
+    [(name, phh)] = list(store.texts())
     assert name == "T#1" and phh == store.get("T", 1).phh  # type: ignore[union-attr]
-    assert [n for n, _ in store.phh_texts("T")] == ["T#1"] and not list(store.phh_texts("other table"))
+    assert [n for n, _ in store.texts("T")] == ["T#1"] and not list(store.texts("other table"))
