@@ -40,6 +40,16 @@ def pushes(state: State, seats: tuple[int, ...]) -> list[tuple[int, tuple[tuple[
             for op in state.operations if isinstance(op, ChipsPushing)]
 
 
+def by_pot(pushed: list[tuple[int, tuple[tuple[int, Any], ...]]]) -> list[tuple[int, tuple[tuple[int, Any], ...]]]:
+    """What each seat got from each pot, however it was pushed (pokerkit pushes a split pot's high and low
+    halves apart)."""
+    pots: dict[int, dict[int, Any]] = {}
+    for pot, amounts in pushed:
+        for seat, amount in amounts:
+            pots.setdefault(pot, {})[seat] = pots.get(pot, {}).get(seat, 0) + amount
+    return [(pot, tuple(sorted(pots[pot].items()))) for pot in sorted(pots)]
+
+
 def compare_hand(hand: NormalHand, truth: State, finished: FinishedHand, *, roundtrip: bool = True) -> list[str]:
     seats = hand.seats
     problems: list[str] = []
@@ -53,8 +63,8 @@ def compare_hand(hand: NormalHand, truth: State, finished: FinishedHand, *, roun
     if final != finished.final_stacks:
         diff = {s: (final[s], finished.final_stacks.get(s)) for s in final if final[s] != finished.final_stacks.get(s)}
         problems.append(f"final stacks differ (seat: expected, got): {diff}")
-    expected_pushes = pushes(truth, seats)
-    got_pushes = [(p.pot_index, p.amounts) for p in finished.pushes]
+    expected_pushes = by_pot(pushes(truth, seats))
+    got_pushes = by_pot([(p.pot_index, p.amounts) for p in finished.pushes])
     if expected_pushes != got_pushes:
         problems.append(f"pots differ: expected {expected_pushes}, got {got_pushes}")
     if roundtrip and not problems:

@@ -53,7 +53,7 @@ from tablewatch.rules.physical import physical_events
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.table import TableRules, finished_hand
 
-VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO}
+VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO, "FO/8": Variant.FLO8}
 CHIPS_IN_CENTS = (1, 5, 25, 100, 500, 2500, 10000, 50000, 100000)  # $0.01 … $1,000
 UNKNOWN_STACK_BB = 100_000  # an "inf" stack: 100,000 big blinds
 MAX_AMOUNT = Decimal(10) ** 12  # no table's stack or bet is larger; beyond it a file is wrong, not rich
@@ -223,8 +223,8 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     history = dataclasses.replace(
         hh, starting_stacks=list(stacks), antes=antes, blinds_or_straddles=blinds_raw,
         min_bet=big_blind if hh.min_bet is not None else None, actions=actions,
-        small_bet=config.small_bet if hh.variant == "FT" else hh.small_bet,
-        big_bet=config.big_bet if hh.variant == "FT" else hh.big_bet,
+        small_bet=config.small_bet if config.structure == "FL" else hh.small_bet,
+        big_bet=config.big_bet if config.structure == "FL" else hh.big_bet,
     )
     return NormalHand(name=name, history=history, config=config, seats=seats, stacks=stacks, unknown_stacks=unknown,
                       blinds=tuple((seats[i], b) for i, b in enumerate(blinds_raw) if b),

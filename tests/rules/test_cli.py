@@ -178,3 +178,25 @@ def test_replay_takes_several_files_folders_and_patterns(tmp_path: Path) -> None
         assert "2 files: 3 hands, 3 reconstructed exactly, 0 mismatched, 0 errors" in result.output
     report = json.loads(CliRunner().invoke(cli, ["replay", "--json", str(tmp_path / "hands")]).output)
     assert report["summary"]["files"] == 2 and [h["file"][-5:] for h in report["hands"]] == ["a.phh", "b.phh", "b.phh"]
+
+
+FIXED_LIMIT_OMAHA_HI_LO = """variant = 'FO/8'
+ante_trimming_status = true
+antes = [0, 0, 0]
+blinds_or_straddles = [10, 20, 0]
+small_bet = 20
+big_bet = 40
+starting_stacks = [1000, 1000, 1000]
+actions = ['d dh p1 As2s3d9c', 'd dh p2 KhKd7c8c', 'd dh p3 QcJcTd4h', 'p3 cbr 40', 'p1 cc', 'p2 cc', 'd db 4c5h9d',
+           'p1 cbr 20', 'p2 cc', 'p3 f', 'd db Kc', 'p1 cc', 'p2 cbr 40', 'p1 cc', 'd db 6s', 'p1 cbr 40', 'p2 cc',
+           'p1 sm As2s3d9c', 'p2 sm KhKd7c8c']
+"""
+
+
+def test_fixed_limit_omaha_hi_lo_splits_the_pot_as_pokerkit_does(tmp_path: Path) -> None:
+    """The wheel draw takes the low half, kings the high half (TDA-12C)."""
+    path = tmp_path / "fo8.phh"
+    path.write_text(FIXED_LIMIT_OMAHA_HI_LO)
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "hand [1]: ok; stacks s1=1020 s2=1020 s3=960; pot 0 320 -> seat 1,2" in result.output
