@@ -38,7 +38,7 @@ def _pace_charts(rows: list[dict[str, Any]], grouping: str) -> list[str]:
                                                                                     "finish_s")},
               "Seconds per hand: the deal, the betting, the showdown and push", stacked=True),
         _bars(names, {street: [row[f"{street}_s"] for row in rows] for street in STREETS},
-              "Betting seconds per street (where the camera saw the burns)", stacked=True),
+              "Betting seconds per street, over the hands that reached it (where the camera saw the burns)"),
         _bars(names, {"a dealer's procedure error": [row["dealer_error_hands_per_100"] for row in rows],
                       "a player's violation": [row["player_violation_hands_per_100"] for row in rows]},
               "Hands with … per 100 hands"),
@@ -60,7 +60,7 @@ def _player_charts(rows: list[dict[str, Any]]) -> list[str]:
 def _bars(names: Sequence[str], series: dict[str, list[float | None]], title: str, *,
           stacked: bool = False) -> str:
     """Horizontal bars, one row per name: a bar per series side by side, or the series stacked."""
-    figure = Figure(figsize=(9, 1.2 + BAR_H * len(names) * (1 if stacked else len(series))))
+    figure = Figure(figsize=(10, 1.2 + BAR_H * len(names) * (1 if stacked else len(series))))
     axes = figure.add_subplot()
     lefts = [0.0] * len(names)
     height = 0.8 if stacked else 0.8 / len(series)
@@ -75,7 +75,7 @@ def _bars(names: Sequence[str], series: dict[str, list[float | None]], title: st
     axes.set_title(title, loc="left")
     axes.grid(axis="x", alpha=0.3)
     if len(series) > 1:
-        axes.legend(loc="lower right")
+        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)  # beside the bars, never on them
     figure.tight_layout()
     out = io.StringIO()
     figure.savefig(out, format="svg")

@@ -33,7 +33,7 @@ from tablewatch.history.stats import (
 
 Execute = Callable[[str, Sequence[Any]], Any]  # a DB-API execute: returns a cursor
 
-VERSION = 2
+VERSION = 3
 DAY_S = 86_400
 UNDATED = -1  # the day of a replay's hands in {hands}_player_days
 _SCHEMA = (
