@@ -414,14 +414,23 @@ def _with_rfid_chips(camera: ChipAction, rfid: ChipAction) -> ChipAction:
 
 
 def _disagreement(camera: ChipAction, rfid: ChipAction) -> list[Violation]:
+    """The camera saw a chip RFID did not count (a tag not read, or a chip without one). From overhead a column
+    shows its top chip only, so the camera seeing fewer chips than RFID counted is no disagreement."""
     seen, counted = _value(camera), _value(rfid)
     if seen is None or counted is None or seen == counted:
         return []
+    tagged = rfid.chips.as_dict()
+    uncounted = {denomination: n - tagged.get(denomination, 0) for denomination, n in camera.chips
+                 if n > tagged.get(denomination, 0)}
+    if not uncounted:
+        return []
+    extra = ", ".join(f"{n} × {denomination}" for denomination, n in sorted(uncounted.items()))
     return [
         Violation(
             ts=max(camera.ts, rfid.ts), table=camera.table, source="scene", seat=camera.seat,
             rule_id=DISAGREEMENT_RULE, title="Camera and RFID disagree on chips",
-            observed=f"{camera.kind} of seat {camera.seat}: camera read {seen}, RFID counted {counted}",
+            observed=f"{camera.kind} of seat {camera.seat}: camera read {seen}, RFID counted {counted}; the camera "
+            f"saw chips RFID did not count ({extra})",
             ruling="RFID count used; check the seat's chips and the antenna", severity=Severity.SYSTEM,
             seats=(camera.seat,) if camera.seat else (), confidence=0.9, evidence_ts=(camera.ts, rfid.ts),
         )

@@ -62,6 +62,16 @@ def test_rfid_value_wins_and_disagreement_is_reported() -> None:
     assert isinstance(finding, Violation) and finding.rule_id == "SYS-SENSORS" and "600" in finding.observed
 
 
+def test_a_column_seen_from_above_by_its_top_chip_is_no_disagreement() -> None:
+    """Two 500s in one column: the camera sees one, RFID counts both; the count stands and nothing is said."""
+    fusion = SceneFusion(window=0.5)
+    fusion.feed(rfid_move(10.0, "seat3.stack", "seat3.bet", {500: 2}))
+    fusion.feed(camera_bet(10.1, {500: 1}))
+    out = fusion.flush(10.6)
+    assert [e.chips.value for e in out if isinstance(e, BetMotion)] == [1000]
+    assert not [e for e in out if isinstance(e, Violation)]
+
+
 def test_lone_report_is_released_after_the_window() -> None:
     fusion = SceneFusion(window=0.5)
     assert fusion.feed(camera_bet(10.0, {100: 3})) == []
