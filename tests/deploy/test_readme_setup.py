@@ -65,6 +65,7 @@ STEPS = [
     "tablewatch rfid read PORT --registry …",
     "tablewatch run /etc/tablewatch/T01.toml --validate",
     "tablewatch run /etc/tablewatch/T01.toml",
+    "tablewatch stats /var/lib/tablewatch/T01/hands/hands.sqlite --by dealer",
 ]
 
 
@@ -80,7 +81,8 @@ def test_a_table_set_up_as_the_readme_says(tmp_path: Path, monkeypatch: pytest.M
         still = overhead_still(tmp_path / "overhead.png", layout="oval9")
         places = {"/etc/tablewatch": str(etc), "overhead.jpg": str(still),
                   "photos/": str(photograph_deck("anglo_poker", tmp_path / "photos")), "/dev/ttyUSB0": port,
-                  "PORT": port, "…": str(etc / "registry.csv"), "1,5,25,100,500": "1000,500,100,25"}
+                  "PORT": port, "…": str(etc / "registry.csv"), "/var/lib/tablewatch": str(tmp_path / "var"),
+                  "1,5,25,100,500": "1000,500,100,25"}
         steps = iter(STEPS)
 
         _tablewatch(_local(next(steps), places))  # 1. markers
@@ -108,6 +110,9 @@ def test_a_table_set_up_as_the_readme_says(tmp_path: Path, monkeypatch: pytest.M
     said = " ".join(result.output.split())
     assert "Camera offline: camera overhead went offline" in said  # it keeps running and says what is wrong
     assert "/dev/ttyUSB1" in said  # the console line
+
+    said = _tablewatch(_local(next(steps), places))  # 8. the room's figures: no hand was dealt
+    assert "0 hands" in said
 
 
 def _table_config(etc: Path, tmp_path: Path) -> Path:
