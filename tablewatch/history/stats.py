@@ -77,7 +77,7 @@ class HandFacts:
     player_violations: tuple[str, ...] = ()  # the rule id of each violation by a player
     pot: float = 0.0  # every chip pushed to the winners
     gap_s: float | None = None  # from the end of the table's hand before (dated hands only) to this one's start
-    street_s: tuple[float | None, ...] = (None,) * 4  # each street's betting time, where the camera saw its burn
+    street_s: tuple[float | None, ...] = (None,) * len(STREETS)  # each street's betting time (its burn seen)
 
     @property
     def seconds(self) -> float | None:
@@ -104,8 +104,7 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
     shift = wall - started if wall is not None and started is not None else 0.0
     times = [float(t) + shift for t in user.get("_tablewatch_action_times", [])]
     ended = _float(user.get("_tablewatch_ended_ts"))
-    found = [v for v in user.get("_tablewatch_violations", [])
-             if v.get("severity", "violation") == "violation"]  # advisories and device findings are none
+    errors, player_violations = _violations(user.get("_tablewatch_violations", []))
     state, complete = replayed(hh)
     nets, pot = _outcome(hh, state, complete)
     burns = _burn_times(user.get("_tablewatch_burns", []), shift)
@@ -114,11 +113,17 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
         table=table, hand_no=int(hh.hand or 0), started_ts=None if started is None else started + shift,
         ended_ts=None if ended is None else ended + shift, first_action_ts=times[0] if times else None,
         last_action_ts=times[-1] if times else None,
-        errors=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") == str(Party.DEALER)),
-        player_violations=tuple(str(v.get("rule_id", "?")) for v in found if v.get("by") != str(Party.DEALER)),
-        players=_players(state, names, unnamed, nets), dealer=user.get("_tablewatch_dealer"), dated=wall is not None,
-        pot=pot,
+        errors=errors, player_violations=player_violations, players=_players(state, names, unnamed, nets),
+        dealer=user.get("_tablewatch_dealer"), dated=wall is not None, pot=pot,
         street_s=_street_times(times, burns, reached))
+
+
+def _violations(found: list[dict[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The rule ids of the dealer's procedure errors and of the players' violations (advisories and the monitor's
+    own findings are neither)."""
+    broken = [v for v in found if v.get("severity", "violation") == "violation"]
+    dealer = tuple(str(v.get("rule_id", "?")) for v in broken if v.get("by") == str(Party.DEALER))
+    return dealer, tuple(str(v.get("rule_id", "?")) for v in broken if v.get("by") != str(Party.DEALER))
 
 
 def _burn_times(burns: list[str], shift: float) -> dict[str, float]:
