@@ -106,7 +106,7 @@ class Rollup:
         self._insert("facts", (*key, facts.started_ts, facts.ended_ts, facts.first_action_ts, facts.last_action_ts,
                                facts.dealer, int(facts.dated), facts.pot, facts.quarter, facts.gap_s,
                                *facts.street_s, len(facts.errors), len(facts.player_violations)))
-        day = facts.quarter // (DAY_S // QUARTER_S) if facts.quarter is not None else UNDATED
+        day = _day(facts.quarter)
         for p in facts.players:
             sums = (int(p.vpip), int(p.pfr), p.postflop_aggressive, p.postflop_calls, int(p.saw_showdown),
                     int(p.won_at_showdown), p.net)
@@ -123,8 +123,7 @@ class Rollup:
             f"JOIN {self.t}_facts f USING (table_id, hand_no) WHERE table_id = {self.mark} AND hand_no = {self.mark}",
             key).fetchall()
         for player, quarter, *sums in old:
-            day = quarter // (DAY_S // QUARTER_S) if quarter is not None else UNDATED
-            self._add_to_day(player, key[0], day, (-1, *(-value for value in sums)))
+            self._add_to_day(player, key[0], _day(quarter), (-1, *(-value for value in sums)))
         for part in PARTS[:3]:
             self.execute(f"DELETE FROM {self.t}_{part} WHERE table_id = {self.mark} AND hand_no = {self.mark}", key)
 
@@ -226,6 +225,11 @@ class Rollup:
         if since is not None or until is not None:
             tests.append((f"dated = {self.mark}", 1))
         return _where(tests)
+
+
+def _day(quarter: int | None) -> int:
+    """The UTC day (Unix seconds // 86,400) of a hand started in ``quarter``; ``UNDATED`` for a replay's."""
+    return quarter // (DAY_S // QUARTER_S) if quarter is not None else UNDATED
 
 
 def _where(tests: list[tuple[str, Any]]) -> tuple[str, Sequence[Any]]:
