@@ -409,10 +409,11 @@ class HandFramer:
 
 
 def chips_forward(event: Event) -> tuple[int, int] | None:
-    """(seat, value) of chips going forward from a seat: a bet motion, or the ledger's move from stack to bet."""
-    if isinstance(event, BetMotion) and event.seat is not None:
+    """(seat, value) of chips going forward from a seat: a bet motion, or the ledger's move from stack to bet.
+    A move of no chips (a ledger's difference that nets to nothing) is none."""
+    if isinstance(event, BetMotion) and event.seat is not None and event.chips.value > 0:
         return event.seat, event.chips.value
-    if isinstance(event, ChipsMoved):
+    if isinstance(event, ChipsMoved) and event.chips.value > 0:
         src, dst = Zone.parse(event.src), Zone.parse(event.dst)
         if src.is_stack and dst.is_bet and src.seat == dst.seat and src.seat is not None:
             return src.seat, event.chips.value

@@ -10,6 +10,7 @@ from tablewatch.events import (
     CardExposed,
     CardsMucked,
     Chips,
+    ChipsMoved,
     DealerChanged,
     Declaration,
     Event,
@@ -93,6 +94,14 @@ def test_blinds_going_forward_start_it_and_place_the_first_button() -> None:
     out = frame(given)
     assert [(s.ts, s.button, s.seats) for s in starts(out)] == [(1.4, 1, (1, 3, 6, 8))]
     assert out[1:3] == given[:2]  # the blinds follow the start
+
+
+def test_a_ledger_move_of_no_chips_after_the_push_starts_no_hand() -> None:
+    """A chip ledger's difference that nets to nothing (the demo's pot pushed back to its winner) is no blind."""
+    nothing = ChipsMoved(ts=22.0, table="T1", source="rfid", seat=5, src="seat5.stack", dst="seat5.bet",
+                         chips=Chips.of({}))
+    out = frame([*deal(1.0, [2, 5]), push(20.0, 5), muck(21.0, 5), nothing])
+    assert len(starts(out)) == 1 and out[-1] == nothing
 
 
 def test_the_pot_pushed_and_the_cards_mucked_end_it() -> None:
