@@ -11,6 +11,7 @@ from pydantic import Field, field_validator
 from tablewatch.alerts.config import BroadcastDelay, BrokerConfig, check_name
 from tablewatch.alerts.evidence import EvidenceConfig
 from tablewatch.config import StrictModel
+from tablewatch.devices.console import DEALER_NAME
 from tablewatch.devices.poller import ReaderConfig
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
@@ -66,6 +67,8 @@ class RunConfig(StrictModel):
     readers: list[ReaderConfig] = Field(default_factory=list, description="RFID reader lines")
     registry: Path | None = Field(default=None, description="chip tag registry CSV (uid,denomination,chip_set)")
     console: str | None = Field(default=None, description="dealer console serial URL")
+    dealer: str | None = Field(default=None, description="who deals when the table starts, for the statistics "
+                               "(1-40 letters, digits, spaces, . ' -); the console's `dealer NAME` changes it")
     console_typing_lag_s: float = Field(default=0.5, ge=0, le=5, description="how long after a player speaks the "
                                         "dealer's entry of it arrives: declarations are stamped that much earlier "
                                         "and the table's events held as long, so words said as the chips went out "
@@ -95,6 +98,13 @@ class RunConfig(StrictModel):
     @classmethod
     def _topic_level(cls, value: str) -> str:
         return check_name("site/table", value)
+
+    @field_validator("dealer")
+    @classmethod
+    def _dealer_name(cls, value: str | None) -> str | None:
+        if value is not None and not DEALER_NAME.fullmatch(value):
+            raise ValueError(f"{value[:40]!r} is not a dealer's name (1-40 letters, digits, spaces, . ' -)")
+        return value
 
     @field_validator("levels")
     @classmethod

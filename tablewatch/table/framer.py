@@ -142,7 +142,8 @@ class HandFramer:
     """Feed the table's events in time order; get them back with ``HandStarted``/``HandEnded`` where they belong."""
 
     def __init__(self, game: GameConfig, *, profile: RuleProfile | None = None,
-                 stack_chips: StackChips | None = None, levels: LevelClock | None = None) -> None:
+                 stack_chips: StackChips | None = None, levels: LevelClock | None = None,
+                 dealer: str | None = None) -> None:
         self.game = game
         self.levels = levels  # a tournament's levels (None: the game's stakes, every hand)
         self.profile = profile or RuleProfile()
@@ -153,7 +154,7 @@ class HandFramer:
         self._rotation_findings: list[Finding] = []  # a told button the rotation puts elsewhere, for the hand
         self.open_seats: dict[int, bool] = {}  # the console's seat open/closed
         self.level: int | None = None  # the console's level in force (the game's blinds stand until levels are set)
-        self.dealer: str | None = None  # the dealer in the box, as the console last named them
+        self.dealer = dealer  # the dealer in the box: the configuration's, then as the console last named them
         self.last: HandStarted | None = None
         self._deal: _Deal | None = None
         self._hand: _Hand | None = None

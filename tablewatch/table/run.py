@@ -150,7 +150,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
                                  outputs=outputs, sources=sources, fusion=fusion, clock=clock,
                                  horizon=earliest_horizon(late) if late else None,
                                  framer=HandFramer(config.game, profile=config.rules, stack_chips=stack_chips,
-                                                   levels=_level_clock(config, clock())))
+                                                   levels=_level_clock(config, clock()), dealer=config.dealer))
         _on_signals(stop)
         pipeline.start()
         if config.metrics is not None and registry is not None:

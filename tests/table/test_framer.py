@@ -248,6 +248,8 @@ def test_the_dealer_named_on_the_console_deals_the_hands_that_follow() -> None:
     hands = [*deal(1.0, [1, 3, 6, 8]), push(10.0, 3), muck(11.0, 3),
              DealerChanged(ts=12.0, table=T, source="console", dealer="Ann Lee"), *deal(20.0, [1, 3, 6, 8])]
     assert [s.dealer for s in starts(frame(hands))] == [None, "Ann Lee"]
+    configured = HandFramer(GameConfig(), dealer="Bo")  # the run configuration's dealer, until the console's
+    assert [s.dealer for s in starts(frame(hands, configured))] == ["Bo", "Ann Lee"]
 
 
 def test_the_console_overrides_the_button_seen() -> None:

@@ -31,6 +31,7 @@ CASES = {
     "latin-1 file": ("table.toml", 'table = "Mesa Señor"\n'.encode("latin-1"), "not UTF-8 text"),
     "alias bomb": ("table.yaml", alias_bomb().encode(), "alias bomb"),
     "missing CA file": ("table.toml", b'[mqtt]\nurl = "mqtts://localhost:8883"\nca_file = "no-ca.crt"\n', "no-ca.crt"),
+    "dealer with markup": ("table.toml", b'dealer = "<b>Ann</b>"\n', "is not a dealer's name"),
     "unknown hand store": ("table.toml", b'hand_store = "mysql://db/hands"\n', "Unknown hand store URL"),
     "unreachable hand store": ("table.toml", b'hand_store = "postgresql://tw:secret@127.0.0.1:1/hands"\n',
                                "hand_store: Cannot open the PostgreSQL hand store postgresql://tw:***@127.0.0.1:1"),
