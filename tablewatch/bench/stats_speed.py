@@ -92,12 +92,12 @@ def _connect(url: str) -> tuple[Any, Callable[..., Any], Callable[[str, Iterator
     lite = sqlite3.connect(url, isolation_level=None)
 
     def sqlite_copy(table: str, lines: Iterator[str]) -> None:
-        with lite:
-            for block in lines:
-                rows = [[None if cell == NULL else cell for cell in line.split("\t")] for line in block.splitlines()]
-                if not rows:  # a block of hands without a procedure error
-                    continue
+        lite.execute("BEGIN")  # one transaction: the connection commits each statement on its own otherwise
+        for block in lines:
+            rows = [[None if cell == NULL else cell for cell in line.split("\t")] for line in block.splitlines()]
+            if rows:  # (a block of hands may hold no procedure error)
                 lite.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+        lite.execute("COMMIT")
 
     return lite, lite.execute, sqlite_copy, "?"
 
