@@ -24,10 +24,13 @@ seats = [1, 2, 4, 6]
 """
 
 
+PLAY_CAP_S = 900  # the run ends with its recording; this only stops one that hangs (a busy machine plays slowly)
+
+
 def play(recording: Path, out: Path, *options: str) -> subprocess.CompletedProcess[str]:
     """``tablewatch run`` on the recording (with ``options``, e.g. ``--fast``), its truth taken away meanwhile
     (the run has nothing of it to read)."""
     with truth_hidden(recording):
         return subprocess.run([sys.executable, "-m", "tablewatch", "run", str(recording / "table.toml"),
-                               "--out", str(out), "--duration", "120", *options], cwd=ROOT, capture_output=True,
-                              text=True, timeout=180)
+                               "--out", str(out), "--duration", str(PLAY_CAP_S), *options], cwd=ROOT,
+                              capture_output=True, text=True, timeout=PLAY_CAP_S + 60)

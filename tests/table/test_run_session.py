@@ -14,7 +14,7 @@ from tablewatch.sim.record import record
 from tablewatch.sim.session import Simulation, phh_scenario
 from tests.support.recording import play
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1000)]  # 500 s of table played as fast as the machine goes
 
 
 def test_twenty_hands_with_a_bust_and_a_new_player_are_each_found_and_set_up_right(shared_dir: Path,
