@@ -18,7 +18,7 @@ from rich.table import Table
 
 from tablewatch.history.report import html_report
 from tablewatch.history.rollup import Rollup
-from tablewatch.history.sources import histories, is_store, open_source
+from tablewatch.history.sources import histories, is_store, open_source, utc_seconds
 from tablewatch.history.stats import (
     HandFacts,
     PaceStats,
@@ -69,7 +69,7 @@ def stats(sources: tuple[str, ...], grouping: str, table_id: str | None, dealer:
     stamped with their date (a replay's hands have none). --web writes the figures the surveillance page shows
     (run it from a timer to keep them fresh).
     """
-    ask = Question(grouping, table_id, dealer, _unix(since), _unix(until), _shifts(shifts, zone))
+    ask = Question(grouping, table_id, dealer, utc_seconds(since), utc_seconds(until), _shifts(shifts, zone))
     if rebuild:
         _rebuild(sources)
     groups = _from_the_rollup(sources, ask)
@@ -131,10 +131,6 @@ class Question:
         if self.grouping == "player":
             return f"{len(rows)} players"
         return f"{sum(row['hands'] for row in rows)} hands"
-
-
-def _unix(moment: datetime | None) -> float | None:
-    return None if moment is None else moment.replace(tzinfo=UTC).timestamp()
 
 
 def _shifts(text: str, zone: str) -> Shifts:

@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -15,7 +15,7 @@ import click
 from pokerkit import HandHistory
 
 from tablewatch.history.pokerstars import ExportError, dumps_pokerstars
-from tablewatch.history.sources import hand_sections, is_store, open_source
+from tablewatch.history.sources import hand_sections, is_store, open_source, utc_seconds
 
 PHH_SECTION = "[{n}]\n{text}\n"
 POKERSTARS_GAP = "\n\n\n"  # PokerStars separates hands with blank lines
@@ -40,7 +40,7 @@ def export(sources: tuple[str, ...], form: str, out: Path, table_id: str | None,
     """Write the hands of SOURCE (a hand store: hands.sqlite, sqlite:///…, postgresql://…; or PHH files and
     folders) to OUT. A hand a format can't carry (PokerStars: hold'em with known stacks and no straddle) is
     named on the standard error and left out; the rest are written."""
-    window = (_unix(since), _unix(until))
+    window = (utc_seconds(since), utc_seconds(until))
     if form == "ohh" and not all(is_store(source) for source in sources):
         raise click.UsageError("--format ohh reads a hand store's OHH (PHH files carry none)")
     written = left_out = 0
@@ -105,10 +105,6 @@ def _in_window(start_date_utc: str | None, window: tuple[float | None, float | N
 def _inside(ts: float, window: tuple[float | None, float | None]) -> bool:
     since, until = window
     return (since is None or ts >= since) and (until is None or ts < until)
-
-
-def _unix(moment: datetime | None) -> float | None:
-    return None if moment is None else moment.replace(tzinfo=UTC).timestamp()
 
 
 @contextmanager

@@ -4,6 +4,7 @@ folders of them, or patterns; for ``tablewatch stats`` and ``tablewatch hands ex
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -49,6 +50,11 @@ def hand_texts(source: str, table_id: str | None) -> Iterator[tuple[str, str]]:
             yield file.name, file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise click.ClickException(f"{file}: cannot read ({exc})") from exc
+
+
+def utc_seconds(moment: datetime | None) -> float | None:
+    """A ``--since``/``--until`` moment (read as UTC) in Unix seconds; None for none."""
+    return None if moment is None else moment.replace(tzinfo=UTC).timestamp()
 
 
 def is_store(source: str) -> bool:
