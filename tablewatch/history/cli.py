@@ -186,7 +186,7 @@ def _for_the_page(sources: tuple[str, ...], ask: Question) -> StatsPage:
     rows: dict[str, list[dict[str, Any]]] = {}
     for grouping in ("table", "dealer", "shift"):
         question = replace(ask, grouping=grouping)
-        groups = _from_the_rollup(sources, question)
+        groups = _from_the_rollup(sources, question) if facts is None else None  # a rollup short of hands: asked once
         if groups is None:
             facts = facts if facts is not None else [h for h in read_facts(histories(sources, ask.table))[0]
                                                      if ask.holds(h)]
