@@ -249,6 +249,11 @@ class HandStarted(Event):
     ante: int | None = None
     big_blind_ante: int | None = None
     dealer: str | None = None  # who deals the hand, as the console last named them (None: not told)
+    players: tuple[tuple[int, str], ...] = ()  # (seat, name) of the players dealt in that the console named
+
+    def player(self, seat: int) -> str | None:
+        """The name of the player in ``seat`` where the console gave one."""
+        return next((name for s, name in self.players if s == seat), None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -270,6 +275,13 @@ class DealerChanged(Event):
     """A dealer took the box (a dealer push): the hands from the next one on are dealt by ``dealer``."""
 
     dealer: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerNamed(Event):
+    """The player in ``seat`` is ``name`` from the next hand on (the floor seated them); None: no name."""
+
+    name: str | None
 
 
 @dataclass(frozen=True, kw_only=True)

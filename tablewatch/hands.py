@@ -39,6 +39,8 @@ class HandGame(Protocol):
     @property
     def big_blind_ante(self) -> int: ...
     @property
+    def button_ante(self) -> int: ...
+    @property
     def currency_unit(self) -> Decimal: ...
     @property
     def currency_symbol(self) -> str: ...
@@ -107,6 +109,7 @@ class FinishedHand:
     blinds: tuple[tuple[int, int], ...] = ()
     unawarded: int = 0  # chips pokerkit could not award (every contender's cards unread) nor the dealer's pushes
     dealer: str | None = None  # who dealt it, as the console named them
+    players: dict[int, str] = field(default_factory=dict)  # seat → the player's name, where the console named them
     started_at: float | None = None  # when it started on the wall clock (Unix seconds; None: a replay's hand)
     state: State = field(repr=False, compare=False)
     game: Poker = field(repr=False, compare=False)

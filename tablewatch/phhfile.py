@@ -80,6 +80,30 @@ def hand_name(hh: HandHistory, section: PhhSection) -> str:
     return str(hh.hand) if getattr(hh, "hand", None) is not None else section.name
 
 
+def seat_numbers(hh: HandHistory) -> list[int]:
+    """The players' seats, in the file's order of players (the file's ``seats``, else 1..n)."""
+    return [int(s) for s in hh.seats] if hh.seats else list(range(1, len(hh.starting_stacks) + 1))
+
+
+def player_names(hh: HandHistory) -> dict[int, str]:
+    """Seat → the player's name, where the file names them (a live table writes "" for a player not named)."""
+    return {seat: str(name) for seat, name in zip(seat_numbers(hh), hh.players or (), strict=False) if name}
+
+
+def forced_antes(antes: list[int]) -> tuple[int, int, int] | None:
+    """(each player's ante, the big blind's ante for everyone, the button's ante for everyone) from PHH ``antes``
+    in pokerkit's order; None for antes that differ by seat otherwise. Heads-up, pokerkit posts index 1's ante at
+    the big blind and index 0's at the button (it turns the two round, as it does the blinds)."""
+    if len(set(antes)) <= 1:
+        return (antes[0] if antes else 0), 0, 0
+    posting = [i for i, a in enumerate(antes) if a]
+    if posting == [1]:
+        return 0, antes[1], 0
+    if posting == [0 if len(antes) == 2 else len(antes) - 1]:
+        return 0, 0, antes[posting[0]]
+    return None
+
+
 def phh_files(sources: list[Path]) -> list[Path]:
     """The PHH files named: files as given, folders by their ``.phh``/``.phhs`` files, patterns (``hands/*.phh``)
     by what they match, in order."""

@@ -112,7 +112,8 @@ def render(board: FloorBoard, *, limit: int = 30) -> Group:
         alerts.add_row(Text(str(n)), Text(alert["time"][11:19]), Text(f"{alert['site']}/{alert['table']}"),
                        Text(str(alert["hand_no"] or "")),
                        Text(alert["rule_id"], style=SEVERITY_STYLE.get(alert["severity"], "")),
-                       Text(",".join(map(str, alert["seats"]))), Text(alert["observed"]), Text(alert["ruling"]),
+                       Text(pl.seat_names(alert["seats"], alert.get("players", {}))), Text(alert["observed"]),
+                       Text(alert["ruling"]),
                        Text(status))
     return Group(tables, alerts)
 

@@ -53,7 +53,14 @@ class EvidenceDict(TypedDict):
     frame_ts: list[float]
 
 
-class AlertPayload(Head):
+class _Named(TypedDict, total=False):
+    """Fields added within version 1, so optional: a consumer still reads a table not yet updated. (A base of
+    its own: ``NotRequired`` is not seen in a TypedDict's postponed annotations before Python 3.12.)"""
+
+    players: dict[str, str]  # seat (as text) → the player's name, where the console named them
+
+
+class AlertPayload(Head, _Named):
     type: ChangeType
     id: str
     revision: int
@@ -100,7 +107,7 @@ class HandPayload(Head):
     alerts: list[str]  # the ids of the hand's alerts
 
 
-class LiveTable(TypedDict):
+class LiveTable(_Named):
     """The live table (``state.LiveState``) as the state payload shows it."""
 
     hand_no: int | None
@@ -235,7 +242,8 @@ def alert_id(ctx: Context, violation: Violation) -> str:
 
 
 def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "new", revision: int = 0,
-                  evidence: Evidence | None = None, acknowledged_by: str | None = None) -> AlertPayload:
+                  evidence: Evidence | None = None, acknowledged_by: str | None = None,
+                  players: Mapping[int, str] | None = None) -> AlertPayload:
     """One alert revision. ``revision`` grows with each update; ``msg_id`` is ``<id>/<revision>``."""
     ident = alert_id(ctx, violation)
     evidence = evidence or Evidence(frame_ts=violation.evidence_ts)
@@ -260,7 +268,13 @@ def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "n
         "evidence": evidence.as_dict(),
         "status": status,
         "acknowledged_by": acknowledged_by,
+        "players": {str(seat): (players or {})[seat] for seat in violation.seats if seat in (players or {})},
     }
+
+
+def seat_names(seats: Sequence[int], players: Mapping[str, str]) -> str:
+    """``3 (Bo Chan), 5``: an alert's seats, each with its player's name where the table sent one."""
+    return ", ".join(f"{seat} ({players[str(seat)]})" if str(seat) in players else str(seat) for seat in seats)
 
 
 def event_payload(ctx: Context, event: Event, *, redacted: bool) -> EventPayload:

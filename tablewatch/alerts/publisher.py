@@ -16,7 +16,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import paho.mqtt.client as mqtt
@@ -56,6 +56,7 @@ class Health:
 class _Alert:
     violation: Violation
     evidence: pl.Evidence
+    players: dict[int, str] = field(default_factory=dict)  # the hand's names when the alert was raised
     revision: int = 0
     ended: bool = False
     acknowledged_by: str | None = None
@@ -172,7 +173,8 @@ class Publisher:
         with self._lock:
             if ident in self._alerts:
                 return ident  # the same finding reported twice: one alert
-            self._alerts[ident] = _Alert(violation=violation, evidence=evidence)
+            names = self.state.players if violation.hand_no == self.state.hand_no else {}
+            self._alerts[ident] = _Alert(violation=violation, evidence=evidence, players=dict(names))
             self._alerts_by_hand.setdefault(violation.hand_no, []).append(ident)
             self.state.open_alerts.append(ident)
             self._forget_old_alerts()
@@ -257,7 +259,8 @@ class Publisher:
         else:
             self._redacted.discard(alert)
         payload = pl.alert_payload(self.ctx, shown, change=change, revision=entry.revision,
-                                   evidence=entry.evidence, acknowledged_by=entry.acknowledged_by)
+                                   evidence=entry.evidence, acknowledged_by=entry.acknowledged_by,
+                                   players=entry.players)
         entry.payload = payload
         self._enqueue(payload, self.topics.alert, "alert")
         self._alerts_dirty = True  # the retained snapshot follows with the next state (throttled)

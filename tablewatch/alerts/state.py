@@ -32,6 +32,7 @@ class LiveState:
     devices: dict[str, bool] = field(default_factory=dict)
     open_alerts: list[str] = field(default_factory=list)
     last_ts: float | None = None
+    players: dict[int, str] = field(default_factory=dict)  # the hand's players' names by seat, where known
 
     @property
     def hand_in_progress(self) -> bool:
@@ -43,7 +44,7 @@ class LiveState:
         if isinstance(event, HandStarted):
             self.hand_no, self.button, self.street = event.hand_no, event.button, "preflop"
             self.seats, self.active, self.board = list(event.seats), list(event.seats), []
-            self.pot, self.started_ts = 0, event.ts
+            self.pot, self.started_ts, self.players = 0, event.ts, dict(event.players)
         elif isinstance(event, BoardCardDealt):
             self._place_board(event)
         elif isinstance(event, CardsMucked) and event.seat in self.active:
@@ -69,4 +70,5 @@ class LiveState:
     def as_dict(self) -> LiveTable:
         return {"hand_no": self.hand_no, "street": self.street, "button": self.button, "seats": list(self.seats),
                 "active": list(self.active), "board": list(self.board), "pot": self.pot,
-                "open_alerts": list(self.open_alerts), "devices": dict(self.devices), "last_ts": self.last_ts}
+                "open_alerts": list(self.open_alerts), "devices": dict(self.devices), "last_ts": self.last_ts,
+                "players": {str(seat): name for seat, name in sorted(self.players.items())}}

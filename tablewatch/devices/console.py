@@ -19,13 +19,16 @@ Line protocol::
     level 6           the blind level from the next hand (``LevelChanged``)
     dealer Ann Lee    a dealer push: Ann Lee deals from the next hand (``DealerChanged``; up to 40 letters,
                       digits, spaces, . ' -)
+    player 5 Bo Chan  the player in seat 5 is Bo Chan from the next hand (``PlayerNamed``; names as a dealer's);
+                      "player 5" alone: the seat's player has no name (a seat closed forgets its name too)
     PING              answered PONG (a heartbeat)
 
 Lines starting with ``#`` and empty lines are ignored. The time stamp is taken when the line arrives. A line
 (or MQTT entry) longer than ``MAX_LINE_BYTES`` is dropped with a warning and answered ``ERR``; the next is read.
 The JSON form of the set-up entries: ``{"entry": "new hand"}``, ``{"entry": "button", "seat": 4}``,
 ``{"entry": "seat", "seat": 5, "open": false}``, ``{"entry": "level", "level": 6}``,
-``{"entry": "dealer", "name": "Ann Lee"}``.
+``{"entry": "dealer", "name": "Ann Lee"}``, ``{"entry": "player", "seat": 5, "name": "Bo Chan"}`` (no ``name``:
+none).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from tablewatch.events import (
     Event,
     LevelChanged,
     NewHandPressed,
+    PlayerNamed,
     SeatStatus,
 )
 
@@ -146,17 +150,18 @@ def parse_json(payload: dict[str, Any]) -> Entry:
     return parse_line(text)
 
 
-SetupKind = Literal["new hand", "button", "seat", "level", "dealer"]
+SetupKind = Literal["new hand", "button", "seat", "level", "dealer", "player"]
 SETUP_HEADS: dict[str, SetupKind] = {"new": "new hand", "newhand": "new hand", "nh": "new hand", "button": "button",
-                                     "btn": "button", "seat": "seat", "level": "level", "dealer": "dealer"}
-DEALER_NAME = re.compile(r"[^\W_](?:[\w .'-]{0,38}[^\W_])?")  # letters and digits first and last, 1-40 long
+                                     "btn": "button", "seat": "seat", "level": "level", "dealer": "dealer",
+                                     "player": "player"}
+PERSON_NAME = re.compile(r"[^\W_](?:[\w .'-]{0,38}[^\W_])?")  # letters and digits first and last, 1-40 long
 SEAT_OPEN = {"open": True, "in": True, "closed": False, "close": False, "out": False}
 
 
 @dataclass(frozen=True, kw_only=True)
 class Setup:
     """A set-up entry: a new hand, the button at ``seat``, ``seat`` open or closed, the ``level``, the dealer's
-    ``name``."""
+    ``name`` or the name of the player in ``seat`` (None: no name)."""
 
     entry: SetupKind
     seat: int | None = None
@@ -173,6 +178,8 @@ class Setup:
             return SeatStatus(ts=ts, table=table, source="console", seat=self.seat, open=self.open)
         if self.entry == "dealer":
             return DealerChanged(ts=ts, table=table, source="console", dealer=self.name or "")
+        if self.entry == "player":
+            return PlayerNamed(ts=ts, table=table, source="console", seat=self.seat, name=self.name)
         return LevelChanged(ts=ts, table=table, source="console", level=self.level or 0)
 
 
@@ -187,7 +194,12 @@ def parse_setup(line: str) -> Setup | None:
             raise ConsoleError(f"expected 'new hand', got {line.strip()!r}")
         return Setup(entry=kind)
     if kind == "dealer":
-        return Setup(entry=kind, name=_a_dealer(line.strip().split(None, 1)[1:]))
+        return Setup(entry=kind, name=_a_name("dealer", line.strip().split(None, 1)[1:]))
+    if kind == "player":
+        words = line.strip().split(None, 2)
+        if len(words) < 2:
+            raise ConsoleError(f"expected 'player SEAT NAME' or 'player SEAT', got {line.strip()!r}")
+        return Setup(entry=kind, seat=_a_seat(words[1]), name=_a_name("player", words[2:]) if words[2:] else None)
     if kind == "seat":
         if len(parts) != 3 or parts[2] not in SEAT_OPEN:
             raise ConsoleError(f"expected 'seat N open' or 'seat N closed', got {line.strip()!r}")
@@ -201,10 +213,11 @@ def parse_setup(line: str) -> Setup | None:
     return Setup(entry=kind, level=int(parts[1]))
 
 
-def _a_dealer(rest: list[str]) -> str:
+def _a_name(entry: str, rest: list[str]) -> str:
     name = " ".join(rest[0].split()) if rest else ""
-    if not DEALER_NAME.fullmatch(name):
-        raise ConsoleError(f"expected 'dealer NAME' (1-40 letters, digits, spaces, . ' -), got {name[:40]!r}")
+    if not PERSON_NAME.fullmatch(name):
+        raise ConsoleError(f"expected '{entry} {'SEAT ' if entry == 'player' else ''}NAME' (1-40 letters, digits, "
+                           f"spaces, . ' -), got {name[:40]!r}")
     return name
 
 
@@ -221,6 +234,8 @@ def setup_line(setup: Setup) -> str:
         return f"seat {setup.seat} {'open' if setup.open else 'closed'}"
     if setup.entry == "dealer":
         return f"dealer {setup.name}"
+    if setup.entry == "player":
+        return f"player {setup.seat}" + (f" {setup.name}" if setup.name else "")
     value = setup.seat if setup.entry == "button" else setup.level
     return setup.entry if value is None else f"{setup.entry} {value}"
 
@@ -235,7 +250,16 @@ def parse_setup_json(payload: dict[str, Any]) -> Setup:
         name = payload.get("name")
         if not isinstance(name, str):
             raise ConsoleError("a dealer entry needs 'name' (a string)")
-        return Setup(entry="dealer", name=_a_dealer([name]))
+        return Setup(entry="dealer", name=_a_name("dealer", [name]))
+    if entry == "player":
+        name = payload.get("name")
+        if name is not None and not isinstance(name, str):
+            raise ConsoleError("a player entry's 'name' must be a string")
+        seat = payload.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            raise ConsoleError(f"a player entry needs 'seat' (1..{MAX_SEAT})")
+        return Setup(entry="player", seat=_a_seat(str(seat)),
+                     name=None if name is None else _a_name("player", [name]))
     if entry == "seat":
         opened = payload.get("open", True)
         if not isinstance(opened, bool):
@@ -246,7 +270,7 @@ def parse_setup_json(payload: dict[str, Any]) -> Setup:
         text = entry if value is None else f"{entry} {value}"
     setup = parse_setup(text)
     if setup is None:
-        raise ConsoleError(f"unknown entry {entry!r}; entries: new hand, button, seat, level, dealer")
+        raise ConsoleError(f"unknown entry {entry!r}; entries: new hand, button, seat, level, dealer, player")
     return setup
 
 

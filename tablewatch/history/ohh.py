@@ -24,10 +24,10 @@ _BOARD = {"Flop": slice(0, 3), "Turn": slice(3, 4), "River": slice(4, 5)}
 
 def to_ohh(hand: FinishedHand, *, site: str = "tablewatch", start: datetime | None = None,
            players: dict[int, str] | None = None) -> dict[str, Any]:
-    """The OHH object of one hand; ``players`` maps seat → name (default ``Seat N``)."""
+    """The OHH object of one hand; ``players`` maps seat → name (default: the hand's names, else ``Seat N``)."""
     cfg = hand.config
     money = _money(cfg.currency_unit)
-    names = players or {}
+    names = players if players is not None else hand.players
     ids = {seat: k + 1 for k, seat in enumerate(hand.order)}
     rounds = _rounds(hand, ids, money)
     ohh = {
@@ -48,7 +48,7 @@ def to_ohh(hand: FinishedHand, *, site: str = "tablewatch", start: datetime | No
         "dealer_seat": hand.button,
         "small_blind_amount": money(cfg.small_blind),
         "big_blind_amount": money(cfg.big_blind),
-        "ante_amount": money(cfg.ante or cfg.big_blind_ante),
+        "ante_amount": money(cfg.ante or cfg.big_blind_ante or cfg.button_ante),
         "flags": [],
         "players": [
             {"id": ids[seat], "seat": seat, "name": names.get(seat, f"Seat {seat}"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, ClassVar
@@ -26,8 +26,9 @@ class PhhExportError(ValueError):
     """A hand PHH cannot express (a variant without a PHH code)."""
 
 
-def to_hand_history(hand: FinishedHand, *, players: Sequence[str] | None = None, **meta: Any) -> HandHistory:
-    """The PHH of one finished hand; ``meta`` adds PHH fields (venue, time, …) or ``_`` fields."""
+def to_hand_history(hand: FinishedHand, **meta: Any) -> HandHistory:
+    """The PHH of one finished hand; ``meta`` adds PHH fields (venue, time, …) or ``_`` fields. ``players`` is
+    written where a name is known, with "" for a player the console did not name (``phhfile.player_names``)."""
     unit = hand.config.currency_unit
     hh = _from_game_state(hand)
     money = _money(unit)
@@ -47,8 +48,8 @@ def to_hand_history(hand: FinishedHand, *, players: Sequence[str] | None = None,
     hh.table = hand.table
     hh.finishing_stacks = [money(hand.final_stacks[seat]) for seat in hand.order]
     hh.winnings = [money(sum(a for s, a in _awards(hand) if s == seat)) for seat in hand.order]
-    if players is not None:
-        hh.players = list(players)
+    if hand.players:
+        hh.players = [hand.players.get(seat, "") for seat in hand.order]
     if hand.started_at is not None:
         _stamp(hh, hand.started_at)
     if hand.config.currency_symbol:

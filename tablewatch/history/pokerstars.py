@@ -16,6 +16,7 @@ from typing import Any
 from pokerkit import ChipsPushing, HandHistory
 
 from tablewatch.history.stats import replayed
+from tablewatch.phhfile import player_names, seat_numbers
 
 STREETS = ("FLOP", "TURN", "RIVER")
 
@@ -47,8 +48,8 @@ def dumps_pokerstars(hh: HandHistory, *, number: int = 1) -> str:
         raise ExportError("straddles and blinds posted out of position are not written")
     if not all(_money(stack).is_finite() for stack in hh.starting_stacks):
         raise ExportError("starting stacks unknown: the PokerStars format needs each player's chips")
-    seats = list(hh.seats) if hh.seats else list(range(1, count + 1))
-    names = [str(p) for p in hh.players] if hh.players else [f"Seat {seat}" for seat in seats]
+    seats, known = seat_numbers(hh), player_names(hh)
+    names = [known.get(seat, f"Seat {seat}") for seat in seats]
     symbol = str(getattr(hh, "currency_symbol", None) or "")
     lines = _header(hh, number, seats, names, symbol, blinds)
     lines += _actions(hh, names, symbol, blinds)

@@ -39,6 +39,7 @@ from pokerkit import (
 )
 
 from tablewatch.events import Party
+from tablewatch.phhfile import player_names, seat_numbers
 
 ACTIONS = (CheckingOrCalling, CompletionBettingOrRaisingTo)
 
@@ -96,9 +97,9 @@ def hand_facts(hh: HandHistory, *, name: str = "") -> HandFacts:
     the wall clock (Unix seconds) where a live table stamped it, else on the events' clock."""
     user = hh.user_defined_fields
     table = str(hh.table or user.get("_tablewatch_table") or name or "?")
-    seats = list(hh.seats) if hh.seats else list(range(1, len(hh.starting_stacks) + 1))
-    names = [str(p) for p in hh.players] if hh.players else [f"{table} seat {seat}" for seat in seats]
-    unnamed: list[int | None] = [None] * len(seats) if hh.players else list(seats)
+    seats, known = seat_numbers(hh), player_names(hh)
+    names = [known.get(seat, f"{table} seat {seat}") for seat in seats]
+    unnamed: list[int | None] = [None if seat in known else seat for seat in seats]
     started = _float(user.get("_tablewatch_started_ts"))
     wall = _float(user.get("_tablewatch_started_at"))
     shift = wall - started if wall is not None and started is not None else 0.0

@@ -72,8 +72,8 @@ def _summary(result: ReplayResult) -> dict[str, Any]:
     def money(units: int) -> str:
         return str(Decimal(units) * unit)
 
-    if hand.players:
-        out["players"] = {str(s): name for s, name in zip(hand.seats, hand.players, strict=True)}
+    if any(hand.players):
+        out["players"] = {str(s): name for s, name in zip(hand.seats, hand.players, strict=True) if name}
     out["final_stacks"] = {str(s): (None if s in unknown else money(v)) for s, v in done.final_stacks.items()}
     out["winnings"] = {str(s): money(v) for s, v in done.winnings.items()}
     out["pots"] = [{"pot": p.pot_index, "amount": money(p.amount), "winners": list(p.winners)} for p in done.pushes]
@@ -97,7 +97,8 @@ def _print_text(result: ReplayResult) -> None:
     status = "ok" if result.ok else "MISMATCH"
     click.echo(f"hand [{result.name}]: {status}; stacks {stacks}; {pots or 'no pot pushed (hand cut short)'}")
     for v in info["violations"]:
-        click.echo(f"    {v['rule_id']} seat {v['seat']}: {v['observed']} -> {v['ruling']}")
+        who = f" ({names[str(v['seat'])]})" if str(v["seat"]) in names else ""
+        click.echo(f"    {v['rule_id']} seat {v['seat']}{who}: {v['observed']} -> {v['ruling']}")
     for m in result.mismatches:
         click.echo(f"    mismatch: {m}")
 

@@ -118,6 +118,7 @@ class GameConfig(StrictModel):
     big_blind: int = Field(default=100, gt=0, description="Big blind (the minimum bet in NL and PL).")
     ante: int = Field(default=0, ge=0, description="Ante posted by every player.")
     big_blind_ante: int = Field(default=0, ge=0, description="Ante posted by the big blind for everyone (TDA-60).")
+    button_ante: int = Field(default=0, ge=0, description="Ante posted by the button for everyone.")
     straddle: int = Field(default=0, ge=0, description="Live UTG straddle; 0 for none (house: exactly 2 x BB).")
     straddle_min_raise_inc: int | None = Field(
         default=None, gt=0, description="Minimum raise increment over a straddle (ENG-43); default: the straddle."
@@ -138,8 +139,8 @@ class GameConfig(StrictModel):
     def verify_stakes(self) -> GameConfig:
         if self.small_blind > self.big_blind:
             raise ValueError(f"small_blind {self.small_blind} is larger than big_blind {self.big_blind}.")
-        if self.ante and self.big_blind_ante:
-            raise ValueError("Use either ante or big_blind_ante, not both.")
+        if sum(1 for a in (self.ante, self.big_blind_ante, self.button_ante) if a) > 1:
+            raise ValueError("Use one of ante, big_blind_ante and button_ante.")
         if self.straddle and self.straddle <= self.big_blind:
             raise ValueError(f"straddle {self.straddle} must be larger than big_blind {self.big_blind}.")
         denominations = self.chip_denominations

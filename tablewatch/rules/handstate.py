@@ -104,7 +104,7 @@ class HandState:
     # --- set-up --------------------------------------------------------------------------------------------
 
     def _game(self) -> tuple[Poker, int]:
-        """pokerkit's game of the hand (ENG-02: blinds, antes, big-blind ante, straddle) and the straddle."""
+        """pokerkit's game of the hand (ENG-02: blinds, antes, big-blind or button ante, straddle) and the straddle."""
         cfg, start, n = self.config, self.start, len(self.order)
         if start.blinds:
             blinds = {self.index[seat]: amount for seat, amount in start.blinds if seat in self.index}
@@ -115,6 +115,8 @@ class HandState:
         antes = {i: cfg.ante for i in range(n)} if cfg.ante else {}
         if cfg.big_blind_ante:
             antes = {1: self._big_blind_ante(abs(blinds.get(1, cfg.big_blind)))}
+        if cfg.button_ante:  # heads-up pokerkit posts index 0's ante at the button (index 1)
+            antes = {0 if n == 2 else n - 1: cfg.button_ante}
         straddle = blinds.get(2, 0) if n >= 3 and blinds.get(2, 0) > cfg.big_blind else 0
         # the house cap (C8) lifts when the hand is down to two players: the engine owns it (``cap_reached``)
         capped = self.profile.limit_raise_cap == "tda"

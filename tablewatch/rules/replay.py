@@ -47,7 +47,7 @@ from tablewatch.events import (
     Violation,
 )
 from tablewatch.hands import FinishedHand
-from tablewatch.phhfile import PhhError
+from tablewatch.phhfile import PhhError, forced_antes
 from tablewatch.rules.game import GameConfig, Variant
 from tablewatch.rules.physical import physical_events
 from tablewatch.rules.profiles import RuleProfile
@@ -209,12 +209,17 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     antes = [units(a) for a in hh.antes] or [0] * n
     if getattr(hh, "ante_trimming_status", False) and len(set(antes)) > 1:  # pokerkit returns what tops the rest
         antes = [min(a, sorted(antes)[-2]) for a in antes]
-    ante, big_blind_ante = _antes(antes, name)
+    forced = forced_antes(antes)
+    if forced is None:
+        raise PhhError(f"hand [{name}]: antes that differ by seat ({antes}) are not replayed: an ante for every "
+                       "player, the big blind's ante for everyone (TDA-60) or the button's.")
+    ante, big_blind_ante, button_ante = forced
     seats = _physical_seats(hh, n)
     positive = [b for b in blinds_raw if b > 0]
     config = GameConfig(
         variant=VARIANTS[hh.variant], big_blind=big_blind, small_blind=min(min(positive), big_blind),
-        ante=ante, big_blind_ante=big_blind_ante, chip_denominations=CHIPS_IN_CENTS, seat_count=10, currency_unit=unit,
+        ante=ante, big_blind_ante=big_blind_ante, button_ante=button_ante, chip_denominations=CHIPS_IN_CENTS,
+        seat_count=10, currency_unit=unit,
         currency_symbol=str(getattr(hh, "currency_symbol", None) or ""),
         small_bet=units(hh.small_bet) if getattr(hh, "small_bet", None) else None,
         big_bet=units(hh.big_bet) if getattr(hh, "big_bet", None) else None,
@@ -229,17 +234,6 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     return NormalHand(name=name, history=history, config=config, seats=seats, stacks=stacks, unknown_stacks=unknown,
                       blinds=tuple((seats[i], b) for i, b in enumerate(blinds_raw) if b),
                       source_actions=tuple(hh.actions), players=tuple(map(str, hh.players or ())))
-
-
-def _antes(antes: list[int], name: str) -> tuple[int, int]:
-    """(each player's ante, the big blind's ante for everyone) from PHH ``antes``: the same for every player, or
-    only player 2's, the big blind's in pokerkit's order (heads-up too)."""
-    if len(set(antes)) <= 1:
-        return (antes[0] if antes else 0), 0
-    if [i for i, a in enumerate(antes) if a] == [1]:
-        return 0, antes[1]
-    raise PhhError(f"hand [{name}]: antes that differ by seat ({antes}) are not replayed: an ante for every "
-                   "player, or the big blind's ante for everyone (TDA-60).")
 
 
 def _physical_seats(hh: HandHistory, n: int) -> tuple[int, ...]:
@@ -325,7 +319,8 @@ def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, 
     clock = _Clock()
     start = HandStarted(ts=clock(), table=table, source="sim", hand_no=hand_no, button=seats[-1],
                         seats=tuple(sorted(seats)), stacks=tuple(hand.stacks[seats.index(s)] for s in sorted(seats)),
-                        blinds=hand.blinds)
+                        blinds=hand.blinds,
+                        players=tuple(sorted((s, n) for s, n in zip(seats, hand.players, strict=False) if n)))
     yield from _feed(rules, [start])
     ops = truth.operations
     holes = [op for op in ops if isinstance(op, HoleDealing)]

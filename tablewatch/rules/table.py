@@ -77,6 +77,7 @@ def finished_hand(hand: HandState) -> FinishedHand:
         pushes=pushes, violations=tuple(hand.violations), burns=tuple(hand.burns),
         event_times=tuple(hand.event_times), notes=tuple(notes), started_ts=hand.start.ts,
         ended_ts=hand.ended_ts, blinds=hand.start.blinds, unawarded=max(0, missing), dealer=hand.start.dealer,
+        players=dict(hand.start.players),
         state=state, game=hand.game,
     )
 

@@ -85,9 +85,11 @@ def render(scenario: Path | None, out: Path, phh: Path | None, hand: int, violat
               "keys each hand's start, its button, the seats and every action on the console.")
 @click.option("--no-rfid", is_flag=True, help="A table without RFID readers (camera and console): no RFID reads, "
               "no tag registry; starting stacks are unknown to the run.")
+@click.option("--name-players", is_flag=True, help="The floor keys each player's name (the scenario's, the PHH "
+              "file's) on the console as they sit down: `player SEAT NAME`.")
 def record(scenario: Path | None, out: Path, phh: Path | None, hand: int, count: int, violations: tuple[str, ...],
            seed: int, fps: float, max_seconds: float | None, console_delay: float, no_effects: bool, no_camera: bool,
-           no_rfid: bool) -> None:
+           no_rfid: bool, name_players: bool) -> None:
     """Record SCENARIO (or --phh FILE hands) as a table's devices capture it, for `tablewatch run OUT/table.toml`.
 
     OUT gets the overhead video, its calibrated profile, the tag registry, the RFID reads and the console
@@ -113,7 +115,8 @@ def record(scenario: Path | None, out: Path, phh: Path | None, hand: int, count:
         raise click.ClickException(str(exc)) from exc
     started = time.perf_counter()
     summary = record_session(sim_, out, fps=fps, max_seconds=max_seconds, effects=not no_effects,
-                             console_delay_s=console_delay, camera=not no_camera, rfid=not no_rfid)
+                             console_delay_s=console_delay, camera=not no_camera, rfid=not no_rfid,
+                             name_players=name_players)
     click.echo(f"recorded {out} ({' + '.join(summary['devices'])}): {summary['length_s']:.1f} s, "
                f"{len(sim_.hands)} hand(s), {summary['frames']} frames, "
                f"{summary['rfid_reads']} RFID reads, {summary['console_entries']} console entries "

@@ -48,6 +48,7 @@ class HandPlan:
     source: str = "scenario"
     odd_chip: int = 1  # the smallest chip in play: pots are split in its multiples (TDA-12), as the rules do
     ante_trimming: bool = True  # pokerkit's: an ante above the others' goes back (off for a big blind ante)
+    players: dict[int, str] = field(default_factory=dict)  # table seat → the player's name, where known
 
     @property
     def button(self) -> int:
@@ -180,7 +181,8 @@ def plan_phh(hand: HandSpec, *, hand_no: int, seat_count: int) -> HandPlan:
                     blinds=[scale(b) for b in blinds], antes=[scale(a) for a in hh.antes],
                     min_bet=scale(min_bet), holes=holes, board=board, acts=acts,
                     violations=list(hand.violations), unit=unit, source=where,
-                    ante_trimming=bool(hh.ante_trimming_status))
+                    ante_trimming=bool(hh.ante_trimming_status),
+                    players={seats[i]: str(name) for i, name in enumerate(hh.players or ()) if name})
     if not all(Decimal(str(s)).is_finite() for s in hh.starting_stacks):
         _check_down(plan)
     return plan

@@ -42,9 +42,10 @@ from tablewatch.calibration.cli import read_frames
 from tablewatch.calibration.layout import load_layout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import new_profile, save_profile
-from tablewatch.devices.console import Entry, Setup, entry_line, setup_line
+from tablewatch.devices.console import PERSON_NAME, Entry, Setup, entry_line, setup_line
 from tablewatch.devices.recording import ConsoleEntry, write_console_entries, write_rfid_timeline
 from tablewatch.events import Declaration, HandStarted, RfidInventory, Zone, dump_events
+from tablewatch.phhfile import forced_antes
 from tablewatch.sim.output import VIDEO_FOURCC, write_registry
 from tablewatch.sim.rfid import antenna_nodes
 from tablewatch.sim.session import Simulation
@@ -59,10 +60,11 @@ CALIBRATION_FRAMES = 5
 
 def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds: float | None = None,
            effects: bool = True, console_delay_s: float = CONSOLE_DELAY_S, progress: bool = True,
-           camera: bool = True, rfid: bool = True, dealers: Sequence[str] = ()) -> dict[str, Any]:
+           camera: bool = True, rfid: bool = True, dealers: Sequence[str] = (),
+           name_players: bool = False) -> dict[str, Any]:
     """Write the recording of ``sim`` (its first ``max_seconds`` only, when given) into ``out``, as a table with
     the overhead ``camera``, the ``rfid`` readers or both, and a dealer console; its summary. ``dealers``: who
-    deals each hand, named on the console as they sit down."""
+    deals each hand, named on the console as they sit down; ``name_players``: the players too."""
     if not (camera or rfid):
         raise ValueError("a recorded table needs a camera or RFID readers (a console alone finds no hand)")
     out = out.resolve()
@@ -80,7 +82,8 @@ def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds:
         write_rfid_timeline(out / "rfid.jsonl", timeline)
         write_registry(sim, out / "registry.csv")
     entries = sorted([*console_entries(sim, delay_s=console_delay_s, until=length, keyed=not camera),
-                      *dealer_entries(sim, dealers)], key=lambda entry: entry.t)
+                      *dealer_entries(sim, dealers), *(player_entries(sim) if name_players else [])],
+                     key=lambda entry: entry.t)
     write_console_entries(out / "console.txt", entries)
     (out / "table.toml").write_text(tomlio.dumps(run_config(sim, out, length=length, camera=camera, rfid=rfid),
                                                  header="A recorded session: tablewatch run table.toml"),
@@ -137,6 +140,21 @@ def dealer_entries(sim: Simulation, dealers: Sequence[str]) -> list[ConsoleEntry
     return entries
 
 
+def player_entries(sim: Simulation) -> list[ConsoleEntry]:
+    """"player SEAT NAME" as the floor seats a player, a little before the first hand they play in that seat (a
+    name the console would refuse is not keyed)."""
+    entries: list[ConsoleEntry] = []
+    seated: dict[int, str] = {}
+    for start in (e for e in sim.events if isinstance(e, HandStarted)):
+        seated = {seat: name for seat, name in seated.items() if seat in start.seats}  # a seat left: keyed again
+        for seat, name in start.players:
+            if seated.get(seat) != name and PERSON_NAME.fullmatch(name):
+                entries.append(ConsoleEntry(t=round(max(0.0, start.ts - DEALER_PUSH_S), 3),
+                                            line=setup_line(Setup(entry="player", seat=seat, name=name))))
+            seated[seat] = name
+    return entries
+
+
 def setup_entries(sim: Simulation, *, delay_s: float) -> list[ConsoleEntry]:
     """At each hand's start: "new hand", its button, then the seats opened or closed since the last hand (every
     seat dealt in, at the first), one key after another."""
@@ -177,10 +195,11 @@ def _game(sim: Simulation) -> dict[str, Any]:
     blinds = sorted(int(b) for b in first.blinds_or_straddles or () if b)
     small, big = (blinds[0], blinds[1]) if len(blinds) >= 2 else (0, blinds[0] if blinds else 100)
     antes = [int(a) for a in first.antes or ()]
-    uniform = len(set(antes)) <= 1
-    big_blind_ante = not uniform and not first.ante_trimming_status and [i for i, a in enumerate(antes) if a] == [1]
-    return {"small_blind": small, "big_blind": big, "ante": antes[0] if uniform and antes else 0,
-            "big_blind_ante": antes[1] if big_blind_ante else 0,
+    # one seat's ante for everyone, with trimming on, is handed back whole: a table without that ante
+    trimmed_away = len(set(antes)) > 1 and first.ante_trimming_status
+    ante, big_blind_ante, button_ante = (0, 0, 0) if trimmed_away else (forced_antes(antes) or (0, 0, 0))
+    return {"small_blind": small, "big_blind": big, "ante": ante, "big_blind_ante": big_blind_ante,
+            "button_ante": button_ante,
             "chip_denominations": sorted(c.value for c in sim.scenario.chips), "seat_count": 10}
 
 

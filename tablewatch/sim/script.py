@@ -87,6 +87,7 @@ def simulate(scenario: Scenario) -> SimRun:
             button = hand.button or _next_button(list(stacks), button)
             plan = plan_scripted(hand, hand_no=no, stacks=stacks, button=button, blinds=scenario.blinds,
                                  ante=scenario.ante)
+            plan.players = {p.seat: p.name for p in scenario.players if p.seat in plan.seats}
         plan.odd_chip = min(c.value for c in scenario.chips)
         _check_seats(plan, table)
         stage.move_button(layout.button_spot(plan.button), t=max(t - 1.5, stage.arm_free("dealer")))
@@ -94,7 +95,8 @@ def simulate(scenario: Scenario) -> SimRun:
         state = new_state(plan)
         events.append(HandStarted(ts=t, table=scenario.table, source="sim", hand_no=no, button=plan.button,
                                   seats=tuple(sorted(plan.seats)),
-                                  stacks=tuple(plan.stacks[plan.seats.index(s)] for s in sorted(plan.seats))))
+                                  stacks=tuple(plan.stacks[plan.seats.index(s)] for s in sorted(plan.seats)),
+                                  players=tuple(sorted(plan.players.items()))))
         driver = HandDriver(plan=plan, state=state, stage=stage, piles=piles, table_id=scenario.table, rng=rng,
                             timing=scenario.timing, t=t + 0.3)
         driver.run()

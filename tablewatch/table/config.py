@@ -11,7 +11,7 @@ from pydantic import Field, field_validator
 from tablewatch.alerts.config import BroadcastDelay, BrokerConfig, check_name
 from tablewatch.alerts.evidence import EvidenceConfig
 from tablewatch.config import StrictModel
-from tablewatch.devices.console import DEALER_NAME
+from tablewatch.devices.console import PERSON_NAME
 from tablewatch.devices.poller import ReaderConfig
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
@@ -102,7 +102,7 @@ class RunConfig(StrictModel):
     @field_validator("dealer")
     @classmethod
     def _dealer_name(cls, value: str | None) -> str | None:
-        if value is not None and not DEALER_NAME.fullmatch(value):
+        if value is not None and not PERSON_NAME.fullmatch(value):
             raise ValueError(f"{value[:40]!r} is not a dealer's name (1-40 letters, digits, spaces, . ' -)")
         return value
 

@@ -63,6 +63,7 @@ from tablewatch.events import (
     LevelChanged,
     NewHandPressed,
     Party,
+    PlayerNamed,
     PotGathered,
     PotPushed,
     SeatStatus,
@@ -155,6 +156,7 @@ class HandFramer:
         self.open_seats: dict[int, bool] = {}  # the console's seat open/closed
         self.level: int | None = None  # the console's level in force (the game's blinds stand until levels are set)
         self.dealer = dealer  # the dealer in the box: the configuration's, then as the console last named them
+        self.players: dict[int, str] = {}  # the players' names by seat, as the console last named them
         self.last: HandStarted | None = None
         self._deal: _Deal | None = None
         self._hand: _Hand | None = None
@@ -196,6 +198,13 @@ class HandFramer:
             self.seen_button = event
         elif isinstance(event, SeatStatus) and event.seat is not None:
             self.open_seats[event.seat] = event.open
+            if not event.open:  # the player left: whoever sits there next is named again
+                self.players.pop(event.seat, None)
+        elif isinstance(event, PlayerNamed) and event.seat is not None:
+            if event.name:
+                self.players[event.seat] = event.name
+            else:
+                self.players.pop(event.seat, None)
         elif isinstance(event, DealerChanged):
             self.dealer = event.dealer
         elif isinstance(event, LevelChanged):
@@ -299,7 +308,8 @@ class HandFramer:
         level = self.levels.at(deal.ts) if self.levels is not None else None
         start = HandStarted(ts=deal.ts, table=deal.table, source="scene", hand_no=self.hand_no,
                             button=self._button(deal, seats, level), seats=seats, stacks=self._stacks(seats, deal),
-                            dealer=self.dealer, **_stakes(level))
+                            dealer=self.dealer, players=tuple((s, self.players[s]) for s in seats if s in self.players),
+                            **_stakes(level))
         self._hand, self.last, self.button = _Hand(start=start, push_counted=self.stack_chips is not None), start, None
         out: list[Event] = [*self._void_hand(start), start, *self._posted_at_wrong_level(deal, start),
                             *self._rotation_advisories(start)]
@@ -379,9 +389,10 @@ class HandFramer:
         if self.stack_chips is None:
             return ()
         counted = self._chips_by_seat(seats)
-        if any(counted[seat].value <= 0 for seat in seats):
+        stacks = tuple(counted[seat].value + deal.gathered.get(seat, 0) for seat in seats)
+        if any(stack <= 0 for stack in stacks):  # (a short stack all in with its ante has sent its chips to the pot)
             return ()  # a stack the antennas do not count: all unknown rather than one wrong
-        return tuple(counted[seat].value + deal.gathered.get(seat, 0) for seat in seats)
+        return stacks
 
     def _chips_by_seat(self, seats: tuple[int, ...] = tuple(range(1, 11))) -> dict[int, Chips]:
         assert self.stack_chips is not None

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 
-from tablewatch.events import Event, Severity, Violation
+from tablewatch.events import Event, HandStarted, Severity, Violation
 from tablewatch.hands import FinishedHand
 from tablewatch.table.config import EventLogConfig
 
@@ -121,19 +122,29 @@ class RotatingLog:
             when += timedelta(microseconds=1)
 
 
+def _seat(seat: int, names: dict[int, str]) -> str:
+    """``3 (Bo Chan)``, or ``3`` where the player has no name (a name is text, never rich markup)."""
+    name = names.get(seat)
+    return f"{seat} ({escape(name)})" if name else str(seat)
+
+
 class TerminalOutput:
     """Prints each alert the moment the rules raise it (the demo's live view)."""
 
     def __init__(self, console: Console | None = None, *, show_hands: bool = True) -> None:
         self.console = console or Console(highlight=False)
         self.show_hands = show_hands
+        self.players: dict[int, str] = {}  # the hand in play's names by seat, where known
 
     def on_event(self, event: Event) -> None:
-        """Events are too many to print; alerts and hands are what a person watches."""
+        """Events are too many to print; alerts and hands are what a person watches. A hand's start names its
+        players."""
+        if isinstance(event, HandStarted):
+            self.players = dict(event.players)
 
     def on_violation(self, violation: Violation) -> None:
         style = SEVERITY_STYLE.get(violation.severity, "")
-        seats = ",".join(str(s) for s in violation.seats) or "-"
+        seats = ",".join(_seat(s, self.players) for s in violation.seats) or "-"
         hand = violation.hand_no if violation.hand_no is not None else "-"
         self.console.print(
             f"[{style}]{violation.severity.value.upper():9}[/] t={violation.ts:7.2f}s hand {hand} "
@@ -144,8 +155,8 @@ class TerminalOutput:
     def on_hand(self, hand: FinishedHand) -> None:
         if not self.show_hands:
             return
-        won = ", ".join(f"seat {s} {w:+}" for s, w in hand.winnings.items() if w > 0) or "no winner recorded"
-        self.console.print(f"[green]hand {hand.hand_no} complete[/]: {won}")
+        won = ", ".join(f"seat {_seat(s, hand.players)} {w:+}" for s, w in hand.winnings.items() if w > 0)
+        self.console.print(f"[green]hand {hand.hand_no} complete[/]: {won or 'no winner recorded'}")
 
     def close(self) -> None:
         """Nothing to release."""

@@ -15,6 +15,7 @@ from tablewatch.alerts.config import BrokerConfig
 from tablewatch.alerts.connection import connect, make_client
 from tablewatch.alerts.floor import FloorBoard
 from tablewatch.cli import cli
+from tablewatch.events import HandStarted
 from tests.alerts.helpers import violation
 from tests.alerts.test_publisher import make_publisher
 from tests.support.mosquitto import Mosquitto, free_port, needs_mosquitto
@@ -47,6 +48,8 @@ def test_board_keeps_the_newest_revision_and_drops_repeats() -> None:
 
 def test_floor_once_shows_tables_and_open_alerts(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
     publisher = make_publisher(tmp_path, mqtt_broker.url, table="T07").start()
+    publisher.publish_event(HandStarted(ts=0.5, table="T07", source="sim", hand_no=1, button=1, seats=(1, 3),
+                                        players=((3, "Bo Chan"),)))
     ident = publisher.publish_violation(violation(4, table="T07"))
     assert publisher.link.drain(5)
     result = CliRunner().invoke(cli, ["floor", "--url", mqtt_broker.url, "--once", "--wait", "0.5"],
@@ -54,6 +57,7 @@ def test_floor_once_shows_tables_and_open_alerts(tmp_path: Path, mqtt_broker: Mo
     assert result.exit_code == 0, result.output
     assert re.search(r"casino/T07\s*│\s*online", result.output)
     assert "TDA-29" in result.output and "seat 3 put chips out in 2 motions (#4)" in result.output
+    assert "3 (Bo Chan)" in result.output  # the seat's player, as the console named him
 
     acks: list[tuple[str, str]] = []
     publisher.ack_callbacks.append(lambda alert, by: acks.append((alert, by)))

@@ -69,7 +69,8 @@ def test_same_violation_twice_is_one_alert_with_a_stable_id(tmp_path: Path, mqtt
 
 def test_retained_state_and_status_reach_a_late_subscriber(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
     publisher = make_publisher(tmp_path, mqtt_broker.url, table="T02").start()
-    publisher.publish_event(HandStarted(ts=1.0, table="T02", source="sim", hand_no=41, button=2, seats=(1, 2, 5)))
+    publisher.publish_event(HandStarted(ts=1.0, table="T02", source="sim", hand_no=41, button=2, seats=(1, 2, 5),
+                                        players=((5, "Cy"),)))
     publisher.publish_event(PotGathered(ts=2.0, table="T02", source="sim", value=300))
     for slot, card in enumerate(("Ah", "Kd", "7c")):
         publisher.publish_event(BoardCardDealt(ts=3.0 + slot, table="T02", source="sim", card=card, slot=slot))
@@ -85,6 +86,7 @@ def test_retained_state_and_status_reach_a_late_subscriber(tmp_path: Path, mqtt_
     body = state.json()
     validate("state", body)
     assert (body["hand_no"], body["street"], body["board"], body["pot"]) == (41, "flop", ["Ah", "Kd", "7c"], 300)
+    assert body["players"] == {"5": "Cy"}
     assert body["monitor"]["connected"] is True and body["monitor"]["problem"] is None
 
 
@@ -159,12 +161,16 @@ def test_floor_acknowledgement_ends_the_alert(tmp_path: Path, mqtt_broker: Mosqu
 def test_hand_end_closes_open_alerts_of_that_hand(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
     with Collector(BrokerConfig(url=mqtt_broker.url), ["tablewatch/casino/T06/alert"]) as sub:
         publisher = make_publisher(tmp_path, mqtt_broker.url, table="T06").start()
-        publisher.publish_event(HandStarted(ts=0.5, table="T06", source="sim", hand_no=1, button=1, seats=(1, 3)))
+        publisher.publish_event(HandStarted(ts=0.5, table="T06", source="sim", hand_no=1, button=1, seats=(1, 3),
+                                            players=((1, "Ann Lee"), (3, "Bo Chan"))))
         publisher.publish_event(violation(1, table="T06"))
         publisher.publish_event(HandEnded(ts=5.0, table="T06", source="sim", hand_no=1))
         bodies = [m.json() for m in sub.wait_count("/alert", 2)]
         publisher.stop()
     assert [(b["type"], b["status"]) for b in bodies] == [("new", "open"), ("end", "closed")]
+    for body in bodies:
+        validate("alert", body)
+    assert [b["players"] for b in bodies] == [{"3": "Bo Chan"}] * 2  # the alert's seat's player, as named
     assert bodies[0]["id"] == bodies[1]["id"] and bodies[1]["msg_id"].endswith("/1")
 
 

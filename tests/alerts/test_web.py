@@ -54,8 +54,9 @@ def test_surveillance_page_shows_live_alerts_evidence_and_tables(tmp_path: Path)
                   (publishers["T02"], hidden_chips(1.6, table="T02", hand_no=7)),
                   (publishers["T01"], string_raise(1.7, table="T01", hand_no=12, seat=8))]
         for table, publisher in list(publishers.items())[:2]:
+            named = ((3, "Bo Chan"), (8, "Ann Lee")) if table == "T01" else ()  # as the console named them
             publisher.publish_event(HandStarted(ts=0.0, table=table, source="sim", hand_no=12 if table == "T01" else 7,
-                                                button=1, seats=(1, 3, 6, 8)))
+                                                button=1, seats=(1, 3, 6, 8), players=named))
         for i in range(25):
             for table, publisher in list(publishers.items())[:2]:
                 frame, box = felt_frame(i / FPS + (0.7 if table == "T02" else 0))
@@ -76,6 +77,11 @@ def test_surveillance_page_shows_live_alerts_evidence_and_tables(tmp_path: Path)
         assert browser.wait_js("return [...document.querySelectorAll('[data-testid=alert] img')]"
                                ".every(i => i.complete && i.naturalWidth === 640)")
         assert "live" in browser.js("return document.getElementById('link').textContent")
+        seats_shown = browser.js("return [...document.querySelectorAll('[data-table=\"casino/T01\"] .meta')]"
+                                 ".map(e => e.textContent).filter(t => t.includes('seats'))")
+        assert sorted(t.split(" · ")[3] for t in seats_shown) == ["seats 3 (Bo Chan)", "seats 8 (Ann Lee)"]
+        assert browser.js("return document.querySelector('[data-testid=table][data-table=\"casino/T01\"] .players')"
+                          ".textContent") == "seats 3 (Bo Chan), 8 (Ann Lee)"
         if shot := os.environ.get("TABLEWATCH_SCREENSHOT"):
             browser.screenshot(Path(shot))
         browser.screenshot(tmp_path / "surveillance.png")

@@ -34,6 +34,7 @@ from tablewatch.events import (
     Event,
     LevelChanged,
     NewHandPressed,
+    PlayerNamed,
     SeatStatus,
 )
 from tests.devices.socat import SocatPair
@@ -228,6 +229,8 @@ def test_an_over_long_tablet_entry_is_refused_unread() -> None:
     ("level 6", Setup(entry="level", level=6)),
     ("dealer Ann Lee", Setup(entry="dealer", name="Ann Lee")),
     ("DEALER  José O'Neil-Díaz ", Setup(entry="dealer", name="José O'Neil-Díaz")),  # as typed, spaces folded
+    ("player 5 Bo Chan", Setup(entry="player", seat=5, name="Bo Chan")),
+    ("player s5", Setup(entry="player", seat=5)),  # the seat's player has no name
     ("3 raise 900", None),  # a declaration
 ])
 def test_set_up_lines(line: str, setup: Setup | None) -> None:
@@ -246,6 +249,9 @@ def test_set_up_lines(line: str, setup: Setup | None) -> None:
     ("dealer", "expected 'dealer NAME'"),
     ("dealer <script>", "expected 'dealer NAME'"),
     ("dealer " + "A" * 41, "expected 'dealer NAME'"),
+    ("player", "expected 'player SEAT NAME' or 'player SEAT'"),
+    ("player 11 Bo", "seat '11' must be 1..10"),
+    ("player 5 <img src=x>", "expected 'player SEAT NAME'"),
 ])
 def test_bad_set_up_lines_say_why(line: str, message: str) -> None:
     with pytest.raises(ConsoleError, match=message):
@@ -256,17 +262,24 @@ def test_set_up_entries_as_json_make_their_events() -> None:
     session = ConsoleSession(table="T01", clock=lambda: 2.0)
     made = [session.handle(text)[0] for text in (
         '{"entry": "new hand"}', '{"entry": "button", "seat": 4}', '{"entry": "seat", "seat": 2, "open": false}',
-        '{"entry": "level", "level": 3}', '{"entry": "dealer", "name": "Ann Lee"}')]
+        '{"entry": "level", "level": 3}', '{"entry": "dealer", "name": "Ann Lee"}',
+        '{"entry": "player", "seat": 5, "name": "Bo Chan"}', '{"entry": "player", "seat": 5}')]
     assert made == [NewHandPressed(ts=2.0, table="T01", source="console"),
                     ButtonPlaced(ts=2.0, table="T01", source="console", seat=4),
                     SeatStatus(ts=2.0, table="T01", source="console", seat=2, open=False),
                     LevelChanged(ts=2.0, table="T01", source="console", level=3),
-                    DealerChanged(ts=2.0, table="T01", source="console", dealer="Ann Lee")]
-    unknown = "ERR unknown entry 'dance'; entries: new hand, button, seat, level, dealer"
+                    DealerChanged(ts=2.0, table="T01", source="console", dealer="Ann Lee"),
+                    PlayerNamed(ts=2.0, table="T01", source="console", seat=5, name="Bo Chan"),
+                    PlayerNamed(ts=2.0, table="T01", source="console", seat=5, name=None)]
+    unknown = "ERR unknown entry 'dance'; entries: new hand, button, seat, level, dealer, player"
     assert session.handle('{"entry": "dance"}')[1] == unknown
     assert session.handle('{"entry": "seat", "seat": 2, "open": "no"}')[1] == "ERR 'open' must be true or false"
     assert session.handle('{"entry": "level", "lvl": 2}')[1].startswith("ERR unknown field(s) lvl")
     assert session.handle('{"entry": "dealer", "name": 7}')[1] == "ERR a dealer entry needs 'name' (a string)"
+    assert session.handle('{"entry": "player", "seat": 5, "name": ["x"]}')[1] == (
+        "ERR a player entry's 'name' must be a string")
+    assert session.handle('{"entry": "player", "name": "Bo"}')[1] == "ERR a player entry needs 'seat' (1..10)"
+    assert session.handle('{"entry": "player", "seat": 0, "name": "Bo"}')[1] == "ERR seat '0' must be 1..10"
 
 
 def test_set_up_entries_over_a_serial_line(tmp_path: Path) -> None:

@@ -83,6 +83,21 @@ def test_a_tables_hands_from_its_store_in_every_format(tmp_path: Path) -> None:
     assert _the_same(original, back) and back.hand == 1
 
 
+def test_the_names_the_console_gave_in_every_format_and_in_the_statistics(tmp_path: Path) -> None:
+    """Bo Chan was named at the console; the other two were not, and go by their seats."""
+    store = open_store(tmp_path / "hands.sqlite")
+    store.save(dataclasses.replace(played_hand(), table="T01", players={2: "Bo Chan"}))
+    store.close()
+    source = str(tmp_path / "hands.sqlite")
+    ohh = CliRunner().invoke(cli, ["hands", "export", source, "--format", "ohh", "-o", "-"]).stdout
+    assert [p["name"] for p in json.loads(ohh)["ohh"]["players"]] == ["Seat 1", "Bo Chan", "Seat 3"]
+    stars = CliRunner().invoke(cli, ["hands", "export", source, "--format", "pokerstars", "-o", "-"]).output
+    assert "Seat 2: Bo Chan ($1500.50 in chips)" in stars and "Seat 1: Seat 1 " in stars
+    stats = CliRunner().invoke(cli, ["stats", source, "--by", "player", "--json"])
+    assert stats.exit_code == 0, stats.output
+    assert sorted(row["player"] for row in json.loads(stats.output))[:2] == ["Bo Chan", "T01 seat 1"]
+
+
 def test_ohh_comes_from_a_hand_store_only(tmp_path: Path) -> None:
     (tmp_path / "a.phh").write_text(dumps_phh([played_hand()]))
     result = CliRunner().invoke(cli, ["hands", "export", str(tmp_path / "a.phh"), "--format", "ohh", "-o", "-"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 from decimal import Decimal
@@ -13,6 +14,7 @@ from tablewatch.events import CardsTabled
 from tablewatch.hands import FinishedHand
 from tablewatch.history.ohh import dumps_ohh, to_ohh
 from tablewatch.history.phh import PhhExportError, dumps_phh, to_hand_history
+from tablewatch.phhfile import player_names
 from tablewatch.rules.game import GameConfig, Variant
 from tests.rules.engine_helpers import Hand
 
@@ -78,9 +80,17 @@ def test_multi_hand_phh_has_sections_pokerkit_reads() -> None:
 
 
 def test_phh_metadata_and_players() -> None:
-    hh = to_hand_history(played_hand(), players=["ann", "bob", "cy"], venue="Test Casino", _camera="cam1")
+    hh = to_hand_history(dataclasses.replace(played_hand(), players={1: "ann", 2: "bob", 3: "cy"}),
+                         venue="Test Casino", _camera="cam1")
     text = hh.dumps()
     assert "venue = 'Test Casino'" in text and "_camera = 'cam1'" in text and "players = ['ann', 'bob', 'cy']" in text
+
+
+def test_players_the_console_did_not_name_are_written_without_a_name() -> None:
+    named = dataclasses.replace(played_hand(), players={2: "Bo Chan"})
+    hh = to_hand_history(named)
+    assert hh.players == ["", "Bo Chan", ""] and player_names(hh) == {2: "Bo Chan"}
+    assert to_hand_history(played_hand()).players is None  # nobody named: no players field
 
 
 def test_variant_without_a_phh_code_is_a_clear_error() -> None:

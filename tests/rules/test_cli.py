@@ -159,11 +159,49 @@ def test_a_big_blind_ante_replays_as_pokerkit_plays_it(tmp_path: Path, trimming:
     assert f"pot 0 {pot} -> seat 3" in result.output
 
 
-def test_a_button_ante_is_refused_plainly(tmp_path: Path) -> None:
+def test_a_short_stack_posts_what_it_has_for_the_ante_and_plays_for_the_main_pot(tmp_path: Path) -> None:
+    """Seat 3 has 60 for an ante of 100: all in for 60 before the cards. Seats 1 and 2 bet on through the river
+    (no all-in showdown is due while two players can still bet: TDA-9 stays quiet), and seat 2 wins it all."""
+    path = tmp_path / "short.phh"
+    path.write_text(BIG_BLIND_ANTE.format(trimming="true").replace("antes = [0, 100, 0]", "antes = [100, 100, 100]")
+                    .replace("starting_stacks = [10000, 10000, 10000]", "starting_stacks = [10000, 10000, 60]")
+                    .replace("'p3 cbr 300', 'p1 cc', 'p2 f', 'd db 2c7d9h', 'p1 cc',\n           'p3 cbr 500', 'p1 cc'",
+                             "'p1 cbr 300', 'p2 cc', 'd db 2c7d9h', 'p1 cc', 'p2 cc'")
+                    .replace("'p1 cc', 'p3 cc', 'd db 3s', 'p1 cc', 'p3 cc', 'p1 sm AsKs', 'p3 sm QcQd'",
+                             "'p1 cc', 'p2 cc', 'd db 3s', 'p1 cc', 'p2 cc', 'p1 sm AsKs', 'p2 sm 7h2d', "
+                             "'p3 sm QcQd'"))
+    result = CliRunner().invoke(cli, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    [hand] = json.loads(result.output)["hands"]
+    assert hand["ok"] and hand["final_stacks"] == {"1": "9600", "2": "10460", "3": "0"} and hand["violations"] == []
+
+
+HEADS_UP = """variant = 'NT'
+antes = {antes}
+blinds_or_straddles = [50, 100]
+min_bet = 100
+starting_stacks = [10000, 10000]
+actions = ['d dh p1 AsKs', 'd dh p2 7h2d', 'p2 cbr 300', 'p1 f']
+"""
+
+
+@pytest.mark.parametrize(("text", "stacks"), [
+    (BIG_BLIND_ANTE.format(trimming="false").replace("antes = [0, 100, 0]", "antes = [0, 0, 100]"),
+     "s1 (Ann)=9200 s2 (Bo)=9900 s3 (Cy)=10900"),
+    (HEADS_UP.format(antes="[100, 0]"), "s1=9900 s2=10100"),  # heads-up pokerkit posts p1's ante at the button
+], ids=["three players", "heads-up"])
+def test_a_button_ante_replays_as_pokerkit_plays_it(tmp_path: Path, text: str, stacks: str) -> None:
     path = tmp_path / "button.phh"
-    path.write_text(BIG_BLIND_ANTE.format(trimming="false").replace("antes = [0, 100, 0]", "antes = [0, 0, 100]"))
+    path.write_text(text)
     result = CliRunner().invoke(cli, ["replay", str(path)])
-    assert result.exit_code == 1 and "antes that differ by seat ([0, 0, 100]) are not replayed" in result.output
+    assert result.exit_code == 0 and f": ok; stacks {stacks};" in result.output, result.output
+
+
+def test_antes_of_no_form_the_rules_know_are_refused_plainly(tmp_path: Path) -> None:
+    path = tmp_path / "odd.phh"
+    path.write_text(BIG_BLIND_ANTE.format(trimming="false").replace("antes = [0, 100, 0]", "antes = [100, 0, 0]"))
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 1 and "antes that differ by seat ([100, 0, 0]) are not replayed" in result.output
 
 
 def test_replay_takes_several_files_folders_and_patterns(tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ from tablewatch.rules.game import GameConfig, Variant
     ("fields", "message"),
     [
         ({"small_blind": 300, "big_blind": 200}, "small_blind 300 is larger than big_blind 200"),
-        ({"ante": 10, "big_blind_ante": 200}, "either ante or big_blind_ante"),
+        ({"ante": 10, "big_blind_ante": 200}, "one of ante, big_blind_ante and button_ante"),
+        ({"big_blind_ante": 200, "button_ante": 200}, "one of ante, big_blind_ante and button_ante"),
         ({"straddle": 100}, "straddle 100 must be larger than big_blind 100"),
         ({"chip_denominations": (100, 25)}, "positive, distinct and ascending"),
         ({"variant": "FLHE"}, "needs small_bet"),

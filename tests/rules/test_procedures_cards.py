@@ -21,7 +21,8 @@ from tests.rules.test_procedures_helpers import Script, ids
         ({"phase": "preflop", "to_act": None, "betting_complete": True}, [("TDA-53", Severity.ADVISORY)]),
         # all-in called, no more betting possible: the hands must be shown (TDA-9), nothing to say
         ({"phase": "turn", "to_act": None, "betting_complete": True, "all_in": (1,), "stacks": {1: 0, 2: 0}}, []),
-        ({"phase": "river", "to_act": None, "betting_complete": True}, []),  # the showdown
+        # the turn's round over, the river to come: there is betting still (the river's own ends in "showdown")
+        ({"phase": "river", "to_act": None, "betting_complete": True}, [("TDA-53", Severity.ADVISORY)]),
         ({"phase": "showdown"}, []),
         ({"phase": "flop", "to_act": 3, "bets": {1: 200}, "active": (1, 3)}, []),  # seat 2 has folded
     ],

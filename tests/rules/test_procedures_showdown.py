@@ -57,7 +57,7 @@ def test_ex_24_no_exposure_while_the_callers_can_still_bet_then_all_at_once() ->
 
 
 def test_ex_25_river_checked_all_three_hands_shown_before_the_side_pot() -> None:
-    s = Script(check(), phase="river", stacks={1: 0, 2: 3000, 3: 3000}, all_in=(1,))
+    s = Script(check(), phase="showdown", stacks={1: 0, 2: 3000, 3: 3000}, all_in=(1,))
     s.complete()  # B and C check the river: A, B and C all expose
     s.do(CardsTabled, seat=2, cards=("Ah", "Kh"))
     s.do(CardsTabled, seat=3, cards=("2h", "2d"))
@@ -66,7 +66,7 @@ def test_ex_25_river_checked_all_three_hands_shown_before_the_side_pot() -> None
 
 
 def test_ex_102_all_in_and_call_the_loser_may_not_muck_face_down() -> None:
-    s = Script(check(), seats=(1, 2), phase="river", stacks={1: 0, 2: 800}, all_in=(1,))
+    s = Script(check(), seats=(1, 2), phase="showdown", stacks={1: 0, 2: 800}, all_in=(1,))
     s.complete()
     s.do(CardsTabled, seat=2, cards=("Ah", "Ad"))
     (v,) = s.do(CardsMucked, seat=1)
@@ -74,7 +74,7 @@ def test_ex_102_all_in_and_call_the_loser_may_not_muck_face_down() -> None:
 
 
 def test_tda_9_the_latch_survives_the_engine_completing_the_hand() -> None:
-    s = Script(check(), seats=(1, 2), phase="river", stacks={1: 0, 2: 800}, all_in=(1,))
+    s = Script(check(), seats=(1, 2), phase="showdown", stacks={1: 0, 2: 800}, all_in=(1,))
     s.complete()
     s.do(CardsTabled, seat=2, cards=("Ah", "Ad"))
     s.set(phase="complete", all_in=(), stacks={1: 0, 2: 2800})  # pokerkit has pushed its chips

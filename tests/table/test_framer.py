@@ -17,6 +17,7 @@ from tablewatch.events import (
     HandEnded,
     HandStarted,
     NewHandPressed,
+    PlayerNamed,
     PotGathered,
     PotPushed,
     SeatStatus,
@@ -242,6 +243,17 @@ def test_the_button_seen_since_the_last_hand_is_the_hands_ahead_of_the_blinds() 
     out = frame(hands)
     assert [s.button for s in starts(out)] == [6, 8]  # the second hand's from the dead button's rotation
     assert not [e for e in out if isinstance(e, Violation)]
+
+
+def test_players_named_on_the_console_go_on_the_hands_they_are_dealt_in() -> None:
+    """A name holds from the next hand while the player sits there: "player 3" alone or the seat closed forgets it."""
+    hands = [PlayerNamed(ts=0.5, table=T, source="console", seat=3, name="Bo Chan"),
+             PlayerNamed(ts=0.6, table=T, source="console", seat=9, name="Cy"),  # a seat not dealt in: not on the hand
+             *deal(1.0, [1, 3, 6, 8]), push(10.0, 3), muck(10.5, 3),
+             PlayerNamed(ts=11.0, table=T, source="console", seat=6, name="Di"), *deal(20.0, [1, 3, 6, 8]),
+             push(28.0, 6), muck(28.5, 6), SeatStatus(ts=30.0, table=T, source="console", seat=3, open=False),
+             PlayerNamed(ts=30.5, table=T, source="console", seat=6, name=None), *deal(40.0, [1, 6, 8])]
+    assert [s.players for s in starts(frame(hands))] == [((3, "Bo Chan"),), ((3, "Bo Chan"), (6, "Di")), ()]
 
 
 def test_the_dealer_named_on_the_console_deals_the_hands_that_follow() -> None:

@@ -114,8 +114,10 @@ function renderTables() {
     const s = t.state || {};
     // the outbox's backlog is worth showing only when it builds up (a table cut off from the broker)
     const backlog = s.monitor && (!s.monitor.connected || s.monitor.backlog >= 10) ? s.monitor.backlog : 0;
+    const named = Object.keys(s.players || {}).map(Number).sort((x, y) => x - y);
     for (const [cls, text] of [["name", `${key} · ${t.status}`], ["detail", s.hand_no != null ?
-      `hand ${s.hand_no} · ${s.street || ""}${backlog ? " · backlog " + backlog : ""}` : ""]]) {
+      `hand ${s.hand_no} · ${s.street || ""}${backlog ? " · backlog " + backlog : ""}` : ""],
+      ["players", named.length ? `seats ${seatNames(named, s.players)}` : ""]]) {
       const part = document.createElement("div");
       part.className = cls;
       part.textContent = text;
@@ -123,6 +125,12 @@ function renderTables() {
     }
     box.appendChild(div);
   }
+}
+
+// "3 (Bo Chan), 5": seat numbers, each with its player's name where the table sent one (older payloads: none).
+function seatNames(seats, players) {
+  if (!seats.length) return "-";
+  return seats.map((seat) => (players && players[seat] ? `${seat} (${players[seat]})` : `${seat}`)).join(", ");
 }
 
 function renderAlerts() {
@@ -171,7 +179,7 @@ function alertCard(a, key) {
     body.appendChild(d);
   };
   line("rule", `${a.rule_id} — ${a.rule_title}`);
-  line("meta", `${key} · hand ${a.hand_no ?? "-"} · ${a.street ?? ""} · seats ${a.seats.join(",") || "-"} · ` +
+  line("meta", `${key} · hand ${a.hand_no ?? "-"} · ${a.street ?? ""} · seats ${seatNames(a.seats, a.players)} · ` +
                `${a.time.replace("T", " ").slice(0, 19)} · ${a.severity} · ${Math.round(a.confidence * 100)}%`);
   line("observed", a.observed);
   line("ruling", `Ruling: ${a.ruling}`);

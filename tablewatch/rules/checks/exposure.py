@@ -23,11 +23,13 @@ DEAD = (
 
 
 def betting_over(snapshot: HandSnapshot) -> bool:
-    """No more betting is possible in this hand: the round is complete and at most one seat can still bet."""
+    """No more betting is possible in this hand: the river's betting is over (the showdown), or the round is complete
+    and at most one seat can still bet. (A round complete in phase "river" is the turn's: the river is still to
+    come, and two seats with chips bet on it.)"""
     if snapshot.phase in ("showdown", "complete"):
         return True
     can_bet = [s for s in snapshot.active if s not in snapshot.all_in and snapshot.stacks.get(s, 1) > 0]
-    return snapshot.betting_complete and (len(can_bet) <= 1 or snapshot.phase == "river")
+    return snapshot.betting_complete and len(can_bet) <= 1
 
 
 class ExposedCardCheck(HandCheck):
