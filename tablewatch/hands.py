@@ -48,7 +48,8 @@ class HandGame(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class ActionRecord:
-    """One betting action as ruled, in PHH terms: ``f``, ``cc`` (check/call) or ``cbr`` (to ``amount``)."""
+    """One betting action as ruled, in PHH terms: ``f``, ``cc`` (check/call), ``cbr`` (to ``amount``) or, in stud,
+    ``pb`` (the bring-in posted)."""
 
     seat: int
     street: str

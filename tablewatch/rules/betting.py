@@ -10,7 +10,9 @@ and pokerkit does not model the same way (catalogue Appendix C):
 - who may raise after short all-ins: ``cur - last level the seat acted at >= the last full increment``,
   cumulative (ENG-13, TDA-34A), which also covers a short raise over the blinds preflop (EX-66) and an opening
   all-in below the big blind;
-- fixed limit: an all-in of at least half a bet reopens the betting (TDA-34B, EX-100's cap per profile).
+- fixed limit: an all-in of at least half a bet reopens the betting (TDA-34B, EX-100's cap per profile);
+- stud: the bring-in is no bet; the first player after it may call it or complete it to the small bet, and the
+  completion is the round's bet (``completion_to``).
 """
 
 from __future__ import annotations
@@ -22,8 +24,6 @@ from pokerkit import State
 from tablewatch.events import Chips
 from tablewatch.rules.chipreading import BetContext, ShortRaiseRule, SingleChipRule, Structure
 from tablewatch.rules.game import GameConfig
-
-STREETS = ("preflop", "flop", "turn", "river")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +45,7 @@ class BettingView:
     pot_total: int  # middle + every bet in front
     big_blind: int
     prior: Chips = field(default_factory=Chips)  # the chips physically in front of the seat (TDA-33)
+    bring_in: int = 0  # stud: the seat must bring in (this many chips) or complete; 0: no bring-in is due
 
     @property
     def to_call(self) -> int:
@@ -77,9 +78,19 @@ class RoundTracker:
     cumulative: bool = True  # short all-ins add up to a full raise (TDA-34A); False: house rule (C13)
     full_raises: int = 0  # full bets/raises so far this round
     acted_after: dict[int, int] = field(default_factory=dict)  # index -> full_raises when it last acted
+    completion_to: int = 0  # stud's first round: the small bet a bring-in is completed to, until it is
+
+    def brought_in(self, index: int, *, to: int) -> None:
+        """Stud: ``index`` posted the bring-in (``to`` chips): no bet, so no raise is counted; the next seat
+        may complete it to the small bet."""
+        self.acted_level[index] = to
+        self.acted_after[index] = self.full_raises
+        self.completion_to = self.inc
 
     def record(self, index: int, *, cur_before: int, to: int) -> None:
         """A voluntary action by ``index`` taking its bet to ``to`` (a call, bet, raise or all-in)."""
+        if to >= self.completion_to:
+            self.completion_to = 0
         if to > cur_before:
             if to - cur_before >= self.inc * self.reopen_share:
                 self.full_raises += 1
@@ -112,7 +123,7 @@ def new_round(config: GameConfig, state: State, street_index: int, *, straddle: 
     inc = config.bet_size(street_index)
     tracker = RoundTracker(street_index=street_index, inc=inc, cumulative=cumulative,
                            reopen_share=0.5 if config.structure == "FL" else 1.0)
-    if street_index == 0:
+    if street_index == 0 and not config.stud:
         posted = max(state.bets) if state.bets else 0
         # a short big blind counts in full (EX-7, EX-20), except heads-up (HOUSE-002-2.3.2)
         nominal = max(config.big_blind, straddle) if len(state.bets) > 2 else 0
@@ -137,21 +148,25 @@ def view_for(config: GameConfig, state: State, tracker: RoundTracker, index: int
     # preflop, a short blind counts in full in the pot (TDA-40B): before and after others have called it
     pot_total = state.total_pot_amount + (tracker.dead_blind_gap if tracker.street_index == 0 else 0)
     to_call = max(0, min(cur - bet, stack))
+    # stud: over the bring-in, the raise is the completion to the small bet
+    inc = tracker.completion_to - cur if tracker.completion_to > cur else tracker.inc
     if config.structure == "FL":
-        min_to = cur + tracker.inc
+        min_to = cur + inc
         max_to = min_to
     else:
-        min_to = cur + tracker.inc
+        min_to = cur + inc
         max_to = all_in_to if config.structure == "NL" else cur + pot_total + to_call
     others_live = any(
         i != index and state.statuses[i] and stacks[i] + bets[i] > cur for i in range(len(bets))
     )
     can_raise = all_in_to > cur and others_live and tracker.reopened(index, cur) and not cap_reached
     live = sum(1 for s in state.statuses if s)
+    bring_in = state.effective_bring_in_amount if config.stud and state.can_post_bring_in() else 0
     return BettingView(
-        seat=seat, street=STREETS[min(tracker.street_index, 3)], structure=config.structure, cur=cur, bet=bet,
-        stack=stack, inc=tracker.inc, min_raise_to=min(min_to, all_in_to), max_raise_to=min(max(max_to, min_to),
+        seat=seat, street=config.streets[min(tracker.street_index, len(config.streets) - 1)],
+        structure=config.structure, cur=cur, bet=bet,
+        stack=stack, inc=inc, min_raise_to=min(min_to, all_in_to), max_raise_to=min(max(max_to, min_to),
                                                                                                all_in_to),
         can_raise=can_raise, opening=not tracker.raised_over_opening, heads_up=live == 2, pot_total=pot_total,
-        big_blind=config.big_blind, prior=prior if prior is not None else Chips(),
+        big_blind=config.big_blind, prior=prior if prior is not None else Chips(), bring_in=bring_in or 0,
     )

@@ -35,6 +35,12 @@ class Booking:
             tracker.record(index, cur_before=cur, to=amount)
         return amount
 
+    def bring_in(self, index: int) -> None:
+        """Stud: ``index`` posts the bring-in (pokerkit's own action for it)."""
+        tracker = self.hand.ensure_tracker()
+        self.hand.state.post_bring_in()
+        tracker.brought_in(index, to=self.hand.state.bets[index])
+
     def _call(self, index: int, cur: int, tracker: RoundTracker) -> None:
         """A check or call in pokerkit, booked at the TDA amount. Facing a short big blind (all-in for less),
         pokerkit calls the chips posted; the TDA call is the full blind (EX-7, ENG-13, Appendix C). While the

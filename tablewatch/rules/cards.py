@@ -1,6 +1,7 @@
 """The cards of a hand as the table shows them, fed to pokerkit when it can take them.
 
-Hole cards are buffered per seat and dealt to pokerkit when the deal is over (unknown ones as ``??``);
+Hole cards are buffered per seat and dealt to pokerkit when the deal is over (unknown ones as ``??``); in stud,
+each later street's card when every live seat has it;
 board cards dealt while a round is still being bet (premature, TDA-57) wait until the round is over and are
 replaced if redealt; showdown cards are tabled or mucked in pokerkit's order, whatever order they come in. A hand
 none of whose cards is seen (a table no camera watches) gets its board as ``??`` once the betting goes on.
@@ -50,24 +51,34 @@ class CardFlow:
         return event.ts - flop_ts <= self.hand.profile.four_card_flop_window_s
 
     def flush_hole(self) -> None:
-        """The deal is over (or a later event says so): give pokerkit every hole card, unknown ones as ??."""
-        if self.hand.hole_flushed:
+        """The deal is over (or a later event says so): give pokerkit every hole card, unknown ones as ??. Stud
+        waits for every card: pokerkit finds who brings in (and who opens each street) from the up cards."""
+        if self.hand.hole_flushed or (self.hand.config.stud and not self._deal_complete()):
             return
-        state, need = self.hand.state, self.hand.config.hole_cards
-        taken = dict.fromkeys(self.hand.order, 0)
+        self._deal_holes()
+        self.hand.hole_flushed = True
+
+    def _deal_holes(self) -> None:
+        """The hole cards pokerkit waits for, each seat's next one as the table dealt it (?? where none came)."""
+        state, need, taken = self.hand.state, self.hand.config.hole_cards, self.hand.hole_taken
         while state.can_deal_hole():
             index = state.hole_dealee_index
             assert index is not None
             seat = self.hand.order[index]
-            cards = self.hand.seats[seat].cards
-            card = cards[taken[seat]] if taken[seat] < min(len(cards), need) else None
-            taken[seat] += 1
+            cards, k = self.hand.seats[seat].cards, taken.get(seat, 0)
+            card = cards[k] if k < min(len(cards), need) else None
+            taken[seat] = k + 1
             state.deal_hole(card if card and not _clashes(state, card) else "??")
-        self.hand.hole_flushed = True
 
     def _deal_complete(self) -> bool:
-        need = self.hand.config.hole_cards
+        need = len(self.hand.game.streets[0].hole_dealing_statuses)  # (stud: the first street's three)
         return all(len(s.cards) >= need for s in self.hand.seats.values())
+
+    def _street_dealt(self) -> bool:
+        """Stud: every live seat has been dealt this street's card."""
+        state, hand = self.hand.state, self.hand
+        return all(len(hand.seats[seat].cards) > hand.hole_taken.get(seat, 0)
+                   for i, seat in enumerate(hand.order) if state.statuses[i])
 
     def advance(self, *, force: bool = False, show: bool | None = None) -> None:
         """Do what pokerkit waits for when the table has supplied it: hole cards, burns, board, showdown."""
@@ -77,7 +88,7 @@ class CardFlow:
             if not state.status:
                 return
             if not self.hand.hole_flushed:
-                if not (state.can_deal_hole() and (force or self._deal_complete())):
+                if not (state.can_deal_hole() and ((force and not self.hand.config.stud) or self._deal_complete())):
                     if not state.can_deal_hole():
                         self.hand.hole_flushed = True
                         continue
@@ -86,6 +97,11 @@ class CardFlow:
                 continue
             if state.can_burn_card():
                 state.burn_card("??")
+                continue
+            if state.can_deal_hole():  # a stud street's cards: all of them (see ``flush_hole``)
+                if not self._street_dealt():
+                    return
+                self._deal_holes()
                 continue
             if state.can_deal_board():
                 if not self._deal_board(force=force):
@@ -132,6 +148,8 @@ class CardFlow:
                 return False  # the caller may still ask to see it (club, 001 TDA-7 exception)
             # all-in (TDA-9) or the last live hand: tabled, not mucked
             return self._table(False if not state.all_in_status and live > 1 else unknown, shown=False)
+        if info.tabled and len(info.tabled) < len(state.hole_cards[index]) and not force:
+            return False  # tabled before its last cards came (stud, all in): the whole hand is tabled again
         if info.tabled is not None:
             done = self._table("".join(info.tabled) if info.tabled else unknown)
             if not info.tabled:

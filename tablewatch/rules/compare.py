@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from pokerkit import (
+    BringInPosting,
     CheckingOrCalling,
     ChipsPushing,
     CompletionBettingOrRaisingTo,
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
 
 
 def betting_ops(state: State, seats: tuple[int, ...]) -> list[tuple[int, str, int | None]]:
-    """(seat, f/cc/cbr, amount) of every betting operation of a pokerkit state."""
+    """(seat, f/cc/cbr/pb, amount) of every betting operation of a pokerkit state."""
     out: list[tuple[int, str, int | None]] = []
     for op in state.operations:
-        if isinstance(op, Folding):
+        if isinstance(op, BringInPosting):
+            out.append((seats[op.player_index], "pb", None))
+        elif isinstance(op, Folding):
             out.append((seats[op.player_index], "f", None))
         elif isinstance(op, CheckingOrCalling):
             out.append((seats[op.player_index], "cc", None))

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from pokerkit import (
     BoardDealing,
+    BringInPosting,
     CardBurning,
     CheckingOrCalling,
     CompletionBettingOrRaisingTo,
@@ -73,7 +74,10 @@ class Corrections:
                 edits: dict[int, tuple[str, int | None]], basis: str) -> None:
         betting = 0
         for op in operations:
-            if isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo):
+            if isinstance(op, BringInPosting):
+                self.booking.bring_in(op.player_index)
+                betting += 1
+            elif isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo):
                 record = records[betting]
                 kind, amount = edits.get(betting, (record.kind, record.amount))
                 booked = self.booking.book(op.player_index, kind, amount)

@@ -161,7 +161,7 @@ class HandEngine:
     def _dispatch(self, event: Event) -> None:
         seat = event.seat
         if isinstance(event, CardDealt):
-            if seat in self.hand.seats and not self.hand.hole_flushed:
+            if seat in self.hand.seats and (not self.hand.hole_flushed or self.hand.config.stud):
                 self.hand.seats[seat].cards.append(event.card)
                 self.cards.advance()
         elif isinstance(event, CardBurned):
@@ -265,8 +265,9 @@ class HandEngine:
 
     def _in_turn(self, event: Event, seat: int) -> None:
         before = len(self.hand.actions)
-        reading = self._read(event, seat)
-        if reading is not None:
+        if isinstance(event, BetMotion) and 0 < event.chips.value <= self.view(seat).bring_in:
+            self._bring_in(seat, event.ts)
+        elif (reading := self._read(event, seat)) is not None:
             self._apply(seat, reading, event.ts)
         if isinstance(event, BetMotion) and len(self.hand.actions) > before:
             self.hand.last_chips[seat] = (_first_motion(event), self.hand.actions[before])
@@ -446,6 +447,14 @@ class HandEngine:
             kind = "cbr"
         amount = self.booking.book(index, kind, reading.to)
         self.hand.record(seat, booked_kind(kind, amount), amount, ts, reading)
+        self._after_action()
+
+    def _bring_in(self, seat: int, ts: float) -> None:
+        """Stud: the seat whose turn it is to bring in put out no more than the bring-in: it is posted (more, up
+        to the small bet, is read as chips are: a completion)."""
+        self.booking.bring_in(self.hand.index[seat])
+        self.hand.record(seat, "pb", None, ts, Reading(action="bet", to=self.hand.state.bets[self.hand.index[seat]],
+                                                       basis="the bring-in"))
         self._after_action()
 
     def _after_action(self) -> None:

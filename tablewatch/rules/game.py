@@ -3,7 +3,8 @@
 Every amount in tablewatch is an integer count of the table's smallest unit (``currency_unit``): a $5/$10
 game played to the cent has ``currency_unit = 0.01`` and a big blind of 1000. pokerkit is fed the same
 integers; the hand-history writer turns them back into money. The variants are the hand structures of
-ENG-01 (hold'em, and Omaha with 4 hole cards); the bet sizes of each structure (ENG-06) are ``bet_size``.
+ENG-01 (hold'em, and Omaha with 4 hole cards) and the fixed-limit stud games (seven card stud, stud hi-lo, razz:
+antes and a bring-in, no blinds, no board); the bet sizes of each structure (ENG-06) are ``bet_size``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class Variant(enum.StrEnum):
     PLO = "PLO"
     PLO8 = "PLO8"  # Omaha high/low split, eight or better
     FLO8 = "FLO8"
+    STUD = "STUD"  # seven card stud, fixed limit
+    STUD8 = "STUD8"  # seven card stud high/low split, eight or better
+    RAZZ = "RAZZ"  # seven card stud for the lowest hand (ace to five)
 
 
 class _PotLimitTexasHoldem(pokerkit.PotLimitPokerMixin, pokerkit.TexasHoldemMixin, pokerkit.UnfixedLimitHoldem):
@@ -81,7 +85,17 @@ _STRUCTURE: dict[Variant, Structure] = {
     Variant.PLO: "PL",
     Variant.PLO8: "PL",
     Variant.FLO8: "FL",
+    Variant.STUD: "FL",
+    Variant.STUD8: "FL",
+    Variant.RAZZ: "FL",
 }
+_STUD_GAMES: dict[Variant, Callable[..., pokerkit.Poker]] = {
+    Variant.STUD: pokerkit.FixedLimitSevenCardStud,
+    Variant.STUD8: pokerkit.FixedLimitSevenCardStudHighLowSplitEightOrBetter,
+    Variant.RAZZ: pokerkit.FixedLimitRazz,
+}
+FLOP_STREETS = ("preflop", "flop", "turn", "river")
+STUD_STREETS = ("third", "fourth", "fifth", "sixth", "seventh")
 
 
 def phh_code(game: pokerkit.Poker) -> str | None:
@@ -112,13 +126,15 @@ class GameConfig(StrictModel):
 
     variant: Variant = Field(
         default=Variant.NLHE,
-        description="NLHE, PLHE, FLHE, NLO, PLO, PLO8 or FLO8 (Omaha: 4 hole cards; O8: high/low, eight or better).",
+        description="NLHE, PLHE, FLHE, NLO, PLO, PLO8 or FLO8 (Omaha: 4 hole cards; O8: high/low, eight or better); "
+                    "STUD, STUD8 or RAZZ (seven card stud, fixed limit: antes, bring_in, small_bet, big_bet).",
     )
     small_blind: int = Field(default=50, ge=0, description="Small blind; 0 for a game without one.")
     big_blind: int = Field(default=100, gt=0, description="Big blind (the minimum bet in NL and PL).")
     ante: int = Field(default=0, ge=0, description="Ante posted by every player.")
     big_blind_ante: int = Field(default=0, ge=0, description="Ante posted by the big blind for everyone (TDA-60).")
     button_ante: int = Field(default=0, ge=0, description="Ante posted by the button for everyone.")
+    bring_in: int = Field(default=0, ge=0, description="Stud: the forced bet of the lowest up card (razz: highest).")
     straddle: int = Field(default=0, ge=0, description="Live UTG straddle; 0 for none (house: exactly 2 x BB).")
     straddle_min_raise_inc: int | None = Field(
         default=None, gt=0, description="Minimum raise increment over a straddle (ENG-43); default: the straddle."
@@ -148,6 +164,11 @@ class GameConfig(StrictModel):
             raise ValueError(f"chip_denominations must be positive, distinct and ascending, got {denominations}.")
         if self.structure == "FL" and self.small_bet is None:
             raise ValueError("A fixed-limit game needs small_bet (and big_bet, default 2 x small_bet).")
+        if self.stud and not 0 < self.bring_in < (self.small_bet or 0):
+            raise ValueError(f"A stud game needs a bring_in below the small bet, got {self.bring_in}.")
+        if self.stud and (self.big_blind_ante or self.button_ante or self.straddle):
+            raise ValueError("A stud game has antes for every player and a bring-in: no big blind or button ante, "
+                             "no straddle.")
         return self
 
     @property
@@ -155,13 +176,26 @@ class GameConfig(StrictModel):
         return _STRUCTURE[self.variant]
 
     @property
+    def stud(self) -> bool:
+        """A stud game: each player's own cards, some dealt face up, over five streets; no board, no button."""
+        return self.variant in _STUD_GAMES
+
+    @property
     def hole_cards(self) -> int:
+        """The cards of a player's hand: 2 in hold'em, 4 in Omaha, 7 in stud (by the last street)."""
+        if self.stud:
+            return 7
         return 4 if self.variant in (Variant.NLO, Variant.PLO, Variant.PLO8, Variant.FLO8) else 2
+
+    @property
+    def streets(self) -> tuple[str, ...]:
+        """The betting rounds' names."""
+        return STUD_STREETS if self.stud else FLOP_STREETS
 
     @property
     def hi_lo(self) -> bool:
         """Pots split between the best high and the best qualifying low (TDA-12C/D)."""
-        return self.variant in (Variant.PLO8, Variant.FLO8)
+        return self.variant in (Variant.PLO8, Variant.FLO8, Variant.STUD8)
 
     @property
     def min_bet(self) -> int:
@@ -187,6 +221,8 @@ class GameConfig(StrictModel):
         (a negative blind is a post out of position, as in PHH). Fixed limit: each street is capped at
         ``raise_cap`` (ENG-09), or not at all when ``capped`` is False (the engine owns a cap that changes
         within the hand, C8)."""
+        if self.stud:
+            return self._stud_game(antes, capped=capped)
         common = _GameArgs(divmod=self.chip_divmod, automations=AUTOMATIONS, ante_trimming_status=False,
                            raw_antes=antes, raw_blinds_or_straddles=blinds, mode=Mode.CASH_GAME)
         match self.variant:
@@ -207,13 +243,23 @@ class GameConfig(StrictModel):
                                           self.raise_cap if capped else None)
         raise AssertionError(self.variant)  # pragma: no cover
 
+    def _stud_game(self, antes: dict[int, int], *, capped: bool) -> pokerkit.Poker:
+        """pokerkit's stud game: the bring-in is a player's action (posted or completed), not automated. The
+        completion of the bring-in is the round's bet, so every street takes ``raise_cap`` bets and raises."""
+        small = self.small_bet or self.big_blind
+        game = _STUD_GAMES[self.variant](AUTOMATIONS, False, antes, self.bring_in, small, self.big_bet or 2 * small,
+                                          mode=Mode.CASH_GAME, divmod=self.chip_divmod)
+        return self._limit_capped(game, self.raise_cap if capped else None, blind_counts=False)
+
     @staticmethod
-    def _limit_capped(game: pokerkit.Poker, cap: int | None) -> pokerkit.Poker:
+    def _limit_capped(game: pokerkit.Poker, cap: int | None, *, blind_counts: bool = True) -> pokerkit.Poker:
         """pokerkit caps every fixed-limit street at 4 bets and raises and does not count the big blind, so it
         allows the big blind + 4 raises preflop. The TDA counts the blind as the round's bet (bet + 3 raises,
-        EX-100): preflop takes ``cap - 1`` raises, each later street ``cap``; None: no cap."""
+        EX-100): preflop takes ``cap - 1`` raises, each later street ``cap``; None: no cap. (Stud has no blind:
+        ``blind_counts`` False.)"""
+        first = 1 if blind_counts else 0
         game.streets = tuple(
-            replace(street, max_completion_betting_or_raising_count=None if cap is None else cap - (i == 0))
+            replace(street, max_completion_betting_or_raising_count=None if cap is None else cap - first * (i == 0))
             for i, street in enumerate(game.streets)
         )
         return game

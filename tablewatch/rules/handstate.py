@@ -15,7 +15,7 @@ from pokerkit import ChipsPushing, Poker, State
 
 from tablewatch.events import Chips, HandStarted, Violation
 from tablewatch.hands import ActionRecord, Burn, EventTime
-from tablewatch.rules.betting import STREETS, BettingView, RoundTracker, new_round, view_for
+from tablewatch.rules.betting import BettingView, RoundTracker, new_round, view_for
 from tablewatch.rules.chipreading import Declared, Finding, Reading
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
@@ -86,6 +86,7 @@ class HandState:
         self.pushes: list[tuple[int, int, float]] = []  # (seat, value, ts) pushed by the dealer
         self.event_times = [EventTime(kind="HandStarted", seat=None, ts=start.ts)]
         self.hole_flushed = False
+        self.hole_taken: dict[int, int] = {}  # seat -> hole cards given to pokerkit so far
         self.stuck = False  # pokerkit refused the showdown: the hand is recorded as the dealer pushes it
         self.shown_at_showdown: dict[int, bool] = {}  # seat -> whether its tabled hand was read
         self.last_chips: dict[int, tuple[float, ActionRecord]] = {}  # seat -> its last chips' time and ruling
@@ -106,7 +107,9 @@ class HandState:
     def _game(self) -> tuple[Poker, int]:
         """pokerkit's game of the hand (ENG-02: blinds, antes, big-blind or button ante, straddle) and the straddle."""
         cfg, start, n = self.config, self.start, len(self.order)
-        if start.blinds:
+        if cfg.stud:
+            blinds = {}
+        elif start.blinds:
             blinds = {self.index[seat]: amount for seat, amount in start.blinds if seat in self.index}
         else:
             blinds = {0: cfg.small_blind, 1: cfg.big_blind}
@@ -152,7 +155,7 @@ class HandState:
             return "dealing"
         if state.showdown_index is not None or state.street_index is None:
             return "showdown"
-        return _STREET_PHASES[state.street_index]
+        return (_STUD_PHASES if self.config.stud else _STREET_PHASES)[state.street_index]
 
     def view(self, seat: int) -> BettingView:
         """What ``seat`` faces on the current street (TDA amounts)."""
@@ -192,11 +195,11 @@ class HandState:
 
     def street(self) -> str:
         """The street of the betting round last tracked."""
-        return STREETS[self.tracker.street_index] if self.tracker else "preflop"
+        return self.config.streets[self.tracker.street_index if self.tracker else 0]
 
     def river_aggressor(self) -> tuple[int, tuple[int, ...]] | None:
         """The last bettor or raiser of the river and the seats that called him, when anyone did."""
-        river = [a for a in self.actions if a.street == "river"]
+        river = [a for a in self.actions if a.street == self.config.streets[-1]]
         last = max((i for i, a in enumerate(river) if a.kind == "cbr"), default=None)
         if last is None:
             return None
@@ -251,6 +254,7 @@ class HandState:
 
 
 _STREET_PHASES: tuple[Phase, ...] = ("preflop", "flop", "turn", "river")
+_STUD_PHASES: tuple[Phase, ...] = ("third", "fourth", "fifth", "sixth", "seventh")
 
 
 def seat_order(seats: tuple[int, ...], button: int) -> tuple[int, ...]:

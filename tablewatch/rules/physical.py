@@ -52,7 +52,8 @@ def physical_events(
     """The table events that perform one PHH action of ``seat`` at time ``ts``.
 
     ``action``: the player part of a PHH action, with or without the ``pN`` prefix: ``f``, ``cc``,
-    ``cbr 600`` (a total of 600 this street, units), ``sm AsKd`` (show) or ``sm`` (muck).
+    ``cbr 600`` (a total of 600 this street, units), ``pb`` (stud: the bring-in), ``sm AsKd`` (show) or ``sm``
+    (muck).
     ``view``: what the seat faces now (``HandEngine.view(seat)``); needed for ``cc`` and ``cbr``.
     ``motions``: forward motions for the chips; more than one comes with a declaration first (TDA-29).
     Events are returned in time order; a declaration is stamped ``DECLARE_LEAD_S`` before the chips.
@@ -73,6 +74,10 @@ def physical_events(
         return [CardsMucked(**base, count=hole_cards)] if not args else [CardsTabled(**base, cards=())]
     if view is None:
         raise ValueError(f"Seat {seat}: {action!r} needs the betting view of the seat.")
+    if kind == "pb":
+        if not view.bring_in:
+            raise ValueError(f"Seat {seat}: {action!r} but no bring-in is due from the seat.")
+        return [BetMotion(**base, chips=make_chips(view.bring_in, denominations))]
     if kind == "cc":
         if view.to_call == 0:
             return [Tap(**base)]
@@ -86,7 +91,7 @@ def physical_events(
             raise ValueError(f"Seat {seat}: {action!r} is not above the seat's bet of {view.bet}.")
         word: ChipsWord = "all-in" if total >= view.bet + view.stack else ("raise" if view.cur > 0 else "bet")
         return _chips_action(view, total, word, base=base, denominations=denominations, motions=motions)
-    raise ValueError(f"Seat {seat}: unknown PHH action {action!r} (expected f, cc, cbr or sm).")
+    raise ValueError(f"Seat {seat}: unknown PHH action {action!r} (expected f, cc, cbr, pb or sm).")
 
 
 def _chips_action(view: BettingView, total: int, word: ChipsWord, *, base: _Base,

@@ -54,7 +54,13 @@ CHECK_CLASSES = (
 )
 
 
-def default_checks(profile: RuleProfile | None = None) -> list[Check]:
-    """A fresh set of every procedure check for one table, under ``profile`` (TDA when None)."""
+# What watches a flop game's deal, burns and board and its cards turned over: none of it is how stud is dealt
+# (stud's deal procedures, TDA22-RP-10, are not checked yet).
+FLOP_GAMES_ONLY = (MisdealCheck, FouledDeckCheck, BurnCheck, PrematureBoardCheck, ExposedCardCheck)
+
+
+def default_checks(profile: RuleProfile | None = None, *, stud: bool = False) -> list[Check]:
+    """A fresh set of every procedure check for one table, under ``profile`` (TDA when None); a stud table's
+    leaves out the flop games' own."""
     profile = profile if profile is not None else RuleProfile()
-    return [cls(profile) for cls in CHECK_CLASSES]
+    return [cls(profile) for cls in CHECK_CLASSES if not (stud and cls in FLOP_GAMES_ONLY)]

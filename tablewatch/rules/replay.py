@@ -23,6 +23,7 @@ from typing import Any
 
 from pokerkit import (
     BoardDealing,
+    BringInPosting,
     Card,
     CardBurning,
     CheckingOrCalling,
@@ -53,7 +54,8 @@ from tablewatch.rules.physical import physical_events
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.table import TableRules, finished_hand
 
-VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO, "FO/8": Variant.FLO8}
+VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO, "FO/8": Variant.FLO8, "F7S": Variant.STUD,
+            "F7S/8": Variant.STUD8, "FR": Variant.RAZZ}
 CHIPS_IN_CENTS = (1, 5, 25, 100, 500, 2500, 10000, 50000, 100000)  # $0.01 … $1,000
 UNKNOWN_STACK_BB = 100_000  # an "inf" stack: 100,000 big blinds
 MAX_AMOUNT = Decimal(10) ** 12  # no table's stack or bet is larger; beyond it a file is wrong, not rich
@@ -127,7 +129,7 @@ def _amounts(hh: HandHistory, name: str) -> list[Decimal]:
     """Every amount the hand names, each checked (see ``_amount``)."""
     fields: list[tuple[str, Any]] = [("starting stack", s) for s in hh.starting_stacks]
     fields += [("ante", a) for a in hh.antes] + [("blind", b) for b in hh.blinds_or_straddles or []]
-    fields += [(label, v) for label in ("min_bet", "small_bet", "big_bet")
+    fields += [(label, v) for label in ("min_bet", "small_bet", "big_bet", "bring_in")
                if (v := getattr(hh, label, None)) is not None]
     fields += [(f"the amount of {action!r}", amount) for action in hh.actions
                if (amount := _cbr_text(action)) is not None]
@@ -197,12 +199,13 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
         raise PhhError(f"hand [{name}]: starting_stacks has {n} player(s); a hand needs at least 2.")
     _check_players(hh.actions, n, name)
     for field_name in ("antes", "blinds_or_straddles"):
-        values = getattr(hh, field_name)
+        values = getattr(hh, field_name) or []
         if len(values) not in (n, 0) and not isinstance(values, dict):
             raise PhhError(f"hand [{name}]: {field_name} has {len(values)} values for {n} players.")
     blinds_raw = [units(b) for b in blinds_given]
     blinds_raw += [0] * (n - len(blinds_raw))
-    big_blind = units(hh.min_bet) if hh.min_bet else max(abs(b) for b in blinds_raw)
+    small_bet = units(hh.small_bet) if getattr(hh, "small_bet", None) else None
+    big_blind = units(hh.min_bet) if hh.min_bet else max((abs(b) for b in blinds_raw), default=0) or small_bet or 0
     unknown = tuple(not Decimal(str(s)).is_finite() for s in hh.starting_stacks)
     stacks = tuple(UNKNOWN_STACK_BB * big_blind if u else units(s)
                    for s, u in zip(hh.starting_stacks, unknown, strict=True))
@@ -217,19 +220,21 @@ def normalize(hh: HandHistory, name: str) -> NormalHand:
     seats = _physical_seats(hh, n)
     positive = [b for b in blinds_raw if b > 0]
     config = GameConfig(
-        variant=VARIANTS[hh.variant], big_blind=big_blind, small_blind=min(min(positive), big_blind),
+        variant=VARIANTS[hh.variant], big_blind=big_blind, small_blind=min(min(positive, default=0), big_blind),
         ante=ante, big_blind_ante=big_blind_ante, button_ante=button_ante, chip_denominations=CHIPS_IN_CENTS,
         seat_count=10, currency_unit=unit,
         currency_symbol=str(getattr(hh, "currency_symbol", None) or ""),
-        small_bet=units(hh.small_bet) if getattr(hh, "small_bet", None) else None,
-        big_bet=units(hh.big_bet) if getattr(hh, "big_bet", None) else None,
+        small_bet=small_bet, big_bet=units(hh.big_bet) if getattr(hh, "big_bet", None) else None,
+        bring_in=units(hh.bring_in) if getattr(hh, "bring_in", None) else 0,
     )
     actions = [_scale_action(action, units) for action in hh.actions]
     history = dataclasses.replace(
-        hh, starting_stacks=list(stacks), antes=antes, blinds_or_straddles=blinds_raw,
+        hh, starting_stacks=list(stacks), antes=antes,
+        blinds_or_straddles=None if hh.blinds_or_straddles is None else blinds_raw,
         min_bet=big_blind if hh.min_bet is not None else None, actions=actions,
         small_bet=config.small_bet if config.structure == "FL" else hh.small_bet,
         big_bet=config.big_bet if config.structure == "FL" else hh.big_bet,
+        bring_in=config.bring_in if config.stud else hh.bring_in,
     )
     return NormalHand(name=name, history=history, config=config, seats=seats, stacks=stacks, unknown_stacks=unknown,
                       blinds=tuple((seats[i], b) for i, b in enumerate(blinds_raw) if b),
@@ -322,11 +327,15 @@ def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, 
                         blinds=hand.blinds,
                         players=tuple(sorted((s, n) for s, n in zip(seats, hand.players, strict=False) if n)))
     yield from _feed(rules, [start])
-    ops = truth.operations
-    holes = [op for op in ops if isinstance(op, HoleDealing)]
-    yield from _feed(rules, _deal_round_robin(holes, seats, table, clock))
     slot = 0
-    for op in ops:
+    holes: list[HoleDealing] = []  # a street's hole cards, dealt round the table once the street's are known
+    for op in truth.operations:
+        if isinstance(op, HoleDealing):
+            holes.append(op)
+            continue
+        if holes:
+            yield from _feed(rules, _deal_round_robin(holes, seats, table, clock))
+            holes = []
         if isinstance(op, CardBurning):
             yield from _feed(rules, [CardBurned(ts=clock(), table=table, source="sim", card=None)])
         elif isinstance(op, BoardDealing):
@@ -336,7 +345,7 @@ def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, 
                 board.append(BoardCardDealt(ts=clock(), table=table, source="sim", card=card, slot=slot))
                 slot += 1
             yield from _feed(rules, board)
-        elif isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo):
+        elif isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo | BringInPosting):
             yield from _feed(rules, _betting(op, rules, seats, cfg, table, clock, hand_no))
         elif isinstance(op, HoleCardsShowingOrMucking):
             text = "".join(repr(c) for c in op.hole_cards)
@@ -348,11 +357,12 @@ def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, 
             pushes = [PotPushed(ts=clock(), table=table, source="sim", seat=seats[i], value=a)
                       for i, a in enumerate(op.amounts) if a]
             yield from _feed(rules, pushes)
+    yield from _feed(rules, _deal_round_robin(holes, seats, table, clock))  # a record that stops at a deal
     if not truth.status:  # a hand history cut short in the source stays open, as it was recorded
         yield from _feed(rules, [HandEnded(ts=clock(), table=table, source="sim", hand_no=hand_no)])
 
 
-def _betting(op: Folding | CheckingOrCalling | CompletionBettingOrRaisingTo, rules: TableRules,
+def _betting(op: Folding | CheckingOrCalling | CompletionBettingOrRaisingTo | BringInPosting, rules: TableRules,
              seats: tuple[int, ...], cfg: GameConfig, table: str, clock: _Clock, hand_no: int) -> list[Event]:
     seat = seats[op.player_index]
     engine = rules.current
@@ -360,6 +370,8 @@ def _betting(op: Folding | CheckingOrCalling | CompletionBettingOrRaisingTo, rul
         raise PhhError(f"hand {hand_no}: the engine has no hand open at seat {seat}'s action.")
     if isinstance(op, Folding):
         action = "f"
+    elif isinstance(op, BringInPosting):
+        action = "pb"
     elif isinstance(op, CheckingOrCalling):
         action = "cc"
     else:
@@ -371,16 +383,20 @@ def _betting(op: Folding | CheckingOrCalling | CompletionBettingOrRaisingTo, rul
 
 
 def _deal_round_robin(holes: list[HoleDealing], seats: tuple[int, ...], table: str, clock: _Clock) -> list[Event]:
-    per_seat: dict[int, list[str | None]] = {}
+    """One deal's hole cards one at a time round the table (a stud up card face up)."""
+    per_seat: dict[int, list[tuple[str | None, bool]]] = {}
     for op in holes:
-        per_seat.setdefault(op.player_index, []).extend(None if c.unknown_status else repr(c) for c in op.cards)
+        per_seat.setdefault(op.player_index, []).extend(
+            (None if c.unknown_status else repr(c), up) for c, up in zip(op.cards, op.statuses, strict=True))
     events: list[Event] = []
     rounds = max((len(v) for v in per_seat.values()), default=0)
     for r in range(rounds):
         for index in range(len(seats)):
             cards = per_seat.get(index, [])
             if r < len(cards):
-                events.append(CardDealt(ts=clock(), table=table, source="sim", seat=seats[index], card=cards[r]))
+                card, up = cards[r]
+                events.append(CardDealt(ts=clock(), table=table, source="sim", seat=seats[index], card=card,
+                                        face_up=up))
     return events
 
 

@@ -13,7 +13,8 @@ from typing import Literal, Protocol
 
 from tablewatch.events import Event, Violation
 
-Phase = Literal["idle", "dealing", "preflop", "flop", "turn", "river", "showdown", "complete"]
+Phase = Literal["idle", "dealing", "preflop", "flop", "turn", "river", "third", "fourth", "fifth", "sixth", "seventh",
+                "showdown", "complete"]  # (third … seventh: stud's streets)
 
 
 @dataclass(frozen=True, kw_only=True)

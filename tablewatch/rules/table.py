@@ -82,13 +82,14 @@ def finished_hand(hand: HandState) -> FinishedHand:
     )
 
 
-def load_default_checks(profile: RuleProfile) -> list[Check]:
-    """The procedure checks of ``tablewatch.rules.registry`` when that module is installed; none otherwise."""
+def load_default_checks(profile: RuleProfile, config: GameConfig) -> list[Check]:
+    """The procedure checks of ``tablewatch.rules.registry`` for the game, when that module is installed; none
+    otherwise."""
     try:
         registry = importlib.import_module("tablewatch.rules.registry")
     except ImportError:
         return []
-    return list(registry.default_checks(profile))
+    return list(registry.default_checks(profile, stud=config.stud))
 
 
 class TableRules:
@@ -102,7 +103,7 @@ class TableRules:
                  checks: Sequence[Check] | None = None, strict: bool = False) -> None:
         self.config, self.table = config, table
         self.profile = profile or RuleProfile()
-        self.checks: list[Check] = list(checks) if checks is not None else load_default_checks(self.profile)
+        self.checks: list[Check] = list(checks) if checks is not None else load_default_checks(self.profile, config)
         self.strict = strict
         self.current: HandEngine | None = None
         self.last: HandEngine | None = None

@@ -106,6 +106,14 @@ class RunConfig(StrictModel):
             raise ValueError(f"{value[:40]!r} is not a dealer's name (1-40 letters, digits, spaces, . ' -)")
         return value
 
+    @field_validator("game")
+    @classmethod
+    def _flop_game(cls, value: GameConfig) -> GameConfig:
+        if value.stud:  # the framer and vision follow a flop game's deal; the rules replay stud's hand histories
+            raise ValueError(f"{value.variant} is replayed and checked from hand histories (`tablewatch replay`); "
+                             "a live table watches hold'em and Omaha")
+        return value
+
     @field_validator("levels")
     @classmethod
     def _level_structure(cls, value: list[LevelConfig]) -> list[LevelConfig]:

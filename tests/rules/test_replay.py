@@ -71,7 +71,7 @@ def test_malformed_hand_names_the_hand_and_line() -> None:
 
 
 def test_unknown_variant_is_a_clear_error() -> None:
-    text = ("variant = 'F7S'\nantes = [1, 1]\nbring_in = 2\nsmall_bet = 5\nbig_bet = 10\n"
+    text = ("variant = 'N2L1D'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n"
             "starting_stacks = [50, 50]\nactions = []\n")
-    with pytest.raises(PhhError, match="variant 'F7S' is not replayed"):
+    with pytest.raises(PhhError, match="variant 'N2L1D' is not replayed"):
         normalize(parse_section(split_sections(text)[0], "x.phh"), "1")
