@@ -321,6 +321,14 @@ class CardDealt(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class CardsDiscarded(Event):
+    """Draw games: ``seat`` throws away ``cards`` for the draw, face down (a card not read is None); none: it stands
+    pat. The dealer then pitches as many new cards (``CardDealt``)."""
+
+    cards: tuple[str | None, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class CardBurned(Event):
     card: str | None = None
 

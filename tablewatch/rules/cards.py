@@ -1,7 +1,8 @@
 """The cards of a hand as the table shows them, fed to pokerkit when it can take them.
 
 Hole cards are buffered per seat and dealt to pokerkit when the deal is over (unknown ones as ``??``); in stud,
-each later street's card when every live seat has it;
+each later street's card when every live seat has it; in a draw game, each seat's discards in pokerkit's order,
+then the new cards once every seat that drew has them;
 board cards dealt while a round is still being bet (premature, TDA-57) wait until the round is over and are
 replaced if redealt; showdown cards are tabled or mucked in pokerkit's order, whatever order they come in. A hand
 none of whose cards is seen (a table no camera watches) gets its board as ``??`` once the betting goes on.
@@ -9,7 +10,14 @@ none of whose cards is seen (a table no camera watches) gets its board as ``??``
 
 from __future__ import annotations
 
-from pokerkit import State
+from pokerkit import (
+    BringInPosting,
+    CheckingOrCalling,
+    CompletionBettingOrRaisingTo,
+    Folding,
+    StandingPatOrDiscarding,
+    State,
+)
 
 from tablewatch.events import BoardCardDealt
 from tablewatch.rules.handstate import HandState
@@ -58,15 +66,23 @@ class CardFlow:
         self._deal_holes()
         self.hand.hole_flushed = True
 
+    def discard(self, seat: int, cards: tuple[str | None, ...]) -> None:
+        """Draw games: what ``seat`` threw away, for pokerkit when the seat's turn to draw comes."""
+        self.hand.discards[seat] = cards
+        self.hand.thrown[seat] = self.hand.thrown.get(seat, 0) + len(cards)
+        self.advance()
+
     def _deal_holes(self) -> None:
-        """The hole cards pokerkit waits for, each seat's next one as the table dealt it (?? where none came)."""
-        state, need, taken = self.hand.state, self.hand.config.hole_cards, self.hand.hole_taken
+        """The hole cards pokerkit waits for, each seat's next one as the table dealt it (?? where none came). A
+        flop game takes no more than its hole cards (a card read twice, a misdeal's extra card)."""
+        state, taken, flop_game = self.hand.state, self.hand.hole_taken, self.hand.config.flop_game
         while state.can_deal_hole():
             index = state.hole_dealee_index
             assert index is not None
             seat = self.hand.order[index]
             cards, k = self.hand.seats[seat].cards, taken.get(seat, 0)
-            card = cards[k] if k < min(len(cards), need) else None
+            usable = min(len(cards), self.hand.config.hole_cards) if flop_game else len(cards)
+            card = cards[k] if k < usable else None
             taken[seat] = k + 1
             state.deal_hole(card if card and not _clashes(state, card) else "??")
 
@@ -75,10 +91,39 @@ class CardFlow:
         return all(len(s.cards) >= need for s in self.hand.seats.values())
 
     def _street_dealt(self) -> bool:
-        """Stud: every live seat has been dealt this street's card."""
-        state, hand = self.hand.state, self.hand
-        return all(len(hand.seats[seat].cards) > hand.hole_taken.get(seat, 0)
-                   for i, seat in enumerate(hand.order) if state.statuses[i])
+        """Stud: every live seat has been dealt this street's card; a draw: each seat as many as it threw away."""
+        hand = self.hand
+        return all(len(hand.seats[seat].cards) - hand.hole_taken.get(seat, 0) >= due
+                   for seat, due in self._cards_due().items())
+
+    def _cards_due(self) -> dict[int, int]:
+        """The cards each seat is to be dealt now, in stud or a draw game."""
+        state, order = self.hand.state, self.hand.order
+        if self.hand.config.stud:
+            count = len(state.streets[state.street_index or 0].hole_dealing_statuses)
+            return {seat: count for i, seat in enumerate(order) if state.statuses[i]}
+        due: dict[int, int] = {}
+        for op in reversed(state.operations):  # this draw's discards: the last ones since the betting
+            if isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo | BringInPosting):
+                break
+            if isinstance(op, StandingPatOrDiscarding):
+                due[order[op.player_index]] = len(op.cards)
+        return due
+
+    def _draw(self, *, force: bool) -> bool:
+        """The seat whose turn it is to draw throws away what the table saw it throw (stands pat when the hand
+        ends before its draw was seen); False while its discards are not seen."""
+        state = self.hand.state
+        index = state.stand_patter_or_discarder_index
+        assert index is not None
+        seat = self.hand.order[index]
+        if seat not in self.hand.discards and not force:
+            return False
+        thrown = self.hand.discards.pop(seat, ())
+        known = [repr(c) for c in state.hole_cards[index]]
+        text = "".join(card if card in known else "??" for card in (c or "??" for c in thrown))
+        state.stand_pat_or_discard(text)
+        return True
 
     def advance(self, *, force: bool = False, show: bool | None = None) -> None:
         """Do what pokerkit waits for when the table has supplied it: hole cards, burns, board, showdown."""
@@ -98,7 +143,11 @@ class CardFlow:
             if state.can_burn_card():
                 state.burn_card("??")
                 continue
-            if state.can_deal_hole():  # a stud street's cards: all of them (see ``flush_hole``)
+            if state.can_stand_pat_or_discard():
+                if not self._draw(force=force):
+                    return
+                continue
+            if state.can_deal_hole():  # a stud street's or a draw's cards: all of them (see ``flush_hole``)
                 if not self._street_dealt():
                     return
                 self._deal_holes()

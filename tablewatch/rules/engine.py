@@ -27,6 +27,7 @@ from tablewatch.events import (
     BoardCardDealt,
     CardBurned,
     CardDealt,
+    CardsDiscarded,
     CardsMucked,
     CardsTabled,
     Chips,
@@ -154,6 +155,7 @@ class HandEngine:
             hole_cards_dealt={s: len(hand.seats[s].cards) for s in order},
             board=tuple(None if card.unknown_status else repr(card) for card in board),
             expected_awards=hand.expected_awards() if not state.status else {},
+            draw_game=hand.config.draw, discarded=dict(hand.thrown),
         )
 
     # --- events --------------------------------------------------------------------------------------------
@@ -161,9 +163,11 @@ class HandEngine:
     def _dispatch(self, event: Event) -> None:
         seat = event.seat
         if isinstance(event, CardDealt):
-            if seat in self.hand.seats and (not self.hand.hole_flushed or self.hand.config.stud):
+            if seat in self.hand.seats and (not self.hand.hole_flushed or not self.hand.config.flop_game):
                 self.hand.seats[seat].cards.append(event.card)
                 self.cards.advance()
+        elif isinstance(event, CardsDiscarded) and seat in self.hand.seats and self.hand.config.draw:
+            self.cards.discard(seat, event.cards)
         elif isinstance(event, CardBurned):
             self.hand.burns.append(Burn(phase=self.hand.phase(), card=event.card, ts=event.ts))
         elif isinstance(event, BoardCardDealt):

@@ -4,7 +4,9 @@ Every amount in tablewatch is an integer count of the table's smallest unit (``c
 game played to the cent has ``currency_unit = 0.01`` and a big blind of 1000. pokerkit is fed the same
 integers; the hand-history writer turns them back into money. The variants are the hand structures of
 ENG-01 (hold'em, and Omaha with 4 hole cards) and the fixed-limit stud games (seven card stud, stud hi-lo, razz:
-antes and a bring-in, no blinds, no board); the bet sizes of each structure (ENG-06) are ``bet_size``.
+antes and a bring-in, no blinds, no board), short-deck hold'em and the draw games (2-7 lowball single and triple
+draw, badugi: blinds, a draw before each later betting round, no board); the bet sizes of each structure (ENG-06)
+are ``bet_size``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ class Variant(enum.StrEnum):
     STUD = "STUD"  # seven card stud, fixed limit
     STUD8 = "STUD8"  # seven card stud high/low split, eight or better
     RAZZ = "RAZZ"  # seven card stud for the lowest hand (ace to five)
+    NLSD = "NLSD"  # short-deck hold'em (36 cards), no limit
+    NL27 = "NL27"  # 2-7 lowball single draw, no limit
+    FL27 = "FL27"  # 2-7 lowball triple draw, fixed limit
+    BADUGI = "BADUGI"  # badugi (triple draw, four cards), fixed limit
 
 
 class _PotLimitTexasHoldem(pokerkit.PotLimitPokerMixin, pokerkit.TexasHoldemMixin, pokerkit.UnfixedLimitHoldem):
@@ -88,11 +94,23 @@ _STRUCTURE: dict[Variant, Structure] = {
     Variant.STUD: "FL",
     Variant.STUD8: "FL",
     Variant.RAZZ: "FL",
+    Variant.NLSD: "NL",
+    Variant.NL27: "NL",
+    Variant.FL27: "FL",
+    Variant.BADUGI: "FL",
 }
+DRAW_STREETS = ("predraw", "draw1", "draw2", "draw3")  # the betting before the first draw, after each draw
+_DRAW_STREETS = {Variant.NL27: DRAW_STREETS[:2], Variant.FL27: DRAW_STREETS, Variant.BADUGI: DRAW_STREETS}
 _STUD_GAMES: dict[Variant, Callable[..., pokerkit.Poker]] = {
     Variant.STUD: pokerkit.FixedLimitSevenCardStud,
     Variant.STUD8: pokerkit.FixedLimitSevenCardStudHighLowSplitEightOrBetter,
     Variant.RAZZ: pokerkit.FixedLimitRazz,
+}
+_LIMIT_GAMES: dict[Variant, Callable[..., pokerkit.Poker]] = {
+    Variant.FLHE: pokerkit.FixedLimitTexasHoldem,
+    Variant.FLO8: FIXED_LIMIT_OMAHA_HI_LO,
+    Variant.FL27: pokerkit.FixedLimitDeuceToSevenLowballTripleDraw,
+    Variant.BADUGI: pokerkit.FixedLimitBadugi,
 }
 FLOP_STREETS = ("preflop", "flop", "turn", "river")
 STUD_STREETS = ("third", "fourth", "fifth", "sixth", "seventh")
@@ -127,7 +145,8 @@ class GameConfig(StrictModel):
     variant: Variant = Field(
         default=Variant.NLHE,
         description="NLHE, PLHE, FLHE, NLO, PLO, PLO8 or FLO8 (Omaha: 4 hole cards; O8: high/low, eight or better); "
-                    "STUD, STUD8 or RAZZ (seven card stud, fixed limit: antes, bring_in, small_bet, big_bet).",
+                    "STUD, STUD8 or RAZZ (seven card stud, fixed limit: antes, bring_in, small_bet, big_bet); NLSD "
+                    "(short deck); NL27, FL27 or BADUGI (draw games).",
     )
     small_blind: int = Field(default=50, ge=0, description="Small blind; 0 for a game without one.")
     big_blind: int = Field(default=100, gt=0, description="Big blind (the minimum bet in NL and PL).")
@@ -181,16 +200,29 @@ class GameConfig(StrictModel):
         return self.variant in _STUD_GAMES
 
     @property
+    def draw(self) -> bool:
+        """A draw game: each player's own cards, some thrown away for new ones between betting rounds."""
+        return self.variant in _DRAW_STREETS
+
+    @property
+    def flop_game(self) -> bool:
+        """Hold'em or Omaha: two or four cards each and a board."""
+        return not (self.stud or self.draw)
+
+    @property
     def hole_cards(self) -> int:
-        """The cards of a player's hand: 2 in hold'em, 4 in Omaha, 7 in stud (by the last street)."""
+        """The cards of a player's hand: 2 in hold'em, 4 in Omaha and badugi, 5 in 2-7, 7 in stud (by the last
+        street)."""
         if self.stud:
             return 7
-        return 4 if self.variant in (Variant.NLO, Variant.PLO, Variant.PLO8, Variant.FLO8) else 2
+        if self.variant in (Variant.NL27, Variant.FL27):
+            return 5
+        return 4 if self.variant in (Variant.NLO, Variant.PLO, Variant.PLO8, Variant.FLO8, Variant.BADUGI) else 2
 
     @property
     def streets(self) -> tuple[str, ...]:
         """The betting rounds' names."""
-        return STUD_STREETS if self.stud else FLOP_STREETS
+        return STUD_STREETS if self.stud else _DRAW_STREETS.get(self.variant, FLOP_STREETS)
 
     @property
     def hi_lo(self) -> bool:
@@ -236,9 +268,13 @@ class GameConfig(StrictModel):
                 return _NoLimitOmahaHoldem(**common, min_bet=self.big_blind)
             case Variant.PLO8:
                 return POT_LIMIT_OMAHA_HI_LO(**common, min_bet=self.big_blind)
-            case Variant.FLHE | Variant.FLO8:
+            case Variant.NLSD:
+                return pokerkit.NoLimitShortDeckHoldem(**common, min_bet=self.big_blind)
+            case Variant.NL27:
+                return pokerkit.NoLimitDeuceToSevenLowballSingleDraw(**common, min_bet=self.big_blind)
+            case Variant.FLHE | Variant.FLO8 | Variant.FL27 | Variant.BADUGI:
                 small = self.small_bet or self.big_blind
-                game = pokerkit.FixedLimitTexasHoldem if self.variant == Variant.FLHE else FIXED_LIMIT_OMAHA_HI_LO
+                game = _LIMIT_GAMES[self.variant]
                 return self._limit_capped(game(**common, small_bet=small, big_bet=self.big_bet or 2 * small),
                                           self.raise_cap if capped else None)
         raise AssertionError(self.variant)  # pragma: no cover

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import cast
 
 from pokerkit import ChipsPushing, Poker, State
 
@@ -87,6 +88,9 @@ class HandState:
         self.event_times = [EventTime(kind="HandStarted", seat=None, ts=start.ts)]
         self.hole_flushed = False
         self.hole_taken: dict[int, int] = {}  # seat -> hole cards given to pokerkit so far
+        self.discards: dict[int, tuple[str | None, ...]] = {}  # draw games: what each seat threw, for its draw
+        self.thrown: dict[int, int] = {}  # draw games: the cards each seat has thrown away in the hand
+        self._phases = cast(tuple[Phase, ...], config.streets)  # the street names are phases (``snapshot.Phase``)
         self.stuck = False  # pokerkit refused the showdown: the hand is recorded as the dealer pushes it
         self.shown_at_showdown: dict[int, bool] = {}  # seat -> whether its tabled hand was read
         self.last_chips: dict[int, tuple[float, ActionRecord]] = {}  # seat -> its last chips' time and ruling
@@ -155,7 +159,7 @@ class HandState:
             return "dealing"
         if state.showdown_index is not None or state.street_index is None:
             return "showdown"
-        return (_STUD_PHASES if self.config.stud else _STREET_PHASES)[state.street_index]
+        return self._phases[state.street_index]
 
     def view(self, seat: int) -> BettingView:
         """What ``seat`` faces on the current street (TDA amounts)."""
@@ -253,8 +257,7 @@ class HandState:
             self.notes.append(text)
 
 
-_STREET_PHASES: tuple[Phase, ...] = ("preflop", "flop", "turn", "river")
-_STUD_PHASES: tuple[Phase, ...] = ("third", "fourth", "fifth", "sixth", "seventh")
+
 
 
 def seat_order(seats: tuple[int, ...], button: int) -> tuple[int, ...]:

@@ -23,6 +23,7 @@ from tablewatch.rules.checks.premature import PrematureBoardCheck
 from tablewatch.rules.checks.presence import AbsentAtDealCheck, LeftWithLiveHandCheck, LongAbsenceCheck
 from tablewatch.rules.checks.showdown import AllInShowdownCheck, TabledToWinCheck
 from tablewatch.rules.checks.system import DeviceHealthCheck
+from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import Check
 
@@ -54,13 +55,17 @@ CHECK_CLASSES = (
 )
 
 
-# What watches a flop game's deal, burns and board and its cards turned over: none of it is how stud is dealt
-# (stud's deal procedures, TDA22-RP-10, are not checked yet).
-FLOP_GAMES_ONLY = (MisdealCheck, FouledDeckCheck, BurnCheck, PrematureBoardCheck, ExposedCardCheck)
+# What watches a flop game's deal, burns and board and its cards turned over: none of it is how stud or a draw
+# game is dealt (stud's deal procedures, TDA22-RP-10, are not checked yet; of a draw, the cards each seat holds
+# after it, in MisdealCheck).
+FLOP_GAMES_ONLY = (FouledDeckCheck, BurnCheck, PrematureBoardCheck, ExposedCardCheck)
+NOT_STUD = (MisdealCheck,)
 
 
-def default_checks(profile: RuleProfile | None = None, *, stud: bool = False) -> list[Check]:
-    """A fresh set of every procedure check for one table, under ``profile`` (TDA when None); a stud table's
-    leaves out the flop games' own."""
+def default_checks(profile: RuleProfile | None = None, *, game: GameConfig | None = None) -> list[Check]:
+    """A fresh set of every procedure check for one table, under ``profile`` (TDA when None); a stud or draw
+    table's leaves out the flop games' own."""
     profile = profile if profile is not None else RuleProfile()
-    return [cls(profile) for cls in CHECK_CLASSES if not (stud and cls in FLOP_GAMES_ONLY)]
+    game = game if game is not None else GameConfig()
+    left_out = () if game.flop_game else FLOP_GAMES_ONLY + (NOT_STUD if game.stud else ())
+    return [cls(profile) for cls in CHECK_CLASSES if cls not in left_out]

@@ -33,6 +33,7 @@ from pokerkit import (
     HandHistory,
     HoleCardsShowingOrMucking,
     HoleDealing,
+    StandingPatOrDiscarding,
     State,
 )
 from pokerkit.notation import parse_action
@@ -41,6 +42,7 @@ from tablewatch.events import (
     BoardCardDealt,
     CardBurned,
     CardDealt,
+    CardsDiscarded,
     Event,
     HandEnded,
     HandStarted,
@@ -55,7 +57,8 @@ from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.table import TableRules, finished_hand
 
 VARIANTS = {"NT": Variant.NLHE, "FT": Variant.FLHE, "PO": Variant.PLO, "FO/8": Variant.FLO8, "F7S": Variant.STUD,
-            "F7S/8": Variant.STUD8, "FR": Variant.RAZZ}
+            "F7S/8": Variant.STUD8, "FR": Variant.RAZZ, "NS": Variant.NLSD, "N2L1D": Variant.NL27,
+            "F2L3D": Variant.FL27, "FB": Variant.BADUGI}
 CHIPS_IN_CENTS = (1, 5, 25, 100, 500, 2500, 10000, 50000, 100000)  # $0.01 … $1,000
 UNKNOWN_STACK_BB = 100_000  # an "inf" stack: 100,000 big blinds
 MAX_AMOUNT = Decimal(10) ** 12  # no table's stack or bet is larger; beyond it a file is wrong, not rich
@@ -347,6 +350,10 @@ def perform(hand: NormalHand, truth: State, rules: TableRules, *, hand_no: int, 
             yield from _feed(rules, board)
         elif isinstance(op, Folding | CheckingOrCalling | CompletionBettingOrRaisingTo | BringInPosting):
             yield from _feed(rules, _betting(op, rules, seats, cfg, table, clock, hand_no))
+        elif isinstance(op, StandingPatOrDiscarding):
+            thrown = tuple(None if c.unknown_status else repr(c) for c in op.cards)
+            yield from _feed(rules, [CardsDiscarded(ts=clock(), table=table, source="sim", seat=seats[op.player_index],
+                                                    cards=thrown)])
         elif isinstance(op, HoleCardsShowingOrMucking):
             text = "".join(repr(c) for c in op.hole_cards)
             action = f"sm {text}" if op.hole_cards else "sm"

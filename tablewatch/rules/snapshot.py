@@ -14,7 +14,7 @@ from typing import Literal, Protocol
 from tablewatch.events import Event, Violation
 
 Phase = Literal["idle", "dealing", "preflop", "flop", "turn", "river", "third", "fourth", "fifth", "sixth", "seventh",
-                "showdown", "complete"]  # (third … seventh: stud's streets)
+                "predraw", "draw1", "draw2", "draw3", "showdown", "complete"]  # (stud's streets, the draw games')
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,6 +35,8 @@ class HandSnapshot:
     hole_cards_dealt: Mapping[int, int] = field(default_factory=dict)  # cards pitched so far, per seat
     board: tuple[str | None, ...] = ()  # board cards so far
     expected_awards: Mapping[int, int] = field(default_factory=dict)  # at showdown: what each seat should get
+    draw_game: bool = False  # the players draw between betting rounds: all-in hands are tabled after the last draw
+    discarded: Mapping[int, int] = field(default_factory=dict)  # a draw game's cards thrown away so far, per seat
 
 
 class Check(Protocol):

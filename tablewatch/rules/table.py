@@ -89,7 +89,7 @@ def load_default_checks(profile: RuleProfile, config: GameConfig) -> list[Check]
         registry = importlib.import_module("tablewatch.rules.registry")
     except ImportError:
         return []
-    return list(registry.default_checks(profile, stud=config.stud))
+    return list(registry.default_checks(profile, game=config))
 
 
 class TableRules:

@@ -109,7 +109,7 @@ class RunConfig(StrictModel):
     @field_validator("game")
     @classmethod
     def _flop_game(cls, value: GameConfig) -> GameConfig:
-        if value.stud:  # the framer and vision follow a flop game's deal; the rules replay stud's hand histories
+        if not value.flop_game:  # the framer and vision follow a flop game's deal; the others are replayed
             raise ValueError(f"{value.variant} is replayed and checked from hand histories (`tablewatch replay`); "
                              "a live table watches hold'em and Omaha")
         return value

@@ -71,7 +71,7 @@ def test_malformed_hand_names_the_hand_and_line() -> None:
 
 
 def test_unknown_variant_is_a_clear_error() -> None:
-    text = ("variant = 'N2L1D'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n"
+    text = ("variant = 'K'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n"
             "starting_stacks = [50, 50]\nactions = []\n")
-    with pytest.raises(PhhError, match="variant 'N2L1D' is not replayed"):
+    with pytest.raises(PhhError, match=r"variant 'K' is not replayed \(only NT, FT, PO, FO/8, F7S, F7S/8, FR, NS, "):
         normalize(parse_section(split_sections(text)[0], "x.phh"), "1")

@@ -22,10 +22,11 @@ from tablewatch.events import (
     Tap,
     Violation,
 )
+from tablewatch.rules.game import DRAW_STREETS, FLOP_STREETS, STUD_STREETS
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot
 
-BETTING_PHASES = ("preflop", "flop", "turn", "river")
+BETTING_PHASES = (*FLOP_STREETS, *STUD_STREETS, *DRAW_STREETS)
 LIVE_PHASES = ("dealing", *BETTING_PHASES, "showdown")
 STREET_OF_SLOT = {0: "flop", 1: "flop", 2: "flop", 3: "turn", 4: "river"}
 ACTION_EVENTS = (BetMotion, Declaration, Tap, CardsMucked)

@@ -1,5 +1,7 @@
 """Misdeal conditions of the initial deal (TDA-22A, HOUSE-002-2.5) and the redeal (TDA-22C; ENG-24), the button dealt
-too few cards (TDA-24), and a wrong number of hole cards after substantial action (TDA-25 / TDA22-ILL-38).
+too few cards (TDA-24), and a wrong number of hole cards after substantial action (TDA-25 / TDA22-ILL-38). In a
+draw game only the last is ruled: a seat that acts after a draw holding more or fewer cards than its hand has (the
+dealer gave it more or fewer than it threw away; the draw's procedures are house rules, catalogue TDA-22A).
 
 The initial deal is modelled as the sequence of ``CardDealt`` events: one card per pass, clockwise from the
 first dealt-in seat left of the button, ``hole_cards_per_player`` passes. The deal is over at the first
@@ -61,6 +63,8 @@ class MisdealCheck(HandCheck):
         self.misdealt = False  # a misdeal was called in this hand: it is redealt
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        if snapshot.draw_game:
+            return self._after_the_draw(snapshot, event)
         if isinstance(event, HandStarted):
             self.seats, self.button = tuple(sorted(event.seats)), event.button
             return self._redeal(snapshot, event)
@@ -211,6 +215,22 @@ class MisdealCheck(HandCheck):
                     "the extra card as the burn (TDA-25, TDA22-ILL-38)."))
             self.wrong_count.clear()
         return found
+
+    def _after_the_draw(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        """Draw games: a seat's first action after a draw, holding the wrong number of cards (TDA-25)."""
+        seat, key = event.seat, f"{event.seat}@{snapshot.phase}"
+        if not is_action(event) or seat is None or not snapshot.discarded or key in self.reported:
+            return []
+        held = snapshot.hole_cards_dealt.get(seat, 0) - snapshot.discarded.get(seat, 0)
+        if held == snapshot.hole_cards_per_player:
+            return []
+        self.reported.add(key)
+        return [self.violation(
+            snapshot, event, rule_id="TDA-25", title="Wrong number of cards after the draw", seats=(seat,),
+            observed=f"Seat {seat} acted after the draw holding {held} card(s) of {snapshot.hole_cards_per_player}: "
+            f"dealt {snapshot.hole_cards_dealt.get(seat, 0)}, thrown away {snapshot.discarded.get(seat, 0)}.",
+            ruling=f"A wrong number of cards found after substantial action: seat {seat}'s hand is dead and not "
+            "shown, and the deal goes on (TDA-25; the draw's own procedures are the house's, TDA-22A).")]
 
     def _non_standard(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         cards: tuple[str | None, ...] = ()

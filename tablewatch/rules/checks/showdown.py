@@ -66,7 +66,8 @@ class AllInShowdownCheck(HandCheck):
             return []
         if isinstance(event, CardsMucked) and event.seat in self.live and not self._shown(snapshot, event.seat):
             return self._mucked(snapshot, event)
-        if isinstance(event, CardBurned | BoardCardDealt | PotPushed) and not self.reported:
+        run_out = isinstance(event, CardBurned | BoardCardDealt) and not snapshot.draw_game  # (a draw: after it)
+        if (run_out or isinstance(event, PotPushed)) and not self.reported:
             down = [s for s in self.live if not self._shown(snapshot, s) and s not in self.mucked_reported]
             if down:
                 self.reported = True
