@@ -76,9 +76,7 @@ class CardFlow:
         """The hole cards pokerkit waits for, each seat's next one as the table dealt it (?? where none came). A
         flop game takes no more than its hole cards (a card read twice, a misdeal's extra card)."""
         state, taken, flop_game = self.hand.state, self.hand.hole_taken, self.hand.config.flop_game
-        while state.can_deal_hole():
-            index = state.hole_dealee_index
-            assert index is not None
+        while (index := state.hole_dealee_index) is not None:  # (``can_deal_hole`` would also count the deck)
             seat = self.hand.order[index]
             cards, k = self.hand.seats[seat].cards, taken.get(seat, 0)
             usable = min(len(cards), self.hand.config.hole_cards) if flop_game else len(cards)
@@ -129,25 +127,29 @@ class CardFlow:
         """Do what pokerkit waits for when the table has supplied it: hole cards, burns, board, showdown."""
         state = self.hand.state
         force_show = force if show is None else show
+        flop_game = self.hand.config.flop_game
         for _ in range(64):
             if not state.status:
                 return
             if not self.hand.hole_flushed:
-                if not (state.can_deal_hole() and ((force and not self.hand.config.stud) or self._deal_complete())):
-                    if not state.can_deal_hole():
-                        self.hand.hole_flushed = True
-                        continue
+                if state.hole_dealee_index is None:
+                    self.hand.hole_flushed = True
+                    continue
+                if not ((force and not self.hand.config.stud) or self._deal_complete()):
                     return
                 self.flush_hole()
                 continue
+            if state.actor_index is not None:  # a betting round is open: nothing to deal
+                self.hand.ensure_tracker()
+                return
             if state.can_burn_card():
                 state.burn_card("??")
                 continue
-            if state.can_stand_pat_or_discard():
+            if not flop_game and state.can_stand_pat_or_discard():
                 if not self._draw(force=force):
                     return
                 continue
-            if state.can_deal_hole():  # a stud street's or a draw's cards: all of them (see ``flush_hole``)
+            if not flop_game and state.hole_dealee_index is not None:  # a stud street's or a draw's cards (all)
                 if not self._street_dealt():
                     return
                 self._deal_holes()
@@ -160,8 +162,6 @@ class CardFlow:
                 if not self._show(force=force_show):
                     return
                 continue
-            if state.actor_index is not None:
-                self.hand.ensure_tracker()
             return
 
     def _deal_board(self, *, force: bool) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from tablewatch.bench.pokerkit_hands import pokerkit_hands
 from tablewatch.events import BetMotion, CardDealt, CardsDiscarded, Chips, HandStarted, Tap
 from tablewatch.phhfile import parse_section, split_sections
 from tablewatch.rules.game import GameConfig, Variant
@@ -15,7 +16,6 @@ from tablewatch.rules.registry import FLOP_GAMES_ONLY
 from tablewatch.rules.replay import normalize, replay_hand
 from tablewatch.rules.table import TableRules
 from tablewatch.table.config import RunConfig
-from tests.rules.pokerkit_play import pokerkit_hands
 
 STUD = GameConfig(variant=Variant.STUD, small_blind=0, big_blind=20, ante=5, bring_in=10, small_bet=20, big_bet=40,
                   chip_denominations=(5, 25, 100))

@@ -14,9 +14,10 @@ from collections.abc import Callable
 import pokerkit
 from pokerkit import Automation, HandHistory
 
+# (burns are dealt here, from the seeded generator: pokerkit's own would draw from its unseeded deck)
 AUTOMATIONS = (Automation.ANTE_POSTING, Automation.BET_COLLECTION, Automation.BLIND_OR_STRADDLE_POSTING,
-               Automation.CARD_BURNING, Automation.HOLE_CARDS_SHOWING_OR_MUCKING, Automation.HAND_KILLING,
-               Automation.CHIPS_PUSHING, Automation.CHIPS_PULLING)
+               Automation.HOLE_CARDS_SHOWING_OR_MUCKING, Automation.HAND_KILLING, Automation.CHIPS_PUSHING,
+               Automation.CHIPS_PULLING)
 BLINDS = (1, 2)
 # PHH code -> (the game: antes 5, bring-in 10, bets 20/40 in stud; blinds 1/2, bets 2/4 otherwise; most players)
 GAMES: dict[str, tuple[Callable[[], pokerkit.Poker], int]] = {
@@ -71,7 +72,9 @@ def _play(state: pokerkit.State, rng: random.Random) -> None:
 def _deal_or_draw(state: pokerkit.State, rng: random.Random) -> bool:
     """The dealer's or a drawing player's next step, when one is due."""
     dealable = sorted(state.get_dealable_cards(), key=repr)
-    if state.can_deal_hole():
+    if state.can_burn_card():
+        state.burn_card(rng.choice(dealable))
+    elif state.can_deal_hole():
         state.deal_hole(rng.choice(dealable))
     elif state.can_deal_board():
         count = state.streets[state.street_index or 0].board_dealing_count
