@@ -155,7 +155,7 @@ class HandEngine:
             hole_cards_dealt={s: len(hand.seats[s].cards) for s in order},
             board=tuple(None if card.unknown_status else repr(card) for card in board),
             expected_awards=hand.expected_awards() if not state.status else {},
-            draw_game=hand.config.draw, discarded=dict(hand.thrown),
+            draw_game=hand.config.draw, discarded=dict(hand.thrown), stud_game=hand.config.stud,
         )
 
     # --- events --------------------------------------------------------------------------------------------

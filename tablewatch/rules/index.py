@@ -77,6 +77,8 @@ RULE_INDEX: tuple[RuleHome, ...] = (
           f"{_ORDER}test_tda_with_a_live_all_in_every_hand_is_tabled_at_once"),
     _home("TDA-6A", "checks.showdown:TabledToWinCheck", _SHOW + "test_tda_6a_a_hand_must_be_tabled_to_win"),
     _home("TDA-5", "checks.awards:PotAwardCheck", _SHOW + "test_tda_5_misaward"),
+    _home("TDA22-RP-10", "checks.stud:StudDealCheck",
+          "tests/rules/test_variants.py::test_a_stud_card_dealt_the_wrong_way_up_is_the_dealers_error"),
     _home("TDA22-21", "checks.awards:SidePotOrderCheck",
           _SHOW + "test_tda22_21_two_all_ins_the_smaller_one_is_paid_last"),
     # procedure checks: chips on the table, and the monitor itself

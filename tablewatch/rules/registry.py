@@ -22,6 +22,7 @@ from tablewatch.rules.checks.misdeal import MisdealCheck
 from tablewatch.rules.checks.premature import PrematureBoardCheck
 from tablewatch.rules.checks.presence import AbsentAtDealCheck, LeftWithLiveHandCheck, LongAbsenceCheck
 from tablewatch.rules.checks.showdown import AllInShowdownCheck, TabledToWinCheck
+from tablewatch.rules.checks.stud import StudDealCheck
 from tablewatch.rules.checks.system import DeviceHealthCheck
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
@@ -33,6 +34,7 @@ CHECK_CLASSES = (
     FouledDeckCheck,  # TDA-22E
     BurnCheck,  # TDA-25, TDA-26A, TDA-26B, TDA-57 (burn on a redeal)
     PrematureBoardCheck,  # TDA-57, TDA-18
+    StudDealCheck,  # TDA22-RP-10 (stud only)
     # cards and presence (§1.2, §1.5)
     ExposedCardCheck,  # TDA-53 (HOUSE-002-2.7.11 in cash profiles)
     AbsentAtDealCheck,  # TDA-20
@@ -56,10 +58,10 @@ CHECK_CLASSES = (
 
 
 # What watches a flop game's deal, burns and board and its cards turned over: none of it is how stud or a draw
-# game is dealt (stud's deal procedures, TDA22-RP-10, are not checked yet; of a draw, the cards each seat holds
-# after it, in MisdealCheck).
+# game is dealt (stud's deal is StudDealCheck's; of a draw, the cards each seat holds after it, MisdealCheck's).
 FLOP_GAMES_ONLY = (FouledDeckCheck, BurnCheck, PrematureBoardCheck, ExposedCardCheck)
 NOT_STUD = (MisdealCheck,)
+STUD_ONLY = (StudDealCheck,)
 
 
 def default_checks(profile: RuleProfile | None = None, *, game: GameConfig | None = None) -> list[Check]:
@@ -67,5 +69,5 @@ def default_checks(profile: RuleProfile | None = None, *, game: GameConfig | Non
     table's leaves out the flop games' own."""
     profile = profile if profile is not None else RuleProfile()
     game = game if game is not None else GameConfig()
-    left_out = () if game.flop_game else FLOP_GAMES_ONLY + (NOT_STUD if game.stud else ())
+    left_out = (NOT_STUD + FLOP_GAMES_ONLY) if game.stud else STUD_ONLY + (() if game.flop_game else FLOP_GAMES_ONLY)
     return [cls(profile) for cls in CHECK_CLASSES if cls not in left_out]

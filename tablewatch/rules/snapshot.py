@@ -36,6 +36,7 @@ class HandSnapshot:
     board: tuple[str | None, ...] = ()  # board cards so far
     expected_awards: Mapping[int, int] = field(default_factory=dict)  # at showdown: what each seat should get
     draw_game: bool = False  # the players draw between betting rounds: all-in hands are tabled after the last draw
+    stud_game: bool = False  # seven cards each, some dealt face up, no board
     discarded: Mapping[int, int] = field(default_factory=dict)  # a draw game's cards thrown away so far, per seat
 
 

@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from tablewatch.bench.pokerkit_hands import pokerkit_hands
-from tablewatch.events import BetMotion, CardDealt, CardsDiscarded, Chips, HandStarted, Tap
+from tablewatch.events import BetMotion, CardDealt, CardsDiscarded, Chips, HandStarted, Party, Tap
 from tablewatch.phhfile import parse_section, split_sections
 from tablewatch.rules.game import GameConfig, Variant
 from tablewatch.rules.registry import FLOP_GAMES_ONLY
@@ -119,3 +119,29 @@ def test_a_seat_dealt_more_or_fewer_cards_than_it_threw_away_is_found_when_it_ac
 def test_a_live_stud_table_is_refused_plainly() -> None:
     with pytest.raises(ValidationError, match="STUD is replayed and checked from hand histories"):
         RunConfig(game=STUD)
+
+
+@pytest.mark.parametrize(("up", "found"), [
+    ({}, []),
+    ({(2, 0): True, (2, 2): False}, [("TDA22-RP-10", "A down card of the initial deal dealt face up")]),  # (a)
+    ({(3, 3): False}, [("TDA22-RP-10", "An up card dealt face down")]),
+    ({(1, 6): True}, [("TDA22-RP-10", "The seventh-street card dealt face up")]),  # (b)
+])
+def test_a_stud_card_dealt_the_wrong_way_up_is_the_dealers_error(up: dict[tuple[int, int], bool],
+                                                                  found: list[tuple[str, str]]) -> None:
+    """Each seat's seven cards as the camera saw them land, the deal's way up (two down, one up; up, up, up; down)
+    except where ``up`` turns one over (seat, card index). RP-10(a)'s remedy, the up card then dealt face down,
+    is no error of its own."""
+    rules = TableRules(STUD, strict=True, checks=[c for c in TableRules(STUD).checks
+                                                  if type(c).__name__ == "StudDealCheck"])
+    rules.feed(HandStarted(ts=0.0, table="T01", source="sim", hand_no=1, button=3, seats=(1, 2, 3),
+                           stacks=(1000, 1000, 1000)))
+    pattern = (False, False, True, True, True, True, False)
+    got = []
+    for k, way in enumerate(pattern):
+        for seat in (1, 2, 3):
+            event = CardDealt(ts=1.0 + k + seat / 10, table="T01", source="vision", seat=seat,
+                              face_up=up.get((seat, k), way))
+            got += [(v.rule_id, v.title) for v in rules.feed(event)]
+    assert got == found
+    assert rules.current is not None and all(v.by == Party.DEALER for v in rules.current.hand.violations)
