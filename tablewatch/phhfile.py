@@ -8,8 +8,11 @@ import tomllib
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, tzinfo
+from datetime import time as dt_time
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pokerkit import HandHistory
 
@@ -102,6 +105,19 @@ def forced_antes(antes: list[int]) -> tuple[int, int, int] | None:
     if posting == [0 if len(antes) == 2 else len(antes) - 1]:
         return 0, 0, antes[posting[0]]
     return None
+
+
+def started_utc(hh: HandHistory) -> datetime | None:
+    """When the hand started, in UTC, from its ``year``/``month``/``day``/``time`` in its ``time_zone`` (an IANA
+    name; none, or one this machine does not know, is read as UTC); None without a date."""
+    if not (hh.year and hh.month and hh.day):
+        return None
+    clock = hh.time if isinstance(hh.time, dt_time) else dt_time()
+    try:
+        zone: tzinfo = ZoneInfo(str(hh.time_zone)) if hh.time_zone else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = UTC
+    return datetime.combine(date(int(hh.year), int(hh.month), int(hh.day)), clock, zone).astimezone(UTC)
 
 
 def phh_files(sources: list[Path]) -> list[Path]:

@@ -10,13 +10,14 @@ parser does not read them back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 from pokerkit import ChipsPushing, HandHistory
 
 from tablewatch.history.stats import replayed
-from tablewatch.phhfile import player_names, seat_numbers
+from tablewatch.phhfile import player_names, seat_numbers, started_utc
 
 STREETS = ("FLOP", "TURN", "RIVER")
 
@@ -59,8 +60,9 @@ def dumps_pokerstars(hh: HandHistory, *, number: int = 1) -> str:
 def _header(hh: HandHistory, number: int, seats: list[int], names: list[str], symbol: str,
             blinds: list[Decimal]) -> list[str]:
     small, big = sorted(b for b in blinds if b) if sum(1 for b in blinds if b) == 2 else (Decimal(0), max(blinds))
-    date = f"{hh.year or 1970:04d}/{hh.month or 1:02d}/{hh.day or 1:02d} {hh.time or '00:00:00'}"
-    lines = [f"PokerStars Hand #{hh.hand or number}: Hold'em No Limit ({symbol}{small}/{symbol}{big}) - {date} UTC",
+    started = started_utc(hh) or datetime(1970, 1, 1, tzinfo=UTC)
+    lines = [f"PokerStars Hand #{hh.hand or number}: Hold'em No Limit ({symbol}{small}/{symbol}{big}) - "
+             f"{started:%Y/%m/%d %H:%M:%S} UTC",
              f"Table '{hh.table or 'tablewatch'}' {max(len(seats), int(hh.seat_count or 0))}-max "
              f"Seat #{seats[-1]} is the button"]  # PHH lists the players from the button's left: the button last
     lines += [f"Seat {seat}: {name} ({symbol}{_money(stack)} in chips)"
