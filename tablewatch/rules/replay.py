@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -411,6 +412,24 @@ def _feed(rules: TableRules, events: Sequence[Event]) -> Iterator[Event]:
     for event in sorted(events, key=lambda e: e.ts):
         rules.feed(event)
         yield event
+
+
+def act_out(hands: Sequence[NormalHand], truths: Sequence[State]) -> list[list[Event]]:
+    """Each hand's table events (``perform``), to feed a rules layer again: what a speed measurement times."""
+    return [list(perform(hand, truth, TableRules(hand.config, table="B", strict=True), hand_no=k + 1, table="B"))
+            for k, (hand, truth) in enumerate(zip(hands, truths, strict=True))]
+
+
+def feed_seconds(hands: Sequence[NormalHand], acted: Sequence[list[Event]], *, checks: bool) -> tuple[float, int]:
+    """Seconds to feed each hand's events (``act_out``) to a fresh rules layer, with every check the game runs or
+    the engine alone; and how many checks ran."""
+    started, count = time.perf_counter(), 0
+    for hand, events in zip(hands, acted, strict=True):
+        rules = TableRules(hand.config, table="B", checks=None if checks else [], strict=True)
+        count = len(rules.checks)
+        for event in events:
+            rules.feed(event)
+    return time.perf_counter() - started, count
 
 
 class _Clock:

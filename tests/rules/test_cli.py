@@ -63,8 +63,9 @@ def test_bench_rules_prints_both_rates(shared_dir: Path) -> None:
     result = CliRunner().invoke(cli, ["bench-rules", str(path), "--limit", "20"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == "20 hands from 1 file(s)"
-    assert lines[2].startswith("pokerkit") and lines[3].startswith("tablewatch") and "events/s" in lines[3]
+    assert lines[0].startswith("20 hands from 1 file(s), acted out as ") and lines[0].endswith(" table events")
+    assert [line.split()[0] for line in lines[2:5]] == ["pokerkit", "tablewatch", "tablewatch,"]
+    assert "engine alone" in lines[4] and lines[5].endswith(" us per event")
 
 
 def test_replay_names_the_action_pokerkit_refuses(tmp_path: Path) -> None:
@@ -126,7 +127,7 @@ def test_bench_rules_leaves_out_a_hand_pokerkit_refuses_and_says_so(tmp_path: Pa
     path.write_text(_multi(GOOD, GOOD.replace("'p1 cbr 70.50'", "'!p1 cbr 70.50'")))
     result = CliRunner().invoke(cli, ["bench-rules", str(path)])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == "1 hands from 1 file(s)"
+    assert result.output.splitlines()[0] == "1 hands from 1 file(s), acted out as 25 table events"
     left_out = "1 hand(s) left out: pokerkit cannot replay them (first: hand [2] (line 16): pokerkit cannot take"
     assert left_out in result.output, result.output
     only_bad = tmp_path / "bad.phh"
