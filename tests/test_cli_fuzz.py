@@ -63,7 +63,7 @@ COMMANDS = [
             examples=8),
     Command("sim render", ".yaml", (SCENARIOS / "demo.yaml").read_bytes(),
             lambda f, d: ["sim", "render", str(f), *ONE_FRAME, str(d)], examples=8),
-    Command("run --validate", ".toml", b'table = "T7"\n[[readers]]\nurl = "loop://"\n',
+    Command("run --validate", ".toml", b'table = "T7"\nconsole = "loop://"\n',
             lambda f, d: ["run", str(f), "--validate"]),
     Command("calibrate", ".png", _png(), lambda f, d: ["calibrate", str(f), "--layout", "oval10",
                                                        "-o", str(d / "out.toml")], examples=15),

@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from tablewatch.alerts.config import BroadcastDelay, BrokerConfig, check_name
 from tablewatch.alerts.evidence import EvidenceConfig
@@ -65,7 +65,8 @@ class RunConfig(StrictModel):
     level_started_at: datetime | None = Field(default=None, description="when the first level started (a time "
                                               "with its zone); none: at the run's start")
     readers: list[ReaderConfig] = Field(default_factory=list, description="RFID reader lines")
-    registry: Path | None = Field(default=None, description="chip tag registry CSV (uid,denomination,chip_set)")
+    registry: Path | None = Field(default=None, description="chip tag registry CSV (uid,denomination,chip_set); "
+                                  "needed with RFID readers")
     console: str | None = Field(default=None, description="dealer console serial URL")
     dealer: str | None = Field(default=None, description="who deals when the table starts, for the statistics "
                                "(1-40 letters, digits, spaces, . ' -); the console's `dealer NAME` changes it")
@@ -105,6 +106,13 @@ class RunConfig(StrictModel):
         if value is not None and not PERSON_NAME.fullmatch(value):
             raise ValueError(f"{value[:40]!r} is not a dealer's name (1-40 letters, digits, spaces, . ' -)")
         return value
+
+    @model_validator(mode="after")
+    def _readers_need_the_registry(self) -> RunConfig:
+        if self.readers and self.registry is None:  # every chip would be unknown: one TDA-16B alert per chip
+            raise ValueError("RFID readers need `registry`, the house's tag registry (CSV): without it no chip has a "
+                             "value and every chip read is an unknown chip")
+        return self
 
     @field_validator("game")
     @classmethod

@@ -102,7 +102,9 @@ def test_a_broken_recording_is_named_before_anything_runs(tmp_path: Path, name: 
     (tmp_path / name).write_text(text)
     key = name.split(".")[0]
     config = tmp_path / "table.toml"
-    config.write_text(f'table = "T"\n[[readers]]\nurl = "replay"\n[replay]\n{key} = "{tmp_path / name}"\n')
+    (tmp_path / "registry.csv").write_text(f"uid,denomination,chip_set\n{KNOWN},100,house\n")
+    config.write_text(f'table = "T"\nregistry = "{tmp_path / "registry.csv"}"\n[[readers]]\nurl = "replay"\n'
+                      f'[replay]\n{key} = "{tmp_path / name}"\n')
     result = CliRunner().invoke(run_command, [str(config), "--validate"])
     assert result.exit_code != 0 and problem in result.output
     with pytest.raises(ConfigError, match=problem.replace(".", r"\.")):

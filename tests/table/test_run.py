@@ -92,10 +92,15 @@ def test_a_malformed_config_is_named_and_nothing_runs(tmp_path: Path) -> None:
 
 def test_validate_only(tmp_path: Path) -> None:
     good = tmp_path / "table.toml"
-    good.write_text('table = "T7"\n[[readers]]\nurl = "loop://"\n')
+    (tmp_path / "registry.csv").write_text("uid,denomination,chip_set\nE004000000000001,100,house\n")
+    good.write_text(f'table = "T7"\nregistry = "{tmp_path / "registry.csv"}"\n[[readers]]\nurl = "loop://"\n')
     result = CliRunner().invoke(run_command, [str(good), "--validate"])
     assert result.exit_code == 0, result.output
     assert "valid" in result.output and "T7" in result.output
+    no_registry = tmp_path / "no-registry.toml"
+    no_registry.write_text('table = "T7"\n[[readers]]\nurl = "loop://"\n')
+    result = CliRunner().invoke(run_command, [str(no_registry), "--validate"])
+    assert result.exit_code != 0 and "RFID readers need `registry`" in result.output
 
 
 def test_the_cli_entry_point_exists() -> None:
