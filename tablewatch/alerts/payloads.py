@@ -268,7 +268,7 @@ def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "n
         "evidence": evidence.as_dict(),
         "status": status,
         "acknowledged_by": acknowledged_by,
-        "players": {str(seat): (players or {})[seat] for seat in violation.seats if seat in (players or {})},
+        "players": {str(seat): name for seat in violation.seats if (name := (players or {}).get(seat))},
     }
 
 

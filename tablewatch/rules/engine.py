@@ -8,13 +8,14 @@ the booking of actions into pokerkit in ``booking.py``, the floor's corrections 
 TDA view of each street is in ``betting.py``, the reading of chips and words in ``chipreading.py``, the
 engine's own rulings in ``rulings.py``. ``TableRules`` (``tablewatch.rules.table``) wraps it for a session.
 
-Catalogue §2 rules owned here, on pokerkit's game: ENG-01 (the hand's structure: pokerkit's hold'em or Omaha,
-2-10 seats), ENG-02 (forced bets: blinds, antes, big-blind ante and straddle posted in ``HandState._game``),
-ENG-04 (the order of action: pokerkit's actor; actions out of turn held, ENG-17), ENG-09 (the fixed-limit
-raise cap, C8, ``HandState.cap_reached``), ENG-21 (main and side pots, uncalled bets returned: pokerkit's
-pots, ``HandState.expected_awards``), ENG-23 (dead hands: a fold said or cards mucked here, a non-standard
-fold is binding; the other ways are the clock's and the procedure checks'), ENG-44 (acting in turn, waiting
-for the bet amount, TDA-36B).
+Catalogue §2 rules owned here, on pokerkit's game: ENG-01 (the hand's structure: pokerkit's game of the variant,
+hold'em, Omaha, short deck, stud or a draw game, 2-10 seats; stud's bring-in in ``_bring_in``), ENG-02 (forced
+bets: blinds, antes, big-blind or button ante and straddle posted in ``HandState._game``), ENG-04 (the order of
+action: pokerkit's actor; actions out of turn held, ENG-17), ENG-09 (the fixed-limit raise cap, C8,
+``HandState.cap_reached``), ENG-21 (main and side pots, uncalled bets returned: pokerkit's pots,
+``HandState.expected_awards``), ENG-23 (dead hands: a fold said or cards mucked here, a non-standard fold is
+binding; the other ways are the clock's and the procedure checks'), ENG-44 (acting in turn, waiting for the bet
+amount, TDA-36B).
 """
 
 from __future__ import annotations
