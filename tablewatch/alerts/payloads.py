@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
@@ -268,8 +269,18 @@ def alert_payload(ctx: Context, violation: Violation, *, change: ChangeType = "n
         "evidence": evidence.as_dict(),
         "status": status,
         "acknowledged_by": acknowledged_by,
-        "players": {str(seat): name for seat in violation.seats if (name := (players or {}).get(seat))},
+        "players": names_payload(players or {}, violation.seats),
     }
+
+
+NAME_SHOWN = re.compile(r".{1,40}")  # what the schemas take: one line, at most 40 characters (as the console keys)
+
+
+def names_payload(players: Mapping[int, str], seats: Iterable[int] | None = None) -> dict[str, str]:
+    """Seat (as text) → name, for ``seats`` (all when None); a name the schemas would refuse (a hand history's long
+    or multi-line name) is left out rather than sinking the whole payload."""
+    wanted = players.keys() if seats is None else seats
+    return {str(seat): name for seat in sorted(wanted) if (name := players.get(seat)) and NAME_SHOWN.fullmatch(name)}
 
 
 def seat_names(seats: Sequence[int], players: Mapping[str, str]) -> str:

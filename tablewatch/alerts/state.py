@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tablewatch.alerts.payloads import LiveTable
+from tablewatch.alerts.payloads import LiveTable, names_payload
 from tablewatch.events import (
     BoardCardDealt,
     CardsMucked,
@@ -71,4 +71,4 @@ class LiveState:
         return {"hand_no": self.hand_no, "street": self.street, "button": self.button, "seats": list(self.seats),
                 "active": list(self.active), "board": list(self.board), "pot": self.pot,
                 "open_alerts": list(self.open_alerts), "devices": dict(self.devices), "last_ts": self.last_ts,
-                "players": {str(seat): name for seat, name in sorted(self.players.items())}}
+                "players": names_payload(self.players)}

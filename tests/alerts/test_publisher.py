@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.evidence import EvidenceRecorder
 from tablewatch.alerts.publisher import Publisher
 from tablewatch.alerts.secrecy import redact_event
+from tablewatch.alerts.state import LiveState
 from tablewatch.alerts.topics import TableTopics
 from tablewatch.events import (
     BoardCardDealt,
@@ -197,3 +199,17 @@ def test_a_throttled_state_change_still_goes_out(tmp_path: Path, mqtt_broker: Mo
         publisher.publish_event(PotGathered(ts=1.1, table="T08", source="sim", value=750))  # within 0.5 s: held
         sub.wait(lambda: any(m.json()["pot"] == 750 for m in sub.on("/state")), 15, "the held state")
         publisher.stop()
+
+
+def test_a_name_the_schemas_would_refuse_is_left_out_not_the_payload() -> None:
+    """Names keyed on the console are one line of at most 40 characters; one from elsewhere (a recording's events)
+    that is longer, or has a line break, is left out of the alert and the state, which stay valid."""
+    ctx = pl.Context(site="casino", table="T01", session="s", epoch=1_800_000_000.0)
+    names = {3: "x" * 41, 5: "Ann\nLee", 6: "Bo"}
+    alert = pl.alert_payload(ctx, dataclasses.replace(violation(1), seats=(3, 5, 6)), players=names)
+    validate("alert", alert)
+    assert alert["players"] == {"6": "Bo"}
+    state = LiveState()
+    state.apply(HandStarted(ts=0.0, table="T01", source="sim", hand_no=1, button=3, seats=(3, 5, 6),
+                            players=tuple(names.items())))
+    assert state.as_dict()["players"] == {"6": "Bo"}
