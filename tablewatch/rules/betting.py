@@ -137,6 +137,12 @@ def new_round(config: GameConfig, state: State, street_index: int, *, straddle: 
     return tracker
 
 
+def chips_in_play(state: State) -> int:
+    """Every chip in the pots or bet in front, while the hand is played: what the players started with less what
+    they hold (pokerkit's ``total_pot_amount``, which walks its side pots each time it is asked)."""
+    return sum(state.starting_stacks) - sum(state.stacks)
+
+
 def view_for(config: GameConfig, state: State, tracker: RoundTracker, index: int, *, seat: int,
              cap_reached: bool = False, prior: Chips | None = None) -> BettingView:
     """The TDA view of what player ``index`` faces on the current street."""
@@ -146,7 +152,7 @@ def view_for(config: GameConfig, state: State, tracker: RoundTracker, index: int
     bet, stack = bets[index], stacks[index]
     all_in_to = bet + stack
     # preflop, a short blind counts in full in the pot (TDA-40B): before and after others have called it
-    pot_total = state.total_pot_amount + (tracker.dead_blind_gap if tracker.street_index == 0 else 0)
+    pot_total = chips_in_play(state) + (tracker.dead_blind_gap if tracker.street_index == 0 else 0)
     to_call = max(0, min(cur - bet, stack))
     # stud: over the bring-in, the raise is the completion to the small bet
     inc = tracker.completion_to - cur if tracker.completion_to > cur else tracker.inc

@@ -42,7 +42,7 @@ from tablewatch.events import (
 )
 from tablewatch.hands import Burn, EventTime
 from tablewatch.rules import rulings
-from tablewatch.rules.betting import BettingView, booked_kind
+from tablewatch.rules.betting import BettingView, booked_kind, chips_in_play
 from tablewatch.rules.booking import Booking
 from tablewatch.rules.cards import CardFlow
 from tablewatch.rules.chipreading import (
@@ -143,6 +143,7 @@ class HandEngine:
         phase = hand.phase()
         active = tuple(sorted(s for s in order if state.statuses[index[s]]))
         board = [cards[0] for cards in state.board_cards if cards]
+        in_play = chips_in_play(state) if state.status else state.total_pot_amount
         return HandSnapshot(
             table=hand.table, hand_no=hand.hand_no, phase=phase, button=hand.start.button,
             seats=tuple(sorted(order)), active=active,
@@ -151,7 +152,7 @@ class HandEngine:
             betting_complete=bool(state.status) and state.actor_index is None and phase != "dealing",
             bets={s: state.bets[index[s]] for s in order},
             stacks={s: state.stacks[index[s]] for s in order},
-            pot=max(0, state.total_pot_amount - sum(state.bets)),
+            pot=max(0, in_play - sum(state.bets)),
             hole_cards_per_player=hand.config.hole_cards,
             hole_cards_dealt={s: len(hand.seats[s].cards) for s in order},
             board=tuple(None if card.unknown_status else repr(card) for card in board),

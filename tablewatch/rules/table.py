@@ -111,16 +111,25 @@ class TableRules:
         self.misdealt: list[Violation] = []  # the findings of a deal that ended void, for its redeal
 
     def feed(self, event: Event) -> list[Violation]:
-        snapshot = self.snapshot()
-        found: list[Violation] = []
-        for check in self.checks:
-            found += self._guard(partial(check.observe, snapshot, event), f"check {check.rule_id}", event)
+        found = self._checks_on(event) if self.checks else []
         if not isinstance(event, HandStarted):
             self._keep(found)  # before a HandEnded closes the hand
         applied = self._guard(partial(self._apply, event), "betting engine", event)
         if isinstance(event, HandStarted):
             self._keep(found)  # the new hand's, once it exists
         return found + applied
+
+    def _checks_on(self, event: Event) -> list[Violation]:
+        """Every check's findings on ``event``, each shown the hand as it stood before it; a check that fails is a
+        SYSTEM finding and the others go on."""
+        snapshot = self.snapshot()
+        found: list[Violation] = []
+        for check in self.checks:
+            try:
+                found += check.observe(snapshot, event)
+            except Exception as exc:
+                found += self._failed(exc, f"check {check.rule_id}", event)
+        return found
 
     def _keep(self, found: list[Violation]) -> None:
         """The checks' findings on the hand in play go into its history (the engine's are there already)."""
@@ -176,10 +185,14 @@ class TableRules:
         try:
             return list(work())
         except Exception as exc:
-            if self.strict:
-                raise
-            return [Violation(ts=event.ts, table=self.table, source="rules", rule_id="SYSTEM",
-                              title=f"Rules layer error in the {what}", severity=Severity.SYSTEM,
-                              observed=f"{event.kind}: {type(exc).__name__}: {exc}",
-                              ruling="the event was skipped; check the hand by hand",
-                              hand_no=self.current.hand.hand_no if self.current else None)]
+            return self._failed(exc, what, event)
+
+    def _failed(self, exc: Exception, what: str, event: Event) -> list[Violation]:
+        """An internal error as a SYSTEM finding (``strict``: raised again)."""
+        if self.strict:
+            raise exc
+        return [Violation(ts=event.ts, table=self.table, source="rules", rule_id="SYSTEM",
+                          title=f"Rules layer error in the {what}", severity=Severity.SYSTEM,
+                          observed=f"{event.kind}: {type(exc).__name__}: {exc}",
+                          ruling="the event was skipped; check the hand by hand",
+                          hand_no=self.current.hand.hand_no if self.current else None)]
