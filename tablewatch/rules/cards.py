@@ -59,12 +59,16 @@ class CardFlow:
         return event.ts - flop_ts <= self.hand.profile.four_card_flop_window_s
 
     def flush_hole(self) -> None:
-        """The deal is over (or a later event says so): give pokerkit every hole card, unknown ones as ??. Stud
-        waits for every card: pokerkit finds who brings in (and who opens each street) from the up cards."""
-        if self.hand.hole_flushed or (self.hand.config.stud and not self._deal_complete()):
+        """The deal is over (or a later event says so): give pokerkit every hole card, unknown ones as ??."""
+        if self.hand.hole_flushed or not self._deal_may_end(force=True):
             return
         self._deal_holes()
         self.hand.hole_flushed = True
+
+    def _deal_may_end(self, *, force: bool) -> bool:
+        """Every card of the deal is out, or (``force``) the table has moved on without them. Stud waits for every
+        card: pokerkit finds who brings in (and who opens each street) from the up cards."""
+        return self._deal_complete() or (force and not self.hand.config.stud)
 
     def discard(self, seat: int, cards: tuple[str | None, ...]) -> None:
         """Draw games: what ``seat`` threw away, for pokerkit when the seat's turn to draw comes."""
@@ -135,7 +139,7 @@ class CardFlow:
                 if state.hole_dealee_index is None:
                     self.hand.hole_flushed = True
                     continue
-                if not ((force and not self.hand.config.stud) or self._deal_complete()):
+                if not self._deal_may_end(force=force):
                     return
                 self.flush_hole()
                 continue

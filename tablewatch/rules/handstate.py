@@ -89,7 +89,8 @@ class HandState:
         self.hole_flushed = False
         self.hole_taken: dict[int, int] = {}  # seat -> hole cards given to pokerkit so far
         self.discards: dict[int, tuple[str | None, ...]] = {}  # draw games: what each seat threw, for its draw
-        self.thrown: dict[int, int] = {}  # draw games: the cards each seat has thrown away in the hand
+        # draw games: the cards each seat was seen to throw away in the hand, beside the cards it was seen dealt
+        self.thrown: dict[int, int] = {}
         self._phases = cast(tuple[Phase, ...], config.streets)  # the street names are phases (``snapshot.Phase``)
         self.stuck = False  # pokerkit refused the showdown: the hand is recorded as the dealer pushes it
         self.shown_at_showdown: dict[int, bool] = {}  # seat -> whether its tabled hand was read

@@ -68,6 +68,13 @@ def default_checks(profile: RuleProfile | None = None, *, game: GameConfig | Non
     """A fresh set of every procedure check for one table, under ``profile`` (TDA when None); a stud or draw
     table's leaves out the flop games' own."""
     profile = profile if profile is not None else RuleProfile()
-    game = game if game is not None else GameConfig()
-    left_out = (NOT_STUD + FLOP_GAMES_ONLY) if game.stud else STUD_ONLY + (() if game.flop_game else FLOP_GAMES_ONLY)
+    left_out = _left_out(game if game is not None else GameConfig())
     return [cls(profile) for cls in CHECK_CLASSES if cls not in left_out]
+
+
+def _left_out(game: GameConfig) -> tuple[type[Check], ...]:
+    if game.stud:
+        return FLOP_GAMES_ONLY + NOT_STUD
+    if game.draw:
+        return FLOP_GAMES_ONLY + STUD_ONLY
+    return STUD_ONLY

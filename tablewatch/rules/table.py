@@ -9,8 +9,7 @@ misdealt one (``HandEnded.void``): its redeal is the hand.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Sequence
-from functools import partial
+from collections.abc import Sequence
 
 from pokerkit import ChipsPushing
 
@@ -114,7 +113,10 @@ class TableRules:
         found = self._checks_on(event) if self.checks else []
         if not isinstance(event, HandStarted):
             self._keep(found)  # before a HandEnded closes the hand
-        applied = self._guard(partial(self._apply, event), "betting engine", event)
+        try:
+            applied = self._apply(event)
+        except Exception as exc:
+            applied = self._failed(exc, "betting engine", event)
         if isinstance(event, HandStarted):
             self._keep(found)  # the new hand's, once it exists
         return found + applied
@@ -180,12 +182,6 @@ class TableRules:
         self.finished.append(finished_hand(engine.hand))
         self.last, self.current = engine, None
         return engine.hand.violations[before:]
-
-    def _guard(self, work: Callable[[], Iterable[Violation]], what: str, event: Event) -> list[Violation]:
-        try:
-            return list(work())
-        except Exception as exc:
-            return self._failed(exc, what, event)
 
     def _failed(self, exc: Exception, what: str, event: Event) -> list[Violation]:
         """An internal error as a SYSTEM finding (``strict``: raised again)."""
