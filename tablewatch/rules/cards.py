@@ -127,10 +127,13 @@ class CardFlow:
         state.stand_pat_or_discard(text)
         return True
 
-    def advance(self, *, force: bool = False, show: bool | None = None) -> None:
-        """Do what pokerkit waits for when the table has supplied it: hole cards, burns, board, showdown."""
+    def advance(self, *, force: bool = False, players: bool | None = None) -> None:
+        """Do what pokerkit waits for when the table has supplied it: hole cards, burns, board, draws, showdown.
+        ``force``: the table has moved on, so what was not seen is taken as unknown; ``players`` (default: as
+        ``force``): so too what the players do themselves, a draw and the showdown's show or muck (another seat's
+        bet does not settle them; the hand's end does)."""
         state = self.hand.state
-        force_show = force if show is None else show
+        force_players = force if players is None else players
         flop_game = self.hand.config.flop_game
         for _ in range(64):
             if not state.status:
@@ -150,7 +153,7 @@ class CardFlow:
                 state.burn_card("??")
                 continue
             if not flop_game and state.can_stand_pat_or_discard():
-                if not self._draw(force=force):
+                if not self._draw(force=force_players):
                     return
                 continue
             if not flop_game and state.hole_dealee_index is not None:  # a stud street's or a draw's cards (all)
@@ -163,7 +166,7 @@ class CardFlow:
                     return
                 continue
             if state.showdown_index is not None:
-                if not self._show(force=force_show):
+                if not self._show(force=force_players):
                     return
                 continue
             return

@@ -14,6 +14,7 @@ from pokerkit import (
     CompletionBettingOrRaisingTo,
     Folding,
     HandHistory,
+    StandingPatOrDiscarding,
     State,
 )
 
@@ -36,6 +37,12 @@ def betting_ops(state: State, seats: tuple[int, ...]) -> list[tuple[int, str, in
         elif isinstance(op, CompletionBettingOrRaisingTo):
             out.append((seats[op.player_index], "cbr", op.amount))
     return out
+
+
+def draws(state: State, seats: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(seat, cards thrown away) of every draw of a pokerkit state, in order (a draw game's; none otherwise)."""
+    return [(seats[op.player_index], len(op.cards)) for op in state.operations
+            if isinstance(op, StandingPatOrDiscarding)]
 
 
 def pushes(state: State, seats: tuple[int, ...]) -> list[tuple[int, tuple[tuple[int, Any], ...]]]:
@@ -66,6 +73,9 @@ def compare_hand(hand: NormalHand, truth: State, finished: FinishedHand, *, roun
     if final != finished.final_stacks:
         diff = {s: (final[s], finished.final_stacks.get(s)) for s in final if final[s] != finished.final_stacks.get(s)}
         problems.append(f"final stacks differ (seat: expected, got): {diff}")
+    if draws(truth, seats) != draws(finished.state, finished.order):
+        problems.append(f"draws differ (seat, cards thrown): expected {draws(truth, seats)}, "
+                        f"got {draws(finished.state, finished.order)}")
     expected_pushes = by_pot(pushes(truth, seats))
     got_pushes = by_pot([(p.pot_index, p.amounts) for p in finished.pushes])
     if expected_pushes != got_pushes:

@@ -195,7 +195,7 @@ class HandEngine:
         if isinstance(event, Declaration) and (self.to_act() is None or self._word_for_last_round(event, seat)) \
                 and self._late_word(event, seat):
             return  # words for the chips that closed the round: no sign of the next street (its board may be unseen)
-        self.cards.advance(force=True, show=False)
+        self.cards.advance(force=True, players=False)
         if self._settles_earlier_action(event, seat) or self._second_motion(event, seat):
             return
         actor = self.to_act()
