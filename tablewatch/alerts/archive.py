@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_DDL = """
+HANDS_DDL = """
 CREATE TABLE IF NOT EXISTS {table} (
     msg_id TEXT PRIMARY KEY,
     site TEXT NOT NULL,
@@ -42,6 +42,16 @@ CREATE TABLE IF NOT EXISTS {table} (
     received_at TIMESTAMPTZ NOT NULL DEFAULT now()
 )
 """
+
+
+HAND_COLUMNS = "msg_id, site, table_id, session, hand_no, ended_at, payload, archived_by"
+
+
+def hand_row(hand: Any) -> tuple[str, str, str, str, int, str, str]:
+    """The columns of ``HANDS_DDL`` a hand payload fills (all but ``archived_by``); KeyError/TypeError/ValueError
+    for anything that is not a hand payload."""
+    return (hand["msg_id"], hand["site"], hand["table"], hand["session"], int(hand["hand_no"]), hand["time"],
+            json.dumps(hand))
 
 
 class ArchiveError(RuntimeError):
@@ -74,7 +84,7 @@ class HandArchiver:
             raise ArchiveError("the hand archive needs psycopg: pip install 'psycopg[binary]'") from exc
         try:
             self._db = psycopg.connect(self.dsn, autocommit=True, connect_timeout=5)
-            self._db.execute(_DDL.format(table=self.table))
+            self._db.execute(HANDS_DDL.format(table=self.table))
         except psycopg.Error as exc:
             raise ArchiveError(f"can't use the archive database: {exc}".strip()) from exc
         connect(self.client, self.broker, clean_start=False, session_expiry_s=7 * 24 * 3600)
@@ -87,16 +97,14 @@ class HandArchiver:
 
     def _on_message(self, _c: mqtt.Client, _u: object, message: mqtt.MQTTMessage) -> None:
         try:
-            hand = json.loads(message.payload)
-            row = (hand["msg_id"], hand["site"], hand["table"], hand["session"], int(hand["hand_no"]), hand["time"],
-                   json.dumps(hand), self.client_id)
+            row = (*hand_row(json.loads(message.payload)), self.client_id)
         except (ValueError, KeyError, TypeError):
             self.rejected += 1
             log.warning("archive: not a hand payload on %s: %r", message.topic, message.payload[:200])
             return
         with self._lock:
             cur = self._db.execute(
-                f"INSERT INTO {self.table} (msg_id, site, table_id, session, hand_no, ended_at, payload, archived_by)"
+                f"INSERT INTO {self.table} ({HAND_COLUMNS})"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s::jsonb, %s) ON CONFLICT (msg_id) DO NOTHING", row)
             if cur.rowcount:
                 self.written += 1

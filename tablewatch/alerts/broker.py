@@ -98,7 +98,6 @@ class BridgeSetup(StrictModel):
     username: str | None = None
     password: str | None = None
     ca_file: Path | None = Field(default=None, description="CA of the central broker: TLS when set")
-    queue_limit: int = Field(default=100_000, ge=100, description="messages kept for the central while it is away")
 
 
 def render_bridge(bridge: BridgeSetup) -> str:

@@ -1,0 +1,261 @@
+"""The central archivers: every finished hand and every alert revision from the central tier into PostgreSQL.
+
+All archivers of a site share one durable JetStream consumer per kind (``tablewatch-archive-hand``,
+``tablewatch-archive-alert``) on the stream where NATS stores each QoS 1 MQTT message (``$MQTT_msgs``): the
+consumer hands each message to one archiver, and a message whose archiver died before acknowledging it goes to
+another after ``ack_wait_s``. The consumers are replicated like the stream, so they survive a node too.
+
+An archiver writes a whole batch in one transaction and acknowledges it only after the commit: a crash
+mid-batch leaves nothing half-written and everything unacknowledged. Rows are keyed by ``msg_id`` (a message
+sent twice — a bridge resending after a lost PUBACK, a redelivery after an archiver's death — is written
+once). ``stream_seq`` keeps the order the central tier received them in.
+
+Every payload is hostile until its schema accepts it and its site and table are the topic's: anything else
+is terminated (never redelivered), counted and logged.
+
+    python -m tablewatch.central.archiver --nats nats://central-1:4222,nats://central-2:4222 \\
+        --dsn postgresql://archive@db/tablewatch --name archive-1
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from tablewatch.alerts.archive import HAND_COLUMNS, HANDS_DDL, ArchiveError, hand_row
+from tablewatch.alerts.payloads import PayloadError, parse
+from tablewatch.central.cluster import MQTT_STREAM
+from tablewatch.config import StrictModel
+
+if TYPE_CHECKING:
+    from nats.aio.msg import Msg
+    from nats.js.client import JetStreamContext
+
+log = logging.getLogger(__name__)
+
+KINDS = ("hand", "alert")
+PREFIX = "$MQTT.msgs."  # NATS files a message published on MQTT topic a/b/c as $MQTT.msgs.a.b.c
+
+ALERTS_DDL = """
+CREATE TABLE IF NOT EXISTS {table} (
+    msg_id TEXT PRIMARY KEY,
+    site TEXT NOT NULL,
+    table_id TEXT NOT NULL,
+    alert_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    rule_id TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    hand_no BIGINT,
+    raised_at TIMESTAMPTZ NOT NULL,
+    payload JSONB NOT NULL,
+    stream_seq BIGINT NOT NULL,
+    archived_by TEXT NOT NULL,
+    received_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+)
+"""
+ALERT_COLUMNS = "msg_id, site, table_id, alert_id, revision, rule_id, severity, hand_no, raised_at, payload, " \
+                "stream_seq, archived_by"
+
+
+class ArchiverConfig(StrictModel):
+    nats: list[str] = Field(..., min_length=1, description="nats:// URL of each central node")
+    dsn: str = Field(..., description="postgresql://user@host:5432/db")
+    name: str = Field(default="archive-1", pattern=r"^[A-Za-z0-9_.-]+$", description="unique per archiver process")
+    site: str = Field(default="*", pattern=r"^(\*|[A-Za-z0-9_.-]+)$", description="one site's messages, or all")
+    hands_table: str = Field(default="mqtt_hands", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    alerts_table: str = Field(default="mqtt_alerts", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    batch: int = Field(default=64, ge=1, le=10_000, description="messages per transaction")
+    ack_wait_s: float = Field(default=30.0, ge=1, le=3600, description="a message unacknowledged this long goes to "
+                                                                       "another archiver")
+
+    def consumer(self, kind: str) -> str:
+        site = "all" if self.site == "*" else self.site
+        return f"tablewatch-archive-{site}-{kind}"
+
+    def subject(self, kind: str) -> str:
+        return f"{PREFIX}tablewatch.{self.site}.*.{kind}"
+
+
+@dataclass
+class Counts:
+    written: int = 0
+    repeats: int = 0
+    rejected: int = 0
+    batches: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+
+class Rejected(ValueError):
+    """A message that is not a payload of its topic's kind, site and table."""
+
+
+def decode(kind: str, subject: str, data: bytes) -> dict[str, Any]:
+    """The payload of a message on ``subject``, checked against its schema and its topic; Rejected otherwise."""
+    levels = subject.removeprefix(PREFIX).split(".")
+    if len(levels) != 4 or levels[0] != "tablewatch" or levels[3] != kind:
+        raise Rejected(f"not a {kind} topic: {subject[:120]!r}")
+    try:
+        payload = parse(kind, data)
+    except PayloadError as exc:
+        raise Rejected(str(exc)) from None
+    if (payload["site"], payload["table"]) != (levels[1], levels[2]):
+        raise Rejected(f"payload of {payload['site']}/{payload['table']} on {levels[1]}/{levels[2]}'s topic")
+    return payload
+
+
+def alert_row(alert: dict[str, Any], stream_seq: int) -> tuple[object, ...]:
+    return (alert["msg_id"], alert["site"], alert["table"], alert["id"], int(alert["revision"]), alert["rule_id"],
+            alert["severity"], alert.get("hand_no"), alert["time"], json.dumps(alert), stream_seq)
+
+
+class CentralArchiver:
+    def __init__(self, config: ArchiverConfig) -> None:
+        self.config = config
+        self.counts = Counts()
+        self._db: Any = None
+
+    async def run(self, stop: asyncio.Event, *, ready: asyncio.Event | None = None) -> Counts:
+        """Archive until ``stop`` is set; ArchiveError when the database can't be used at the start."""
+        import nats
+
+        self._db = await self._open_db()
+        client = await nats.connect(servers=self.config.nats, name=self.config.name, max_reconnect_attempts=-1,
+                                    reconnect_time_wait=0.5, connect_timeout=5)
+        try:
+            js = client.jetstream(timeout=10)
+            subs = {kind: await self._subscribe(js, kind) for kind in KINDS}
+            if ready is not None:
+                ready.set()
+            while not stop.is_set():
+                busy = [await self._drain(kind, sub) for kind, sub in subs.items()]
+                if not any(busy):
+                    await asyncio.sleep(0)  # fetch already waited a second for each kind
+        finally:
+            await client.close()
+            await self._db.close()
+        return self.counts
+
+    async def _open_db(self) -> Any:
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise ArchiveError("the archive needs psycopg: pip install 'tablewatch[central]'") from exc
+        try:
+            db = await psycopg.AsyncConnection.connect(self.config.dsn, connect_timeout=5)
+            async with db.transaction():
+                await db.execute(HANDS_DDL.format(table=self.config.hands_table))
+                await db.execute(ALERTS_DDL.format(table=self.config.alerts_table))
+        except psycopg.Error as exc:
+            raise ArchiveError(f"can't use the archive database: {exc}".strip()) from exc
+        return db
+
+    async def _subscribe(self, js: JetStreamContext, kind: str) -> Any:
+        """Bind to the kind's shared durable consumer, making it when this is the first archiver."""
+        from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+        from nats.js.errors import NotFoundError
+
+        name = self.config.consumer(kind)
+        while True:
+            try:
+                await js.add_consumer(MQTT_STREAM, ConsumerConfig(
+                    durable_name=name, filter_subject=self.config.subject(kind), ack_policy=AckPolicy.EXPLICIT,
+                    deliver_policy=DeliverPolicy.ALL, ack_wait=self.config.ack_wait_s, max_ack_pending=20_000))
+                return await js.pull_subscribe_bind(durable=name, stream=MQTT_STREAM)
+            except NotFoundError:  # made by NATS at its first MQTT connection: no bridge has connected yet
+                log.warning("archive: the central tier has no %s stream yet; waiting for the first MQTT client",
+                            MQTT_STREAM)
+                await asyncio.sleep(2)
+
+    async def _drain(self, kind: str, sub: Any) -> bool:
+        """Archive one batch of ``kind``; False when none came within a second."""
+        import nats.errors
+
+        try:
+            messages = await sub.fetch(self.config.batch, timeout=1.0)
+        except nats.errors.TimeoutError:
+            return False
+        good: list[tuple[Msg, tuple[object, ...]]] = []
+        for message in messages:
+            try:
+                payload = decode(kind, message.subject, message.data)
+            except Rejected as exc:
+                self.counts.rejected += 1
+                log.warning("archive: refused a message on %s: %s", message.subject[:120], exc)
+                await message.term()
+                continue
+            row = hand_row(payload) if kind == "hand" else alert_row(payload, message.metadata.sequence.stream)
+            good.append((message, (*row, self.config.name)))
+        await self._write(kind, [row for _, row in good])
+        for message, _ in good:
+            await message.ack()
+        self.counts.batches += 1
+        return True
+
+    async def _write(self, kind: str, rows: list[tuple[object, ...]]) -> None:
+        if kind == "hand":
+            table, columns = self.config.hands_table, HAND_COLUMNS
+        else:
+            table, columns = self.config.alerts_table, ALERT_COLUMNS
+        marks = ", ".join("%s::jsonb" if column == "payload" else "%s" for column in columns.split(", "))
+        sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT (msg_id) DO NOTHING"
+        async with self._db.transaction():
+            for row in rows:
+                cursor = await self._db.execute(sql, row)
+                if cursor.rowcount:
+                    self.counts.written += 1
+                    self.counts.by_kind[kind] = self.counts.by_kind.get(kind, 0) + 1
+                else:
+                    self.counts.repeats += 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tablewatch.central.archiver --nats nats://c1:4222,nats://c2:4222 --dsn postgresql://…``"""
+    parser = argparse.ArgumentParser(prog="python -m tablewatch.central.archiver", description=main.__doc__)
+    parser.add_argument("--nats", required=True, help="comma-separated nats:// URLs of the central nodes")
+    parser.add_argument("--dsn", required=True, help="postgresql://user@host:5432/db")
+    parser.add_argument("--name", default="archive-1", help="unique per archiver process")
+    parser.add_argument("--site", default="*", help="archive one site only (default: every site)")
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--ack-wait", type=float, default=30.0, help="seconds before another archiver takes over")
+    parser.add_argument("--hands-table", default="mqtt_hands")
+    parser.add_argument("--alerts-table", default="mqtt_alerts")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        config = ArchiverConfig(nats=args.nats.split(","), dsn=args.dsn, name=args.name, site=args.site,
+                                batch=args.batch, ack_wait_s=args.ack_wait, hands_table=args.hands_table,
+                                alerts_table=args.alerts_table)
+    except ValueError as exc:
+        print(f"error: {exc}")
+        return 2
+    try:
+        counts = asyncio.run(_serve(config))
+    except ArchiveError as exc:
+        print(f"error: {exc}")
+        return 1
+    print(f"archived {counts.written}, repeats {counts.repeats}, refused {counts.rejected}", flush=True)
+    return 0
+
+
+async def _serve(config: ArchiverConfig) -> Counts:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    ready = asyncio.Event()
+    task = asyncio.create_task(CentralArchiver(config).run(stop, ready=ready))
+    await asyncio.wait([task, asyncio.create_task(ready.wait())], return_when=asyncio.FIRST_COMPLETED)
+    if not task.done():
+        print(f"{config.name}: archiving {', '.join(KINDS)} from {', '.join(config.nats)}", flush=True)
+    return await task
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

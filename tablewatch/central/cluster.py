@@ -1,0 +1,232 @@
+"""The central tier: a NATS cluster with JetStream (replicated storage) and its MQTT listener.
+
+Why NATS: it is one static binary per node that starts in well under a second, clusters by a ``cluster {}``
+block, keeps streams on three nodes by Raft, and speaks MQTT 3.1.1, so the pit brokers' mosquitto bridges
+reach it unchanged. What matters for "nothing lost": a QoS 1 PUBLISH that reaches its MQTT listener is stored
+in the replicated stream ``$MQTT_msgs`` (a synchronous JetStream request) *before* the PUBACK goes back to the
+bridge, so a bridge that got its PUBACK never needs to send the message again. The archivers read that same
+stream through durable consumers of their own (``tablewatch.central.archiver``), so the copy they archive is
+the one the PUBACK vouched for.
+
+This module renders each node's configuration and, for tests, benchmarks and a one-box trial, runs the
+nodes as processes (``CentralCluster``); production runs the same files under systemd (``deploy/central``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from pydantic import Field
+
+from tablewatch.alerts.broker import free_port
+from tablewatch.config import StrictModel
+
+MQTT_STREAM = "$MQTT_msgs"  # where NATS keeps every QoS 1 message published over MQTT, replicated
+
+
+class NodeSetup(StrictModel):
+    """One node of the central cluster."""
+
+    name: str = Field(..., pattern=r"^[A-Za-z0-9_-]+$", description="node name, unique in the cluster")
+    host: str = Field(default="127.0.0.1", description="address every listener binds")
+    client_port: int = Field(default=4222, ge=1, le=65535, description="NATS clients (the archivers)")
+    cluster_port: int = Field(default=6222, ge=1, le=65535, description="routes between the nodes")
+    mqtt_port: int = Field(default=1883, ge=1, le=65535, description="MQTT 3.1.1: the pit bridges, central pages")
+    monitor_port: int = Field(default=8222, ge=1, le=65535, description="HTTP monitoring (/healthz, /varz, /jsz)")
+    store_dir: Path = Field(..., description="JetStream's files: the replicated streams live here")
+    routes: list[str] = Field(..., min_length=1, description="host:cluster_port of every node, this one included")
+    cluster_name: str = Field(default="tablewatch-central", pattern=r"^[A-Za-z0-9_-]+$")
+    max_store: str = Field(default="10G", pattern=r"^\d+[KMGT]?$", description="JetStream file store cap")
+    log_file: Path | None = None
+
+
+def render_node(node: NodeSetup) -> str:
+    """nats-server configuration of one node. Streams made over MQTT get three replicas once three nodes exist."""
+    routes = ", ".join(f"nats-route://{route}" for route in node.routes)
+    lines = [
+        "# a node of tablewatch's central tier (rendered by tablewatch.central.cluster.render_node)",
+        f"server_name: {node.name}",
+        f"listen: {node.host}:{node.client_port}",
+        f"http: {node.host}:{node.monitor_port}",
+        f'jetstream {{ store_dir: "{node.store_dir}", max_file_store: {node.max_store} }}',
+        f"cluster {{ name: {node.cluster_name}, listen: {node.host}:{node.cluster_port}, routes: [{routes}] }}",
+        # ack_wait: how long a message sent to an MQTT subscriber waits for its PUBACK before it is sent again.
+        f"mqtt {{ listen: {node.host}:{node.mqtt_port}, stream_replicas: {min(3, len(node.routes))}, "
+        'ack_wait: "30s" }',
+    ]
+    if node.log_file is not None:
+        lines.append(f'log_file: "{node.log_file}"')
+    return "\n".join(lines) + "\n"
+
+
+class ClusterStartError(RuntimeError):
+    """nats-server is missing, or the cluster did not come up; the message says which node and why."""
+
+
+def nats_binary() -> str:
+    binary = shutil.which("nats-server") or "/usr/sbin/nats-server"
+    if not Path(binary).exists():
+        raise ClusterStartError("nats-server is not installed: apt-get install nats-server")
+    return binary
+
+
+@dataclass
+class _Node:
+    setup: NodeSetup
+    config: Path
+    process: subprocess.Popen[bytes] | None = None
+
+
+class CentralCluster:
+    """``size`` nats-server processes on loopback, clustered, each with JetStream and an MQTT listener."""
+
+    def __init__(self, workdir: Path, *, size: int = 3) -> None:
+        if size < 1:
+            raise ValueError(f"a cluster has at least one node, not {size}")
+        self.binary = nats_binary()
+        self.workdir = workdir.resolve()
+        ports = [(free_port(), free_port(), free_port(), free_port()) for _ in range(size)]
+        routes = [f"127.0.0.1:{cluster}" for _, cluster, _, _ in ports]
+        self.nodes: list[_Node] = []
+        for index, (client, cluster, mqtt_port, monitor) in enumerate(ports, start=1):
+            folder = self.workdir / f"c{index}"
+            folder.mkdir(parents=True, exist_ok=True)
+            setup = NodeSetup(name=f"c{index}", client_port=client, cluster_port=cluster, mqtt_port=mqtt_port,
+                              monitor_port=monitor, store_dir=folder / "jetstream", routes=routes,
+                              max_store="1G", log_file=folder / "nats.log")
+            config = folder / "nats.conf"
+            config.write_text(render_node(setup))
+            self.nodes.append(_Node(setup, config))
+
+    @property
+    def nats_urls(self) -> list[str]:
+        return [f"nats://127.0.0.1:{node.setup.client_port}" for node in self.nodes]
+
+    @property
+    def mqtt_addresses(self) -> list[str]:
+        """host:port of each node's MQTT listener, for a bridge's ``address`` line."""
+        return [f"127.0.0.1:{node.setup.mqtt_port}" for node in self.nodes]
+
+    def start(self, timeout: float = 60.0) -> CentralCluster:
+        for index in range(len(self.nodes)):
+            self.start_node(index)
+        self.wait_ready(timeout)
+        return self
+
+    def start_node(self, index: int) -> None:
+        node = self.nodes[index]
+        if node.process is not None and node.process.poll() is None:
+            return
+        node.process = subprocess.Popen([self.binary, "-c", str(node.config)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE)
+
+    def kill_node(self, index: int) -> None:
+        """``kill -9``: no goodbye to the other nodes, files left as they were."""
+        process = self.nodes[index].process
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Every running node healthy (JetStream current), a meta leader elected, and the MQTT streams made."""
+        deadline = time.monotonic() + timeout
+        running = [n for n in self.nodes if n.process is not None and n.process.poll() is None]
+        while not all(self._healthy(n) for n in running):
+            self._check_alive(running)
+            if time.monotonic() > deadline:
+                raise ClusterStartError(f"the central cluster is not healthy after {timeout:.0f} s: {self.log_tail()}")
+            time.sleep(0.2)
+        self._make_mqtt_streams(running[0], deadline)
+
+    def _healthy(self, node: _Node) -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{node.setup.monitor_port}/healthz", timeout=2) as reply:
+                return bool(json.load(reply).get("status") == "ok")
+        except (OSError, ValueError, urllib.error.URLError):
+            return False
+
+    def _check_alive(self, nodes: list[_Node]) -> None:
+        for node in nodes:
+            if node.process is not None and node.process.poll() is not None:
+                raise ClusterStartError(f"nats-server {node.setup.name} exited: {self.log_tail(node)}")
+
+    def _make_mqtt_streams(self, node: _Node, deadline: float) -> None:
+        """NATS makes its MQTT streams at the first MQTT connection; the archivers' consumers need them first."""
+        while True:
+            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tablewatch-central-init",
+                                 protocol=mqtt.MQTTv311)
+            try:
+                if client.connect("127.0.0.1", node.setup.mqtt_port, keepalive=10) == mqtt.MQTT_ERR_SUCCESS:
+                    client.loop(timeout=5.0)
+                    if client.is_connected():
+                        client.disconnect()
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise ClusterStartError(f"the MQTT listener of {node.setup.name} did not answer: {self.log_tail()}")
+            time.sleep(0.5)
+
+    def leader_of(self, stream: str = MQTT_STREAM) -> int | None:
+        """Index of the node leading ``stream`` (the one that orders its writes), from a running node's /jsz."""
+        names = [node.setup.name for node in self.nodes]
+        for node in self.nodes:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{node.setup.monitor_port}/jsz?streams=true",
+                                            timeout=2) as reply:
+                    jsz = json.load(reply)
+            except (OSError, ValueError, urllib.error.URLError):
+                continue
+            for account in jsz.get("account_details", []):
+                for detail in account.get("stream_detail", []):
+                    leader = detail.get("cluster", {}).get("leader")
+                    if detail.get("name") == stream and leader in names:
+                        return names.index(leader)
+        return None
+
+    def stats(self) -> dict[str, dict[str, float]]:
+        """Per running node: CPU % and resident memory (MiB), from its /varz."""
+        out: dict[str, dict[str, float]] = {}
+        for node in self.nodes:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{node.setup.monitor_port}/varz", timeout=2) as reply:
+                    varz = json.load(reply)
+            except (OSError, ValueError, urllib.error.URLError):
+                continue
+            out[node.setup.name] = {"cpu": float(varz.get("cpu", 0.0)), "mem_mib": varz.get("mem", 0) / 2**20}
+        return out
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            if node.process is not None and node.process.poll() is None:
+                node.process.terminate()
+                try:
+                    node.process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    node.process.kill()
+                    node.process.wait()
+            node.process = None
+
+    def log_tail(self, node: _Node | None = None, lines: int = 6) -> str:
+        chosen = [node] if node else self.nodes
+        parts = []
+        for each in chosen:
+            path = each.setup.log_file
+            text = path.read_text(errors="replace") if path and path.exists() else ""
+            parts.append(f"{each.setup.name}: " + (" | ".join(text.strip().splitlines()[-lines:]) or "(no log)"))
+        return " ; ".join(parts)
+
+    def __enter__(self) -> CentralCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

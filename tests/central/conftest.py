@@ -1,0 +1,66 @@
+"""Fixtures of the central tier's tests: a real three-node NATS cluster, and archive tables in the real
+PostgreSQL, dropped afterwards."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tablewatch.central.cluster import CentralCluster, ClusterStartError, nats_binary
+from tests.central.room import DSN
+
+
+@pytest.fixture(scope="module")
+def central(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CentralCluster]:
+    try:
+        nats_binary()
+    except ClusterStartError as exc:
+        pytest.skip(f"{exc} (.ci/run installs it)")
+    with CentralCluster(tmp_path_factory.mktemp("central")) as cluster:
+        yield cluster
+
+
+@dataclass
+class Archive:
+    """The archive tables of one test, read back."""
+
+    db: Any
+    hands: str
+    alerts: str
+
+    @property
+    def tables(self) -> tuple[str, str]:
+        return self.hands, self.alerts
+
+    def alert_rows(self, site: str) -> list[tuple[str, str, int, float, str]]:
+        """(table, msg_id, stream_seq, ts, archived_by) of ``site``'s archived alerts, in the central's order."""
+        return [tuple(row) for row in self.db.execute(
+            f"SELECT table_id, msg_id, stream_seq, (payload->>'ts')::float8, archived_by FROM {self.alerts}"
+            " WHERE site = %s ORDER BY stream_seq", (site,)).fetchall()]
+
+    def hand_ids(self, site: str) -> set[str]:
+        return {row[0] for row in self.db.execute(f"SELECT msg_id FROM {self.hands} WHERE site = %s", (site,))}
+
+    def count(self, site: str) -> int:
+        return int(self.db.execute(f"SELECT (SELECT count(*) FROM {self.alerts} WHERE site = %s)"
+                                   f" + (SELECT count(*) FROM {self.hands} WHERE site = %s)", (site, site))
+                   .fetchone()[0])
+
+
+@pytest.fixture
+def archive() -> Iterator[Archive]:
+    psycopg = pytest.importorskip("psycopg", reason="psycopg is in the dev extra")
+    try:
+        db = psycopg.connect(DSN, autocommit=True, connect_timeout=3)
+    except psycopg.Error as exc:
+        pytest.skip(f"PostgreSQL not reachable at {DSN}: {exc}")
+    suffix = uuid.uuid4().hex[:8]
+    tables = Archive(db, f"central_hands_{suffix}", f"central_alerts_{suffix}")
+    yield tables
+    for table in tables.tables:
+        db.execute(f"DROP TABLE IF EXISTS {table}")
+    db.close()

@@ -1,0 +1,129 @@
+"""A casino in miniature for the central tier's tests: pits (real mosquittos bridged to the NATS cluster),
+tables (real publishers with their outboxes) sending alerts and hands at a steady rate, archivers as real
+processes, and what the archive holds at the end."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tablewatch.alerts.broker import BridgeSetup, BrokerSetup, EmbeddedBroker, render_bridge
+from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
+from tablewatch.alerts.publisher import Publisher
+from tests.alerts.helpers import violation
+
+DSN = "postgresql://127.0.0.1:5432/test"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll ``condition``; AssertionError naming ``what`` if it is still false after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still waiting for {what} after {timeout:.0f} s")
+        time.sleep(0.1)
+
+
+def pit_broker(folder: Path, *, site: str, addresses: list[str], name: str) -> EmbeddedBroker:
+    """A pit's mosquitto as the product configures one (persistence saved at each change, a deep queue), with
+    the product's bridge section pointed at ``addresses``."""
+    bridge = render_bridge(BridgeSetup(addresses=addresses, site=site, client_id=f"bridge-{name}"))
+    (folder / "conf.d").mkdir(parents=True, exist_ok=True)
+    (folder / "conf.d" / "bridge.conf").write_text(bridge.replace("restart_timeout 2 30", "restart_timeout 1 2"))
+    return EmbeddedBroker(folder, ws_port=None, setup=BrokerSetup(include_dir=folder / "conf.d",
+                                                                   log_file=folder / "mosquitto.log"))
+
+
+class ArchiverProcess:
+    """``python -m tablewatch.central.archiver`` as its own process, so that a test can kill -9 it."""
+
+    def __init__(self, folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str],
+                 batch: int = 64, ack_wait_s: float = 3.0) -> None:
+        self.log = folder / f"{name}.log"
+        folder.mkdir(parents=True, exist_ok=True)
+        self.command = [sys.executable, "-m", "tablewatch.central.archiver", "--nats", ",".join(nats_urls),
+                        "--dsn", DSN, "--name", name, "--site", site, "--batch", str(batch),
+                        "--ack-wait", str(ack_wait_s), "--hands-table", tables[0], "--alerts-table", tables[1]]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> ArchiverProcess:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        wait_until(lambda: "archiving" in self.log.read_text() or self.process is None
+                   or self.process.poll() is not None, 60, f"archiver {self.command[8]} to bind its consumers")
+        assert self.process.poll() is None, self.log.read_text()
+        return self
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@dataclass
+class Traffic:
+    """Tables publishing through a pit: each tick, every table raises an alert; every ``hand_every`` ticks, a
+    finished hand. ``sent`` holds what each table handed its outbox, in order."""
+
+    publishers: list[Publisher]
+    rate_hz: float = 5.0
+    hand_every: int = 5
+    sent: dict[str, list[str]] = field(default_factory=dict)
+    hands: set[str] = field(default_factory=set)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> Traffic:
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        tick = 0
+        while not self._stop.is_set():
+            for table in self.publishers:
+                ident = table.publish_violation(violation(tick, table=table.config.table, hand_no=tick // 5 + 1,
+                                                          ts=tick / self.rate_hz))
+                self.sent.setdefault(table.config.table, []).append(f"{ident}/0")
+                if tick % self.hand_every == self.hand_every - 1:
+                    self.hands.add(table.publish_hand(tick // self.hand_every + 1, phh=f"hand {tick}"))
+            tick += 1
+            time.sleep(1 / self.rate_hz)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    @property
+    def alert_count(self) -> int:
+        return sum(map(len, self.sent.values()))
+
+
+def tables(folder: Path, pit: EmbeddedBroker, site: str, count: int) -> list[Publisher]:
+    return [Publisher(PublisherConfig(site=site, table=f"T{n:02d}", broker=BrokerConfig(url=pit.url, keepalive=5),
+                                      outbox=OutboxConfig(path=folder / f"outbox-{site}-{n}.sqlite"),
+                                      reconnect_max_s=0.5), session="s1").start() for n in range(1, count + 1)]
+
+
+def new_site() -> str:
+    return f"s{uuid.uuid4().hex[:8]}"
