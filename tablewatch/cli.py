@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "broker": "tablewatch.alerts.cli:broker",
     "web": "tablewatch.alerts.cli:web",
     "bench-mqtt": "tablewatch.bench.mqtt:bench_mqtt",
+    "bench-central": "tablewatch.bench.central:bench_central",
 }
 
 

@@ -98,19 +98,34 @@ class BridgeSetup(StrictModel):
     username: str | None = None
     password: str | None = None
     ca_file: Path | None = Field(default=None, description="CA of the central broker: TLS when set")
+    # mosquitto's private-bridge flag rides in CONNECT's protocol level (132 for 3.1.1); a NATS central node
+    # refuses that ("unacceptable protocol version of 132") and the bridge loses seconds on every connect.
+    # tablewatch's bridge topics never loop (what goes out never comes back in), so the flag is not needed.
+    try_private: bool = Field(default=False, description="mosquitto's private-bridge flag: only for a mosquitto "
+                              "central broker")
 
 
 def render_bridge(bridge: BridgeSetup) -> str:
-    """mosquitto bridge section: QoS 1 both ways, a persistent session, failover across ``addresses``."""
-    lines = ["# bridge to the central broker (rendered by tablewatch.alerts.broker.render_bridge)",
-             f"connection {bridge.name}", f"address {' '.join(bridge.addresses)}", "round_robin false",
-             f"remote_clientid {bridge.client_id}", "cleansession false", "bridge_protocol_version mqttv311",
-             "try_private true", "restart_timeout 2 30", "notifications true",  # $SYS/broker/connection/…/state
-             f"topic tablewatch/{bridge.site}/+/alert out 1", f"topic tablewatch/{bridge.site}/+/alerts out 1",
-             f"topic tablewatch/{bridge.site}/+/state out 1", f"topic tablewatch/{bridge.site}/+/status out 1",
-             f"topic tablewatch/{bridge.site}/+/hand out 1", f"topic tablewatch/{bridge.site}/+/event out 0",
-             f"topic tablewatch/{bridge.site}/+/secure/# out 1", f"topic tablewatch/{bridge.site}/+/broadcast/# out 1",
-             f"topic tablewatch/{bridge.site}/+/ack/+ in 1"]
+    """mosquitto bridge sections, failover across ``addresses``: what must arrive (alerts, hands, state, acks) at
+    QoS 1 over a persistent session, and the QoS 0 event stream over a connection of its own. Apart, a burst of
+    events never delays an alert: mosquitto leaves Nagle's algorithm on for a bridge's socket, and a QoS 0
+    message, which the far side never answers, held the next alert up to the peer's delayed ACK (40 ms)."""
+    site = f"tablewatch/{bridge.site}/+"
+    must = [f"topic {site}/{leaf} out 1" for leaf in ("alert", "alerts", "state", "status", "hand", "secure/#",
+                                                     "broadcast/#")] + [f"topic {site}/ack/+ in 1"]
+    text = _bridge_section(bridge, bridge.name, bridge.client_id, persistent=True, topics=must)
+    return text + "\n" + _bridge_section(bridge, f"{bridge.name}-events", f"{bridge.client_id}-events",
+                                         persistent=False, topics=[f"topic {site}/event out 0"])
+
+
+def _bridge_section(bridge: BridgeSetup, name: str, client_id: str, *, persistent: bool, topics: list[str]) -> str:
+    lines = [f"# bridge to the central tier (rendered by tablewatch.alerts.broker.render_bridge): {name}",
+             f"connection {name}", f"address {' '.join(bridge.addresses)}", "round_robin false",
+             f"remote_clientid {client_id}", f"cleansession {str(not persistent).lower()}",
+             "bridge_protocol_version mqttv311", f"try_private {str(bridge.try_private).lower()}",
+             "restart_timeout 2 30",
+             "notifications true",  # $SYS/broker/connection/<client id>/state: 1 up, 0 down
+             *topics]
     if bridge.username:
         lines.append(f"remote_username {bridge.username}")
     if bridge.password:

@@ -6,6 +6,8 @@ so TLS and credentials are handled once.
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import ssl
 import threading
 from dataclasses import dataclass
@@ -43,8 +45,16 @@ def make_client(broker: BrokerConfig, client_id: str, *, will: Will | None = Non
     if will is not None:
         client.will_set(will.topic, will.payload, qos=will.qos, retain=will.retain)
     client.connect_timeout = broker.connect_timeout
+    client.on_socket_open = _send_at_once
     client.suppress_exceptions = True  # a bug in a callback is logged by paho; it must not kill the loop
     return client
+
+
+def _send_at_once(_client: mqtt.Client, _userdata: object, sock: object) -> None:
+    """TCP_NODELAY: without it an alert sent right after QoS 0 events (which the broker never answers) waits for
+    the broker's delayed ACK, 40 ms, under Nagle's algorithm. (A websocket has no such option; it keeps Nagle.)"""
+    with contextlib.suppress(AttributeError, OSError):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # type: ignore[attr-defined]
 
 
 def tls_context(broker: BrokerConfig) -> ssl.SSLContext:

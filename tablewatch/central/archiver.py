@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -89,7 +90,6 @@ class Counts:
     repeats: int = 0
     rejected: int = 0
     batches: int = 0
-    by_kind: dict[str, int] = field(default_factory=dict)
 
 
 class Rejected(ValueError):
@@ -110,6 +110,11 @@ def decode(kind: str, subject: str, data: bytes) -> dict[str, Any]:
     return payload
 
 
+def one_line(exc: BaseException) -> str:
+    """psycopg's messages run over several lines; a log line is one."""
+    return " ".join(str(exc).split())
+
+
 def alert_row(alert: dict[str, Any], stream_seq: int) -> tuple[object, ...]:
     return (alert["msg_id"], alert["site"], alert["table"], alert["id"], int(alert["revision"]), alert["rule_id"],
             alert["severity"], alert.get("hand_no"), alert["time"], json.dumps(alert), stream_seq)
@@ -119,13 +124,13 @@ class CentralArchiver:
     def __init__(self, config: ArchiverConfig) -> None:
         self.config = config
         self.counts = Counts()
-        self._db: Any = None
+        self._dbs: dict[str, Any] = {}
 
     async def run(self, stop: asyncio.Event, *, ready: asyncio.Event | None = None) -> Counts:
         """Archive until ``stop`` is set; ArchiveError when the database can't be used at the start."""
         import nats
 
-        self._db = await self._open_db()
+        self._dbs = {kind: await self._open_db() for kind in KINDS}  # one each: the kinds archive side by side
         client = await nats.connect(servers=self.config.nats, name=self.config.name, max_reconnect_attempts=-1,
                                     reconnect_time_wait=0.5, connect_timeout=5)
         try:
@@ -133,13 +138,11 @@ class CentralArchiver:
             subs = {kind: await self._subscribe(js, kind) for kind in KINDS}
             if ready is not None:
                 ready.set()
-            while not stop.is_set():
-                busy = [await self._drain(kind, sub) for kind, sub in subs.items()]
-                if not any(busy):
-                    await asyncio.sleep(0)  # fetch already waited a second for each kind
+            await asyncio.gather(*(self._archive(kind, sub, stop) for kind, sub in subs.items()))
         finally:
             await client.close()
-            await self._db.close()
+            for db in self._dbs.values():
+                await db.close()
         return self.counts
 
     async def _open_db(self) -> Any:
@@ -153,7 +156,7 @@ class CentralArchiver:
                 await db.execute(HANDS_DDL.format(table=self.config.hands_table))
                 await db.execute(ALERTS_DDL.format(table=self.config.alerts_table))
         except psycopg.Error as exc:
-            raise ArchiveError(f"can't use the archive database: {exc}".strip()) from exc
+            raise ArchiveError(f"can't use the archive database: {one_line(exc)}") from exc
         return db
 
     async def _subscribe(self, js: JetStreamContext, kind: str) -> Any:
@@ -173,14 +176,54 @@ class CentralArchiver:
                             MQTT_STREAM)
                 await asyncio.sleep(2)
 
-    async def _drain(self, kind: str, sub: Any) -> bool:
-        """Archive one batch of ``kind``; False when none came within a second."""
+    async def _archive(self, kind: str, sub: Any, stop: asyncio.Event) -> None:
+        import psycopg
+
+        while not stop.is_set():
+            good = await self._sort_out(kind, await self._next_batch(sub))
+            if not good:
+                continue
+            try:
+                await self._write(kind, [row for _, row in good])
+            except psycopg.Error as exc:  # the database went away: the batch waits in the cluster meanwhile
+                log.error("archive: can't write %d %s(s) to the database (%s); they go back to the cluster",
+                          len(good), kind, one_line(exc))
+                for message, _ in good:
+                    await message.nak(delay=2)
+                self._dbs[kind] = await self._reopen_db(self._dbs[kind], stop)
+                continue
+            for message, _ in good:
+                await message.ack()
+            self.counts.batches += 1
+
+    async def _reopen_db(self, old: Any, stop: asyncio.Event) -> Any:
+        with contextlib.suppress(Exception):
+            await old.close()
+        while not stop.is_set():
+            try:
+                return await self._open_db()
+            except ArchiveError as exc:
+                log.error("archive: %s; trying again in 2 s", exc)
+                await asyncio.sleep(2)
+        return old
+
+    async def _next_batch(self, sub: Any) -> list[Msg]:
+        """The next message as soon as it comes (at most a second's wait), with whatever else is ready behind it:
+        a batch never waits to fill up."""
         import nats.errors
 
         try:
-            messages = await sub.fetch(self.config.batch, timeout=1.0)
+            messages: list[Msg] = await sub.fetch(1, timeout=1.0)
         except nats.errors.TimeoutError:
-            return False
+            return []
+        if self.config.batch > 1:
+            with contextlib.suppress(nats.errors.TimeoutError):  # nothing else was ready
+                messages += await sub.fetch(self.config.batch - 1, timeout=0.005)
+        return messages
+
+    async def _sort_out(self, kind: str, messages: list[Msg]) -> list[tuple[Msg, tuple[object, ...]]]:
+        """Each message with its row; a message that is not a payload of its topic is terminated (never
+        redelivered), counted and logged."""
         good: list[tuple[Msg, tuple[object, ...]]] = []
         for message in messages:
             try:
@@ -192,11 +235,7 @@ class CentralArchiver:
                 continue
             row = hand_row(payload) if kind == "hand" else alert_row(payload, message.metadata.sequence.stream)
             good.append((message, (*row, self.config.name)))
-        await self._write(kind, [row for _, row in good])
-        for message, _ in good:
-            await message.ack()
-        self.counts.batches += 1
-        return True
+        return good
 
     async def _write(self, kind: str, rows: list[tuple[object, ...]]) -> None:
         if kind == "hand":
@@ -205,14 +244,13 @@ class CentralArchiver:
             table, columns = self.config.alerts_table, ALERT_COLUMNS
         marks = ", ".join("%s::jsonb" if column == "payload" else "%s" for column in columns.split(", "))
         sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT (msg_id) DO NOTHING"
-        async with self._db.transaction():
+        db = self._dbs[kind]
+        written = 0
+        async with db.transaction():  # the whole batch or none of it
             for row in rows:
-                cursor = await self._db.execute(sql, row)
-                if cursor.rowcount:
-                    self.counts.written += 1
-                    self.counts.by_kind[kind] = self.counts.by_kind.get(kind, 0) + 1
-                else:
-                    self.counts.repeats += 1
+                written += (await db.execute(sql, row)).rowcount
+        self.counts.written += written
+        self.counts.repeats += len(rows) - written
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,7 +38,7 @@ def pit_broker(folder: Path, *, site: str, addresses: list[str], name: str) -> E
     the product's bridge section pointed at ``addresses``."""
     bridge = render_bridge(BridgeSetup(addresses=addresses, site=site, client_id=f"bridge-{name}"))
     (folder / "conf.d").mkdir(parents=True, exist_ok=True)
-    (folder / "conf.d" / "bridge.conf").write_text(bridge.replace("restart_timeout 2 30", "restart_timeout 1 2"))
+    (folder / "conf.d" / "bridge.conf").write_text(bridge.replace("restart_timeout 2 30", "restart_timeout 1 2") + "")
     return EmbeddedBroker(folder, ws_port=None, setup=BrokerSetup(include_dir=folder / "conf.d",
                                                                    log_file=folder / "mosquitto.log"))
 
@@ -47,11 +47,11 @@ class ArchiverProcess:
     """``python -m tablewatch.central.archiver`` as its own process, so that a test can kill -9 it."""
 
     def __init__(self, folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str],
-                 batch: int = 64, ack_wait_s: float = 3.0) -> None:
+                 batch: int = 64, ack_wait_s: float = 3.0, dsn: str = DSN) -> None:
         self.log = folder / f"{name}.log"
         folder.mkdir(parents=True, exist_ok=True)
         self.command = [sys.executable, "-m", "tablewatch.central.archiver", "--nats", ",".join(nats_urls),
-                        "--dsn", DSN, "--name", name, "--site", site, "--batch", str(batch),
+                        "--dsn", dsn, "--name", name, "--site", site, "--batch", str(batch),
                         "--ack-wait", str(ack_wait_s), "--hands-table", tables[0], "--alerts-table", tables[1]]
         self.process: subprocess.Popen[bytes] | None = None
 

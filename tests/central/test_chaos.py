@@ -149,3 +149,28 @@ def test_the_pit_broker_killed_and_restarted(tmp_path: Path, central: CentralClu
         for each in (*publishers, archiver, pit):
             each.stop()
     assert_complete(archive, site, traffic)
+
+
+def test_the_archive_database_away_for_a_while(tmp_path: Path, central: CentralCluster, archive: Archive) -> None:
+    site = new_site()
+    database = Cut(["127.0.0.1:5432"])
+    database.connect()
+    archiver = ArchiverProcess(tmp_path, central.nats_urls, name="a1", site=site, tables=archive.tables,
+                               dsn=f"postgresql://{database.addresses[0]}/test").start()
+    pit = pit_broker(tmp_path / "pit", site=site, addresses=central.mqtt_addresses, name=site).start()
+    publishers = tables(tmp_path, pit, site, 3)
+    traffic = Traffic(publishers, rate_hz=10).start()
+    try:
+        wait_until(lambda: archive.count(site) >= 15, 30, "traffic reaching the archive")
+        database.cut()
+        wait_until(lambda: "can't write" in (tmp_path / "a1.log").read_text(), 30, "the archiver to notice")
+        time.sleep(5)
+        database.connect()
+        finish(archive, site, traffic, publishers)
+    finally:
+        traffic.stop()
+        database.cut()
+        for each in (*publishers, archiver, pit):
+            each.stop()
+    assert_complete(archive, site, traffic)
+    assert archiver.process is not None and archiver.process.returncode == 0  # it kept running throughout
