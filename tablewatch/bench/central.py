@@ -70,6 +70,7 @@ class Result:
     archive_ms: list[float]
     subscriber_ms: list[float]
     usage: dict[str, list[Usage]] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)  # seen centrally, not archived
 
 
 def proc_usage(pid: int) -> Usage:
@@ -233,13 +234,15 @@ def run(load: Load, dsn: str, folder: Path) -> Result:
         _wait_archived(db, alerts, alerts_sent)
         for _, pipe in workers:
             pipe.send("done")
-        archive_ms = [row[0] * 1000 for row in db.execute(  # type: ignore[attr-defined]
-            f"SELECT extract(epoch FROM received_at) - (%s + (payload->>'ts')::float8) FROM {alerts}",
-            (epoch,)).fetchall()]
+        rows = db.execute(  # type: ignore[attr-defined]
+            f"SELECT msg_id, extract(epoch FROM received_at) - (%s + (payload->>'ts')::float8) FROM {alerts}",
+            (epoch,)).fetchall()
+        archive_ms = [float(seconds) * 1000 for _, seconds in rows]
         usage = {kind: [Usage(a.cpu_s - b.cpu_s, a.rss_mib) for a, b in zip(after[kind], before[kind], strict=True)]
                  for kind in procs}
         return Result(load, seconds, sum(e for e, _ in sent), alerts_sent, len(archive_ms),
-                      len(subscriber.seen), archive_ms, list(subscriber.latencies_ms), usage)
+                      len(subscriber.seen), archive_ms, list(subscriber.latencies_ms), usage,
+                      missing=sorted(subscriber.seen - {msg_id for msg_id, _ in rows}))
 
 
 def _start_workers(load: Load, pit_urls: list[str], folder: Path, epoch: float
@@ -279,6 +282,8 @@ def report(result: Result) -> list[str]:
              f"events: {result.events_sent} sent ({result.events_sent / result.seconds:.0f}/s)",
              f"alerts: {result.alerts_sent} sent, {result.alerts_archived} archived, {result.alerts_at_subscriber} at "
              f"the central subscriber ({result.alerts_sent - result.alerts_archived} lost to the archive)"]
+    if result.missing:
+        lines.append(f"seen centrally and not archived: {', '.join(result.missing[:5])}")
     for name, values in (("table → archive", result.archive_ms), ("table → central subscriber", result.subscriber_ms)):
         lines.append(f"{name}: p50 {statistics.median(values or [float('nan')]):.0f} ms, p99 "
                      f"{percentile(values, 0.99):.0f} ms, max {max(values or [float('nan')]):.0f} ms")
