@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import unquote, urlsplit
 
 from pydantic import Field, field_validator
@@ -41,6 +41,8 @@ class BrokerConfig(StrictModel):
     key_file: Path | None = Field(default=None, description="client key (mutual TLS), optional")
     keepalive: int = Field(default=15, ge=5, le=3600, description="seconds; the last will fires after 1.5x this")
     connect_timeout: float = Field(default=5.0, gt=0, le=120, description="seconds to wait for CONNACK")
+    protocol: Literal["5", "3.1.1"] = Field(default="5", description="MQTT version; 3.1.1 for the central tier's "
+                                            "NATS nodes, which speak no other (clean sessions only)")
 
     @field_validator("url")
     @classmethod

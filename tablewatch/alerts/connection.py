@@ -32,8 +32,10 @@ class BrokerError(RuntimeError):
 
 
 def make_client(broker: BrokerConfig, client_id: str, *, will: Will | None = None) -> mqtt.Client:
-    """A paho client (MQTT 5, callback API 2) configured for ``broker``; not yet connected."""
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5,
+    """A paho client (MQTT 5 unless ``broker.protocol`` says 3.1.1; callback API 2) configured for ``broker``; not
+    yet connected."""
+    version = mqtt.MQTTv311 if broker.protocol == "3.1.1" else mqtt.MQTTv5
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=version,
                          transport=broker.transport)  # type: ignore[arg-type]
     if broker.transport == "websockets":
         client.ws_set_options(path=broker.ws_path)
@@ -107,9 +109,14 @@ def connect(client: mqtt.Client, broker: BrokerConfig, *, clean_start: bool = Tr
 
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call, unused-ignore]  # paho: no annotations
         properties.SessionExpiryInterval = session_expiry_s
+    if broker.protocol == "3.1.1" and not clean_start:
+        raise BrokerError(f"{broker.shown_url}: a persistent session needs MQTT 5 (protocol is 3.1.1)")
     try:
-        client.connect(broker.host, broker.port, keepalive=broker.keepalive, clean_start=clean_start,
-                       properties=properties)
+        if broker.protocol == "3.1.1":  # a clean session: 3.1.1 sets it when the client is made
+            client.connect(broker.host, broker.port, keepalive=broker.keepalive)
+        else:
+            client.connect(broker.host, broker.port, keepalive=broker.keepalive, clean_start=clean_start,
+                           properties=properties)
     except (OSError, ssl.SSLError, ValueError) as exc:
         raise BrokerError(f"can't reach the broker at {broker.shown_url}: {describe_os_error(exc)}") from exc
     client.loop_start()

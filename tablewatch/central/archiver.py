@@ -25,7 +25,9 @@ import contextlib
 import json
 import logging
 import signal
+import ssl
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -75,6 +77,26 @@ class ArchiverConfig(StrictModel):
     batch: int = Field(default=64, ge=1, le=10_000, description="messages per transaction")
     ack_wait_s: float = Field(default=30.0, ge=1, le=3600, description="a message unacknowledged this long goes to "
                                                                        "another archiver")
+    user: str | None = Field(default=None, description="this archiver's user name on the central tier")
+    password_file: Path | None = Field(default=None, description="file whose first line is the password")
+    ca_file: Path | None = Field(default=None, description="CA of the central tier: TLS when set")
+
+    def connect_options(self) -> dict[str, Any]:
+        """nats.connect's credentials and TLS; ArchiveError naming a file that can't be read."""
+        options: dict[str, Any] = {}
+        if self.user:
+            options["user"] = self.user
+        if self.password_file is not None:
+            try:
+                options["password"] = self.password_file.read_text(encoding="utf-8").splitlines()[0].strip()
+            except (OSError, IndexError) as exc:
+                raise ArchiveError(f"password_file {self.password_file}: can't read a password from it") from exc
+        if self.ca_file is not None:
+            try:
+                options["tls"] = ssl.create_default_context(cafile=str(self.ca_file))
+            except (OSError, ssl.SSLError) as exc:
+                raise ArchiveError(f"ca_file {self.ca_file}: can't load a CA certificate from it ({exc})") from exc
+        return options
 
     def consumer(self, kind: str) -> str:
         site = "all" if self.site == "*" else self.site
@@ -130,9 +152,10 @@ class CentralArchiver:
         """Archive until ``stop`` is set; ArchiveError when the database can't be used at the start."""
         import nats
 
+        options = self.config.connect_options()
         self._dbs = {kind: await self._open_db() for kind in KINDS}  # one each: the kinds archive side by side
         client = await nats.connect(servers=self.config.nats, name=self.config.name, max_reconnect_attempts=-1,
-                                    reconnect_time_wait=0.5, connect_timeout=5)
+                                    reconnect_time_wait=0.5, connect_timeout=5, **options)
         try:
             js = client.jetstream(timeout=10)
             subs = {kind: await self._subscribe(js, kind) for kind in KINDS}
@@ -262,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", default="*", help="archive one site only (default: every site)")
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--ack-wait", type=float, default=30.0, help="seconds before another archiver takes over")
+    parser.add_argument("--user", help="this archiver's user name on the central tier")
+    parser.add_argument("--password-file", type=Path, help="file whose first line is the password")
+    parser.add_argument("--ca-file", type=Path, help="CA of the central tier (TLS)")
     parser.add_argument("--hands-table", default="mqtt_hands")
     parser.add_argument("--alerts-table", default="mqtt_alerts")
     args = parser.parse_args(argv)
@@ -269,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         config = ArchiverConfig(nats=args.nats.split(","), dsn=args.dsn, name=args.name, site=args.site,
                                 batch=args.batch, ack_wait_s=args.ack_wait, hands_table=args.hands_table,
-                                alerts_table=args.alerts_table)
+                                alerts_table=args.alerts_table, user=args.user, password_file=args.password_file,
+                                ca_file=args.ca_file)
     except ValueError as exc:
         print(f"error: {exc}")
         return 2

@@ -15,6 +15,7 @@ nodes as processes (``CentralCluster``); production runs the same files under sy
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -41,31 +42,50 @@ class NodeSetup(StrictModel):
     client_port: int = Field(default=4222, ge=1, le=65535, description="NATS clients (the archivers)")
     cluster_port: int = Field(default=6222, ge=1, le=65535, description="routes between the nodes")
     mqtt_port: int = Field(default=1883, ge=1, le=65535, description="MQTT 3.1.1: the pit bridges, central pages")
-    monitor_port: int = Field(default=8222, ge=1, le=65535, description="HTTP monitoring (/healthz, /varz, /jsz)")
+    monitor_port: int = Field(default=8222, ge=1, le=65535, description="HTTP monitoring (/healthz, /varz, /jsz), "
+                              "on loopback")
     store_dir: Path = Field(..., description="JetStream's files: the replicated streams live here")
     routes: list[str] = Field(..., min_length=1, description="host:cluster_port of every node, this one included")
     cluster_name: str = Field(default="tablewatch-central", pattern=r"^[A-Za-z0-9_-]+$")
     max_store: str = Field(default="10G", pattern=r"^\d+[KMGT]?$", description="JetStream file store cap")
     log_file: Path | None = None
+    cert_file: Path | None = Field(default=None, description="this node's certificate: TLS on every listener")
+    key_file: Path | None = None
+    ca_file: Path | None = Field(default=None, description="CA of the casino: clients and the other nodes")
+    authorization: str | None = Field(default=None, description="the users and permissions block "
+                                      "(central/access.py); None: anyone who reaches the node may connect")
 
 
 def render_node(node: NodeSetup) -> str:
     """nats-server configuration of one node. Streams made over MQTT get three replicas once three nodes exist."""
+    tls = _tls(node)
     routes = ", ".join(f"nats-route://{route}" for route in node.routes)
     lines = [
         "# a node of tablewatch's central tier (rendered by tablewatch.central.cluster.render_node)",
         f"server_name: {node.name}",
         f"listen: {node.host}:{node.client_port}",
-        f"http: {node.host}:{node.monitor_port}",
+        f"http: 127.0.0.1:{node.monitor_port}",  # monitoring stays on the node itself
         f'jetstream {{ store_dir: "{node.store_dir}", max_file_store: {node.max_store} }}',
-        f"cluster {{ name: {node.cluster_name}, listen: {node.host}:{node.cluster_port}, routes: [{routes}] }}",
+        f"cluster {{ name: {node.cluster_name}, listen: {node.host}:{node.cluster_port}, routes: [{routes}]{tls} }}",
         # ack_wait: how long a message sent to an MQTT subscriber waits for its PUBACK before it is sent again.
         f"mqtt {{ listen: {node.host}:{node.mqtt_port}, stream_replicas: {min(3, len(node.routes))}, "
-        'ack_wait: "30s" }',
+        f'ack_wait: "30s"{tls} }}',
     ]
+    if tls:
+        lines.append(tls.removeprefix(", "))  # the client port (archivers)
+    if node.authorization is not None:
+        lines.append(node.authorization.rstrip("\n"))
     if node.log_file is not None:
         lines.append(f'log_file: "{node.log_file}"')
     return "\n".join(lines) + "\n"
+
+
+def _tls(node: NodeSetup) -> str:
+    if node.cert_file is None:
+        return ""
+    if node.key_file is None or node.ca_file is None:
+        raise ValueError(f"node {node.name}: TLS needs cert_file, key_file and ca_file together")
+    return f', tls {{ cert_file: "{node.cert_file}", key_file: "{node.key_file}", ca_file: "{node.ca_file}" }}'
 
 
 class ClusterStartError(RuntimeError):
@@ -79,6 +99,22 @@ def nats_binary() -> str:
     return binary
 
 
+@dataclass(frozen=True)
+class Secured:
+    """TLS on every listener and users with permissions, for a cluster run here (tests, trials)."""
+
+    cert_file: Path
+    key_file: Path
+    ca_file: Path
+    authorization: str  # render_authorization's block
+    passwords: dict[str, str]  # environment variables the authorization file reads
+    init_user: tuple[str, str]  # an MQTT user that may connect, to have NATS make its MQTT streams
+
+    def node_fields(self) -> dict[str, object]:
+        return {"cert_file": self.cert_file, "key_file": self.key_file, "ca_file": self.ca_file,
+                "authorization": self.authorization}
+
+
 @dataclass
 class _Node:
     setup: NodeSetup
@@ -89,10 +125,11 @@ class _Node:
 class CentralCluster:
     """``size`` nats-server processes on loopback, clustered, each with JetStream and an MQTT listener."""
 
-    def __init__(self, workdir: Path, *, size: int = 3) -> None:
+    def __init__(self, workdir: Path, *, size: int = 3, secure: Secured | None = None) -> None:
         if size < 1:
             raise ValueError(f"a cluster has at least one node, not {size}")
         self.binary = nats_binary()
+        self.secure = secure
         self.workdir = workdir.resolve()
         ports = [(free_port(), free_port(), free_port(), free_port()) for _ in range(size)]
         routes = [f"127.0.0.1:{cluster}" for _, cluster, _, _ in ports]
@@ -102,7 +139,7 @@ class CentralCluster:
             folder.mkdir(parents=True, exist_ok=True)
             setup = NodeSetup(name=f"c{index}", client_port=client, cluster_port=cluster, mqtt_port=mqtt_port,
                               monitor_port=monitor, store_dir=folder / "jetstream", routes=routes,
-                              max_store="1G", log_file=folder / "nats.log")
+                              max_store="1G", log_file=folder / "nats.log", **(secure.node_fields() if secure else {}))
             config = folder / "nats.conf"
             config.write_text(render_node(setup))
             self.nodes.append(_Node(setup, config))
@@ -126,8 +163,9 @@ class CentralCluster:
         node = self.nodes[index]
         if node.process is not None and node.process.poll() is None:
             return
+        env = {**os.environ, **(self.secure.passwords if self.secure else {})}
         node.process = subprocess.Popen([self.binary, "-c", str(node.config)], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE)
+                                        stderr=subprocess.PIPE, env=env)
 
     def kill_node(self, index: int) -> None:
         """``kill -9``: no goodbye to the other nodes, files left as they were."""
@@ -161,20 +199,22 @@ class CentralCluster:
 
     def _make_mqtt_streams(self, node: _Node, deadline: float) -> None:
         """NATS makes its MQTT streams at the first MQTT connection; the archivers' consumers need them first."""
-        while True:
-            client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tablewatch-central-init",
-                                 protocol=mqtt.MQTTv311)
-            try:
-                if client.connect("127.0.0.1", node.setup.mqtt_port, keepalive=10) == mqtt.MQTT_ERR_SUCCESS:
-                    client.loop(timeout=5.0)
-                    if client.is_connected():
-                        client.disconnect()
-                        return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise ClusterStartError(f"the MQTT listener of {node.setup.name} did not answer: {self.log_tail()}")
-            time.sleep(0.5)
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tablewatch-central-init",
+                             protocol=mqtt.MQTTv311)
+        if self.secure is not None:
+            client.username_pw_set(*self.secure.init_user)
+            client.tls_set(ca_certs=str(self.secure.ca_file))
+        client.connect_async("localhost", node.setup.mqtt_port, keepalive=10)
+        client.loop_start()
+        try:
+            while self.leader_of(MQTT_STREAM) is None:
+                if time.monotonic() > deadline:
+                    raise ClusterStartError(f"NATS made no MQTT streams (its MQTT listener on {node.setup.name} "
+                                            f"did not take a client): {self.log_tail()}")
+                time.sleep(0.2)
+        finally:
+            client.disconnect()
+            client.loop_stop()
 
     def leader_of(self, stream: str = MQTT_STREAM) -> int | None:
         """Index of the node leading ``stream`` (the one that orders its writes), from a running node's /jsz."""

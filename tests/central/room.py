@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,12 +47,13 @@ class ArchiverProcess:
     """``python -m tablewatch.central.archiver`` as its own process, so that a test can kill -9 it."""
 
     def __init__(self, folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str],
-                 batch: int = 64, ack_wait_s: float = 3.0, dsn: str = DSN) -> None:
+                 batch: int = 64, ack_wait_s: float = 3.0, dsn: str = DSN, extra: Sequence[str] = ()) -> None:
         self.log = folder / f"{name}.log"
         folder.mkdir(parents=True, exist_ok=True)
         self.command = [sys.executable, "-m", "tablewatch.central.archiver", "--nats", ",".join(nats_urls),
                         "--dsn", dsn, "--name", name, "--site", site, "--batch", str(batch),
-                        "--ack-wait", str(ack_wait_s), "--hands-table", tables[0], "--alerts-table", tables[1]]
+                        "--ack-wait", str(ack_wait_s), "--hands-table", tables[0], "--alerts-table", tables[1],
+                        *extra]
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> ArchiverProcess:
