@@ -37,7 +37,6 @@ from tablewatch.central.cluster import CentralCluster
 from tablewatch.events import Tap, Violation
 
 SITE = "bench"
-SUBSCRIBER_QOS = int(os.environ.get("SUBQOS", "1"))
 CLOCK_HZ = 100  # /proc/<pid>/stat counts CPU time in these ticks on Linux
 
 
@@ -50,6 +49,7 @@ class Load:
     seconds: float = 60.0
     alerts_per_min: float = 1.0
     events_per_s: float = 10.0
+    subscriber_qos: int = 1
 
 
 @dataclass
@@ -143,7 +143,7 @@ def _drive(publishers: list[Publisher], epoch: float, load: Load) -> tuple[int, 
 class CentralSubscriber:
     """An MQTT 3.1.1 client on a central node (as a surveillance room's would be), timing each alert's arrival."""
 
-    def __init__(self, address: str, epoch: float) -> None:
+    def __init__(self, address: str, epoch: float, qos: int) -> None:
         self.epoch = epoch
         self.latencies_ms: list[float] = []
         self.seen: set[str] = set()
@@ -152,7 +152,7 @@ class CentralSubscriber:
         self.client.on_message = self._on_message
         host, port = address.rsplit(":", 1)
         self.client.connect(host, int(port), keepalive=30)
-        self.client.subscribe(f"tablewatch/{SITE}/+/alert", qos=SUBSCRIBER_QOS)
+        self.client.subscribe(f"tablewatch/{SITE}/+/alert", qos=qos)
         self.client.loop_start()
 
     def _on_message(self, _c: mqtt.Client, _u: object, message: mqtt.MQTTMessage) -> None:
@@ -216,7 +216,7 @@ def run(load: Load, dsn: str, folder: Path) -> Result:
         pits = [_pit(folder, cluster, n) for n in range(load.pits)]
         for pit in pits:
             stack.callback(pit.stop)
-        subscriber = CentralSubscriber(cluster.mqtt_addresses[0], epoch)
+        subscriber = CentralSubscriber(cluster.mqtt_addresses[0], epoch, load.subscriber_qos)
         stack.callback(subscriber.stop)
         workers = _start_workers(load, [p.url for p in pits], folder, epoch)
         for worker, _ in workers:
@@ -307,14 +307,16 @@ def report(result: Result) -> list[str]:
 @click.option("--seconds", default=60.0, show_default=True, type=click.FloatRange(5, 3600))
 @click.option("--alerts-per-min", default=1.0, show_default=True, type=click.FloatRange(0.1, 600))
 @click.option("--events-per-s", default=10.0, show_default=True, type=click.FloatRange(0, 1000))
+@click.option("--subscriber-qos", default=1, show_default=True, type=click.IntRange(0, 1),
+              help="the central subscriber's QoS (1: NATS keeps a consumer of its own for it)")
 @click.option("--dsn", default="postgresql://127.0.0.1:5432/test", show_default=True,
               help="PostgreSQL the archivers write to (tables of their own, dropped afterwards)")
 def bench_central(tables: int, pits: int, archivers: int, workers: int, seconds: float, alerts_per_min: float,
-                  events_per_s: float, dsn: str) -> None:
+                  events_per_s: float, subscriber_qos: int, dsn: str) -> None:
     """Many tables through pit brokers into the clustered central tier: alert latency to the archive and to a
     central subscriber, loss, CPU and memory per process kind."""
     load = Load(tables=tables, pits=pits, archivers=archivers, workers=min(workers, tables), seconds=seconds,
-                alerts_per_min=alerts_per_min, events_per_s=events_per_s)
+                alerts_per_min=alerts_per_min, events_per_s=events_per_s, subscriber_qos=subscriber_qos)
     with tempfile.TemporaryDirectory(prefix="tablewatch-central-") as tmp:
         try:
             result = run(load, dsn, Path(tmp))
