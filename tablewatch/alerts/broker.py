@@ -152,6 +152,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def terminate(process: subprocess.Popen[bytes] | None, *, timeout: float) -> None:
+    """SIGTERM, and SIGKILL if it is still there after ``timeout`` seconds."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class BrokerStartError(RuntimeError):
     """mosquitto is missing or would not start; the message carries the reason from its log."""
 
@@ -217,13 +229,7 @@ class EmbeddedBroker:
         return self
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        terminate(self.process, timeout=5)
         self.process = None
 
     def log_tail(self, lines: int = 8) -> str:

@@ -35,6 +35,8 @@ def make_client(broker: BrokerConfig, client_id: str, *, will: Will | None = Non
     """A paho client (MQTT 5 unless ``broker.protocol`` says 3.1.1; callback API 2) configured for ``broker``; not
     yet connected."""
     version = mqtt.MQTTv311 if broker.protocol == "3.1.1" else mqtt.MQTTv5
+    if version == mqtt.MQTTv311:  # the central tier's NATS nodes refuse a client id with a dot in it
+        client_id = client_id.replace(".", "_")
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=version,
                          transport=broker.transport)  # type: ignore[arg-type]
     if broker.transport == "websockets":

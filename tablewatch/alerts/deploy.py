@@ -53,15 +53,20 @@ def example_files() -> dict[str, str]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def write_examples(files: dict[str, str], argv: list[str] | None) -> int:
+    """Write ``files`` under the folder named by the command line (``deploy`` by default)."""
     args = sys.argv[1:] if argv is None else argv
     target = Path(args[0] if args else "deploy")
-    for name, text in example_files().items():
+    for name, text in files.items():
         path = target / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         print(f"wrote {path}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return write_examples(example_files(), argv)
 
 
 if __name__ == "__main__":

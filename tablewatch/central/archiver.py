@@ -99,11 +99,11 @@ class ArchiverConfig(StrictModel):
         return options
 
     def consumer(self, kind: str) -> str:
-        site = "all" if self.site == "*" else self.site
+        site = "all" if self.site == "*" else self.site.replace(".", "_")  # a consumer's name holds no dot
         return f"tablewatch-archive-{site}-{kind}"
 
     def subject(self, kind: str) -> str:
-        return f"{PREFIX}tablewatch.{self.site}.*.{kind}"
+        return f"{PREFIX}tablewatch.{self.site.replace('.', '//')}.*.{kind}"  # NATS writes a level's dot as //
 
 
 @dataclass
@@ -120,7 +120,7 @@ class Rejected(ValueError):
 
 def decode(kind: str, subject: str, data: bytes) -> dict[str, Any]:
     """The payload of a message on ``subject``, checked against its schema and its topic; Rejected otherwise."""
-    levels = subject.removeprefix(PREFIX).split(".")
+    levels = [level.replace("//", ".") for level in subject.removeprefix(PREFIX).split(".")]
     if len(levels) != 4 or levels[0] != "tablewatch" or levels[3] != kind:
         raise Rejected(f"not a {kind} topic: {subject[:120]!r}")
     try:

@@ -30,7 +30,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from pydantic import Field
 
-from tablewatch.alerts.broker import free_port
+from tablewatch.alerts.broker import free_port, terminate
 from tablewatch.config import StrictModel
 
 MQTT_STREAM = "$MQTT_msgs"
@@ -258,13 +258,7 @@ class CentralCluster:
 
     def stop(self) -> None:
         for node in self.nodes:
-            if node.process is not None and node.process.poll() is None:
-                node.process.terminate()
-                try:
-                    node.process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    node.process.kill()
-                    node.process.wait()
+            terminate(node.process, timeout=10)
             node.process = None
 
     def log_tail(self, node: _Node | None = None, lines: int = 6) -> str:

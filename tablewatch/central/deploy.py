@@ -5,13 +5,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import yaml
 
 from tablewatch.alerts.acl import Roster
-from tablewatch.alerts.deploy import ROSTER_YAML
+from tablewatch.alerts.deploy import ROSTER_YAML, write_examples
 from tablewatch.central.access import render_authorization
 from tablewatch.central.cluster import NodeSetup, render_node
 
@@ -33,14 +32,7 @@ def example_files() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    target = Path(args[0] if args else "deploy")
-    for name, text in example_files().items():
-        path = target / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        print(f"wrote {path}")
-    return 0
+    return write_examples(example_files(), argv)
 
 
 if __name__ == "__main__":

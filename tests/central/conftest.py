@@ -14,12 +14,16 @@ from tablewatch.central.cluster import CentralCluster, ClusterStartError, nats_b
 from tests.central.room import DSN
 
 
-@pytest.fixture(scope="module")
-def central(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CentralCluster]:
+def skip_without_nats() -> None:
     try:
         nats_binary()
     except ClusterStartError as exc:
-        pytest.skip(f"{exc} (.ci/run installs it)")
+        pytest.skip(f"{exc} (the dev extra installs it)")
+
+
+@pytest.fixture(scope="module")
+def central(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CentralCluster]:
+    skip_without_nats()
     with CentralCluster(tmp_path_factory.mktemp("central")) as cluster:
         yield cluster
 

@@ -11,14 +11,21 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import paho.mqtt.client as mqtt
 
 from tablewatch.alerts.broker import BridgeSetup, BrokerSetup, EmbeddedBroker, render_bridge
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.publisher import Publisher
 from tests.alerts.helpers import violation
+
+if TYPE_CHECKING:
+    from tests.central.conftest import Archive
 
 DSN = "postgresql://127.0.0.1:5432/test"
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,5 +133,53 @@ def tables(folder: Path, pit: EmbeddedBroker, site: str, count: int) -> list[Pub
                                       reconnect_max_s=0.5), session="s1").start() for n in range(1, count + 1)]
 
 
+def mqtt_client(address: str, client_id: str) -> mqtt.Client:
+    """A bare MQTT 3.1.1 client on a central node, connected (as a pit's bridge or an intruder would be)."""
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311)
+    host, port = address.rsplit(":", 1)
+    client.connect(host, int(port))
+    client.loop_start()
+    wait_until(client.is_connected, 10, f"{client_id} connected to {address}")
+    return client
+
+
 def new_site() -> str:
     return f"s{uuid.uuid4().hex[:8]}"
+
+
+@dataclass
+class BusySite:
+    """A site under load: its archivers, its pit, its tables and their traffic."""
+
+    site: str
+    archivers: list[ArchiverProcess]
+    pit: EmbeddedBroker
+    publishers: list[Publisher]
+    traffic: Traffic
+
+    def finish(self, archive: Archive, timeout: float = 120) -> None:
+        """Stop the traffic, let every table's outbox empty into the pit and the pit's queue into the archive."""
+        self.traffic.stop()
+        for table in self.publishers:
+            assert table.link.drain(60), f"{table.config.table}'s outbox did not empty"
+        wait_until(lambda: archive.count(self.site) >= self.traffic.alert_count + len(self.traffic.hands), timeout,
+                   "the archive")
+
+
+@contextmanager
+def busy_site(folder: Path, nats_urls: list[str], archive: Archive, *, bridge_to: list[str], tables_count: int = 3,
+              rate_hz: float = 10.0, archivers: int = 1, batch: int = 64, dsn: str = DSN) -> Iterator[BusySite]:
+    """Archivers first (their consumers keep the messages), then the pit bridged to ``bridge_to``, then tables
+    publishing at ``rate_hz``; everything stopped on the way out."""
+    site = new_site()
+    started = [ArchiverProcess(folder, nats_urls, name=f"a{n}", site=site, tables=archive.tables, batch=batch,
+                               dsn=dsn).start() for n in range(1, archivers + 1)]
+    pit = pit_broker(folder / "pit", site=site, addresses=bridge_to, name=site).start()
+    publishers = tables(folder, pit, site, tables_count)
+    busy = BusySite(site, started, pit, publishers, Traffic(publishers, rate_hz=rate_hz).start())
+    try:
+        yield busy
+    finally:
+        busy.traffic.stop()
+        for each in (*publishers, *busy.archivers, pit):
+            each.stop()

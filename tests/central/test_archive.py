@@ -7,14 +7,22 @@ import sys
 import time
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
 import pytest
 
 from tablewatch.alerts import payloads as pl
 from tablewatch.central.cluster import CentralCluster, ClusterStartError, nats_binary
 from tests.alerts.helpers import violation
 from tests.central.conftest import Archive
-from tests.central.room import ArchiverProcess, Traffic, new_site, pit_broker, tables, wait_until
+from tests.central.room import (
+    ArchiverProcess,
+    Traffic,
+    busy_site,
+    mqtt_client,
+    new_site,
+    pit_broker,
+    tables,
+    wait_until,
+)
 
 
 def assert_complete(archive: Archive, site: str, traffic: Traffic) -> list[tuple[str, str, int, float, str]]:
@@ -32,28 +40,13 @@ def assert_complete(archive: Archive, site: str, traffic: Traffic) -> list[tuple
 
 def test_two_archivers_share_the_work_and_archive_each_message_once(tmp_path: Path, central: CentralCluster,
                                                                      archive: Archive) -> None:
-    site = new_site()
-    archivers = [ArchiverProcess(tmp_path, central.nats_urls, name=f"a{n}", site=site, tables=archive.tables,
-                                 batch=8).start() for n in (1, 2)]
-    pit = pit_broker(tmp_path / "pit", site=site, addresses=central.mqtt_addresses, name=site).start()
-    publishers = tables(tmp_path, pit, site, 3)
-    traffic = Traffic(publishers, rate_hz=10).start()
-    time.sleep(4)
-    traffic.stop()
-    for table in publishers:
-        assert table.link.drain(20)
-    try:
-        wait_until(lambda: archive.count(site) >= traffic.alert_count + len(traffic.hands), 60, "the archive")
-    finally:
-        for table in publishers:
-            table.stop()
-        for archiver in archivers:
-            archiver.stop()
-        pit.stop()
-    rows = assert_complete(archive, site, traffic)
-    by = {row[4] for row in rows}
-    assert by == {"a1", "a2"}  # one consumer group: the cluster spread the messages over both
-    assert "archived" in (tmp_path / "a1.log").read_text()
+    with busy_site(tmp_path, central.nats_urls, archive, bridge_to=central.mqtt_addresses, archivers=2,
+                   batch=8) as busy:
+        time.sleep(4)
+        busy.finish(archive)
+    rows = assert_complete(archive, busy.site, busy.traffic)
+    assert {row[4] for row in rows} == {"a1", "a2"}  # one consumer group: the cluster spread the messages over both
+    assert "archived" in (tmp_path / "a1.log").read_text()  # its goodbye, with its counts
 
 
 def test_hostile_messages_are_refused_once_and_the_rest_archived(tmp_path: Path, central: CentralCluster,
@@ -61,10 +54,7 @@ def test_hostile_messages_are_refused_once_and_the_rest_archived(tmp_path: Path,
     site, other = new_site(), new_site()
     archiver = ArchiverProcess(tmp_path, central.nats_urls, name="a1", site=site, tables=archive.tables).start()
     forged = pl.alert_payload(pl.Context(site=other, table="T01", session="s1", epoch=0.0), violation(1))
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"intruder-{site}", protocol=mqtt.MQTTv311)
-    host, port = central.mqtt_addresses[0].split(":")
-    client.connect(host, int(port))
-    client.loop_start()
+    client = mqtt_client(central.mqtt_addresses[0], f"intruder-{site}")
     for payload in (b"\xff not json", b"[" * 100_000, b'{"schema": "tablewatch/alert/1"}', pl.dumps(forged).encode()):
         client.publish(f"tablewatch/{site}/T01/alert", payload, qos=1).wait_for_publish(10)
     pit = pit_broker(tmp_path / "pit", site=site, addresses=central.mqtt_addresses, name=site).start()
@@ -101,3 +91,17 @@ def test_a_nats_server_older_than_2_10_is_refused(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))  # the binary beside the interpreter is used
     with pytest.raises(ClusterStartError, match=r"needs 2\.10 or later"):
         nats_binary()
+
+
+def test_a_site_and_table_with_dots_in_their_names(tmp_path: Path, central: CentralCluster, archive: Archive) -> None:
+    site = f"{new_site()}.north"  # NATS writes a dot inside a topic level as // in its subjects
+    archiver = ArchiverProcess(tmp_path, central.nats_urls, name="a1", site=site, tables=archive.tables).start()
+    alert = pl.alert_payload(pl.Context(site=site, table="T.01", session="s1", epoch=0.0), violation(1))
+    client = mqtt_client(central.mqtt_addresses[1], "pit-north")
+    try:
+        client.publish(f"tablewatch/{site}/T.01/alert", pl.dumps(alert).encode(), qos=1).wait_for_publish(10)
+        wait_until(lambda: archive.count(site) >= 1, 30, "the alert archived")
+    finally:
+        client.loop_stop()
+        archiver.stop()
+    assert [row[:2] for row in archive.alert_rows(site)] == [("T.01", alert["msg_id"])]

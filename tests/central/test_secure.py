@@ -19,11 +19,11 @@ from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.connection import BrokerError, connect, make_client
 from tablewatch.alerts.publisher import Publisher
 from tablewatch.central.access import password_variable, render_authorization
-from tablewatch.central.cluster import CentralCluster, ClusterStartError, Secured, nats_binary
+from tablewatch.central.cluster import CentralCluster, Secured
 from tablewatch.central.deploy import example_files
 from tests.alerts.helpers import Collector, violation
 from tests.alerts.secure_broker import DEPLOY, ROSTER, make_certificates
-from tests.central.conftest import Archive
+from tests.central.conftest import Archive, skip_without_nats
 from tests.central.room import ArchiverProcess, wait_until
 
 pytestmark = pytest.mark.slow
@@ -31,10 +31,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CentralCluster]:
-    try:
-        nats_binary()
-    except ClusterStartError as exc:
-        pytest.skip(f"{exc} (.ci/run installs it)")
+    skip_without_nats()
     if shutil.which("openssl") is None:
         pytest.skip("openssl is needed to make the test certificates")
     folder = tmp_path_factory.mktemp("secured")
@@ -112,3 +109,12 @@ def _file(folder: Path, text: str) -> Path:
 def test_the_shipped_central_files_match_their_renderer(name: str) -> None:
     assert (DEPLOY / name).read_text() == example_files()[name], (
         f"deploy/{name} is stale: run python -m tablewatch.central.deploy deploy")
+
+
+def test_a_client_id_with_a_dot_is_taken_at_the_centre(secured: CentralCluster) -> None:
+    room = central(secured, "surveillance-room")
+    client = make_client(room, "tablewatch-floor-j.doe-1")  # NATS refuses a dot in an MQTT client id
+    connect(client, room)
+    assert client.is_connected()
+    client.disconnect()
+    client.loop_stop()
