@@ -72,6 +72,7 @@ class Result:
     subscriber_ms: list[float]
     usage: dict[str, list[Usage]] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)  # seen centrally, not archived
+    out_of_order: tuple[int, int] = (0, 0)  # alerts after a later one of their table: in the archive, at the subscriber
 
 
 def proc_usage(pid: int) -> Usage:
@@ -147,6 +148,8 @@ class CentralSubscriber:
         self.epoch = epoch
         self.latencies_ms: list[float] = []
         self.seen: set[str] = set()
+        self.out_of_order = 0  # alerts that came after a later one of their table
+        self._last_ts: dict[str, float] = {}
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"bench-central-{uuid.uuid4().hex[:6]}",
                                   protocol=mqtt.MQTTv311)
         self.client.on_message = self._on_message
@@ -158,9 +161,13 @@ class CentralSubscriber:
     def _on_message(self, _c: mqtt.Client, _u: object, message: mqtt.MQTTMessage) -> None:
         now = time.time()
         body = json.loads(message.payload)
-        if body["msg_id"] not in self.seen:
-            self.seen.add(body["msg_id"])
-            self.latencies_ms.append((now - (self.epoch + body["ts"])) * 1000)
+        if body["msg_id"] in self.seen:
+            return
+        self.seen.add(body["msg_id"])
+        self.latencies_ms.append((now - (self.epoch + body["ts"])) * 1000)
+        if body["ts"] < self._last_ts.get(body["table"], float("-inf")):
+            self.out_of_order += 1
+        self._last_ts[body["table"]] = max(body["ts"], self._last_ts.get(body["table"], float("-inf")))
 
     def stop(self) -> None:
         self.client.disconnect()
@@ -238,12 +245,17 @@ def run(load: Load, dsn: str, folder: Path) -> Result:
         rows = db.execute(  # type: ignore[attr-defined]
             f"SELECT msg_id, extract(epoch FROM received_at) - (%s + (payload->>'ts')::float8) FROM {alerts}",
             (epoch,)).fetchall()
+        unordered = db.execute(  # type: ignore[attr-defined]  # alerts the centre stored after a later one of theirs
+            "SELECT count(*) FROM (SELECT (payload->>'ts')::float8 < max((payload->>'ts')::float8) OVER (PARTITION BY "
+            f"table_id ORDER BY stream_seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS late FROM {alerts})"
+            " AS ordered WHERE late").fetchone()[0]
         archive_ms = [float(seconds) * 1000 for _, seconds in rows]
         usage = {kind: [Usage(a.cpu_s - b.cpu_s, a.rss_mib) for a, b in zip(after[kind], before[kind], strict=True)]
                  for kind in procs}
         return Result(load, seconds, sum(e for e, _ in sent), alerts_sent, len(archive_ms),
                       len(subscriber.seen), archive_ms, list(subscriber.latencies_ms), usage,
-                      missing=sorted(subscriber.seen - {msg_id for msg_id, _ in rows}))
+                      missing=sorted(subscriber.seen - {msg_id for msg_id, _ in rows}),
+                      out_of_order=(int(unordered), subscriber.out_of_order))
 
 
 def _start_workers(load: Load, pit_urls: list[str], folder: Path, epoch: float
@@ -288,10 +300,14 @@ def report(result: Result) -> list[str]:
     for name, values in (("table → archive", result.archive_ms), ("table → central subscriber", result.subscriber_ms)):
         lines.append(f"{name}: p50 {statistics.median(values or [float('nan')]):.0f} ms, p99 "
                      f"{percentile(values, 0.99):.0f} ms, max {max(values or [float('nan')]):.0f} ms")
+    lines.append(f"each table's alerts out of order: {result.out_of_order[0]} in the archive (by the centre's "
+                 f"sequence), {result.out_of_order[1]} at the central subscriber")
     for kind, usages in result.usage.items():
-        cpu = sum(u.cpu_s for u in usages) / result.seconds * 100
-        rss = sum(u.rss_mib for u in usages)
-        lines.append(f"{kind} ×{len(usages)}: CPU {cpu:.0f} % of a core, memory {rss:.0f} MiB")
+        cpu = [u.cpu_s / result.seconds * 100 for u in usages]
+        rss = [u.rss_mib for u in usages]
+        each = f" ({', '.join(f'{c:.0f} %' for c in cpu)}; {', '.join(f'{m:.0f}' for m in rss)} MiB)" \
+            if kind == "central node" else ""
+        lines.append(f"{kind} ×{len(usages)}: CPU {sum(cpu):.0f} % of a core, memory {sum(rss):.0f} MiB{each}")
     per_table = sum(u.cpu_s for u in result.usage.get("table worker", [])) / result.seconds / load.tables * 100
     central = sum(u.cpu_s for u in result.usage.get("central node", [])) / result.seconds / load.tables * 100
     lines.append(f"per table: {per_table:.2f} % of a core at the table's box, {central:.3f} % of a core at the centre")
