@@ -147,6 +147,7 @@ class CentralArchiver:
         self.config = config
         self.counts = Counts()
         self._dbs: dict[str, Any] = {}
+        self._nats_trouble = False
 
     async def run(self, stop: asyncio.Event, *, ready: asyncio.Event | None = None) -> Counts:
         """Archive until ``stop`` is set; ArchiveError when the database can't be used at the start."""
@@ -155,7 +156,8 @@ class CentralArchiver:
         options = self.config.connect_options()
         self._dbs = {kind: await self._open_db() for kind in KINDS}  # one each: the kinds archive side by side
         client = await nats.connect(servers=self.config.nats, name=self.config.name, max_reconnect_attempts=-1,
-                                    reconnect_time_wait=0.5, connect_timeout=5, **options)
+                                    reconnect_time_wait=0.5, connect_timeout=5, error_cb=self._nats_error,
+                                    disconnected_cb=self._nats_lost, reconnected_cb=self._nats_back, **options)
         try:
             js = client.jetstream(timeout=10)
             subs = {kind: await self._subscribe(js, kind) for kind in KINDS}
@@ -167,6 +169,20 @@ class CentralArchiver:
             for db in self._dbs.values():
                 await db.close()
         return self.counts
+
+    async def _nats_error(self, exc: Exception) -> None:
+        """Said once until the connection is back: a central tier away for an hour is one line, not thousands."""
+        if not self._nats_trouble:
+            self._nats_trouble = True
+            log.error("archive: the central tier (%s): %s; trying again", ", ".join(self.config.nats),
+                      one_line(exc) or type(exc).__name__)
+
+    async def _nats_lost(self) -> None:
+        log.warning("archive: lost the central tier; reconnecting")
+
+    async def _nats_back(self) -> None:
+        self._nats_trouble = False
+        log.info("archive: back on the central tier")
 
     async def _open_db(self) -> Any:
         try:
@@ -184,8 +200,9 @@ class CentralArchiver:
 
     async def _subscribe(self, js: JetStreamContext, kind: str) -> Any:
         """Bind to the kind's shared durable consumer, making it when this is the first archiver."""
+        import nats.errors
         from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-        from nats.js.errors import NotFoundError
+        from nats.js.errors import APIError, NotFoundError
 
         name = self.config.consumer(kind)
         while True:
@@ -198,12 +215,21 @@ class CentralArchiver:
                 log.warning("archive: the central tier has no %s stream yet; waiting for the first MQTT client",
                             MQTT_STREAM)
                 await asyncio.sleep(2)
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError, APIError) as exc:
+                log.warning("archive: JetStream is not ready (%s); trying again", one_line(exc) or type(exc).__name__)
+                await asyncio.sleep(2)
 
     async def _archive(self, kind: str, sub: Any, stop: asyncio.Event) -> None:
+        import nats.errors
         import psycopg
 
         while not stop.is_set():
-            good = await self._sort_out(kind, await self._next_batch(sub))
+            try:
+                good = await self._sort_out(kind, await self._next_batch(sub))
+            except nats.errors.Error as exc:  # a node going or coming: what was not acknowledged comes again
+                log.warning("archive: reading %ss: %s; trying again", kind, one_line(exc) or type(exc).__name__)
+                await asyncio.sleep(1)
+                continue
             if not good:
                 continue
             try:
@@ -215,8 +241,11 @@ class CentralArchiver:
                     await message.nak(delay=2)
                 self._dbs[kind] = await self._reopen_db(self._dbs[kind], stop)
                 continue
-            for message, _ in good:
-                await message.ack()
+            try:
+                for message, _ in good:
+                    await message.ack()
+            except nats.errors.Error as exc:  # written already: a redelivery is a repeat the key absorbs
+                log.warning("archive: acknowledging %ss: %s", kind, one_line(exc) or type(exc).__name__)
             self.counts.batches += 1
 
     async def _reopen_db(self, old: Any, stop: asyncio.Event) -> Any:

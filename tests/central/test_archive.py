@@ -3,6 +3,8 @@ hand to PostgreSQL once, in each table's order, and refuse what is not a payload
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -105,3 +107,27 @@ def test_a_site_and_table_with_dots_in_their_names(tmp_path: Path, central: Cent
         client.loop_stop()
         archiver.stop()
     assert [row[:2] for row in archive.alert_rows(site)] == [("T.01", alert["msg_id"])]
+
+
+def test_an_archiver_started_before_the_central_tier_says_so_and_waits(tmp_path: Path, archive: Archive,
+                                                                       central: CentralCluster) -> None:
+    later = CentralCluster(tmp_path / "later")
+    site = new_site()
+    log = tmp_path / "early.log"
+    archiver = ArchiverProcess(tmp_path, later.nats_urls, name="early", site=site, tables=archive.tables)
+    with log.open("wb") as out:
+        archiver.process = subprocess.Popen(archiver.command, stdout=out, stderr=subprocess.STDOUT,
+                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        wait_until(lambda: "trying again" in log.read_text(), 30, "the archiver to say the centre is away")
+        with later:
+            wait_until(lambda: "archiving" in log.read_text(), 60, "the archiver to bind once the centre is up")
+            client = mqtt_client(later.mqtt_addresses[0], "pit-early")
+            alert = pl.alert_payload(pl.Context(site=site, table="T01", session="s1", epoch=0.0), violation(1))
+            client.publish(f"tablewatch/{site}/T01/alert", pl.dumps(alert).encode(), qos=1).wait_for_publish(10)
+            wait_until(lambda: archive.count(site) >= 1, 30, "the alert archived")
+            client.loop_stop()
+            archiver.stop()
+    finally:
+        archiver.kill()
+    assert log.read_text().count("trying again") == 1  # said once, not at each retry
