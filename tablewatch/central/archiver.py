@@ -26,6 +26,7 @@ import json
 import logging
 import signal
 import ssl
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -237,8 +238,9 @@ class CentralArchiver:
             except psycopg.Error as exc:  # the database went away: the batch waits in the cluster meanwhile
                 log.error("archive: can't write %d %s(s) to the database (%s); they go back to the cluster",
                           len(good), kind, one_line(exc))
-                for message, _ in good:
-                    await message.nak(delay=2)
+                with contextlib.suppress(nats.errors.Error):  # unanswered, they come back after ack_wait_s
+                    for message, _ in good:
+                        await message.nak(delay=2)
                 self._dbs[kind] = await self._reopen_db(self._dbs[kind], stop)
                 continue
             try:
@@ -251,11 +253,14 @@ class CentralArchiver:
     async def _reopen_db(self, old: Any, stop: asyncio.Event) -> Any:
         with contextlib.suppress(Exception):
             await old.close()
+        said = float("-inf")
         while not stop.is_set():
             try:
                 return await self._open_db()
             except ArchiveError as exc:
-                log.error("archive: %s; trying again in 2 s", exc)
+                if time.monotonic() - said > 60:  # a line a minute while the database is away
+                    said = time.monotonic()
+                    log.error("archive: %s; trying again every 2 s", exc)
                 await asyncio.sleep(2)
         return old
 
