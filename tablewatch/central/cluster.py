@@ -142,15 +142,21 @@ class CentralCluster:
         self.binary = nats_binary()
         self.secure = secure
         self.workdir = workdir.resolve()
-        ports = [(free_port(), free_port(), free_port(), free_port()) for _ in range(size)]
-        routes = [f"127.0.0.1:{cluster}" for _, cluster, _, _ in ports]
+        self.size = size
         self.nodes: list[_Node] = []
+        self._configure()
+
+    def _configure(self) -> None:
+        """Free ports for every node and its configuration file (again, when another process took one first)."""
+        ports = [(free_port(), free_port(), free_port(), free_port()) for _ in range(self.size)]
+        routes = [f"127.0.0.1:{cluster}" for _, cluster, _, _ in ports]
+        self.nodes = []
         for index, (client, cluster, mqtt_port, monitor) in enumerate(ports, start=1):
             folder = self.workdir / f"c{index}"
             folder.mkdir(parents=True, exist_ok=True)
             setup = NodeSetup(name=f"c{index}", client_port=client, cluster_port=cluster, mqtt_port=mqtt_port,
-                              monitor_port=monitor, store_dir=folder / "jetstream", routes=routes,
-                              max_store="1G", log_file=folder / "nats.log", **(secure.node_fields() if secure else {}))
+                              monitor_port=monitor, store_dir=folder / "jetstream", routes=routes, max_store="1G",
+                              log_file=folder / "nats.log", **(self.secure.node_fields() if self.secure else {}))
             config = folder / "nats.conf"
             config.write_text(render_node(setup))
             self.nodes.append(_Node(setup, config))
@@ -164,10 +170,19 @@ class CentralCluster:
         """host:port of each node's MQTT listener, for a bridge's ``address`` line."""
         return [f"127.0.0.1:{node.setup.mqtt_port}" for node in self.nodes]
 
-    def start(self, timeout: float = 60.0) -> CentralCluster:
-        for index in range(len(self.nodes)):
-            self.start_node(index)
-        self.wait_ready(timeout)
+    def start(self, timeout: float = 60.0, *, attempts: int = 3) -> CentralCluster:
+        """Start every node; a port another process took between choosing it and binding it means new ports."""
+        for attempt in range(1, attempts + 1):
+            for index in range(len(self.nodes)):
+                self.start_node(index)
+            try:
+                self.wait_ready(timeout)
+                return self
+            except ClusterStartError as exc:
+                self.stop()
+                if "address already in use" not in str(exc) or attempt == attempts:
+                    raise
+                self._configure()
         return self
 
     def start_node(self, index: int) -> None:

@@ -4,6 +4,7 @@ hand to PostgreSQL once, in each table's order, and refuse what is not a payload
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -27,8 +28,11 @@ from tests.central.room import (
 )
 
 
-def assert_complete(archive: Archive, site: str, traffic: Traffic) -> list[tuple[str, str, int, float, str]]:
-    """Every alert and hand the tables sent is archived once, and each table's alerts in the order sent."""
+def assert_complete(archive: Archive, site: str, traffic: Traffic, *, resent: bool = False
+                    ) -> list[tuple[str, str, int, float, str]]:
+    """Every alert and hand the tables sent is archived once, and each table's alerts in the order sent: in the
+    order the centre stored them, unless the bridge had to send some again (``resent``: a message whose PUBACK a
+    failure lost may be stored after the ones behind it), and always by the table's own clock."""
     rows = archive.alert_rows(site)
     archived = {msg_id for _, msg_id, *_ in rows}
     sent = {msg_id for ids in traffic.sent.values() for msg_id in ids}
@@ -36,7 +40,10 @@ def assert_complete(archive: Archive, site: str, traffic: Traffic) -> list[tuple
     assert len(rows) == len(archived) == len(sent)
     assert archive.hand_ids(site) == traffic.hands
     for table, ids in traffic.sent.items():
-        assert [msg_id for t, msg_id, *_ in rows if t == table] == ids, f"{table}'s alerts out of order"
+        mine = [row for row in rows if row[0] == table]
+        assert [msg_id for _, msg_id, _, _, _ in sorted(mine, key=lambda row: row[3])] == ids, f"{table}'s clock"
+        if not resent:
+            assert [row[1] for row in mine] == ids, f"{table}'s alerts stored out of order"
     return rows
 
 
@@ -131,3 +138,14 @@ def test_an_archiver_started_before_the_central_tier_says_so_and_waits(tmp_path:
     finally:
         archiver.kill()
     assert log.read_text().count("trying again") == 1  # said once, not at each retry
+
+
+def test_a_port_taken_before_the_cluster_binds_it_means_new_ports(tmp_path: Path, central: CentralCluster) -> None:
+    cluster = CentralCluster(tmp_path / "busy")
+    taken = int(cluster.mqtt_addresses[0].rsplit(":", 1)[1])
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", taken))
+        squatter.listen()
+        with cluster:
+            assert taken not in [int(a.rsplit(":", 1)[1]) for a in cluster.mqtt_addresses]
+            assert cluster.leader_of() is not None
