@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,21 +23,13 @@ from tablewatch.alerts.broker import BridgeSetup, BrokerSetup, EmbeddedBroker, r
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.publisher import Publisher
 from tests.alerts.helpers import violation
+from tests.support.wait import wait_until
 
 if TYPE_CHECKING:
     from tests.central.conftest import Archive
 
 DSN = "postgresql://127.0.0.1:5432/test"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll ``condition``; AssertionError naming ``what`` if it is still false after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still waiting for {what} after {timeout:.0f} s")
-        time.sleep(0.1)
 
 
 def pit_broker(folder: Path, *, site: str, addresses: list[str], name: str) -> EmbeddedBroker:
@@ -68,8 +60,9 @@ class ArchiverProcess:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
                                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        wait_until(lambda: "archiving" in self.log.read_text() or self.process is None
-                   or self.process.poll() is not None, 60, f"archiver {self.command[8]} to bind its consumers")
+        wait_until(f"archiver {self.command[8]} to bind its consumers",
+                   lambda: "archiving" in self.log.read_text() or self.process is None
+                   or self.process.poll() is not None, 60)
         assert self.process.poll() is None, self.log.read_text()
         return self
 
@@ -140,7 +133,7 @@ def mqtt_client(address: str, client_id: str) -> mqtt.Client:
     host, port = address.rsplit(":", 1)
     client.connect(host, int(port))
     client.loop_start()
-    wait_until(client.is_connected, 10, f"{client_id} connected to {address}")
+    wait_until(f"{client_id} connected to {address}", client.is_connected, 10)
     return client
 
 
@@ -163,8 +156,8 @@ class BusySite:
         self.traffic.stop()
         for table in self.publishers:
             assert table.link.drain(60), f"{table.config.table}'s outbox did not empty"
-        wait_until(lambda: archive.count(self.site) >= self.traffic.alert_count + len(self.traffic.hands), timeout,
-                   "the archive")
+        sent = self.traffic.alert_count + len(self.traffic.hands)
+        wait_until("the archive", lambda: archive.count(self.site) >= sent, timeout)
 
 
 @contextmanager

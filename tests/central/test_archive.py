@@ -24,8 +24,8 @@ from tests.central.room import (
     new_site,
     pit_broker,
     tables,
-    wait_until,
 )
+from tests.support.wait import wait_until
 
 
 def assert_complete(archive: Archive, site: str, traffic: Traffic, *, resent: bool = False
@@ -71,7 +71,7 @@ def test_hostile_messages_are_refused_once_and_the_rest_archived(tmp_path: Path,
     ident = table.publish_violation(violation(1))
     assert table.link.drain(20)
     try:
-        wait_until(lambda: archive.count(site) >= 1, 30, "the table's alert in the archive")
+        wait_until("the table's alert in the archive", lambda: archive.count(site) >= 1, 30)
         time.sleep(4)  # past ack_wait: a refused message would have come back by now
     finally:
         table.stop()
@@ -109,7 +109,7 @@ def test_a_site_and_table_with_dots_in_their_names(tmp_path: Path, central: Cent
     client = mqtt_client(central.mqtt_addresses[1], "pit-north")
     try:
         client.publish(f"tablewatch/{site}/T.01/alert", pl.dumps(alert).encode(), qos=1).wait_for_publish(10)
-        wait_until(lambda: archive.count(site) >= 1, 30, "the alert archived")
+        wait_until("the alert archived", lambda: archive.count(site) >= 1, 30)
     finally:
         client.loop_stop()
         archiver.stop()
@@ -126,13 +126,13 @@ def test_an_archiver_started_before_the_central_tier_says_so_and_waits(tmp_path:
         archiver.process = subprocess.Popen(archiver.command, stdout=out, stderr=subprocess.STDOUT,
                                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        wait_until(lambda: "trying again" in log.read_text(), 30, "the archiver to say the centre is away")
+        wait_until("the archiver to say the centre is away", lambda: "trying again" in log.read_text(), 30)
         with later:
-            wait_until(lambda: "archiving" in log.read_text(), 60, "the archiver to bind once the centre is up")
+            wait_until("the archiver to bind once the centre is up", lambda: "archiving" in log.read_text(), 60)
             client = mqtt_client(later.mqtt_addresses[0], "pit-early")
             alert = pl.alert_payload(pl.Context(site=site, table="T01", session="s1", epoch=0.0), violation(1))
             client.publish(f"tablewatch/{site}/T01/alert", pl.dumps(alert).encode(), qos=1).wait_for_publish(10)
-            wait_until(lambda: archive.count(site) >= 1, 30, "the alert archived")
+            wait_until("the alert archived", lambda: archive.count(site) >= 1, 30)
             client.loop_stop()
             archiver.stop()
     finally:

@@ -18,8 +18,9 @@ import pytest
 from tablewatch.alerts.broker import free_port
 from tablewatch.central.cluster import CentralCluster
 from tests.central.conftest import Archive
-from tests.central.room import ArchiverProcess, busy_site, wait_until
+from tests.central.room import ArchiverProcess, busy_site
 from tests.central.test_archive import assert_complete
+from tests.support.wait import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +32,7 @@ def test_kill_9_of_the_node_the_pit_and_the_stream_lean_on(tmp_path: Path, centr
     addresses = central.mqtt_addresses[victim:] + central.mqtt_addresses[:victim]  # the bridge starts on it
     try:
         with busy_site(tmp_path, central.nats_urls, archive, bridge_to=addresses, archivers=2) as busy:
-            wait_until(lambda: archive.count(busy.site) >= 30, 30, "traffic reaching the archive")
+            wait_until("traffic reaching the archive", lambda: archive.count(busy.site) >= 30, 30)
             central.kill_node(victim)
             time.sleep(8)  # the cluster elects new leaders; the bridge fails over; the tables go on
             central.start_node(victim)
@@ -84,7 +85,7 @@ def test_a_pit_cut_off_from_the_centre_for_a_minute(tmp_path: Path, central: Cen
     link.connect()
     try:
         with busy_site(tmp_path, central.nats_urls, archive, bridge_to=link.addresses, rate_hz=5) as busy:
-            wait_until(lambda: archive.count(busy.site) >= 15, 30, "traffic reaching the archive")
+            wait_until("traffic reaching the archive", lambda: archive.count(busy.site) >= 15, 30)
             link.cut()
             cut_at = time.monotonic()
             before = settled(lambda: archive.count(busy.site))  # what had reached the centre is archived
@@ -101,7 +102,7 @@ def test_a_pit_cut_off_from_the_centre_for_a_minute(tmp_path: Path, central: Cen
 def test_an_archiver_killed_mid_batch(tmp_path: Path, central: CentralCluster, archive: Archive) -> None:
     with busy_site(tmp_path, central.nats_urls, archive, bridge_to=central.mqtt_addresses, tables_count=4,
                    rate_hz=50, batch=500) as busy:
-        wait_until(lambda: archive.count(busy.site) > 0, 30, "the first batch archived")
+        wait_until("the first batch archived", lambda: archive.count(busy.site) > 0, 30)
         busy.archivers[0].kill()  # with a batch fetched and not yet acknowledged: the traffic never lets it idle
         assert "archived" not in (tmp_path / "a1.log").read_text()  # no goodbye: it was killed
         busy.archivers.append(ArchiverProcess(tmp_path, central.nats_urls, name="a2", site=busy.site,
@@ -113,7 +114,7 @@ def test_an_archiver_killed_mid_batch(tmp_path: Path, central: CentralCluster, a
 
 def test_the_pit_broker_killed_and_restarted(tmp_path: Path, central: CentralCluster, archive: Archive) -> None:
     with busy_site(tmp_path, central.nats_urls, archive, bridge_to=central.mqtt_addresses) as busy:
-        wait_until(lambda: archive.count(busy.site) >= 30, 30, "traffic reaching the archive")
+        wait_until("traffic reaching the archive", lambda: archive.count(busy.site) >= 30, 30)
         assert busy.pit.process is not None
         busy.pit.process.kill()  # kill -9: what it acknowledged is on its disk (saved at each change)
         busy.pit.process.wait()
@@ -129,9 +130,9 @@ def test_the_archive_database_away_for_a_while(tmp_path: Path, central: CentralC
     try:
         with busy_site(tmp_path, central.nats_urls, archive, bridge_to=central.mqtt_addresses,
                        dsn=f"postgresql://{database.addresses[0]}/test") as busy:
-            wait_until(lambda: archive.count(busy.site) >= 15, 30, "traffic reaching the archive")
+            wait_until("traffic reaching the archive", lambda: archive.count(busy.site) >= 15, 30)
             database.cut()
-            wait_until(lambda: "can't write" in (tmp_path / "a1.log").read_text(), 30, "the archiver to notice")
+            wait_until("the archiver to notice", lambda: "can't write" in (tmp_path / "a1.log").read_text(), 30)
             time.sleep(5)
             database.connect()
             busy.finish(archive)

@@ -24,7 +24,8 @@ from tablewatch.central.deploy import example_files
 from tests.alerts.helpers import Collector, violation
 from tests.alerts.secure_broker import DEPLOY, ROSTER, make_certificates
 from tests.central.conftest import Archive, skip_without_nats
-from tests.central.room import ArchiverProcess, wait_until
+from tests.central.room import ArchiverProcess
+from tests.support.wait import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -76,8 +77,8 @@ def test_a_pit_bridges_in_with_tls_and_its_credentials_and_the_roles_hold(tmp_pa
         alert = room.wait_count("/alert", 1)[0].json()
         ack = pl.ack_payload(site="casino", table="T01", alert=ident, by="surveillance-room", now=time.time())
         room.client.publish("tablewatch/casino/T01/ack/surveillance-room", json.dumps(ack), qos=1)
-        wait_until(lambda: acks == ["surveillance-room"], 20, "the centre's ack back at the table")
-        wait_until(lambda: archive.count("casino") >= 2, 30, "the alert and its acknowledgement archived")
+        wait_until("the centre's ack back at the table", lambda: acks == ["surveillance-room"], 20)
+        wait_until("the alert and its acknowledgement archived", lambda: archive.count("casino") >= 2, 30)
         rows = archive.alert_rows("casino")
         second = table.publish_violation(violation(2))  # acknowledged in the floor's name by the room: refused
         forged = pl.ack_payload(site="casino", table="T01", alert=second, by="floor-pit-1", now=time.time())
