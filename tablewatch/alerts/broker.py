@@ -17,7 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from tablewatch.config import StrictModel
 
@@ -103,6 +103,15 @@ class BridgeSetup(StrictModel):
     # tablewatch's bridge topics never loop (what goes out never comes back in), so the flag is not needed.
     try_private: bool = Field(default=False, description="mosquitto's private-bridge flag: only for a mosquitto "
                               "central broker")
+    restart_timeout_s: tuple[int, int] = Field(default=(2, 30), description="seconds before the first reconnection "
+                                               "try, and the most between tries as they back off")
+
+    @field_validator("restart_timeout_s")
+    @classmethod
+    def _backoff(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if not 1 <= value[0] <= value[1]:
+            raise ValueError(f"restart_timeout_s {value}: the first wait is at least 1 s and at most the longest")
+        return value
 
 
 def render_bridge(bridge: BridgeSetup) -> str:
@@ -123,7 +132,7 @@ def _bridge_section(bridge: BridgeSetup, name: str, client_id: str, *, persisten
              f"connection {name}", f"address {' '.join(bridge.addresses)}", "round_robin false",
              f"remote_clientid {client_id}", f"cleansession {str(not persistent).lower()}",
              "bridge_protocol_version mqttv311", f"try_private {str(bridge.try_private).lower()}",
-             "restart_timeout 2 30",
+             f"restart_timeout {bridge.restart_timeout_s[0]} {bridge.restart_timeout_s[1]}",
              "notifications true",  # $SYS/broker/connection/<client id>/state: 1 up, 0 down
              *topics]
     if bridge.username:
@@ -133,6 +142,15 @@ def _bridge_section(bridge: BridgeSetup, name: str, client_id: str, *, persisten
     if bridge.ca_file:
         lines += [f"bridge_cafile {bridge.ca_file}", "bridge_insecure false"]
     return "\n".join(lines) + "\n"
+
+
+def bridged_broker(workdir: Path, bridge: BridgeSetup) -> EmbeddedBroker:
+    """A pit's mosquitto as tablewatch configures one (persistence saved at each change, a deep queue), bridged to
+    the central tier by ``bridge``; not started yet."""
+    conf = workdir / "conf.d"
+    conf.mkdir(parents=True, exist_ok=True)
+    (conf / "bridge.conf").write_text(render_bridge(bridge))
+    return EmbeddedBroker(workdir, ws_port=None, setup=BrokerSetup(include_dir=conf))
 
 
 def _tls_lines(setup: BrokerSetup) -> list[str]:

@@ -30,7 +30,7 @@ from pathlib import Path
 import click
 import paho.mqtt.client as mqtt
 
-from tablewatch.alerts.broker import BridgeSetup, BrokerSetup, EmbeddedBroker, render_bridge
+from tablewatch.alerts.broker import BridgeSetup, EmbeddedBroker, bridged_broker
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.publisher import Publisher
 from tablewatch.central.cluster import CentralCluster
@@ -206,11 +206,8 @@ def _archiver(folder: Path, cluster: CentralCluster, dsn: str, n: int, tables: t
 
 def _pit(folder: Path, cluster: CentralCluster, n: int) -> EmbeddedBroker:
     addresses = cluster.mqtt_addresses[n % 3:] + cluster.mqtt_addresses[:n % 3]  # the pits spread over the nodes
-    conf = folder / f"pit-{n}" / "conf.d"
-    conf.mkdir(parents=True)
-    (conf / "bridge.conf").write_text(render_bridge(BridgeSetup(addresses=addresses, site=SITE,
-                                                                client_id=f"bridge-pit-{n}")))
-    return EmbeddedBroker(folder / f"pit-{n}", ws_port=None, setup=BrokerSetup(include_dir=conf)).start()
+    return bridged_broker(folder / f"pit-{n}", BridgeSetup(addresses=addresses, site=SITE,
+                                                          client_id=f"bridge-pit-{n}")).start()
 
 
 def run(load: Load, dsn: str, folder: Path) -> Result:

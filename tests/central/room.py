@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import paho.mqtt.client as mqtt
 
-from tablewatch.alerts.broker import BridgeSetup, BrokerSetup, EmbeddedBroker, render_bridge
+from tablewatch.alerts.broker import BridgeSetup, EmbeddedBroker, bridged_broker
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.publisher import Publisher
 from tests.alerts.helpers import violation
@@ -33,14 +33,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def pit_broker(folder: Path, *, site: str, addresses: list[str], name: str) -> EmbeddedBroker:
-    """A pit's mosquitto as the product configures one (persistence saved at each change, a deep queue), with
-    the product's bridge section pointed at ``addresses``."""
-    bridge = render_bridge(BridgeSetup(addresses=addresses, site=site, client_id=f"bridge-{name}"))
-    (folder / "conf.d").mkdir(parents=True, exist_ok=True)
-    # the bridge retries every 1-2 s instead of 2-30 s: a test's outage ends, and the bridge is back, sooner
-    (folder / "conf.d" / "bridge.conf").write_text(bridge.replace("restart_timeout 2 30", "restart_timeout 1 2"))
-    return EmbeddedBroker(folder, ws_port=None, setup=BrokerSetup(include_dir=folder / "conf.d",
-                                                                   log_file=folder / "mosquitto.log"))
+    """A pit's mosquitto as the product configures one, bridged to ``addresses``; the bridge retries every 1-2 s
+    instead of 2-30 s, so that a test's outage ends, and the bridge is back, sooner."""
+    return bridged_broker(folder, BridgeSetup(addresses=addresses, site=site, client_id=f"bridge-{name}",
+                                              restart_timeout_s=(1, 2)))
 
 
 class ArchiverProcess:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tablewatch.alerts import payloads as pl
-from tablewatch.alerts.broker import BridgeSetup, BrokerSetup, EmbeddedBroker, render_bridge
+from tablewatch.alerts.broker import BridgeSetup, bridged_broker
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.connection import BrokerError, connect, make_client
 from tablewatch.alerts.publisher import Publisher
@@ -60,12 +60,9 @@ def test_a_pit_bridges_in_with_tls_and_its_credentials_and_the_roles_hold(tmp_pa
                                extra=["--user", "archive-1", "--password-file", str(_file(tmp_path, "pw-archive-1")),
                                       "--ca-file", str(ca)]).start()
     addresses = [f"localhost:{a.rsplit(':', 1)[1]}" for a in secured.mqtt_addresses]
-    conf = tmp_path / "pit" / "conf.d"
-    conf.mkdir(parents=True)
-    (conf / "bridge.conf").write_text(render_bridge(BridgeSetup(
-        addresses=addresses, site="casino", client_id="bridge-pit-1", username="bridge-pit-1",
-        password="pw-bridge-pit-1", ca_file=ca)))
-    pit = EmbeddedBroker(tmp_path / "pit", ws_port=None, setup=BrokerSetup(include_dir=conf)).start()
+    pit = bridged_broker(tmp_path / "pit", BridgeSetup(addresses=addresses, site="casino", client_id="bridge-pit-1",
+                                                       username="bridge-pit-1", password="pw-bridge-pit-1",
+                                                       ca_file=ca)).start()
     room = Collector(central(secured, "surveillance-room"), ["tablewatch/casino/+/alert"]).start()
     floor = Collector(central(secured, "floor-pit-1"), ["tablewatch/casino/+/secure/#"]).start()
     table = Publisher(PublisherConfig(site="casino", table="T01", broker=BrokerConfig(url=pit.url),
