@@ -26,6 +26,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from pydantic import Field
@@ -108,6 +109,16 @@ def nats_binary() -> str:
                                 "2.10 or later (2.9 can drop a message from the archive's consumer when another "
                                 "consumer of the stream acknowledges it): pip install 'tablewatch[central]'")
     return binary
+
+
+def _monitor(node: _Node, path: str) -> dict[str, Any] | None:
+    """A node's monitoring answer at ``path`` (``healthz``, ``jsz?…``); None while it does not answer."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{node.setup.monitor_port}/{path}", timeout=2) as reply:
+            answer = json.load(reply)
+    except (OSError, ValueError, urllib.error.URLError):
+        return None
+    return answer if isinstance(answer, dict) else None
 
 
 @dataclass(frozen=True)
@@ -212,11 +223,8 @@ class CentralCluster:
         self._make_mqtt_streams(running[0], deadline)
 
     def _healthy(self, node: _Node) -> bool:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{node.setup.monitor_port}/healthz", timeout=2) as reply:
-                return bool(json.load(reply).get("status") == "ok")
-        except (OSError, ValueError, urllib.error.URLError):
-            return False
+        health = _monitor(node, "healthz")
+        return health is not None and health.get("status") == "ok"
 
     def _check_alive(self, nodes: list[_Node]) -> None:
         for node in nodes:
@@ -246,30 +254,13 @@ class CentralCluster:
         """Index of the node leading ``stream`` (the one that orders its writes), from a running node's /jsz."""
         names = [node.setup.name for node in self.nodes]
         for node in self.nodes:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{node.setup.monitor_port}/jsz?streams=true",
-                                            timeout=2) as reply:
-                    jsz = json.load(reply)
-            except (OSError, ValueError, urllib.error.URLError):
-                continue
+            jsz = _monitor(node, "jsz?streams=true") or {}
             for account in jsz.get("account_details", []):
                 for detail in account.get("stream_detail", []):
                     leader = detail.get("cluster", {}).get("leader")
                     if detail.get("name") == stream and leader in names:
                         return names.index(leader)
         return None
-
-    def stats(self) -> dict[str, dict[str, float]]:
-        """Per running node: CPU % and resident memory (MiB), from its /varz."""
-        out: dict[str, dict[str, float]] = {}
-        for node in self.nodes:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{node.setup.monitor_port}/varz", timeout=2) as reply:
-                    varz = json.load(reply)
-            except (OSError, ValueError, urllib.error.URLError):
-                continue
-            out[node.setup.name] = {"cpu": float(varz.get("cpu", 0.0)), "mem_mib": varz.get("mem", 0) / 2**20}
-        return out
 
     def stop(self) -> None:
         for node in self.nodes:
