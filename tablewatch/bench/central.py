@@ -30,7 +30,7 @@ from pathlib import Path
 import click
 import paho.mqtt.client as mqtt
 
-from tablewatch.alerts.broker import BridgeSetup, EmbeddedBroker, bridged_broker
+from tablewatch.alerts.broker import BridgeSetup, EmbeddedBroker, bridged_broker, terminate
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.publisher import Publisher
 from tablewatch.central.cluster import CentralCluster
@@ -189,19 +189,40 @@ def archive_tables(dsn: str) -> Iterator[tuple[object, str, str]]:
         db.close()
 
 
-def _archiver(folder: Path, cluster: CentralCluster, dsn: str, n: int, tables: tuple[str, str]
-              ) -> subprocess.Popen[bytes]:
-    log = (folder / f"archiver-{n}.log").open("ab")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tablewatch.central.archiver", "--nats", ",".join(cluster.nats_urls), "--dsn", dsn,
-         "--name", f"archive-{n}", "--site", SITE, "--hands-table", tables[0], "--alerts-table", tables[1]],
-        stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while "archiving" not in (folder / f"archiver-{n}.log").read_text():
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"archiver {n} did not start: {(folder / f'archiver-{n}.log').read_text()[-500:]}")
-        time.sleep(0.1)
-    return process
+class ArchiverProcess:
+    """``python -m tablewatch.central.archiver`` as a process of its own (so that it can be killed), logging to
+    ``folder/<name>.log``."""
+
+    def __init__(self, folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str],
+                 dsn: str, batch: int = 64, ack_wait_s: float = 30.0, extra: Sequence[str] = ()) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.name, self.log = name, folder / f"{name}.log"
+        self.command = [sys.executable, "-m", "tablewatch.central.archiver", "--nats", ",".join(nats_urls),
+                        "--dsn", dsn, "--name", name, "--site", site, "--batch", str(batch),
+                        "--ack-wait", str(ack_wait_s), "--hands-table", tables[0], "--alerts-table", tables[1],
+                        *extra]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60.0) -> ArchiverProcess:
+        """Start it and wait until it has bound its consumers; RuntimeError with its log's end if it does not."""
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
+                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.monotonic() + timeout
+        while "archiving" not in self.log.read_text():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"archiver {self.name} did not start: {self.log.read_text()[-500:]}")
+            time.sleep(0.1)
+        return self
+
+    def kill(self) -> None:
+        """``kill -9``: no goodbye, nothing acknowledged that was not yet."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> None:
+        terminate(self.process, timeout=15)
 
 
 def _pit(folder: Path, cluster: CentralCluster, n: int) -> EmbeddedBroker:
@@ -214,9 +235,10 @@ def run(load: Load, dsn: str, folder: Path) -> Result:
     epoch = time.time()
     with ExitStack() as stack, archive_tables(dsn) as (db, hands, alerts):
         cluster = stack.enter_context(CentralCluster(folder / "central"))
-        archivers = [_archiver(folder, cluster, dsn, n, (hands, alerts)) for n in range(load.archivers)]
+        archivers = [ArchiverProcess(folder, cluster.nats_urls, name=f"archive-{n}", site=SITE,
+                                     tables=(hands, alerts), dsn=dsn).start() for n in range(load.archivers)]
         for archiver in archivers:
-            stack.callback(archiver.terminate)
+            stack.callback(archiver.stop)
         pits = [_pit(folder, cluster, n) for n in range(load.pits)]
         for pit in pits:
             stack.callback(pit.stop)
@@ -226,7 +248,8 @@ def run(load: Load, dsn: str, folder: Path) -> Result:
         for worker, _ in workers:
             stack.callback(worker.terminate)
         procs = {"central node": [n.process.pid for n in cluster.nodes if n.process],
-                 "pit broker": [p.process.pid for p in pits if p.process], "archiver": [p.pid for p in archivers],
+                 "pit broker": [p.process.pid for p in pits if p.process],
+                 "archiver": [a.process.pid for a in archivers if a.process],
                  "table worker": [w.pid for w, _ in workers if w.pid], "central subscriber + bench": [os.getpid()]}
         before = {kind: [proc_usage(pid) for pid in pids] for kind, pids in procs.items()}
         started = time.monotonic()

@@ -4,24 +4,21 @@ processes, and what the archive holds at the end."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 
 from tablewatch.alerts.broker import BridgeSetup, EmbeddedBroker, bridged_broker
 from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.publisher import Publisher
+from tablewatch.bench.central import ArchiverProcess
 from tests.alerts.helpers import violation
 from tests.support.wait import wait_until
 
@@ -29,7 +26,6 @@ if TYPE_CHECKING:
     from tests.central.conftest import Archive
 
 DSN = "postgresql://127.0.0.1:5432/test"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def pit_broker(folder: Path, *, site: str, addresses: list[str], name: str) -> EmbeddedBroker:
@@ -39,42 +35,11 @@ def pit_broker(folder: Path, *, site: str, addresses: list[str], name: str) -> E
                                               restart_timeout_s=(1, 2)))
 
 
-class ArchiverProcess:
-    """``python -m tablewatch.central.archiver`` as its own process, so that a test can kill -9 it."""
-
-    def __init__(self, folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str],
-                 batch: int = 64, ack_wait_s: float = 3.0, dsn: str = DSN, extra: Sequence[str] = ()) -> None:
-        self.log = folder / f"{name}.log"
-        folder.mkdir(parents=True, exist_ok=True)
-        self.command = [sys.executable, "-m", "tablewatch.central.archiver", "--nats", ",".join(nats_urls),
-                        "--dsn", dsn, "--name", name, "--site", site, "--batch", str(batch),
-                        "--ack-wait", str(ack_wait_s), "--hands-table", tables[0], "--alerts-table", tables[1],
-                        *extra]
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> ArchiverProcess:
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
-                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        wait_until(f"archiver {self.command[8]} to bind its consumers",
-                   lambda: "archiving" in self.log.read_text() or self.process is None
-                   or self.process.poll() is not None, 60)
-        assert self.process.poll() is None, self.log.read_text()
-        return self
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+def archiver_process(folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str],
+                     dsn: str = DSN, **options: Any) -> ArchiverProcess:
+    """An archiver for a test: the test database, and another archiver takes over after 3 s instead of 30."""
+    return ArchiverProcess(folder, nats_urls, name=name, site=site, tables=tables, dsn=dsn,
+                           **{"ack_wait_s": 3.0, **options})
 
 
 @dataclass
@@ -162,7 +127,7 @@ def busy_site(folder: Path, nats_urls: list[str], archive: Archive, *, bridge_to
     """Archivers first (their consumers keep the messages), then the pit bridged to ``bridge_to``, then tables
     publishing at ``rate_hz``; everything stopped on the way out."""
     site = new_site()
-    started = [ArchiverProcess(folder, nats_urls, name=f"a{n}", site=site, tables=archive.tables, batch=batch,
+    started = [archiver_process(folder, nats_urls, name=f"a{n}", site=site, tables=archive.tables, batch=batch,
                                dsn=dsn).start() for n in range(1, archivers + 1)]
     pit = pit_broker(folder / "pit", site=site, addresses=bridge_to, name=site).start()
     publishers = tables(folder, pit, site, tables_count)

@@ -17,8 +17,8 @@ from tablewatch.central.cluster import CentralCluster, ClusterStartError, nats_b
 from tests.alerts.helpers import violation
 from tests.central.conftest import Archive
 from tests.central.room import (
-    ArchiverProcess,
     Traffic,
+    archiver_process,
     busy_site,
     mqtt_client,
     new_site,
@@ -61,7 +61,7 @@ def test_two_archivers_share_the_work_and_archive_each_message_once(tmp_path: Pa
 def test_hostile_messages_are_refused_once_and_the_rest_archived(tmp_path: Path, central: CentralCluster,
                                                                  archive: Archive) -> None:
     site, other = new_site(), new_site()
-    archiver = ArchiverProcess(tmp_path, central.nats_urls, name="a1", site=site, tables=archive.tables).start()
+    archiver = archiver_process(tmp_path, central.nats_urls, name="a1", site=site, tables=archive.tables).start()
     forged = pl.alert_payload(pl.Context(site=other, table="T01", session="s1", epoch=0.0), violation(1))
     client = mqtt_client(central.mqtt_addresses[0], f"intruder-{site}")
     for payload in (b"\xff not json", b"[" * 100_000, b'{"schema": "tablewatch/alert/1"}', pl.dumps(forged).encode()):
@@ -104,7 +104,7 @@ def test_a_nats_server_older_than_2_10_is_refused(tmp_path: Path, monkeypatch: p
 
 def test_a_site_and_table_with_dots_in_their_names(tmp_path: Path, central: CentralCluster, archive: Archive) -> None:
     site = f"{new_site()}.north"  # NATS writes a dot inside a topic level as // in its subjects
-    archiver = ArchiverProcess(tmp_path, central.nats_urls, name="a1", site=site, tables=archive.tables).start()
+    archiver = archiver_process(tmp_path, central.nats_urls, name="a1", site=site, tables=archive.tables).start()
     alert = pl.alert_payload(pl.Context(site=site, table="T.01", session="s1", epoch=0.0), violation(1))
     client = mqtt_client(central.mqtt_addresses[1], "pit-north")
     try:
@@ -121,7 +121,7 @@ def test_an_archiver_started_before_the_central_tier_says_so_and_waits(tmp_path:
     later = CentralCluster(tmp_path / "later")
     site = new_site()
     log = tmp_path / "early.log"
-    archiver = ArchiverProcess(tmp_path, later.nats_urls, name="early", site=site, tables=archive.tables)
+    archiver = archiver_process(tmp_path, later.nats_urls, name="early", site=site, tables=archive.tables)
     with log.open("wb") as out:
         archiver.process = subprocess.Popen(archiver.command, stdout=out, stderr=subprocess.STDOUT,
                                             env={**os.environ, "PYTHONUNBUFFERED": "1"})

@@ -18,7 +18,7 @@ import pytest
 from tablewatch.alerts.broker import free_port
 from tablewatch.central.cluster import CentralCluster
 from tests.central.conftest import Archive
-from tests.central.room import ArchiverProcess, busy_site
+from tests.central.room import archiver_process, busy_site
 from tests.central.test_archive import assert_complete
 from tests.support.wait import wait_until
 
@@ -105,7 +105,7 @@ def test_an_archiver_killed_mid_batch(tmp_path: Path, central: CentralCluster, a
         wait_until("the first batch archived", lambda: archive.count(busy.site) > 0, 30)
         busy.archivers[0].kill()  # with a batch fetched and not yet acknowledged: the traffic never lets it idle
         assert "archived" not in (tmp_path / "a1.log").read_text()  # no goodbye: it was killed
-        busy.archivers.append(ArchiverProcess(tmp_path, central.nats_urls, name="a2", site=busy.site,
+        busy.archivers.append(archiver_process(tmp_path, central.nats_urls, name="a2", site=busy.site,
                                               tables=archive.tables, batch=500).start())
         busy.finish(archive)
     rows = assert_complete(archive, busy.site, busy.traffic)

@@ -24,7 +24,7 @@ from tablewatch.central.deploy import example_files
 from tests.alerts.helpers import Collector, violation
 from tests.alerts.secure_broker import DEPLOY, ROSTER, make_certificates
 from tests.central.conftest import Archive, skip_without_nats
-from tests.central.room import ArchiverProcess
+from tests.central.room import archiver_process
 from tests.support.wait import wait_until
 
 pytestmark = pytest.mark.slow
@@ -56,7 +56,7 @@ def test_a_pit_bridges_in_with_tls_and_its_credentials_and_the_roles_hold(tmp_pa
                                                                           archive: Archive) -> None:
     assert secured.secure is not None
     ca = secured.secure.ca_file
-    archiver = ArchiverProcess(tmp_path, secured.nats_urls, name="archive-1", site="casino", tables=archive.tables,
+    archiver = archiver_process(tmp_path, secured.nats_urls, name="archive-1", site="casino", tables=archive.tables,
                                extra=["--user", "archive-1", "--password-file", str(_file(tmp_path, "pw-archive-1")),
                                       "--ca-file", str(ca)]).start()
     addresses = [f"localhost:{a.rsplit(':', 1)[1]}" for a in secured.mqtt_addresses]
