@@ -73,9 +73,9 @@ def compare_hand(hand: NormalHand, truth: State, finished: FinishedHand, *, roun
     if final != finished.final_stacks:
         diff = {s: (final[s], finished.final_stacks.get(s)) for s in final if final[s] != finished.final_stacks.get(s)}
         problems.append(f"final stacks differ (seat: expected, got): {diff}")
-    if draws(truth, seats) != draws(finished.state, finished.order):
-        problems.append(f"draws differ (seat, cards thrown): expected {draws(truth, seats)}, "
-                        f"got {draws(finished.state, finished.order)}")
+    expected_draws, got_draws = draws(truth, seats), draws(finished.state, finished.order)
+    if expected_draws != got_draws:
+        problems.append(f"draws differ (seat, cards thrown): expected {expected_draws}, got {got_draws}")
     expected_pushes = by_pot(pushes(truth, seats))
     got_pushes = by_pot([(p.pot_index, p.amounts) for p in finished.pushes])
     if expected_pushes != got_pushes:
