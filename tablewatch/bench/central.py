@@ -89,13 +89,13 @@ def proc_usage(pid: int) -> Usage:
 # --- the tables, in worker processes ---------------------------------------------------------------------
 
 
-def _worker(names: Sequence[str], pit_urls: Sequence[str], folder: str, epoch: float, load: Load,
-            pipe: Connection) -> None:
-    """Host ``names``' publishers; when told to, drive them for ``load.seconds`` and send back what they sent."""
+def _worker(tables: Sequence[tuple[str, str]], folder: str, epoch: float, load: Load, pipe: Connection) -> None:
+    """Host the publishers of ``tables`` (name, its pit's URL); when told to, drive them for ``load.seconds`` and
+    send back what they sent."""
     publishers = [Publisher(PublisherConfig(
-        site=SITE, table=name, broker=BrokerConfig(url=pit_urls[index % len(pit_urls)], keepalive=30),
+        site=SITE, table=name, broker=BrokerConfig(url=pit_url, keepalive=30),
         outbox=OutboxConfig(path=Path(folder) / f"outbox-{name}.sqlite"), state_min_interval_s=1.0),
-        session="bench", epoch=epoch).start() for index, name in zip(_indices(names), names, strict=True)]
+        session="bench", epoch=epoch).start() for name, pit_url in tables]
     connected = all(p.wait_connected(60) for p in publishers)
     pipe.send(connected)
     pipe.recv()  # go
@@ -106,10 +106,6 @@ def _worker(names: Sequence[str], pit_urls: Sequence[str], folder: str, epoch: f
     pipe.recv()  # done
     for publisher in publishers:
         publisher.stop(drain_s=0)
-
-
-def _indices(names: Sequence[str]) -> list[int]:
-    return [int(name[1:]) for name in names]
 
 
 def _drive(publishers: list[Publisher], epoch: float, load: Load) -> tuple[int, int]:
@@ -280,13 +276,13 @@ def run(load: Load, dsn: str, folder: Path) -> Result:
 
 def _start_workers(load: Load, pit_urls: list[str], folder: Path, epoch: float
                    ) -> list[tuple[BaseProcess, Connection]]:
-    names = [f"T{n:04d}" for n in range(load.tables)]
+    tables = [(f"T{n:04d}", pit_urls[n % len(pit_urls)]) for n in range(load.tables)]
     context = multiprocessing.get_context("spawn")
     workers: list[tuple[BaseProcess, Connection]] = []
     for w in range(load.workers):
         mine, theirs = context.Pipe()
-        process = context.Process(target=_worker, args=(names[w::load.workers], pit_urls, str(folder), epoch, load,
-                                                        theirs), daemon=True)
+        process = context.Process(target=_worker, args=(tables[w::load.workers], str(folder), epoch, load, theirs),
+                                  daemon=True)
         process.start()
         workers.append((process, mine))
     if not all(pipe.recv() for _, pipe in workers):
