@@ -27,7 +27,7 @@ _JS_READ = [f"$JS.API.CONSUMER.DURABLE.CREATE.{MQTT_STREAM}.*", f"$JS.API.CONSUM
             f"$JS.ACK.{MQTT_STREAM}.>"]
 
 
-def subject(topic: str) -> str:
+def nats_subject(topic: str) -> str:
     """The NATS subject of an MQTT topic filter, as NATS maps one (a '.' inside a level becomes '//')."""
     return ".".join({"+": "*", "#": ">"}.get(level, level.replace(".", "//")) for level in topic.split("/"))
 
@@ -45,9 +45,9 @@ def permissions(user: User) -> tuple[list[str], list[str]]:
     for rule in rules_for(user):
         _, access, topic = rule.split(" ", 2)
         if "write" in access:
-            publish.append(subject(topic))
+            publish.append(nats_subject(topic))
         if "read" in access:
-            subscribe.append(subject(topic))
+            subscribe.append(nats_subject(topic))
     return publish, subscribe
 
 

@@ -35,6 +35,7 @@ from pydantic import Field
 
 from tablewatch.alerts.archive import HAND_COLUMNS, HANDS_DDL, ArchiveError, hand_row
 from tablewatch.alerts.payloads import PayloadError, parse
+from tablewatch.central.access import nats_subject
 from tablewatch.central.cluster import MQTT_STREAM
 from tablewatch.config import StrictModel
 
@@ -104,7 +105,7 @@ class ArchiverConfig(StrictModel):
         return f"tablewatch-archive-{site}-{kind}"
 
     def subject(self, kind: str) -> str:
-        return f"{PREFIX}tablewatch.{self.site.replace('.', '//')}.*.{kind}"  # NATS writes a level's dot as //
+        return PREFIX + nats_subject(f"tablewatch/{self.site.replace('*', '+')}/+/{kind}")
 
 
 @dataclass
