@@ -15,17 +15,12 @@ from tablewatch.events import HandEnded, HandStarted
 from tablewatch.history.rollup import Rollup
 from tests.alerts.test_publisher import make_publisher
 from tests.support.mosquitto import Mosquitto
-
-DSN = "postgresql://127.0.0.1:5432/test"
+from tests.support.postgres import DSN, connect_or_skip
 
 
 @pytest.fixture
 def pg_table() -> Iterator[str]:
-    psycopg = pytest.importorskip("psycopg", reason="psycopg is in the dev extra")
-    try:
-        db = psycopg.connect(DSN, autocommit=True, connect_timeout=3)
-    except psycopg.Error as exc:
-        pytest.skip(f"PostgreSQL not reachable at {DSN}: {exc}")
+    db = connect_or_skip()
     name = f"test_hands_{uuid.uuid4().hex[:8]}"
     yield name
     for table in (name, *Rollup(db.execute, hands_table=name, mark="%s").table_names()):

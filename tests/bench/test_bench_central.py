@@ -8,19 +8,14 @@ from pathlib import Path
 import pytest
 
 from tablewatch.bench.central import Load, report, run
-from tablewatch.central.cluster import ClusterStartError, nats_binary
-
-DSN = "postgresql://127.0.0.1:5432/test"
+from tests.central.conftest import skip_without_nats
+from tests.support.postgres import DSN, connect_or_skip
 
 
 @pytest.mark.slow
 def test_six_tables_through_two_pits_every_alert_archived_and_timed(tmp_path: Path) -> None:
-    psycopg = pytest.importorskip("psycopg", reason="psycopg is in the dev extra")
-    try:
-        nats_binary()
-        psycopg.connect(DSN, connect_timeout=3).close()
-    except (ClusterStartError, psycopg.Error) as exc:
-        pytest.skip(f"needs nats-server and PostgreSQL: {exc}")
+    skip_without_nats()
+    connect_or_skip().close()
     load = Load(tables=6, pits=2, archivers=1, workers=2, seconds=6, alerts_per_min=60, events_per_s=10)
     result = run(load, DSN, tmp_path)
     assert result.alerts_sent >= 30  # an alert a second from each table

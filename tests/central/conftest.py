@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tablewatch.central.cluster import CentralCluster, ClusterStartError, nats_binary
-from tests.central.room import DSN
+from tests.support.postgres import connect_or_skip
 
 
 def skip_without_nats() -> None:
@@ -57,11 +57,7 @@ class Archive:
 
 @pytest.fixture
 def archive() -> Iterator[Archive]:
-    psycopg = pytest.importorskip("psycopg", reason="psycopg is in the dev extra")
-    try:
-        db = psycopg.connect(DSN, autocommit=True, connect_timeout=3)
-    except psycopg.Error as exc:
-        pytest.skip(f"PostgreSQL not reachable at {DSN}: {exc}")
+    db = connect_or_skip()
     suffix = uuid.uuid4().hex[:8]
     tables = Archive(db, f"central_hands_{suffix}", f"central_alerts_{suffix}")
     yield tables

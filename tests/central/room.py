@@ -20,12 +20,12 @@ from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.publisher import Publisher
 from tablewatch.bench.central import ArchiverProcess
 from tests.alerts.helpers import violation
+from tests.support.postgres import DSN
 from tests.support.wait import wait_until
 
 if TYPE_CHECKING:
     from tests.central.conftest import Archive
 
-DSN = "postgresql://127.0.0.1:5432/test"
 
 
 def pit_broker(folder: Path, *, site: str, addresses: list[str], name: str) -> EmbeddedBroker:

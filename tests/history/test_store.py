@@ -14,20 +14,9 @@ from pokerkit import HandHistory
 from tablewatch.history.stats import by_dealer, by_player, by_table, read_facts
 from tablewatch.history.store import HandStore, StoreError, open_store
 from tests.history.test_phh_ohh import played_hand
+from tests.support.postgres import connect_or_skip
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-def _postgres_reason() -> str | None:
-    try:
-        import psycopg
-    except ImportError:
-        return "psycopg is not installed"
-    try:
-        psycopg.connect(PG_URL, connect_timeout=3).close()
-    except psycopg.Error as exc:
-        return f"no PostgreSQL reachable at {PG_URL}: {str(exc).strip()[:120]}"
-    return None
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -37,9 +26,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[HandStore]
         yield hands
         hands.close()
         return
-    reason = _postgres_reason()
-    if reason:
-        pytest.skip(reason)
+    connect_or_skip(PG_URL).close()
     table = f"tw_test_{uuid.uuid4().hex[:10]}"
     hands = open_store(PG_URL, table=table)
     try:
