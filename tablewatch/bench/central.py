@@ -199,11 +199,17 @@ class ArchiverProcess:
                         *extra]
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 60.0) -> ArchiverProcess:
-        """Start it and wait until it has bound its consumers; RuntimeError with its log's end if it does not."""
+    def launch(self) -> ArchiverProcess:
+        """Start it, without waiting for anything."""
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
                                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        return self
+
+    def start(self, timeout: float = 60.0) -> ArchiverProcess:
+        """Start it and wait until it has bound its consumers; RuntimeError with its log's end if it does not."""
+        self.launch()
+        assert self.process is not None
         deadline = time.monotonic() + timeout
         while "archiving" not in self.log.read_text():
             if self.process.poll() is not None or time.monotonic() > deadline:

@@ -3,9 +3,7 @@ hand to PostgreSQL once, in each table's order, and refuse what is not a payload
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -120,11 +118,8 @@ def test_an_archiver_started_before_the_central_tier_says_so_and_waits(tmp_path:
                                                                        central: CentralCluster) -> None:
     later = CentralCluster(tmp_path / "later")
     site = new_site()
-    log = tmp_path / "early.log"
-    archiver = archiver_process(tmp_path, later.nats_urls, name="early", site=site, tables=archive.tables)
-    with log.open("wb") as out:
-        archiver.process = subprocess.Popen(archiver.command, stdout=out, stderr=subprocess.STDOUT,
-                                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    archiver = archiver_process(tmp_path, later.nats_urls, name="early", site=site, tables=archive.tables).launch()
+    log = archiver.log
     try:
         wait_until("the archiver to say the centre is away", lambda: "trying again" in log.read_text(), 30)
         with later:
