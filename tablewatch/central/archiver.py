@@ -160,6 +160,7 @@ class CentralArchiver:
         client = await nats.connect(servers=self.config.nats, name=self.config.name, max_reconnect_attempts=-1,
                                     reconnect_time_wait=0.5, connect_timeout=5, error_cb=self._nats_error,
                                     disconnected_cb=self._nats_lost, reconnected_cb=self._nats_back, **options)
+        self._nats_trouble = False  # connected: a later loss is news again
         try:
             js = client.jetstream(timeout=10)
             subs = {kind: await self._subscribe(js, kind) for kind in KINDS}
