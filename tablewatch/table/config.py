@@ -34,6 +34,13 @@ class CameraConfig(StrictModel):
                              "markers every this many frames to notice the camera moved or knocked (0: never)")
     hand_finder: bool = Field(default=True, description="with a profile: find the hands vision's motion path "
                               "misses with the table-objects detector (~4 ms per analysed frame while dealing)")
+    own_process: bool = Field(default=False, description="read, decode and perceive this camera in a process of its "
+                              "own (a 4K camera beside the rules on a small box), its frames shared with the "
+                              "table's process through shared memory; a recording played --fast keeps it in a "
+                              "thread")
+    shared_memory_mb: int = Field(default=512, ge=8, le=65536, description="with own_process: the frames kept in "
+                                  "shared memory for evidence clips (a 4K Motion-JPEG frame is ~1.5 MB: 512 MB "
+                                  "keeps ~11 s at 30 frames/s; a container's /dev/shm may need --shm-size)")
 
 
 class EventLogConfig(StrictModel):

@@ -24,7 +24,7 @@ from tablewatch.events import Event, Violation
 from tablewatch.hands import FinishedHand
 from tablewatch.table.config import MetricsConfig
 from tablewatch.table.pipeline import TablePipeline
-from tablewatch.table.sources import CameraSource, RfidSource
+from tablewatch.table.sources import CameraFeed, RfidSource
 
 LAG_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 
@@ -89,7 +89,7 @@ class TableState(Collector):
         frames = CounterMetricFamily("tablewatch_camera_frames", "Frames taken from each camera",
                                      labels=["table", "camera"])
         up = GaugeMetricFamily("tablewatch_camera_up", "1 while a camera delivers frames", labels=["table", "camera"])
-        for camera in self._of(CameraSource):
+        for camera in self._of(CameraFeed):
             frames.add_metric([self.table, camera.name], camera.frames)
             up.add_metric([self.table, camera.name], float(not camera.error))
         yield frames
@@ -101,7 +101,7 @@ class TableState(Collector):
     def problems(self) -> list[str]:
         """What is wrong now, one line each (none: the table works)."""
         found = [] if self.pipeline.running else ["the pipeline is not running"]
-        found += [f"{c.name}: {c.error}" for c in self._of(CameraSource) if c.error]
+        found += [f"{c.name}: {c.error}" for c in self._of(CameraFeed) if c.error]
         found += [f"{r.name}: offline" for r in self._of(RfidSource) if not r.online]
         if self.publisher is not None and (problem := self.publisher.health().problem):
             found.append(f"broker: {problem}")

@@ -34,6 +34,7 @@ from tablewatch.alerts.evidence import EvidenceConfig
 from tablewatch.config import ConfigError, hide_password, load_config
 from tablewatch.devices.poller import session_clock
 from tablewatch.devices.registry import RegistryError, TagRegistry
+from tablewatch.edge.camera import CameraProcess
 from tablewatch.rules.table import TableRules
 from tablewatch.scene.fusion import SceneFusion
 from tablewatch.table.config import MetricsConfig, RunConfig
@@ -45,6 +46,7 @@ from tablewatch.table.pipeline import Output, TablePipeline
 from tablewatch.table.replay import Replay
 from tablewatch.table.replay_clock import ReplayClock
 from tablewatch.table.sources import (
+    CameraFeed,
     CameraSource,
     ConsoleSource,
     RfidSource,
@@ -144,8 +146,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         stack_chips = rfid_chips(readers)
         fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving, stack_chips=stack_chips,
                              chips_lifted=rfid_lifted(readers))
-        late = [s for s in sources if isinstance(s, ConsoleSource)
-                or (isinstance(s, CameraSource) and s.perception is not None)]
+        late = [s for s in sources if isinstance(s, ConsoleSource) or (isinstance(s, CameraFeed) and s.perceiving)]
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
                                  outputs=outputs, sources=sources, fusion=fusion, clock=clock,
                                  horizon=earliest_horizon(late) if late else None,
@@ -158,8 +159,8 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
             stack.callback(server.close)
             console.print(f"metrics on {server.url}/metrics, health on {server.url}/healthz")
         if replay is not None:
-            cameras = [s for s in sources if isinstance(s, CameraSource)]
-            video = next((c for c in cameras if c.perception is not None), cameras[0] if cameras else None)
+            cameras = [s for s in sources if isinstance(s, CameraFeed)]
+            video = next((c for c in cameras if c.perceiving), cameras[0] if cameras else None)
             replay.play(on_over=stop.set, finished=lambda: all(c.finished for c in cameras),
                         origin=(lambda: video.origin) if video is not None else None, caught_up=pipeline.catch_up)
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
@@ -191,17 +192,21 @@ def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, sta
     for source in sources:
         if isinstance(source, RfidSource):
             parts.append(f"{source.name} {'online' if source.online else 'OFFLINE'}")
-        elif isinstance(source, CameraSource):
-            seen = f", {source.events} events" if source.perception is not None else ", evidence only"
-            drift = source.drift.status() if source.drift is not None else ""
-            bad = (f", {source.bad_frames} corrupt frame{'s' * (source.bad_frames > 1)} skipped"
-                   if source.bad_frames else "")
-            parts.append(f"{source.name} {source.frames / elapsed:.1f} fps{seen}{bad}" + (f", {drift}" if drift else "")
-                         + (f" ({source.error})" if source.error else ""))
+        elif isinstance(source, CameraFeed):
+            parts.append(_camera_status(source, elapsed))
     if publisher is not None:
         health = publisher.health()
         parts.append(f"mqtt {'up' if health.connected else 'DOWN'}, {health.backlog} queued")
     return hide_password(" | ".join(parts))  # a camera's error may quote its rtsp://user:password@ URL
+
+
+def _camera_status(camera: CameraFeed, elapsed: float) -> str:
+    seen = f", {camera.events} events" if camera.perceiving else ", evidence only"
+    bad = f", {camera.bad_frames} corrupt frame{'s' * (camera.bad_frames > 1)} skipped" if camera.bad_frames else ""
+    drift = f", {camera.drift_status}" if camera.drift_status else ""
+    lag = f", lag {camera.lag_s * 1000:.0f} ms (worst {camera.worst_lag_s * 1000:.0f})" if camera.perceiving else ""
+    return (f"{camera.name} {camera.frames / elapsed:.1f} fps{seen}{bad}{lag}{drift}"
+            + (f" ({camera.error})" if camera.error else ""))
 
 
 def _level_clock(config: RunConfig, now: float) -> LevelClock | None:
@@ -221,10 +226,15 @@ def _sources(config: RunConfig, *, clock: Any, frame_sinks: list[Any], perceptio
         sources.append(ConsoleSource(config.console, table=config.table, clock=clock,
                                      typing_lag_s=config.console_typing_lag_s))
     tolerance = config.rules.camera_shift_tolerance_mm
-    sources += [CameraSource(c, table=config.table, clock=clock, frame_sinks=frame_sinks, perception=perception,
-                             drift=camera_drift(c, perception, table=config.table, tolerance_mm=tolerance),
-                             conductor=conductor)
-                for c, perception in zip(config.cameras, perceptions, strict=True)]
+    for camera, perception in zip(config.cameras, perceptions, strict=True):
+        if camera.own_process and conductor is None:  # a recording played fast keeps its cameras on its clock
+            sources.append(CameraProcess(camera, table=config.table, clock=clock, frame_sinks=frame_sinks,
+                                         perceiving=perception is not None, tolerance_mm=tolerance))
+        else:
+            sources.append(CameraSource(camera, table=config.table, clock=clock, frame_sinks=frame_sinks,
+                                        perception=perception, conductor=conductor,
+                                        drift=camera_drift(camera, perception, table=config.table,
+                                                           tolerance_mm=tolerance)))
     return sources
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tablewatch.calibration.drift import DriftMonitor
@@ -105,7 +106,65 @@ RETRY_MAX_S = 30.0
 LIVE_QUIET_RECONNECTS = 2
 
 
-class CameraSource:
+class CameraFeed:
+    """What the table knows of one camera while it runs, in a thread (``CameraSource``) or in a process of its own
+    (``tablewatch.edge.camera.CameraProcess``)."""
+
+    name: str
+    frames: int
+    bad_frames: int  # frames whose compressed data did not decode (skipped)
+    events: int
+    error: str  # why the camera is down (empty while it delivers)
+    outages: int
+    # What the pipeline may hold the other sensors' events for: the earliest time an event still to come
+    # from this camera may carry.
+    horizon: float | None
+    origin: float | None  # a video file's start on the table's clock
+    lag_s: float  # how far behind its time the last frame was when its analysis ended
+    worst_lag_s: float
+
+    @property
+    def perceiving(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def drift_status(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def finished(self) -> bool:
+        """The frames have ended (a video file played out, or the camera failed) and what they showed is sent."""
+        raise NotImplementedError
+
+    def start(self, emit: Emit) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def status(self) -> CameraStatus:
+        return CameraStatus(frames=self.frames, bad_frames=self.bad_frames, events=self.events, error=self.error,
+                            outages=self.outages, horizon=self.horizon, origin=self.origin, lag_s=self.lag_s,
+                            worst_lag_s=self.worst_lag_s, drift=self.drift_status)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CameraStatus:
+    """A camera's counters and times at one moment (sent from a camera's process to the table's)."""
+
+    frames: int
+    bad_frames: int
+    events: int
+    error: str
+    outages: int
+    horizon: float | None
+    origin: float | None
+    lag_s: float
+    worst_lag_s: float
+    drift: str
+
+
+class CameraSource(CameraFeed):
     """Frames from a camera or file into the evidence ring buffer, counted for the status line, and, when
     the camera has a calibrated table profile, through vision perception into table events.
 
@@ -138,13 +197,12 @@ class CameraSource:
         self.error = ""  # why the camera is down (empty while it delivers)
         self.down_since: float | None = None  # on the table's clock, while the camera is down
         self.outages = 0
+        self.lag_s = self.worst_lag_s = 0.0
         self._emit: Emit | None = None
         self._last_ts: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        # What the pipeline may hold the other sensors' events for: the earliest time an event still to come
-        # from this camera may carry. Set only after the events of a frame are sent, so none is overtaken.
-        self.horizon: float | None = None
+        self.horizon = None  # set only after the events of a frame are sent, so none is overtaken
 
     def start(self, emit: Emit) -> None:
         self._emit = emit
@@ -257,6 +315,8 @@ class CameraSource:
         self._last_ts = ts
         self._send(self.drift.frame(image, ts) if self.drift else self.perception.process(image, ts))
         self.horizon = self.drift.horizon if self.drift else self.perception.horizon
+        self.lag_s = self.clock() - ts
+        self.worst_lag_s = max(self.worst_lag_s, self.lag_s)
 
     def _flush(self) -> None:
         if self.perception is None or self._last_ts is None:
@@ -278,8 +338,15 @@ class CameraSource:
 
     @property
     def finished(self) -> bool:
-        """The frames have ended (a video file played out, or the camera failed) and what they showed is sent."""
         return self._thread is not None and not self._thread.is_alive()
+
+    @property
+    def perceiving(self) -> bool:
+        return self.perception is not None
+
+    @property
+    def drift_status(self) -> str:
+        return self.drift.status() if self.drift is not None else ""
 
 
 def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:
@@ -312,7 +379,7 @@ def camera_drift(camera: CameraConfig, perception: Perception | None, *, table: 
     return DriftGate(monitor=monitor, perception=perception, every=camera.drift_every)
 
 
-def earliest_horizon(sources: list[CameraSource | ConsoleSource]) -> Callable[[], float | None]:
+def earliest_horizon(sources: list[CameraFeed | ConsoleSource]) -> Callable[[], float | None]:
     """The earliest time an event still to come from any of these sources may carry (a perceiving camera's
     undecided motions, a console's declarations still being keyed)."""
     def horizon() -> float | None:

@@ -1,0 +1,1 @@
+"""One edge box: each camera of a table in a process of its own, its frames shared with the table's process."""
