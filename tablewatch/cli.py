@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "web": "tablewatch.alerts.cli:web",
     "bench-mqtt": "tablewatch.bench.mqtt:bench_mqtt",
     "bench-central": "tablewatch.bench.central:bench_central",
+    "bench-edge": "tablewatch.bench.edge:bench_edge",
 }
 
 

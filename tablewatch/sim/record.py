@@ -75,7 +75,7 @@ def record(sim: Simulation, out: Path, *, fps: float = DEFAULT_FPS, max_seconds:
     if camera:
         frames = _write_video(sim, out / "overhead_720p.mp4", fps=fps, length=length, effects=effects,
                               progress=progress)
-        _write_profile(sim, out / "profile.toml", video=out / "overhead_720p.mp4")
+        write_profile(sim, out / "profile.toml", video=out / "overhead_720p.mp4")
     if rfid:
         timeline = rfid_timeline(sim, until=length)
         reads = len(timeline)
@@ -232,7 +232,7 @@ def _frames(sim: Simulation, *, fps: float, count: int, effects: bool, progress:
         yield frame.image
 
 
-def _write_profile(sim: Simulation, path: Path, *, video: Path) -> None:
+def write_profile(sim: Simulation, path: Path, *, video: Path) -> None:
     """The camera's table profile, as ``tablewatch calibrate --sim-chips`` makes it from the video's frames
     (with the scenario's chip set), and the dealer button's look measured where it lies in the first frame."""
     name = sim.run.layout.name
