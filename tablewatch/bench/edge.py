@@ -78,7 +78,7 @@ def render(folder: Path, *, fps: float, frames: int, seconds: float) -> dict[str
     sim = Simulation.from_file(DEMO)
     videos = {}
     for name, resolution, _ in CAMERAS:
-        path = folder / f"{name}_{resolution}_{fps:g}fps_{seconds:g}s.avi"
+        path = folder / f"{name}_{resolution}_{fps:g}fps_{frames}x_{seconds:g}s.avi"
         if not path.exists():
             start = round(DEAL_STARTS_S * fps)
             stretch = [f.image for f in sim.frames("overhead", resolution, fps=fps, start=start, stop=start + frames,

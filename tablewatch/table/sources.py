@@ -120,7 +120,7 @@ class CameraFeed:
     # from this camera may carry.
     horizon: float | None
     origin: float | None  # a video file's start on the table's clock
-    lag_s: float  # how far behind its time the last frame was when its analysis ended
+    lag_s: float  # how late its last frame was handled (kept, and analysed where vision watches) after its moment
     worst_lag_s: float
 
     @property
@@ -310,11 +310,10 @@ class CameraSource(CameraFeed):
         self.frames += 1
         for sink in self.frame_sinks:
             sink(self.config.name, ts, image)
-        if self.perception is None or (self._last_ts is not None and ts <= self._last_ts):
-            return
-        self._last_ts = ts
-        self._send(self.drift.frame(image, ts) if self.drift else self.perception.process(image, ts))
-        self.horizon = self.drift.horizon if self.drift else self.perception.horizon
+        if self.perception is not None and (self._last_ts is None or ts > self._last_ts):
+            self._last_ts = ts
+            self._send(self.drift.frame(image, ts) if self.drift else self.perception.process(image, ts))
+            self.horizon = self.drift.horizon if self.drift else self.perception.horizon
         self.lag_s = self.clock() - ts
         self.worst_lag_s = max(self.worst_lag_s, self.lag_s)
 

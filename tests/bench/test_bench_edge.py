@@ -22,8 +22,7 @@ def test_a_table_with_its_cameras_in_their_own_processes_is_measured(tmp_path: P
     assert [c.name for c in result.cameras] == ["camera overhead", "camera dealer"]
     assert all(c.frames > 0 and c.error == "" and 0 < c.speed(FPS) <= 1 for c in result.cameras)
     assert result.camera_cpu_s > 0 and result.cpu_s > 0  # the cameras' work is done in their processes
-    assert result.cameras[0].worst_lag_s >= result.cameras[0].lag_s >= 0
-    assert result.cameras[1].worst_lag_s == 0  # evidence only: no analysis to be late
+    assert all(c.worst_lag_s >= c.lag_s >= 0 for c in result.cameras)
     lines = report("process", [result], fps=FPS, seconds=SECONDS)
     assert lines[0].startswith("1 table(s), cameras each in a process of its own: ")
     assert "% in its camera processes" in lines[1] and "× real time" in lines[1]

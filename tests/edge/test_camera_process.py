@@ -22,9 +22,9 @@ from tablewatch.events import CardDealt, DeviceStatus, Event, load_events
 from tablewatch.sim.session import Simulation
 from tablewatch.table.config import CameraConfig, RunConfig
 from tablewatch.table.run import run_table
+from tests.support.demo_camera import DEMO, FPS, SECONDS, render_demo_camera
 from tests.support.mjpeg_server import MjpegServer
 from tests.support.wait import wait_until
-from tests.table.test_run_vision import DEMO, FPS, SECONDS, video_and_profile  # noqa: F401 (a fixture)
 
 DEADLINE_S = 60.0  # generous: the machine may be busy
 
@@ -54,6 +54,11 @@ def in_own_process(source: str, collected: Collected) -> CameraProcess:
     return CameraProcess(CameraConfig(source=source, name="overhead", own_process=True, shared_memory_mb=16),
                          table="T01", clock=session_clock(), frame_sinks=[collected.keep], perceiving=False,
                          tolerance_mm=5.0, retry_first_s=0.1, retry_max_s=1.0)
+
+
+@pytest.fixture(scope="module")
+def video_and_profile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return render_demo_camera(tmp_path_factory.mktemp("camera"))
 
 
 @pytest.mark.slow

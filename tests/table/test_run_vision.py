@@ -15,37 +15,24 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from tablewatch.bench.card_reader import write_video
-from tablewatch.calibration.cli import calibrate
 from tablewatch.config import ConfigError
 from tablewatch.events import CardDealt, ChipsMoved, HandEnded, HandStarted, load_events
-from tablewatch.sim.cli import sim
 from tablewatch.sim.session import Simulation
 from tablewatch.table.cli import run as run_command
 from tablewatch.table.config import CameraConfig, RunConfig
 from tablewatch.table.run import run_table
 from tablewatch.table.sources import CameraSource, camera_perception
 from tablewatch.vision.sources import VideoFileSource
+from tests.support.demo_camera import DEMO, FPS, SECONDS, render_demo_camera
 from tests.vision.test_sources import corrupt_frame
 
 pytestmark = pytest.mark.slow
 
-DEMO = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
-FPS = 15
-SECONDS = 7.0  # the blinds and the deal
 
 
 @pytest.fixture(scope="module")
 def video_and_profile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    folder = tmp_path_factory.mktemp("camera")
-    rendered = CliRunner().invoke(sim, ["render", str(DEMO), "-o", str(folder / "sim"), "--view", "overhead_720p",
-                                        "--fps", str(FPS), "--max-frames", str(round(SECONDS * FPS))])
-    assert rendered.exit_code == 0, rendered.output
-    video = folder / "sim" / "overhead_720p.mp4"
-    profile = folder / "T01.toml"
-    calibrated = CliRunner().invoke(calibrate, [str(video), "--layout", "oval10", "-o", str(profile),
-                                                "--table", "T01", "--frames", "5", "--sim-chips"])
-    assert calibrated.exit_code == 0, calibrated.output
-    return video, profile
+    return render_demo_camera(tmp_path_factory.mktemp("camera"))
 
 
 def test_a_calibrated_camera_feeds_vision_events_into_the_table(video_and_profile: tuple[Path, Path],
