@@ -36,7 +36,7 @@ from pydantic import Field
 from tablewatch.alerts.archive import HAND_COLUMNS, HANDS_DDL, ArchiveError, hand_row
 from tablewatch.alerts.payloads import PayloadError, parse
 from tablewatch.central.access import nats_subject
-from tablewatch.central.cluster import MQTT_STREAM
+from tablewatch.central.cluster import MQTT_STREAM, make_mqtt_streams
 from tablewatch.config import StrictModel
 
 if TYPE_CHECKING:
@@ -79,6 +79,9 @@ class ArchiverConfig(StrictModel):
     batch: int = Field(default=64, ge=1, le=10_000, description="messages per transaction")
     ack_wait_s: float = Field(default=30.0, ge=1, le=3600, description="a message unacknowledged this long goes to "
                                                                        "another archiver")
+    mqtt: list[str] = Field(default_factory=list, description="host:port of each node's MQTT listener: where the "
+                            "archiver connects once to have NATS make its MQTT streams, when it finds none (else it "
+                            "waits for the first MQTT client, and what that client sends first may go unarchived)")
     user: str | None = Field(default=None, description="this archiver's user name on the central tier")
     password_file: Path | None = Field(default=None, description="file whose first line is the password")
     ca_file: Path | None = Field(default=None, description="CA of the central tier: TLS when set")
@@ -89,16 +92,21 @@ class ArchiverConfig(StrictModel):
         if self.user:
             options["user"] = self.user
         if self.password_file is not None:
-            try:
-                options["password"] = self.password_file.read_text(encoding="utf-8").splitlines()[0].strip()
-            except (OSError, IndexError) as exc:
-                raise ArchiveError(f"password_file {self.password_file}: can't read a password from it") from exc
+            options["password"] = self.password()
         if self.ca_file is not None:
             try:
                 options["tls"] = ssl.create_default_context(cafile=str(self.ca_file))
             except (OSError, ssl.SSLError) as exc:
                 raise ArchiveError(f"ca_file {self.ca_file}: can't load a CA certificate from it ({exc})") from exc
         return options
+
+    def password(self) -> str | None:
+        if self.password_file is None:
+            return None
+        try:
+            return self.password_file.read_text(encoding="utf-8").splitlines()[0].strip()
+        except (OSError, IndexError) as exc:
+            raise ArchiveError(f"password_file {self.password_file}: can't read a password from it") from exc
 
     def consumer(self, kind: str) -> str:
         site = "all" if self.site == "*" else self.site.replace(".", "_")  # a consumer's name holds no dot
@@ -215,12 +223,26 @@ class CentralArchiver:
                     deliver_policy=DeliverPolicy.ALL, ack_wait=self.config.ack_wait_s, max_ack_pending=20_000))
                 return await js.pull_subscribe_bind(durable=name, stream=MQTT_STREAM)
             except NotFoundError:  # made by NATS at its first MQTT connection: no bridge has connected yet
-                log.warning("archive: the central tier has no %s stream yet; waiting for the first MQTT client",
-                            MQTT_STREAM)
-                await asyncio.sleep(2)
+                await self._make_mqtt_streams()
             except (nats.errors.TimeoutError, nats.errors.NoRespondersError, APIError) as exc:
                 log.warning("archive: JetStream is not ready (%s); trying again", one_line(exc) or type(exc).__name__)
                 await asyncio.sleep(2)
+
+    async def _make_mqtt_streams(self) -> None:
+        """Have NATS make its MQTT streams by connecting to an MQTT listener (``mqtt``), or wait for a client to."""
+        if not self.config.mqtt:
+            log.warning("archive: the central tier has no %s stream yet; waiting for the first MQTT client "
+                        "(--mqtt would make it)", MQTT_STREAM)
+            await asyncio.sleep(2)
+            return
+        user = (self.config.user, self.config.password() or "") if self.config.user else None
+        for address in self.config.mqtt:
+            if await asyncio.to_thread(make_mqtt_streams, address, user=user, ca_file=self.config.ca_file,
+                                       client_id=f"{self.config.name}-init", timeout=5.0):
+                log.info("archive: had NATS make its MQTT streams through %s", address)
+                return
+        log.warning("archive: no MQTT listener took a connection (%s); trying again", ", ".join(self.config.mqtt))
+        await asyncio.sleep(2)
 
     async def _archive(self, kind: str, sub: Any, stop: asyncio.Event) -> None:
         import nats.errors
@@ -321,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", default="*", help="archive one site only (default: every site)")
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--ack-wait", type=float, default=30.0, help="seconds before another archiver takes over")
+    parser.add_argument("--mqtt", default="", help="comma-separated host:port of the nodes' MQTT listeners, to have "
+                        "NATS make its MQTT streams before the first bridge connects")
     parser.add_argument("--user", help="this archiver's user name on the central tier")
     parser.add_argument("--password-file", type=Path, help="file whose first line is the password")
     parser.add_argument("--ca-file", type=Path, help="CA of the central tier (TLS)")
@@ -329,7 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     try:
-        config = ArchiverConfig(nats=args.nats.split(","), dsn=args.dsn, name=args.name, site=args.site,
+        config = ArchiverConfig(nats=args.nats.split(","), mqtt=[a for a in args.mqtt.split(",") if a], dsn=args.dsn,
+                                name=args.name, site=args.site,
                                 batch=args.batch, ack_wait_s=args.ack_wait, hands_table=args.hands_table,
                                 alerts_table=args.alerts_table, user=args.user, password_file=args.password_file,
                                 ca_file=args.ca_file)

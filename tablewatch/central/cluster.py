@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -121,6 +122,28 @@ def _monitor(node: _Node, path: str) -> dict[str, Any] | None:
     return answer if isinstance(answer, dict) else None
 
 
+def make_mqtt_streams(address: str, *, user: tuple[str, str] | None = None, ca_file: Path | None = None,
+                      client_id: str = "tablewatch-central-init", timeout: float = 10.0) -> bool:
+    """Connect to a node's MQTT listener once, so that NATS makes its MQTT streams (it does at the first MQTT
+    connection) before any bridge sends: the archive's consumers must exist by then, or what the first bridge
+    sends would have nobody to keep it. True when the node took the connection within ``timeout``."""
+    host, port = address.rsplit(":", 1)
+    connected = threading.Event()
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311)
+    client.on_connect = lambda _c, _u, _f, reason, _p: connected.set() if not reason.is_failure else None
+    if user is not None:
+        client.username_pw_set(*user)
+    if ca_file is not None:
+        client.tls_set(ca_certs=str(ca_file))
+    client.connect_async(host, int(port), keepalive=10)
+    client.loop_start()
+    try:
+        return connected.wait(timeout)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
 @dataclass(frozen=True)
 class Secured:
     """TLS on every listener and users with permissions, for a cluster run here (tests, trials)."""
@@ -147,11 +170,13 @@ class _Node:
 class CentralCluster:
     """``size`` nats-server processes on loopback, clustered, each with JetStream and an MQTT listener."""
 
-    def __init__(self, workdir: Path, *, size: int = 3, secure: Secured | None = None) -> None:
+    def __init__(self, workdir: Path, *, size: int = 3, secure: Secured | None = None,
+                 make_streams: bool = True) -> None:
         if size < 1:
             raise ValueError(f"a cluster has at least one node, not {size}")
         self.binary = nats_binary()
         self.secure = secure
+        self.make_streams = make_streams  # False: as a new deployment, no MQTT stream until an MQTT client comes
         self.workdir = workdir.resolve()
         self.size = size
         self.nodes: list[_Node] = []
@@ -212,7 +237,8 @@ class CentralCluster:
             process.wait()
 
     def wait_ready(self, timeout: float = 60.0) -> None:
-        """Every running node healthy (JetStream current), a meta leader elected, and the MQTT streams made."""
+        """Every running node healthy (JetStream current), a meta leader elected, and the MQTT streams made (unless
+        ``make_streams`` is off)."""
         deadline = time.monotonic() + timeout
         running = [n for n in self.nodes if n.process is not None and n.process.poll() is None]
         while not all(self._healthy(n) for n in running):
@@ -220,7 +246,8 @@ class CentralCluster:
             if time.monotonic() > deadline:
                 raise ClusterStartError(f"the central cluster is not healthy after {timeout:.0f} s: {self.log_tail()}")
             time.sleep(0.2)
-        self._make_mqtt_streams(running[0], deadline)
+        if self.make_streams:
+            self._make_mqtt_streams(running[0], deadline)
 
     def _healthy(self, node: _Node) -> bool:
         health = _monitor(node, "healthz")
@@ -233,22 +260,14 @@ class CentralCluster:
 
     def _make_mqtt_streams(self, node: _Node, deadline: float) -> None:
         """NATS makes its MQTT streams at the first MQTT connection; the archivers' consumers need them first."""
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tablewatch-central-init",
-                             protocol=mqtt.MQTTv311)
-        if self.secure is not None:
-            client.username_pw_set(*self.secure.init_user)
-            client.tls_set(ca_certs=str(self.secure.ca_file))
-        client.connect_async("localhost", node.setup.mqtt_port, keepalive=10)
-        client.loop_start()
-        try:
-            while self.leader_of(MQTT_STREAM) is None:
-                if time.monotonic() > deadline:
-                    raise ClusterStartError(f"NATS made no MQTT streams (its MQTT listener on {node.setup.name} "
-                                            f"did not take a client): {self.log_tail()}")
-                time.sleep(0.2)
-        finally:
-            client.disconnect()
-            client.loop_stop()
+        user = self.secure.init_user if self.secure else None
+        ca_file = self.secure.ca_file if self.secure else None
+        while self.leader_of(MQTT_STREAM) is None:
+            if time.monotonic() > deadline:
+                raise ClusterStartError(f"NATS made no MQTT streams (its MQTT listener on {node.setup.name} "
+                                        f"did not take a client): {self.log_tail()}")
+            make_mqtt_streams(f"localhost:{node.setup.mqtt_port}", user=user, ca_file=ca_file, timeout=2.0)
+            time.sleep(0.2)
 
     def leader_of(self, stream: str = MQTT_STREAM) -> int | None:
         """Index of the node leading ``stream`` (the one that orders its writes), from a running node's /jsz."""

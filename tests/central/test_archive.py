@@ -137,6 +137,25 @@ def test_an_archiver_started_before_the_central_tier_says_so_and_waits(tmp_path:
     assert while_away.count("ERROR archive: the central tier (") == 1
 
 
+def test_the_first_archiver_has_nats_make_its_streams_so_the_first_bridge_loses_nothing(
+        tmp_path: Path, archive: Archive, central: CentralCluster) -> None:
+    fresh = CentralCluster(tmp_path / "fresh", make_streams=False)  # a new deployment: no MQTT client came yet
+    site = new_site()
+    with fresh:
+        assert fresh.leader_of() is None  # no stream to keep MQTT messages in
+        archiver = archiver_process(tmp_path, fresh.nats_urls, name="first", site=site, tables=archive.tables,
+                                    extra=["--mqtt", ",".join(fresh.mqtt_addresses)]).start()
+        client = mqtt_client(fresh.mqtt_addresses[2], "pit-first")  # the first bridge, sending at once
+        alert = pl.alert_payload(pl.Context(site=site, table="T01", session="s1", epoch=0.0), violation(1))
+        client.publish(f"tablewatch/{site}/T01/alert", pl.dumps(alert).encode(), qos=1).wait_for_publish(10)
+        try:
+            wait_until("the first bridge's first alert archived", lambda: archive.count(site) >= 1, 30)
+        finally:
+            client.loop_stop()
+            archiver.stop()
+    assert "had NATS make its MQTT streams" in archiver.log.read_text()
+
+
 def test_a_port_taken_before_the_cluster_binds_it_means_new_ports(tmp_path: Path, central: CentralCluster) -> None:
     cluster = CentralCluster(tmp_path / "busy")
     taken = int(cluster.mqtt_addresses[0].rsplit(":", 1)[1])

@@ -19,7 +19,7 @@ from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
 from tablewatch.alerts.connection import BrokerError, connect, make_client
 from tablewatch.alerts.publisher import Publisher
 from tablewatch.central.access import password_variable, render_authorization
-from tablewatch.central.cluster import CentralCluster, Secured
+from tablewatch.central.cluster import CentralCluster, Secured, make_mqtt_streams
 from tablewatch.central.deploy import example_files
 from tests.alerts.helpers import Collector, violation
 from tests.alerts.secure_broker import DEPLOY, ROSTER, make_certificates
@@ -50,6 +50,13 @@ def central(cluster: CentralCluster, user: str, *, password: str | None = None, 
     return BrokerConfig(url=f"mqtts://localhost:{port}", username=user, password=password or f"pw-{user}",
                         ca_file=cluster.secure.ca_file if cluster.secure else None, protocol="3.1.1",
                         connect_timeout=5)
+
+
+def test_an_archiver_may_connect_over_mqtt_to_have_nats_make_its_streams(secured: CentralCluster) -> None:
+    assert secured.secure is not None
+    address = f"localhost:{secured.mqtt_addresses[1].rsplit(':', 1)[1]}"
+    assert make_mqtt_streams(address, user=("archive-1", "pw-archive-1"), ca_file=secured.secure.ca_file)
+    assert not make_mqtt_streams(address, user=("archive-1", "wrong"), ca_file=secured.secure.ca_file, timeout=3)
 
 
 def test_a_pit_bridges_in_with_tls_and_its_credentials_and_the_roles_hold(tmp_path: Path, secured: CentralCluster,
