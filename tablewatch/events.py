@@ -465,10 +465,12 @@ class ChipsLeftTable(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class ChipsAppeared(Event):
-    """Chips that showed up in ``zone`` without coming from another zone."""
+    """Chips that showed up in ``zone`` without coming from another zone. ``onto_empty``: the zone held no chip
+    before (a player sitting down with a stack, rather than chips added to one)."""
 
     zone: str
     chips: Chips
+    onto_empty: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -114,6 +114,7 @@ class ChipLedger:
             for uid in inv.uids:
                 read[uid.upper()] = zone
         first = zones_read - self._read_zones
+        held = {*self._location.values(), *(zone for zone, _, _ in self._missing.values())}  # before this sweep
         moved: dict[tuple[str, str], list[str]] = {}
         appeared: dict[str, list[str]] = {}
         events: list[Event] = []
@@ -133,7 +134,7 @@ class ChipLedger:
                 del self._location[uid]
                 self._missing[uid] = (zone, ts, zone not in occupied)
         self._read_zones |= zones_read
-        events += self._moved_events(moved, ts) + self._appeared_events(appeared, ts)
+        events += self._moved_events(moved, ts) + self._appeared_events(appeared, ts, held=held)
         return events + self.expire(ts)
 
     def expire(self, ts: float) -> list[Event]:
@@ -183,11 +184,11 @@ class ChipLedger:
                                          seat=seat_of_zone(src) or seat_of_zone(dst), src=src, dst=dst, chips=chips))
         return events
 
-    def _appeared_events(self, appeared: dict[str, list[str]], ts: float) -> list[Event]:
+    def _appeared_events(self, appeared: dict[str, list[str]], ts: float, *, held: set[str]) -> list[Event]:
         events: list[Event] = []
         for zone, uids in sorted(appeared.items()):
             chips = self.registry.chips(uids)[0]
             if chips.count:
                 events.append(ChipsAppeared(ts=ts, table=self.table, source="rfid", seat=seat_of_zone(zone), zone=zone,
-                                            chips=chips))
+                                            chips=chips, onto_empty=zone not in held))
         return events

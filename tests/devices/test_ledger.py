@@ -84,6 +84,16 @@ def test_a_chip_seen_first_after_the_baseline_has_appeared(registry: TagRegistry
     assert [(e.kind, e.zone, e.chips.as_dict()) for e in events] == [("ChipsAppeared", "tray", {25: 1})]  # type: ignore[attr-defined]
 
 
+def test_chips_appearing_in_an_empty_zone_say_so(registry: TagRegistry) -> None:
+    chips = registry.uids_of(1000)[:4]
+    ledger = ChipLedger(registry, table="T01")
+    ledger.apply(read(0.0, seat4_stack=[], seat5_stack=chips[:1]))
+    events = ledger.apply(read(1.0, seat4_stack=chips[1:3], seat5_stack=chips[:1] + chips[3:]))
+    assert [(e.zone, e.chips.value, e.onto_empty) for e in events] == [  # type: ignore[attr-defined]
+        ("seat4.stack", 2000, True),  # a player sat down with his stack
+        ("seat5.stack", 1000, False)]  # a chip added to a stack
+
+
 def test_an_unknown_uid_is_reported_once_per_zone(registry: TagRegistry) -> None:
     fake = "E0070000DEADBEEF"
     ledger = ChipLedger(registry, table="T01")

@@ -98,6 +98,15 @@ def test_house_002_2_4_chips_appearing(phase: str, severity: Severity) -> None:
     assert v.rule_id == "HOUSE-002-2.4" and v.severity is severity and v.seats == (6,)
 
 
+@pytest.mark.parametrize(("phase", "alerted"), [("complete", False), ("preflop", True)])
+def test_a_player_sitting_down_with_a_stack_is_no_chips_added(phase: str, alerted: bool) -> None:
+    # an empty seat's stack filling between hands is a buy-in or a player moved in; during a hand it is chips added
+    s = Script(ChipsAppearedCheck(RuleProfile()), phase=phase)
+    seated = s.do(ChipsAppeared, zone="seat6.stack", chips=Chips.of({1000: 5}), onto_empty=True)
+    assert [v.rule_id for v in seated] == ["HOUSE-002-2.4"] * alerted
+    assert s.do(ChipsAppeared, zone="pot", chips=Chips.of({1000: 1}), onto_empty=True)  # not a player's stack
+
+
 def test_unknown_chip_is_a_possible_counterfeit() -> None:
     s = Script(UnknownChipCheck(RuleProfile()))
     (v,) = s.do(UnknownChip, uid="E004015012345678", zone="seat2.bet")

@@ -15,6 +15,7 @@ from tablewatch.events import (
     StackObscured,
     UnknownChip,
     Violation,
+    Zone,
     seat_of_zone,
 )
 from tablewatch.rules.checks.base import LIVE_PHASES, HandCheck, to_call
@@ -126,6 +127,8 @@ class ChipsAppearedCheck(HandCheck):
                 ruling="No chips may be added during a hand; only the chips on the table when the hand began play "
                 "(HOUSE-002-2.4.2, ENG-41). In a tournament, chips from outside are not in play (TDA-49): call "
                 "the floor.")]
+        if event.onto_empty and Zone.parse(event.zone).is_stack:
+            return []  # a player sitting down with his stack (a buy-in, a player moved in): no chips added to one
         return [self.violation(
             snapshot, event, seats=seats, severity=Severity.ADVISORY, title="Chips added between hands",
             observed=f"{event.chips.value} in chips appeared in {event.zone} between hands.",
