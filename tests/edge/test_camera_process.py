@@ -11,9 +11,11 @@ import sys
 import threading
 from pathlib import Path
 
+import cv2
 import pytest
 from rich.console import Console
 
+from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder
 from tablewatch.devices.poller import session_clock
 from tablewatch.edge import frames as shared
 from tablewatch.edge.camera import CameraProcess
@@ -23,6 +25,7 @@ from tablewatch.sim.session import Simulation
 from tablewatch.table.config import CameraConfig, RunConfig
 from tablewatch.table.run import run_table
 from tests.support.demo_camera import DEMO, FPS, SECONDS, render_demo_camera
+from tests.support.mjpeg_server import FPS as FPS_STREAM
 from tests.support.mjpeg_server import MjpegServer
 from tests.support.wait import wait_until
 
@@ -101,6 +104,32 @@ def test_a_camera_process_killed_is_a_camera_down_started_again(tmp_path: Path) 
     assert camera.restarts == 1 and camera._process.pid != first and camera.error == ""
     assert [online for online, _ in collected.statuses()] == [False, True]
     assert collected.frames[-1].image.shape == (120, 160, 3)  # the newest frame, from the shared memory
+
+
+def test_an_alerts_still_and_clip_are_made_from_the_frames_in_shared_memory(tmp_path: Path) -> None:
+    server = MjpegServer().start()
+    recorder = EvidenceRecorder(EvidenceConfig(folder=tmp_path / "evidence", before_s=1.0, after_s=0.5))
+    collected = Collected()
+    camera = CameraProcess(CameraConfig(source=server.url, name="overhead", own_process=True, shared_memory_mb=16),
+                           table="T01", clock=session_clock(), frame_sinks=[recorder.add_frame], perceiving=False,
+                           tolerance_mm=5.0)
+    try:
+        camera.start(collected.emit)
+        wait_until("2 s of frames", lambda: camera.frames >= 2 * FPS_STREAM, DEADLINE_S)
+        ring = recorder.rings["overhead"]
+        evidence = recorder.capture("al-1", ring.times[-1] - 0.6, camera="overhead")
+        wait_until("frames past the clip's end", lambda: ring.times[-1] > (evidence.clip_to_ts or 0), DEADLINE_S)
+        assert recorder.flush(DEADLINE_S)
+    finally:
+        camera.stop()
+        recorder.close()
+        server.kill()
+    assert isinstance(ring.frames[-1], SharedFrame)  # kept by reference into the camera's shared memory
+    still = cv2.imread(str(evidence.still_path))
+    assert still is not None and still.shape == (120, 160, 3)
+    clip = cv2.VideoCapture(str(evidence.clip_path))
+    assert clip.get(cv2.CAP_PROP_FRAME_COUNT) >= FPS_STREAM  # the 1.5 s around the alert
+    clip.release()
 
 
 def test_a_camera_process_ends_when_its_table_process_is_gone(tmp_path: Path) -> None:
