@@ -57,6 +57,10 @@ def print_score(score: SessionScore, console: Console, *, through_run: Sequence[
     console.print(score_table(score))
     console.print(f"false VIOLATION alerts by rule: {score.false_by_rule or 'none'}; "
                   f"further alerts on injected incidents: {score.corroborating}; advisories: {score.advisories}")
+    routine = sum(score.routine_by_rule.values())
+    console.print(f"SYSTEM and ADVISORY alerts on no injected incident: {routine} in {score.hands} hands "
+                  f"({routine / score.hands if score.hands else 0:.2f} a hand)"
+                  + (f": {score.routine_by_rule}" if routine else ""))
     console.print(f"hands captured exactly: {score.hands_exact}/{score.hands} "
                   f"({_pct(score.hands_exact / score.hands if score.hands else None)}); "
                   f"actions right: {score.actions_right}/{score.actions} "

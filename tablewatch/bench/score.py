@@ -84,6 +84,7 @@ class SessionScore:
     frames: int
     skipped_hands: list[str] = field(default_factory=list)
     inexact: list[str] = field(default_factory=list)
+    routine_by_rule: dict[str, int] = field(default_factory=dict)  # SYSTEM and ADVISORY alerts on no injection
 
     @property
     def realtime_factor(self) -> float:
@@ -114,7 +115,8 @@ def score_session(result: SessionResult, *, skipped: list[str] | None = None) ->
                         actions_right=right, per_type=per_type, false_by_rule=false_by_rule,
                         advisories=advisories, corroborating=corroborating, latencies_ms=latencies,
                         missed=missed, session_s=result.session_s, wall_s=result.wall_s, frames=0,
-                        skipped_hands=list(skipped or []), inexact=inexact)
+                        skipped_hands=list(skipped or []), inexact=inexact,
+                        routine_by_rule=routine_alerts(result.injected, result.alerts))
 
 
 # Violations whose TDA ruling changes the amount of the violating action itself (a string raise stands
@@ -250,7 +252,7 @@ def score_violations(injected: list[InjectedTruth], alerts: list[TimedAlert]) ->
         latency = max(0.0, alert.session_t - truth.observable_ts) * 1000 + alert.processing_s * 1000
         per_type[truth.type].latencies_ms.append(latency)
         latencies.append(latency)
-    incidents = {(t.hand_no, rule) for t in injected for rule in ACCEPTED_RULES.get(t.type, (t.rule_id,))}
+    incidents = injected_incidents(injected)
     corroborating = 0
     for index, alert in violations:
         if index in used:
@@ -265,6 +267,23 @@ def score_violations(injected: list[InjectedTruth], alerts: list[TimedAlert]) ->
                 per_type[kind].false_alerts += 1
                 break
     return dict(per_type), dict(false_by_rule), latencies, missed, corroborating
+
+
+def injected_incidents(injected: list[InjectedTruth]) -> set[tuple[int, str]]:
+    """(hand, rule family) of every injected incident, by each rule that may answer it."""
+    return {(t.hand_no, rule) for t in injected for rule in ACCEPTED_RULES.get(t.type, (t.rule_id,))}
+
+
+def routine_alerts(injected: list[InjectedTruth], alerts: list[TimedAlert]) -> dict[str, int]:
+    """SYSTEM and ADVISORY alerts that answer no injected incident, by rule: what a surveillance room would read
+    as noise on hands played by the book."""
+    incidents = injected_incidents(injected)
+    routine: dict[str, int] = defaultdict(int)
+    for alert in alerts:
+        v = alert.violation
+        if v.severity in (Severity.SYSTEM, Severity.ADVISORY) and (v.hand_no, rule_family(v.rule_id)) not in incidents:
+            routine[v.rule_id] += 1
+    return dict(sorted(routine.items()))
 
 
 def _match(truth: InjectedTruth, alerts: list[tuple[int, TimedAlert]], used: set[int]) -> tuple[int, TimedAlert] | None:

@@ -42,6 +42,7 @@ from tablewatch.bench.score import (
     SessionScore,
     phh_final_stacks,
     player_actions,
+    routine_alerts,
     same_but_amount,
     score_violations,
 )
@@ -172,7 +173,8 @@ def score_run(recording: Path, out: Path, *, session_s: float, wall_s: float, fr
         camera=camera, hands=len(truths), hands_exact=exact, actions=actions, actions_right=right,
         per_type=per_type, false_by_rule=false_by_rule,
         advisories=sum(1 for a in alerts if a.violation.severity == Severity.ADVISORY), corroborating=corroborating,
-        latencies_ms=latencies, missed=missed, session_s=session_s, wall_s=wall_s, frames=frames, inexact=inexact)
+        latencies_ms=latencies, missed=missed, session_s=session_s, wall_s=wall_s, frames=frames, inexact=inexact,
+        routine_by_rule=routine_alerts(injected, alerts))
     return session, frame
 
 
