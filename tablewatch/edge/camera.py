@@ -162,7 +162,8 @@ class CameraProcess(CameraFeed):
                 process.kill()
                 process.join()
         if not done:  # what it had sent counts; its perception's undecided motions died with it
-            self._counted, self.horizon = self._status_now(), None
+            self.horizon = None
+            self._counted = self.status()
         return done, process.exitcode
 
     def _handle(self, message: tuple[Any, ...]) -> bool:
@@ -191,11 +192,6 @@ class CameraProcess(CameraFeed):
         self.events, self.outages = before.events + status.events, before.outages + status.outages
         self.error, self._drift, self.horizon, self.origin = status.error, status.drift, status.horizon, status.origin
         self.lag_s, self.worst_lag_s = status.lag_s, max(before.worst_lag_s, status.worst_lag_s)
-
-    def _status_now(self) -> CameraStatus:
-        return CameraStatus(frames=self.frames, bad_frames=self.bad_frames, events=self.events, error=self.error,
-                            outages=self.outages, horizon=None, origin=self.origin, lag_s=self.lag_s,
-                            worst_lag_s=self.worst_lag_s, drift=self._drift)
 
     def _process_died(self, exit_code: int | None, *, retry_in: float) -> None:
         self.restarts += 1

@@ -140,7 +140,8 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
             outputs.append(AlertMetrics(registry, config.table, clock))
         sinks = [recorder.add_frame] if recorder is not None else []
         sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions, conductor=conductor)
-        perceiving = any(p is not None for p in perceptions)
+        del perceptions  # checked; a camera in a process of its own builds its own, this copy would only hold memory
+        perceiving = any(isinstance(s, CameraFeed) and s.perceiving for s in sources)
         # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
         readers = [s for s in sources if isinstance(s, RfidSource)]
         stack_chips = rfid_chips(readers)

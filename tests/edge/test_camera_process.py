@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import cv2
 import pytest
@@ -53,10 +54,12 @@ class Collected:
             return [(e.online, e.detail) for e in self.events if isinstance(e, DeviceStatus)]
 
 
-def in_own_process(source: str, collected: Collected) -> CameraProcess:
+def in_own_process(source: str, collected: Collected, *, frame_sink: Any = None) -> CameraProcess:
+    """An evidence-only camera in its own process, retried within a second; its frames to ``frame_sink``
+    (``collected`` keeps them by default)."""
     return CameraProcess(CameraConfig(source=source, name="overhead", own_process=True, shared_memory_mb=16),
-                         table="T01", clock=session_clock(), frame_sinks=[collected.keep], perceiving=False,
-                         tolerance_mm=5.0, retry_first_s=0.1, retry_max_s=1.0)
+                         table="T01", clock=session_clock(), frame_sinks=[frame_sink or collected.keep],
+                         perceiving=False, tolerance_mm=5.0, retry_first_s=0.1, retry_max_s=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -110,9 +113,7 @@ def test_an_alerts_still_and_clip_are_made_from_the_frames_in_shared_memory(tmp_
     server = MjpegServer().start()
     recorder = EvidenceRecorder(EvidenceConfig(folder=tmp_path / "evidence", before_s=1.0, after_s=0.5))
     collected = Collected()
-    camera = CameraProcess(CameraConfig(source=server.url, name="overhead", own_process=True, shared_memory_mb=16),
-                           table="T01", clock=session_clock(), frame_sinks=[recorder.add_frame], perceiving=False,
-                           tolerance_mm=5.0)
+    camera = in_own_process(server.url, collected, frame_sink=recorder.add_frame)
     try:
         camera.start(collected.emit)
         wait_until("2 s of frames", lambda: camera.frames >= 2 * FPS_STREAM, DEADLINE_S)
