@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "floor": "tablewatch.alerts.cli:floor",
     "broker": "tablewatch.alerts.cli:broker",
     "web": "tablewatch.alerts.cli:web",
+    "evidence": "tablewatch.alerts.evidence_cli:evidence",
     "bench-mqtt": "tablewatch.bench.mqtt:bench_mqtt",
     "bench-central": "tablewatch.bench.central:bench_central",
     "bench-edge": "tablewatch.bench.edge:bench_edge",
