@@ -2,12 +2,13 @@
 
 Roles (the topic tree of topics.py makes each a few wildcard lines):
 - ``table``: writes only under ``tablewatch/<site>/<table>/``; reads only its own ``ack/+`` topics.
-- ``floor``: reads alerts, state, status, the redacted event stream and finished hands; writes acks, only on
-  ``ack/<his user name>``: the table takes the acknowledger's name from the topic, so no one acks as another.
+- ``floor``: reads alerts, incidents, alerting switches, state, status, the redacted event stream and finished
+  hands; writes acks, reviews and alerting switches, only on ``ack/``, ``review/`` and ``alerting/set/<his user
+  name>``: the table takes the writer's name from the topic, so no one acks, reviews or mutes as another.
   Never ``secure/`` (hole cards of a hand in progress) and never ``broadcast/``.
-- ``surveillance``: reads everything under ``tablewatch/`` (hole cards included); writes acks as itself.
+- ``surveillance``: reads everything under ``tablewatch/`` (hole cards included); writes as itself as the floor.
 - ``broadcast``: reads only ``broadcast/`` (hands after they end, or after the configured delay) and status.
-- ``archive``: reads finished hands and alerts (the PostgreSQL writers, with ``$share/`` subscriptions).
+- ``archive``: reads finished hands, alerts and incidents (the PostgreSQL writers, with ``$share/`` subscriptions).
 - ``bridge``: a pit broker forwarding its site's tree to the central broker, and acks back.
 
     python -m tablewatch.alerts.acl deploy/roster.example.yaml > /etc/mosquitto/tablewatch.acl
@@ -25,8 +26,10 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from tablewatch.alerts.config import check_name
+from tablewatch.alerts.topics import COMMANDS
 from tablewatch.config import ConfigError, StrictModel, load_config
 
+FLOOR_READS = ("alert", "alerts", "incident", "incidents", "alerting/state", "state", "status", "event", "hand")
 Role = Literal["table", "floor", "surveillance", "broadcast", "archive", "bridge"]
 
 
@@ -67,17 +70,17 @@ def rules_for(user: User) -> list[str]:
     base = f"tablewatch/{user.site}"
     if user.role == "table":
         own = f"{base}/{user.table}"
-        return [f"topic write {own}/#", f"topic read {own}/ack/+"]
-    own_acks = f"topic write {base}/+/ack/{user.name}"  # the name is the user's own: no one acks as another
+        return [f"topic write {own}/#", *(f"topic read {own}/{command}/+" for command in COMMANDS)]
+    # the name is the user's own: no one acks, reviews or mutes as another
+    own_commands = [f"topic write {base}/+/{command}/{user.name}" for command in COMMANDS]
     if user.role == "floor":
-        return [*(f"topic read {base}/+/{leaf}" for leaf in ("alert", "alerts", "state", "status", "event", "hand")),
-                own_acks]
+        return [*(f"topic read {base}/+/{leaf}" for leaf in FLOOR_READS), *own_commands]
     if user.role == "surveillance":
-        return [f"topic read {base}/#", own_acks]
+        return [f"topic read {base}/#", *own_commands]
     if user.role == "broadcast":
         return [f"topic read {base}/+/broadcast/#", f"topic read {base}/+/status"]
     if user.role == "archive":
-        return [f"topic read {base}/+/hand", f"topic read {base}/+/alert"]
+        return [f"topic read {base}/+/hand", f"topic read {base}/+/alert", f"topic read {base}/+/incident"]
     return [f"topic readwrite {base}/#"]  # bridge: the whole site's tree both ways
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
+from tablewatch.alerts.topics import COMMANDS
 from tablewatch.config import StrictModel
 
 
@@ -115,13 +116,15 @@ class BridgeSetup(StrictModel):
 
 
 def render_bridge(bridge: BridgeSetup) -> str:
-    """mosquitto bridge sections, failover across ``addresses``: what must arrive (alerts, hands, state, acks) at
-    QoS 1 over a persistent session, and the QoS 0 event stream over a connection of its own. Apart, a burst of
-    events never delays an alert: mosquitto leaves Nagle's algorithm on for a bridge's socket, and a QoS 0
-    message, which the far side never answers, held the next alert up to the peer's delayed ACK (40 ms)."""
+    """mosquitto bridge sections, failover across ``addresses``: what must arrive (alerts, incidents, hands, state,
+    and the consoles' acks, reviews and switches) at QoS 1 over a persistent session, and the QoS 0 event stream
+    over a connection of its own. Apart, a burst of events never delays an alert: mosquitto leaves Nagle's
+    algorithm on for a bridge's socket, and a QoS 0 message, which the far side never answers, held the next alert
+    up to the peer's delayed ACK (40 ms)."""
     site = f"tablewatch/{bridge.site}/+"
-    must = [f"topic {site}/{leaf} out 1" for leaf in ("alert", "alerts", "state", "status", "hand", "secure/#",
-                                                     "broadcast/#")] + [f"topic {site}/ack/+ in 1"]
+    must = [f"topic {site}/{leaf} out 1" for leaf in ("alert", "alerts", "incident", "incidents", "alerting/state",
+                                                     "state", "status", "hand", "secure/#", "broadcast/#")]
+    must += [f"topic {site}/{command}/+ in 1" for command in COMMANDS]
     text = _bridge_section(bridge, bridge.name, bridge.client_id, persistent=True, topics=must)
     return text + "\n" + _bridge_section(bridge, f"{bridge.name}-events", f"{bridge.client_id}-events",
                                          persistent=False, topics=[f"topic {site}/event out 0"])

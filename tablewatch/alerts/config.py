@@ -113,6 +113,12 @@ class PublisherConfig(StrictModel):
     broadcast_delay_s: BroadcastDelay = 0.0
     reconnect_max_s: float = Field(default=5.0, ge=0.1, le=300, description="longest wait between reconnect attempts")
     state_min_interval_s: float = Field(default=0.2, ge=0, le=60, description="retained state at most this often")
+    alerting_file: Path | None = Field(default=None, description="where the alerting switches (mute, off) are kept "
+                                       "over a restart; default: beside the outbox, `<outbox>.alerting.json`")
+
+    @property
+    def alerting_path(self) -> Path:
+        return self.alerting_file or self.outbox.path.with_name(self.outbox.path.name + ".alerting.json")
 
     @field_validator("site", "table")
     @classmethod

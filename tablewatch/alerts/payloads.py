@@ -26,7 +26,8 @@ from referencing import Registry, Resource
 
 from tablewatch.events import CardDealt, Event, Violation
 
-SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1, "stats": 1}
+SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1, "stats": 1,
+                   "incident": 1, "incidents": 1, "review": 1, "alerting": 1, "alerting-set": 1}
 ChangeType = Literal["new", "update", "end"]
 AlertStatus = Literal["open", "closed", "acknowledged"]
 
@@ -61,7 +62,11 @@ class _Named(TypedDict, total=False):
     players: dict[str, str]  # seat (as text) → the player's name, where the console named them
 
 
-class AlertPayload(Head, _Named):
+class _Muted(TypedDict, total=False):
+    muted: bool  # raised while its rule or table was muted or switched off: archived, no incident, no notification
+
+
+class AlertPayload(Head, _Named, _Muted):
     type: ChangeType
     id: str
     revision: int
@@ -152,7 +157,78 @@ class AckPayload(Head):
     note: str
 
 
-Payload = AlertPayload | EventPayload | HoleCardsPayload | HandPayload | StatePayload | OpenAlertsPayload | AckPayload
+class ReviewEntry(TypedDict):
+    action: str
+    by: str
+    note: str
+    time: str
+
+
+class IncidentPayload(Head, _Named):
+    type: ChangeType
+    id: str
+    revision: int
+    notify: bool
+    severity: str
+    escalated_from: str | None
+    state: str
+    time: str
+    ts: float
+    last_ts: float
+    hand_no: int | None
+    hands: list[int]
+    seats: list[int]
+    rule_id: str
+    rule_ids: list[str]
+    rule_title: str
+    observed: str
+    ruling: str
+    alerts: list[str]
+    count: int
+    evidence: EvidenceDict
+    keep: bool
+    reviews: list[ReviewEntry]
+    bundles: list[str]
+
+
+class OpenIncidentsPayload(Head):
+    time: str
+    incidents: list[IncidentPayload]
+
+
+class ReviewPayload(Head):
+    incident_id: str
+    action: str
+    by: str
+    time: str
+    note: str
+
+
+class RuleSwitch(TypedDict):
+    enabled: bool
+    muted_until: str | None
+
+
+class AlertingPayload(Head):
+    time: str
+    enabled: bool
+    muted_until: str | None
+    rules: dict[str, RuleSwitch]
+    changed_by: str | None
+    suppressed: dict[str, int]
+
+
+class AlertingSetPayload(Head):
+    by: str
+    time: str
+    rule_id: str | None
+    enabled: bool | None
+    mute_for_s: float | None
+    note: str
+
+
+Payload = AlertPayload | EventPayload | HoleCardsPayload | HandPayload | StatePayload | OpenAlertsPayload | AckPayload \
+    | IncidentPayload | OpenIncidentsPayload | ReviewPayload | AlertingPayload | AlertingSetPayload
 
 
 def schema_id(name: str) -> str:
@@ -326,6 +402,52 @@ def open_alerts_payload(ctx: Context, *, seq: int, alerts: Sequence[AlertPayload
 def ack_payload(*, site: str, table: str, alert: str, by: str, now: float, note: str = "") -> AckPayload:
     return {"schema": schema_id("ack"), "msg_id": stable_id("ak", site, table, alert, by), "site": site,
             "table": table, "alert_id": alert, "by": by, "time": iso_time(now), "note": note}
+
+
+def incident_payload(ctx: Context, *, ident: str, change: ChangeType, revision: int, notify: bool, severity: str,
+                     state: str, escalated_from: str | None, alerts: Sequence[AlertPayload], lead: AlertPayload,
+                     repeats: int, keep: bool, reviews: Sequence[ReviewEntry],
+                     bundles: Sequence[str]) -> IncidentPayload:
+    """One incident revision (``incidents.IncidentBook``): its leading alert speaks for it, as published (so with
+    the cards of a hand in play hidden, like the alert)."""
+    players: dict[str, str] = {}
+    for alert in alerts:
+        players.update(alert.get("players", {}))
+    return {
+        **ctx.head("incident", f"{ident}/{revision}"),
+        "type": change, "id": ident, "revision": revision, "notify": notify, "severity": severity,
+        "escalated_from": escalated_from, "state": state, "time": alerts[0]["time"], "ts": alerts[0]["ts"],
+        "last_ts": max(a["ts"] for a in alerts), "hand_no": lead["hand_no"],
+        "hands": sorted({a["hand_no"] for a in alerts if a["hand_no"] is not None}),
+        "seats": sorted({seat for a in alerts for seat in a["seats"]}), "rule_id": lead["rule_id"],
+        "rule_ids": sorted({a["rule_id"] for a in alerts}), "rule_title": lead["rule_title"],
+        "observed": lead["observed"], "ruling": lead["ruling"], "alerts": [a["id"] for a in alerts],
+        "count": repeats, "evidence": dict(lead["evidence"]),  # type: ignore[typeddict-item]
+        "keep": keep, "reviews": [dict(r) for r in reviews],  # type: ignore[misc]
+        "bundles": list(bundles), "players": players,
+    }
+
+
+def open_incidents_payload(ctx: Context, *, seq: int, incidents: Sequence[IncidentPayload],
+                           now: float) -> OpenIncidentsPayload:
+    ident = stable_id("oi", ctx.site, ctx.table, ctx.session, seq)
+    return {**ctx.head("incidents", ident), "time": iso_time(now), "incidents": [i.copy() for i in incidents]}
+
+
+def review_payload(*, site: str, table: str, incident: str, action: str, by: str, now: float,
+                   note: str = "") -> ReviewPayload:
+    return {"schema": schema_id("review"), "msg_id": stable_id("rv", site, table, incident, action, by, f"{now:.3f}"),
+            "site": site, "table": table, "incident_id": incident, "action": action, "by": by,
+            "time": iso_time(now), "note": note}
+
+
+def alerting_set_payload(*, site: str, table: str, by: str, now: float, rule_id: str | None = None,
+                         enabled: bool | None = None, mute_for_s: float | None = None,
+                         note: str = "") -> AlertingSetPayload:
+    return {"schema": schema_id("alerting-set"),
+            "msg_id": stable_id("as", site, table, by, rule_id, enabled, mute_for_s, f"{now:.3f}"),
+            "site": site, "table": table, "by": by, "time": iso_time(now), "rule_id": rule_id, "enabled": enabled,
+            "mute_for_s": mute_for_s, "note": note}
 
 
 def dumps(payload: Payload) -> str:

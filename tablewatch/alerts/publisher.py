@@ -18,22 +18,26 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import cast
 
 import paho.mqtt.client as mqtt
 
 from tablewatch.alerts import payloads as pl
 from tablewatch.alerts.config import PublisherConfig
 from tablewatch.alerts.evidence import Box, EvidenceRecorder
+from tablewatch.alerts.incidents import IncidentBook, ReviewAction, ReviewError
 from tablewatch.alerts.link import Link
 from tablewatch.alerts.outbox import Outbox
 from tablewatch.alerts.secrecy import HandSecrecy
 from tablewatch.alerts.state import LiveState
+from tablewatch.alerts.switches import AlertSwitches
 from tablewatch.alerts.topics import TableTopics, acknowledger
 from tablewatch.events import CardDealt, Event, HandEnded, HandStarted, Violation
 
 log = logging.getLogger(__name__)
 KEEP_ALERTS = 2000  # alerts remembered for updates/acks; older ones can't be revised any more
-RETAINED_OPEN = 100  # open alerts on the retained ``alerts`` topic (newest kept)
+RETAINED_OPEN = 100  # open alerts on the retained ``alerts`` topic (newest kept), and open incidents on ``incidents``
+KEEP_HANDS = 200  # finished hands remembered for an incident's export bundle
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +66,7 @@ class _Alert:
     acknowledged_by: str | None = None
     payload: pl.AlertPayload | None = None  # the newest revision sent
     redacted: bool = False  # the newest revision hides cards of a hand in play
+    muted: bool = False  # raised while its rule or table was muted or off: no incident
 
 
 class Publisher:
@@ -78,7 +83,9 @@ class Publisher:
                          outbox=self.outbox, status_topic=self.topics.status, max_inflight=config.outbox.max_inflight,
                          reconnect_max_s=config.reconnect_max_s)
         self.link.subscriptions[self.topics.acks] = self._on_ack
-        self.link.on_connected = lambda: self.publish_state(force=True)
+        self.link.subscriptions[self.topics.reviews] = self._on_review
+        self.link.subscriptions[self.topics.alerting_sets] = self._on_alerting_set
+        self.link.on_connected = self._on_connected
         self.state = LiveState()
         self.secrecy = HandSecrecy()  # what floor and broadcast may read while a hand is in play
         self.recorder = recorder
@@ -86,6 +93,11 @@ class Publisher:
             recorder.on_clip = self._on_clip
         self.ack_callbacks: list[Callable[[str, str], None]] = []
         self.acks_refused = 0  # acknowledgements that were malformed or named someone other than their sender
+        self.commands_refused = 0  # reviews and alerting switches refused the same way
+        self.incidents = IncidentBook(self.ctx)
+        self.switches = AlertSwitches.load(config.alerting_path)
+        self.review_callbacks: list[Callable[[pl.IncidentPayload], None]] = []  # after the floor reviewed one
+        self._hands: OrderedDict[int, pl.HandPayload] = OrderedDict()  # the newest finished hands, for exports
         self._alerts: OrderedDict[str, _Alert] = OrderedDict()
         self._alerts_by_hand: dict[int | None, list[str]] = {}
         self._redacted: set[str] = set()  # alerts whose full text goes out once their hand is over
@@ -94,6 +106,8 @@ class Publisher:
         self._state_seq = 0
         self._open_seq = 0
         self._alerts_dirty = False
+        self._incidents_dirty = False
+        self._switches_seq = 0
         self._state_sent = 0.0
         self._state_dirty = False
         self._state_timer: threading.Timer | None = None
@@ -103,7 +117,7 @@ class Publisher:
 
     def start(self) -> Publisher:
         self.link.start()
-        self.publish_state(force=True)
+        self._on_connected()
         return self
 
     def stop(self, *, drain_s: float = 2.0) -> None:
@@ -216,6 +230,9 @@ class Publisher:
                                   summary=summary or {}, alert_ids=self._alerts_by_hand.get(hand_no, []),
                                   hole_cards=self._hole_cards.pop(hand_no, {}))
         self._enqueue(payload, self.topics.hand, "hand")
+        self._hands[hand_no] = payload
+        while len(self._hands) > KEEP_HANDS:
+            self._hands.popitem(last=False)
         later = time.time() + self.config.broadcast_delay_s if self.config.broadcast_delay_s else 0.0
         broadcast: pl.HandPayload = {**payload, "msg_id": payload["msg_id"] + "/b"}
         self._enqueue(broadcast, self.topics.broadcast_hand, "broadcast", not_before=later)
@@ -242,6 +259,8 @@ class Publisher:
                                        monitor=self.health().as_dict(), now=now)
             if self._alerts_dirty:
                 self._publish_open_alerts(now)
+            if self._incidents_dirty:
+                self._publish_open_incidents(now)
             self._state_sent, self._state_dirty = now, False
             self._enqueue(payload, self.topics.state, "state", retain=True, coalesce="state")
 
@@ -261,9 +280,38 @@ class Publisher:
         payload = pl.alert_payload(self.ctx, shown, change=change, revision=entry.revision,
                                    evidence=entry.evidence, acknowledged_by=entry.acknowledged_by,
                                    players=entry.players)
+        if change == "new" and not self.switches.allows(entry.violation.rule_id, time.time()):
+            entry.muted = True
+            self.switches.count_suppressed(entry.violation.rule_id)
+            self._publish_switches()
+        if entry.muted:
+            payload["muted"] = True
         entry.payload = payload
         self._enqueue(payload, self.topics.alert, "alert")
         self._alerts_dirty = True  # the retained snapshot follows with the next state (throttled)
+        if not entry.muted:
+            self._send_incident(self.incidents.add(payload))
+
+    def _send_incident(self, payload: pl.IncidentPayload) -> None:
+        self._enqueue(payload, self.topics.incident, "alert")
+        self._incidents_dirty = True
+
+    def _publish_open_incidents(self, now: float) -> None:
+        self._open_seq += 1
+        open_now = self.incidents.open_incidents(RETAINED_OPEN)
+        snapshot = pl.open_incidents_payload(self.ctx, seq=self._open_seq, incidents=open_now, now=now)
+        self._enqueue(snapshot, self.topics.open_incidents, "state", retain=True, coalesce="incidents")
+        self._incidents_dirty = False
+
+    def _publish_switches(self) -> None:
+        with self._lock:
+            self._switches_seq += 1
+            payload = self.switches.payload(self.ctx, seq=self._switches_seq, now=time.time())
+            self._enqueue(payload, self.topics.alerting_state, "state", retain=True, coalesce="alerting")
+
+    def _on_connected(self) -> None:
+        self._publish_switches()
+        self.publish_state(force=True)
 
     def _publish_open_alerts(self, now: float) -> None:
         self._open_seq += 1
@@ -304,22 +352,66 @@ class Publisher:
     def _on_clip(self, alert: str, evidence: pl.Evidence) -> None:
         self.update_alert(alert, evidence=evidence)
 
-    def _on_ack(self, message: mqtt.MQTTMessage) -> None:
-        """The acknowledger is the MQTT user the topic ends in (the broker's ACL lets each user write only his
-        own); an ack whose payload names someone else, or another table, is refused."""
+    def _command(self, message: mqtt.MQTTMessage, schema: str, command: str) -> dict[str, object] | None:
+        """A console's command, or None when refused (logged). The sender is the MQTT user the topic ends in (the
+        broker's ACL lets each user write only his own); a payload naming someone else, or another table, is
+        refused."""
         try:
-            by = acknowledger(message.topic)
-            ack = pl.parse("ack", bytes(message.payload))
-            if ack["by"] != by:
-                raise pl.PayloadError(f"it names {ack['by']!r} but was sent by {by!r}")
-            if (ack["site"], ack["table"]) != (self.config.site, self.config.table):
-                raise pl.PayloadError(f"it is for {ack['site']}/{ack['table']}")
+            by = acknowledger(message.topic, command)
+            body = pl.parse(schema, bytes(message.payload))
+            if body["by"] != by:
+                raise pl.PayloadError(f"it names {body['by']!r} but was sent by {by!r}")
+            if (body["site"], body["table"]) != (self.config.site, self.config.table):
+                raise pl.PayloadError(f"it is for {body['site']}/{body['table']}")
         except ValueError as exc:  # PayloadError, or a topic that names no user
-            self.acks_refused += 1
-            log.warning("refused an acknowledgement on %s: %s", message.topic, exc)
+            if schema == "ack":
+                self.acks_refused += 1
+            else:
+                self.commands_refused += 1
+            log.warning("refused a %s on %s: %s", schema, message.topic, exc)
+            return None
+        return body
+
+    def _on_ack(self, message: mqtt.MQTTMessage) -> None:
+        ack = self._command(message, "ack", "ack")
+        if ack is None:
             return
-        alert = ack["alert_id"]
+        alert, by = str(ack["alert_id"]), str(ack["by"])
         if self.update_alert(alert, acknowledged_by=by):
             for callback in self.ack_callbacks:
                 callback(alert, by)
+
+    def _on_review(self, message: mqtt.MQTTMessage) -> None:
+        body = self._command(message, "review", "review")
+        if body is None:
+            return
+        review = cast(pl.ReviewPayload, body)
+        try:
+            with self._lock:
+                payload = self.incidents.review(review["incident_id"], cast(ReviewAction, review["action"]),
+                                                by=review["by"], note=review["note"], time=review["time"])
+                self._send_incident(payload)
+        except ReviewError as exc:
+            self.commands_refused += 1
+            log.warning("refused a review by %s: %s", review["by"], exc)
+            return
+        self.publish_state()
+        for callback in self.review_callbacks:
+            callback(payload)
+
+    def _on_alerting_set(self, message: mqtt.MQTTMessage) -> None:
+        body = self._command(message, "alerting-set", "alerting/set")
+        if body is None:
+            return
+        command = cast(pl.AlertingSetPayload, body)
+        try:
+            with self._lock:
+                self.switches.apply(command, time.time())
+        except (ValueError, OSError) as exc:
+            self.commands_refused += 1
+            log.warning("refused an alerting switch by %s: %s", command["by"], exc)
+            return
+        log.info("alerting of %s set by %s: rule %s, enabled %s, mute %s s (%s)", self.config.table, command["by"],
+                 command["rule_id"] or "(all)", command["enabled"], command["mute_for_s"], command["note"] or "-")
+        self._publish_switches()
 

@@ -8,6 +8,11 @@
   ``state``            retained  the live table (no hole cards)                              floor, surveillance
   ``status``           retained  ``online`` / ``offline`` (the last will)                     everyone
   ``ack/<user>``       QoS 1  an acknowledgement by MQTT user <user> (the ACL lets each write only his own)
+  ``incident``         QoS 1  one JSON per incident revision (alerts that belong together)   floor, surv., archive
+  ``incidents``        retained  the incidents not yet resolved or dismissed                   floor, surveillance
+  ``review/<user>``    QoS 1  <user> acknowledges, resolves, dismisses, keeps or exports an incident
+  ``alerting/set/<user>`` QoS 1  <user> switches or mutes the table's alerting, or one rule's
+  ``alerting/state``   retained  the table's alerting switches                                 floor, surveillance
   ``secure/holecards`` QoS 1  hole cards as they are dealt                                   surveillance only
   ``broadcast/hand``   QoS 1  the finished hand again, ``broadcast_delay_s`` after it ended   broadcast role
 
@@ -22,7 +27,10 @@ from dataclasses import dataclass
 from tablewatch.alerts.config import check_name, check_user
 
 ROOT = "tablewatch"
-LEAVES = ("alert", "alerts", "event", "hand", "state", "status", "ack/<user>", "secure/holecards", "broadcast/hand")
+LEAVES = ("alert", "alerts", "event", "hand", "state", "status", "ack/<user>", "incident", "incidents",
+          "review/<user>", "alerting/set/<user>", "alerting/state", "secure/holecards", "broadcast/hand")
+# The topics where consoles write, each ending in the writer's MQTT user name (the ACL holds him to it).
+COMMANDS = ("ack", "review", "alerting/set")
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,33 @@ class TableTopics:
         return f"{self.base}/ack/{check_user(user)}"
 
     @property
+    def incident(self) -> str:
+        return f"{self.base}/incident"
+
+    @property
+    def open_incidents(self) -> str:
+        return f"{self.base}/incidents"
+
+    @property
+    def reviews(self) -> str:
+        """Every review of this table's incidents, whoever sent it."""
+        return f"{self.base}/review/+"
+
+    def review_by(self, user: str) -> str:
+        return f"{self.base}/review/{check_user(user)}"
+
+    @property
+    def alerting_sets(self) -> str:
+        return f"{self.base}/alerting/set/+"
+
+    def alerting_set_by(self, user: str) -> str:
+        return f"{self.base}/alerting/set/{check_user(user)}"
+
+    @property
+    def alerting_state(self) -> str:
+        return f"{self.base}/alerting/state"
+
+    @property
     def holecards(self) -> str:
         return f"{self.base}/secure/holecards"
 
@@ -87,12 +122,13 @@ def all_tables(leaf: str, site: str = "+") -> str:
     return f"{ROOT}/{site}/+/{leaf}"
 
 
-def acknowledger(topic: str) -> str:
-    """The MQTT user who sent an acknowledgement on ``topic`` (``…/ack/floor-pit-1`` -> ``floor-pit-1``)."""
+def acknowledger(topic: str, command: str = "ack") -> str:
+    """The MQTT user who wrote on the command topic ``topic`` (``…/ack/floor-pit-1`` -> ``floor-pit-1``;
+    ``command`` is one of COMMANDS)."""
     _, _, leaf = split_topic(topic)
-    kind, _, user = leaf.partition("/")
-    if kind != "ack":
-        raise ValueError(f"{topic!r} is not an acknowledgement topic (…/ack/<user>)")
+    kind, _, user = leaf.rpartition("/")
+    if kind != command:
+        raise ValueError(f"{topic!r} is not a {command} topic (…/{command}/<user>)")
     return check_user(user)
 
 

@@ -14,7 +14,7 @@ from tablewatch.alerts.topics import LEAVES
 from tests.alerts.helpers import validate
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "mqtt.md"
-EXAMPLE = re.compile(r"<!-- schema: (\w+) -->\n```json\n(.*?)\n```", re.S)
+EXAMPLE = re.compile(r"<!-- schema: ([\w-]+) -->\n```json\n(.*?)\n```", re.S)
 
 
 def test_every_topic_is_documented() -> None:

@@ -16,6 +16,11 @@ TYPES = {
     "state": pl.StatePayload,
     "holecards": pl.HoleCardsPayload,
     "ack": pl.AckPayload,
+    "incident": pl.IncidentPayload,
+    "incidents": pl.OpenIncidentsPayload,
+    "review": pl.ReviewPayload,
+    "alerting": pl.AlertingPayload,
+    "alerting-set": pl.AlertingSetPayload,
     "stats": StatsPage,  # a file beside the page, written by `tablewatch stats --web`
 }
 

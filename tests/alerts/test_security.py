@@ -106,12 +106,14 @@ def session(secure: Secure, tmp_path_factory: pytest.TempPathFactory) -> Session
 
 
 def test_surveillance_reads_everything(session: Session) -> None:
-    assert session.leaves("surveillance-room") == {"status", "state", "event", "alert", "alerts", "secure/holecards",
-                                                "hand", "broadcast/hand"}
+    assert session.leaves("surveillance-room") == {"status", "state", "event", "alert", "alerts", "incident",
+                                                "incidents", "alerting/state", "secure/holecards", "hand",
+                                                "broadcast/hand"}
 
 
 def test_floor_reads_alerts_and_state_but_never_hole_cards(session: Session) -> None:
-    assert session.leaves("floor-pit-1") == {"status", "state", "event", "alert", "alerts", "hand"}
+    assert session.leaves("floor-pit-1") == {"status", "state", "event", "alert", "alerts", "incident", "incidents",
+                                          "alerting/state", "hand"}
     # denied: secure/holecards (cards of the hand in progress) and broadcast/hand
     during = [p for t, p in session.received["floor-pit-1"] if not t.endswith("/hand")]
     assert not any(b"Qs" in p for p in during)  # the event stream was redacted while the hand was on
@@ -124,8 +126,8 @@ def test_broadcast_gets_hands_only_from_broadcast_after_the_delay(session: Sessi
     assert session.broadcast_delay >= 0.95
 
 
-def test_the_archive_reads_hands_and_alerts_only(session: Session) -> None:
-    assert session.leaves("archive-1") == {"hand", "alert"}
+def test_the_archive_reads_hands_alerts_and_incidents_only(session: Session) -> None:
+    assert session.leaves("archive-1") == {"hand", "alert", "incident"}
 
 
 def test_another_table_reads_nothing_of_this_one(session: Session) -> None:
