@@ -35,7 +35,9 @@ import cv2
 import numpy as np
 from pydantic import Field
 
+from tablewatch.alerts.bundle import ExportConfig
 from tablewatch.alerts.payloads import Evidence
+from tablewatch.alerts.retention import RetentionConfig
 from tablewatch.config import StrictModel
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,10 @@ class EvidenceConfig(StrictModel):
     extension: str = Field(default=".webm", pattern=r"^\.[a-z0-9]+$", description="the clips' file type, to match "
                            "`codec`")
     jpeg_quality: int = Field(default=88, ge=10, le=100, description="JPEG quality of the stills")
+    retention: RetentionConfig = Field(default_factory=RetentionConfig, description="how long stills and clips "
+                                       "are kept (an incident the floor keeps is exempt)")
+    export: ExportConfig = Field(default_factory=ExportConfig, description="where an incident's case-file bundle "
+                                 "goes when the floor exports it")
 
 
 class Picture(Protocol):

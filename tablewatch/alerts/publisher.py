@@ -18,16 +18,19 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import cast
 
 import paho.mqtt.client as mqtt
 
 from tablewatch.alerts import payloads as pl
+from tablewatch.alerts.bundle import BundleError, push_bundle, write_bundle
 from tablewatch.alerts.config import PublisherConfig
 from tablewatch.alerts.evidence import Box, EvidenceRecorder
 from tablewatch.alerts.incidents import IncidentBook, ReviewAction, ReviewError
 from tablewatch.alerts.link import Link
 from tablewatch.alerts.outbox import Outbox
+from tablewatch.alerts.retention import KeepList, KeepListError
 from tablewatch.alerts.secrecy import HandSecrecy
 from tablewatch.alerts.state import LiveState
 from tablewatch.alerts.switches import AlertSwitches
@@ -91,6 +94,7 @@ class Publisher:
         self.recorder = recorder
         if recorder is not None:
             recorder.on_clip = self._on_clip
+        self.kept = KeepList.beside(recorder.config.folder) if recorder is not None else None
         self.ack_callbacks: list[Callable[[str, str], None]] = []
         self.acks_refused = 0  # acknowledgements that were malformed or named someone other than their sender
         self.commands_refused = 0  # reviews and alerting switches refused the same way
@@ -395,9 +399,52 @@ class Publisher:
             self.commands_refused += 1
             log.warning("refused a review by %s: %s", review["by"], exc)
             return
+        self._after_review(review["incident_id"], review["action"])
         self.publish_state()
         for callback in self.review_callbacks:
             callback(payload)
+
+    def _after_review(self, ident: str, action: str) -> None:
+        """What a review asks of the evidence: keep it from retention, let it go, or export the case file."""
+        incident = self.incidents.get(ident)
+        if incident is None or action not in ("keep", "release", "export"):
+            return
+        if action == "export":
+            threading.Thread(target=self._export, args=(ident,), name=f"export-{ident}", daemon=True).start()
+        elif self.kept is None:
+            log.warning("incident %s: this table records no evidence to keep", ident)
+        else:
+            try:
+                (self.kept.keep if action == "keep" else self.kept.release)(list(incident.alerts))
+            except (KeepListError, OSError) as exc:
+                log.error("incident %s: the keep list could not be changed: %s", ident, exc)
+
+    def _export(self, ident: str) -> None:
+        """Write the incident's case-file bundle (its alerts, its hand, its stills and clips, a SHA-256 manifest)
+        and push it off the box when configured; the incident's next revision names the bundle."""
+        with self._lock:
+            incident = self.incidents.get(ident)
+            if incident is None or incident.last is None:
+                return
+            alerts = list(incident.alerts.values())
+            hand = self._hands.get(incident.last["hand_no"]) if incident.last["hand_no"] is not None else None
+            summary = dict(incident.last)
+        files = [Path(p) for a in alerts for p in (a["evidence"]["still_path"], a["evidence"]["clip_path"]) if p]
+        try:
+            if self.recorder is None:
+                raise BundleError("this table records no evidence: nothing to export")
+            export = self.recorder.config.export
+            bundle = write_bundle(export.destination(), incident=summary, alerts=[dict(a) for a in alerts],
+                                  hand=dict(hand) if hand else None, evidence_files=files)
+            if export.push_command:
+                push_bundle(bundle, export.push_command)
+        except (BundleError, OSError, ValueError) as exc:
+            log.error("incident %s: the case file was not exported: %s", ident, exc)
+            return
+        log.info("incident %s: case file written to %s", ident, bundle)
+        with self._lock:
+            self._send_incident(self.incidents.exported(ident, str(bundle)))
+        self.publish_state()
 
     def _on_alerting_set(self, message: mqtt.MQTTMessage) -> None:
         body = self._command(message, "alerting-set", "alerting/set")

@@ -247,11 +247,14 @@ def start_publisher(stack: ExitStack, *, broker: BrokerConfig | None, site: str,
     """The table's evidence recorder (None without ``evidence``) and its publisher (None without a broker),
     both stopped by ``stack`` on the way out (the publisher drains its outbox first)."""
     from tablewatch.alerts import EvidenceRecorder, OutboxConfig, Publisher, PublisherConfig
+    from tablewatch.alerts.retention import KeepList, RetentionSweeper
 
     recorder = None
     if evidence is not None:
         recorder = EvidenceRecorder(evidence)
         evidence.folder.mkdir(parents=True, exist_ok=True)
+        sweeper = RetentionSweeper(evidence.folder, evidence.retention, KeepList.beside(evidence.folder)).start()
+        stack.callback(sweeper.stop)
     if broker is None:
         return recorder, None
     config = PublisherConfig(site=site, table=table, broker=broker, outbox=OutboxConfig(path=out / "outbox.sqlite"),

@@ -7,10 +7,14 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
+
 from tablewatch.alerts import payloads as pl
+from tablewatch.alerts.bundle import ExportConfig, verify_bundle
 from tablewatch.alerts.config import BrokerConfig
+from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder
 from tablewatch.alerts.publisher import Publisher
-from tablewatch.events import Severity
+from tablewatch.events import HandEnded, HandStarted, Severity
 from tests.alerts.helpers import Collector, validate, violation
 from tests.alerts.test_publisher import make_publisher
 from tests.support.mosquitto import Mosquitto
@@ -96,3 +100,35 @@ def test_an_advisory_escalated_by_a_violation_rings_again(tmp_path: Path, mqtt_b
         publisher.stop()
     assert [(f["severity"], f["notify"], f["escalated_from"]) for f in feed] == [
         ("advisory", True, None), ("advisory", False, None), ("violation", True, "advisory")]
+
+
+def test_the_floor_keeps_and_exports_an_incidents_case_file(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
+    offbox = tmp_path / "offbox"
+    offbox.mkdir()
+    export = ExportConfig(folder=tmp_path / "cases", push_command=["cp", "-r", "{bundle}", str(offbox)])
+    recorder = EvidenceRecorder(EvidenceConfig(folder=tmp_path / "evidence", before_s=0.3, after_s=0.3, export=export))
+    frame = np.full((120, 160, 3), 60, np.uint8)
+    with Collector(BrokerConfig(url=mqtt_broker.url), ["tablewatch/casino/I04/incident"]) as sub:
+        publisher = make_publisher(tmp_path, mqtt_broker.url, table="I04", recorder=recorder).start()
+        publisher.publish_event(HandStarted(ts=0.0, table="I04", source="console", hand_no=1, button=1, seats=(1, 3)))
+        for n in range(6):
+            recorder.add_frame("overhead", n / 10, frame)
+        alert = publisher.publish_violation(violation(5, table="I04", ts=0.5))
+        for n in range(6, 12):
+            recorder.add_frame("overhead", n / 10, frame)
+        assert recorder.flush(30)
+        publisher.publish_event(HandEnded(ts=1.2, table="I04", source="console", hand_no=1))
+        publisher.publish_hand(1, phh="variant = 'NT'\n")
+        ident = sub.wait_count("/incident", 1)[0].json()["id"]
+        review(sub, "I04", ident, "keep", note="case 118")
+        review(sub, "I04", ident, "export", note="for the gaming commission")
+        sub.wait(lambda: any(m.json()["bundles"] for m in sub.on("/incident")), 30, "the exported revision")
+        publisher.stop()
+    assert publisher.kept is not None and alert in publisher.kept
+    bundle = Path([m.json() for m in sub.on("/incident")][-1]["bundles"][0])
+    assert verify_bundle(bundle) == []
+    names = {p.name for p in (bundle / "evidence").iterdir()}
+    assert names == {f"{alert}-overhead.jpg", f"{alert}-overhead.webm"}
+    assert json.loads((bundle / "hand.json").read_text())["phh"] == "variant = 'NT'\n"
+    assert [a["id"] for a in json.loads((bundle / "alerts.json").read_text())] == [alert]
+    assert verify_bundle(offbox / bundle.name) == []  # pushed off the box by the configured command
