@@ -15,13 +15,14 @@ from typing import Any, TypeVar
 
 import click
 from pydantic import ValidationError
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
+from rich.text import Text
 
 from tablewatch.alerts.broker import BrokerStartError, EmbeddedBroker, start_broker
 from tablewatch.alerts.config import BrokerConfig
 from tablewatch.alerts.connection import BrokerError
-from tablewatch.alerts.floor import FloorConsole, acknowledging_as
+from tablewatch.alerts.floor import FloorConsole, acknowledging_as, command
 from tablewatch.config import describe_validation_error
 
 
@@ -55,12 +56,15 @@ def broker_options(command: Decorated) -> Decorated:
 @click.option("--as", "by", help="your name on acknowledgements when the broker has no user names "
               "(default 'floor'); with --username, acknowledgements carry the user name")
 @click.option("--ack", "ack", metavar="ALERT", help="acknowledge ALERT (id or id prefix) and exit")
+@click.option("--do", "do", metavar="COMMAND", help="carry out one console command and exit, e.g. "
+              "'d in-3f2a dealer tidying chips' (dismiss) or 'mute casino/T01 TDA-49 30' (see 'help')")
 @click.option("--once", is_flag=True, help="print one snapshot after --wait seconds and exit (scripts, logs)")
 @click.option("--wait", default=1.0, show_default=True, type=click.FloatRange(0, 600),
               help="seconds to collect retained state before --once/--ack")
 def floor(url: str, username: str | None, password_file: Path | None, ca_file: Path | None, site: str,
-          by: str | None, ack: str | None, once: bool, wait: float) -> None:
-    """Live console for the floor: alerts, every table's status, acknowledge."""
+          by: str | None, ack: str | None, do: str | None, once: bool, wait: float) -> None:
+    """Live console for the floor: incidents to review, every table's status and alerting; acknowledge, resolve,
+    dismiss, keep, export, mute."""
     broker_config = _broker_config(url, username, password_file, ca_file)
     try:
         by = acknowledging_as(broker_config, by)
@@ -73,9 +77,11 @@ def floor(url: str, username: str | None, password_file: Path | None, ca_file: P
         raise click.ClickException(str(exc)) from exc
     out = Console()
     try:
-        if ack or once:
+        if ack or once or do:
             time.sleep(wait)
-            if ack:
+            if do:
+                click.echo(command(console, do))
+            elif ack:
                 try:
                     click.echo(f"acknowledged {console.acknowledge(ack)} as {console.by}")
                 except KeyError as exc:
@@ -90,30 +96,32 @@ def floor(url: str, username: str | None, password_file: Path | None, ca_file: P
 
 def _interactive(console: FloorConsole, out: Console) -> None:
     quit_event = threading.Event()
-    message: list[str] = []
+    said = [""]  # the answer to the last typed line, shown under the incidents
 
-    def read_keys() -> None:  # a line at a time: a row number (or id prefix) acknowledges; q quits
+    def read_keys() -> None:  # a line at a time (floor.command: help lists them); q quits
         for line in sys.stdin:
-            key = line.strip()
-            if key in {"q", "quit"}:
+            if line.strip() in {"q", "quit"}:
                 break
-            if key:
-                try:
-                    message[:] = [f"acknowledged {console.acknowledge(key)}"]
-                except KeyError as exc:
-                    message[:] = [str(exc.args[0])]
+            said[0] = command(console, line)
             console.changed.set()
         quit_event.set()
+
+    def screen() -> Group:
+        return Group(console.snapshot(), Text(said[0]))
 
     if sys.stdin.isatty():
         threading.Thread(target=read_keys, daemon=True).start()
     signal.signal(signal.SIGTERM, lambda *_: quit_event.set())  # systemd / kill: leave cleanly
-    with Live(console.snapshot(), console=out, refresh_per_second=4, screen=False) as live:
+    rung = console.board.rings
+    with Live(screen(), console=out, refresh_per_second=4, screen=False) as live:
         try:
             while not quit_event.is_set():
                 console.changed.wait(0.5)
                 console.changed.clear()
-                live.update(console.snapshot())
+                if console.board.rings > rung:  # a new incident, or one escalated: ring once
+                    rung = console.board.rings
+                    out.bell()
+                live.update(screen())
         except KeyboardInterrupt:
             pass
 

@@ -9,14 +9,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from tablewatch.alerts import payloads as pl
 from tablewatch.alerts.config import BrokerConfig
 from tablewatch.alerts.connection import connect, make_client
-from tablewatch.alerts.floor import FloorBoard
+from tablewatch.alerts.floor import FloorBoard, FloorConsole, command, render
+from tablewatch.alerts.incidents import IncidentBook
 from tablewatch.cli import cli
 from tablewatch.events import HandStarted
-from tests.alerts.helpers import violation
+from tests.alerts.helpers import Collector, violation
 from tests.alerts.test_publisher import make_publisher
 from tests.support.mosquitto import Mosquitto, free_port, needs_mosquitto
 
@@ -149,3 +151,52 @@ def test_floor_skips_what_its_schema_refuses_and_shows_text_as_text(tmp_path: Pa
                 client.publish(topic, b"", qos=1, retain=True).wait_for_publish(5)  # (clears the retained message)
         client.disconnect()
         client.loop_stop()
+
+
+def test_the_board_shows_incidents_rings_once_each_and_finds_them_by_row() -> None:
+    board = FloorBoard()
+    book = IncidentBook(CTX)
+    first = book.add(pl.alert_payload(CTX, violation(1, table="T09")))
+    repeat = book.add(pl.alert_payload(CTX, violation(2, table="T09")))  # the same rule, hand and seat
+    other = book.add(pl.alert_payload(CTX, violation(3, table="T09", hand_no=2)))
+    snapshot = pl.open_incidents_payload(CTX, seq=1, incidents=[first], now=0.0)
+    board.apply("tablewatch/casino/T09/incidents", json.dumps(snapshot).encode())  # retained: no ring
+    for body in (first, repeat, repeat, other):
+        board.apply("tablewatch/casino/T09/incident", json.dumps(body).encode())
+    assert board.rings == 1  # the first came retained (no ring), then live (a repeat id: dropped); other rang
+    assert [i["count"] for i in board.ordered_incidents()] == [1, 2]
+    assert board.find_incident("1")["id"] == other["id"] and board.find_incident(first["id"][:9])["id"] == first["id"]
+    assert board.loose_alerts() == []
+    text = Console(width=220, record=True)
+    text.print(render(board))
+    assert "Incidents" in text.export_text() and "Alerts outside incidents" not in text.export_text()
+
+
+def test_the_floor_reviews_and_mutes_from_the_terminal(tmp_path: Path, mqtt_broker: Mosquitto) -> None:
+    publisher = make_publisher(tmp_path, mqtt_broker.url, table="T12").start()
+    publisher.publish_violation(violation(1, table="T12"))
+    assert publisher.link.drain(5)
+    console = FloorConsole(BrokerConfig(url=mqtt_broker.url), by="bo").start()
+    try:
+        with Collector(BrokerConfig(url=mqtt_broker.url), ["tablewatch/casino/T12/#"]) as sub:
+            sub.wait(lambda: "casino/T12" in console.board.switches and any(
+                i["table"] == "T12" for i in console.board.incidents.values()), 10, "the console to see the table")
+            key = next(i["id"] for i in console.board.incidents.values() if i["table"] == "T12")[:10]
+            assert command(console, f"{key} watching seat 3").startswith("acknowledged in-")
+            assert command(console, f"d {key}") == "a dismissal needs a reason: d ROW REASON"
+            assert command(console, "x 99") == "no single incident matches '99' (0 match)"
+            assert command(console, "mute casino/T12 TDA-29 x") == "minutes must be a number, not 'x'"
+            assert command(console, "mute casino/T12 TDA-29 30") == "casino/T12 TDA-29: muted for 30 min"
+            assert command(console, "off casino/T99").startswith("no table 'casino/T99' seen")
+            assert command(console, "fly away") == "not a command: 'fly away' (type help)"
+            assert "dismiss as false" in command(console, "help")
+            sub.wait(lambda: any(m.json()["rules"] for m in sub.on("/alerting/state")), 10, "the muted rule")
+            sub.wait(lambda: any(m.json()["state"] == "acknowledged" for m in sub.on("/incident")), 10, "the ack")
+            assert command(console, f"d {key} dealer tidying chips").startswith("dismiss: in-")
+            sub.wait(lambda: any(m.json()["state"] == "dismissed" for m in sub.on("/incident")), 10, "the dismissal")
+        publisher.stop()
+        last = [m.json() for m in sub.on("/incident")][-1]
+        assert [(r["action"], r["by"], r["note"]) for r in last["reviews"]] == [
+            ("acknowledge", "bo", "watching seat 3"), ("dismiss", "bo", "dealer tidying chips")]
+    finally:
+        console.stop()
