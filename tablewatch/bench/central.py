@@ -171,16 +171,17 @@ class CentralSubscriber:
 
 
 @contextmanager
-def archive_tables(dsn: str) -> Iterator[tuple[object, str, str]]:
+def archive_tables(dsn: str) -> Iterator[tuple[object, tuple[str, str, str]]]:
+    """The archive's tables (hands, alerts, incidents) of one run, dropped after it."""
     import psycopg
 
     db = psycopg.connect(dsn, autocommit=True, connect_timeout=5)
     suffix = uuid.uuid4().hex[:8]
-    hands, alerts = f"bench_hands_{suffix}", f"bench_alerts_{suffix}"
+    tables = (f"bench_hands_{suffix}", f"bench_alerts_{suffix}", f"bench_incidents_{suffix}")
     try:
-        yield db, hands, alerts
+        yield db, tables
     finally:
-        for table in (hands, alerts):
+        for table in tables:
             db.execute(f"DROP TABLE IF EXISTS {table}")
         db.close()
 
@@ -189,14 +190,14 @@ class ArchiverProcess:
     """``python -m tablewatch.central.archiver`` as a process of its own (so that it can be killed), logging to
     ``folder/<name>.log``."""
 
-    def __init__(self, folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str],
+    def __init__(self, folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str, str],
                  dsn: str, batch: int = 64, ack_wait_s: float = 30.0, extra: Sequence[str] = ()) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.name, self.log = name, folder / f"{name}.log"
         self.command = [sys.executable, "-m", "tablewatch.central.archiver", "--nats", ",".join(nats_urls),
                         "--dsn", dsn, "--name", name, "--site", site, "--batch", str(batch),
                         "--ack-wait", str(ack_wait_s), "--hands-table", tables[0], "--alerts-table", tables[1],
-                        *extra]
+                        "--incidents-table", tables[2], *extra]
         self.process: subprocess.Popen[bytes] | None = None
 
     def launch(self) -> ArchiverProcess:
@@ -235,10 +236,11 @@ def _pit(folder: Path, cluster: CentralCluster, n: int) -> EmbeddedBroker:
 
 def run(load: Load, dsn: str, folder: Path) -> Result:
     epoch = time.time()
-    with ExitStack() as stack, archive_tables(dsn) as (db, hands, alerts):
+    with ExitStack() as stack, archive_tables(dsn) as (db, tables):
+        alerts = tables[1]
         cluster = stack.enter_context(CentralCluster(folder / "central"))
         archivers = [ArchiverProcess(folder, cluster.nats_urls, name=f"archive-{n}", site=SITE,
-                                     tables=(hands, alerts), dsn=dsn).start() for n in range(load.archivers)]
+                                     tables=tables, dsn=dsn).start() for n in range(load.archivers)]
         for archiver in archivers:
             stack.callback(archiver.stop)
         pits = [_pit(folder, cluster, n) for n in range(load.pits)]

@@ -1,7 +1,8 @@
-"""The central archivers: every finished hand and every alert revision from the central tier into PostgreSQL.
+"""The central archivers: every finished hand, alert revision and incident revision from the central tier into
+PostgreSQL.
 
 All archivers of a site share one durable JetStream consumer per kind (``tablewatch-archive-hand``,
-``tablewatch-archive-alert``) on the stream where NATS stores each QoS 1 MQTT message (``$MQTT_msgs``): the
+``…-alert``, ``…-incident``) on the stream where NATS stores each QoS 1 MQTT message (``$MQTT_msgs``): the
 consumer hands each message to one archiver, and a message whose archiver died before acknowledging it goes to
 another after ``ack_wait_s``. The consumers are replicated like the stream, so they survive a node too.
 
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-KINDS = ("hand", "alert")
+KINDS = ("hand", "alert", "incident")
 PREFIX = "$MQTT.msgs."  # NATS files a message published on MQTT topic a/b/c as $MQTT.msgs.a.b.c
 
 ALERTS_DDL = """
@@ -67,6 +68,26 @@ CREATE TABLE IF NOT EXISTS {table} (
 """
 ALERT_COLUMNS = "msg_id, site, table_id, alert_id, revision, rule_id, severity, hand_no, raised_at, payload, " \
                 "stream_seq, archived_by"
+# Every revision of every incident: the floor's reviews (who acknowledged, resolved or dismissed, and why) last here.
+INCIDENTS_DDL = """
+CREATE TABLE IF NOT EXISTS {table} (
+    msg_id TEXT PRIMARY KEY,
+    site TEXT NOT NULL,
+    table_id TEXT NOT NULL,
+    incident_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    hand_no BIGINT,
+    opened_at TIMESTAMPTZ NOT NULL,
+    payload JSONB NOT NULL,
+    stream_seq BIGINT NOT NULL,
+    archived_by TEXT NOT NULL,
+    received_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+)
+"""
+INCIDENT_COLUMNS = "msg_id, site, table_id, incident_id, revision, state, severity, hand_no, opened_at, payload, " \
+                   "stream_seq, archived_by"
 
 
 class ArchiverConfig(StrictModel):
@@ -76,6 +97,7 @@ class ArchiverConfig(StrictModel):
     site: str = Field(default="*", pattern=r"^(\*|[A-Za-z0-9_.-]+)$", description="one site's messages, or all")
     hands_table: str = Field(default="mqtt_hands", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     alerts_table: str = Field(default="mqtt_alerts", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    incidents_table: str = Field(default="mqtt_incidents", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     batch: int = Field(default=64, ge=1, le=10_000, description="messages per transaction")
     ack_wait_s: float = Field(default=30.0, ge=1, le=3600, description="a message unacknowledged this long goes to "
                                                                        "another archiver")
@@ -152,6 +174,15 @@ def alert_row(alert: dict[str, Any], stream_seq: int) -> tuple[object, ...]:
             alert["severity"], alert.get("hand_no"), alert["time"], json.dumps(alert), stream_seq)
 
 
+def incident_row(incident: dict[str, Any], stream_seq: int) -> tuple[object, ...]:
+    return (incident["msg_id"], incident["site"], incident["table"], incident["id"], int(incident["revision"]),
+            incident["state"], incident["severity"], incident.get("hand_no"), incident["time"], json.dumps(incident),
+            stream_seq)
+
+
+ROWS = {"alert": alert_row, "incident": incident_row}  # the stream's order goes with them
+
+
 class CentralArchiver:
     def __init__(self, config: ArchiverConfig) -> None:
         self.config = config
@@ -205,6 +236,7 @@ class CentralArchiver:
             async with db.transaction():
                 await db.execute(HANDS_DDL.format(table=self.config.hands_table))
                 await db.execute(ALERTS_DDL.format(table=self.config.alerts_table))
+                await db.execute(INCIDENTS_DDL.format(table=self.config.incidents_table))
         except psycopg.Error as exc:
             raise ArchiveError(f"can't use the archive database: {one_line(exc)}") from exc
         return db
@@ -314,15 +346,15 @@ class CentralArchiver:
                 log.warning("archive: refused a message on %s: %s", message.subject[:120], exc)
                 await message.term()
                 continue
-            row = hand_row(payload) if kind == "hand" else alert_row(payload, message.metadata.sequence.stream)
+            seq = message.metadata.sequence.stream
+            row = hand_row(payload) if kind == "hand" else ROWS[kind](payload, seq)
             good.append((message, (*row, self.config.name)))
         return good
 
     async def _write(self, kind: str, rows: list[tuple[object, ...]]) -> None:
-        if kind == "hand":
-            table, columns = self.config.hands_table, HAND_COLUMNS
-        else:
-            table, columns = self.config.alerts_table, ALERT_COLUMNS
+        table, columns = {"hand": (self.config.hands_table, HAND_COLUMNS),
+                          "alert": (self.config.alerts_table, ALERT_COLUMNS),
+                          "incident": (self.config.incidents_table, INCIDENT_COLUMNS)}[kind]
         marks = ", ".join("%s::jsonb" if column == "payload" else "%s" for column in columns.split(", "))
         sql = f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT (msg_id) DO NOTHING"
         db = self._dbs[kind]
@@ -350,13 +382,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ca-file", type=Path, help="CA of the central tier (TLS)")
     parser.add_argument("--hands-table", default="mqtt_hands")
     parser.add_argument("--alerts-table", default="mqtt_alerts")
+    parser.add_argument("--incidents-table", default="mqtt_incidents")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     try:
         config = ArchiverConfig(nats=args.nats.split(","), mqtt=[a for a in args.mqtt.split(",") if a], dsn=args.dsn,
                                 name=args.name, site=args.site,
                                 batch=args.batch, ack_wait_s=args.ack_wait, hands_table=args.hands_table,
-                                alerts_table=args.alerts_table, user=args.user, password_file=args.password_file,
+                                alerts_table=args.alerts_table,
+                                incidents_table=args.incidents_table, user=args.user, password_file=args.password_file,
                                 ca_file=args.ca_file)
     except ValueError as exc:
         print(f"error: {exc}")

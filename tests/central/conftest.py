@@ -35,10 +35,17 @@ class Archive:
     db: Any
     hands: str
     alerts: str
+    incidents: str
 
     @property
-    def tables(self) -> tuple[str, str]:
-        return self.hands, self.alerts
+    def tables(self) -> tuple[str, str, str]:
+        return self.hands, self.alerts, self.incidents
+
+    def incident_rows(self, site: str) -> list[tuple[str, str, int, str]]:
+        """(table, incident id, revision, state) of ``site``'s archived incident revisions, in the central's order."""
+        return [tuple(row) for row in self.db.execute(
+            f"SELECT table_id, incident_id, revision, state FROM {self.incidents} WHERE site = %s ORDER BY stream_seq",
+            (site,)).fetchall()]
 
     def alert_rows(self, site: str) -> list[tuple[str, str, int, float, str]]:
         """(table, msg_id, stream_seq, ts, archived_by) of ``site``'s archived alerts, in the central's order."""
@@ -59,7 +66,7 @@ class Archive:
 def archive() -> Iterator[Archive]:
     db = connect_or_skip()
     suffix = uuid.uuid4().hex[:8]
-    tables = Archive(db, f"central_hands_{suffix}", f"central_alerts_{suffix}")
+    tables = Archive(db, f"central_hands_{suffix}", f"central_alerts_{suffix}", f"central_incidents_{suffix}")
     yield tables
     for table in tables.tables:
         db.execute(f"DROP TABLE IF EXISTS {table}")

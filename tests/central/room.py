@@ -35,7 +35,7 @@ def pit_broker(folder: Path, *, site: str, addresses: list[str], name: str) -> E
                                               restart_timeout_s=(1, 2)))
 
 
-def archiver_process(folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str],
+def archiver_process(folder: Path, nats_urls: list[str], *, name: str, site: str, tables: tuple[str, str, str],
                      dsn: str = DSN, **options: Any) -> ArchiverProcess:
     """An archiver for a test: the test database, and another archiver takes over after 3 s instead of 30."""
     return ArchiverProcess(folder, nats_urls, name=name, site=site, tables=tables, dsn=dsn,

@@ -1,5 +1,5 @@
-"""Pits bridge into the clustered central tier; the archivers, one durable consumer group, write every alert and
-hand to PostgreSQL once, in each table's order, and refuse what is not a payload of its topic."""
+"""Pits bridge into the clustered central tier; the archivers, one durable consumer group, write every alert,
+incident revision and hand to PostgreSQL once, in each table's order, and refuse what is not a payload of its topic."""
 
 from __future__ import annotations
 
@@ -53,6 +53,11 @@ def test_two_archivers_share_the_work_and_archive_each_message_once(tmp_path: Pa
         busy.finish(archive)
     rows = assert_complete(archive, busy.site, busy.traffic)
     assert {row[4] for row in rows} == {"a1", "a2"}  # one consumer group: the cluster spread the messages over both
+    revisions: dict[str, list[int]] = {}  # every revision of every incident, once
+    for _, incident, revision, _ in archive.incident_rows(busy.site):
+        revisions.setdefault(incident, []).append(revision)
+    assert len(revisions) >= len(busy.traffic.sent)  # each table's hands had incidents
+    assert all(sorted(numbers) == list(range(len(numbers))) for numbers in revisions.values()), revisions
     assert "archived" in (tmp_path / "a1.log").read_text()  # its goodbye, with its counts
 
 
@@ -81,7 +86,8 @@ def test_hostile_messages_are_refused_once_and_the_rest_archived(tmp_path: Path,
     assert log.count("refused a message") == 4, log  # each once: terminated, never redelivered
     assert "not JSON" in log and "is a required property" in log
     assert f"payload of {other}/T01 on {site}/T01's topic" in log
-    assert "archived 1, repeats 0, refused 4" in log
+    assert [(revision, state) for _, _, revision, state in archive.incident_rows(site)] == [(0, "open")]
+    assert "archived 2, repeats 0, refused 4" in log  # the alert and its incident
 
 
 def test_an_archiver_without_its_database_says_so(tmp_path: Path, central: CentralCluster) -> None:
