@@ -61,6 +61,9 @@ def print_score(score: SessionScore, console: Console, *, through_run: Sequence[
     console.print(f"SYSTEM and ADVISORY alerts on no injected incident: {routine} in {score.hands} hands "
                   f"({routine / score.hands if score.hands else 0:.2f} a hand)"
                   + (f": {score.routine_by_rule}" if routine else ""))
+    console.print(f"console notifications (one per incident, again on an escalation): {score.rings}, "
+                  f"{score.routine_rings} of them on no injected incident "
+                  f"({score.routine_rings / score.hands if score.hands else 0:.2f} a hand)")
     console.print(f"hands captured exactly: {score.hands_exact}/{score.hands} "
                   f"({_pct(score.hands_exact / score.hands if score.hands else None)}); "
                   f"actions right: {score.actions_right}/{score.actions} "

@@ -20,6 +20,8 @@ from typing import Any
 
 from pokerkit import HandHistory
 
+from tablewatch.alerts import payloads as pl
+from tablewatch.alerts.incidents import IncidentBook, rule_family
 from tablewatch.bench.session import InjectedTruth, SessionResult, TimedAlert
 from tablewatch.events import Severity
 
@@ -42,11 +44,6 @@ ACCEPTED_RULES: dict[str, tuple[str, ...]] = {
 # Injections the rules answer with an advisory, not a violation: a stack hidden for under two minutes with
 # nobody facing an all-in is logged for the dealer to have it rearranged (TDA-16A, the rule profile's levels).
 FOUND_BY_ADVISORY = frozenset({"chips_hidden"})
-
-
-def rule_family(rule_id: str) -> str:
-    """``TDA-22A(7)`` → ``TDA-22A``: the catalogue entry, without the sub-case."""
-    return rule_id.split("(")[0]
 
 
 @dataclass
@@ -85,6 +82,8 @@ class SessionScore:
     skipped_hands: list[str] = field(default_factory=list)
     inexact: list[str] = field(default_factory=list)
     routine_by_rule: dict[str, int] = field(default_factory=dict)  # SYSTEM and ADVISORY alerts on no injection
+    rings: int = 0  # the console's notifications: incidents opened and escalated (tablewatch.alerts.incidents)
+    routine_rings: int = 0  # of them, those a SYSTEM or ADVISORY alert on no injected incident rang
 
     @property
     def realtime_factor(self) -> float:
@@ -111,12 +110,14 @@ def score_session(result: SessionResult, *, skipped: list[str] | None = None) ->
     exact, actions, right, inexact = score_hands(result)
     per_type, false_by_rule, latencies, missed, corroborating = score_violations(result.injected, result.alerts)
     advisories = sum(1 for a in result.alerts if a.violation.severity == Severity.ADVISORY)
+    rings, routine_rings = notifications(result.injected, result.alerts)
     return SessionScore(camera="truth", hands=len(result.sims), hands_exact=exact, actions=actions,
                         actions_right=right, per_type=per_type, false_by_rule=false_by_rule,
                         advisories=advisories, corroborating=corroborating, latencies_ms=latencies,
                         missed=missed, session_s=result.session_s, wall_s=result.wall_s, frames=0,
                         skipped_hands=list(skipped or []), inexact=inexact,
-                        routine_by_rule=routine_alerts(result.injected, result.alerts))
+                        routine_by_rule=routine_alerts(result.injected, result.alerts),
+                        rings=rings, routine_rings=routine_rings)
 
 
 # Violations whose TDA ruling changes the amount of the violating action itself (a string raise stands
@@ -284,6 +285,20 @@ def routine_alerts(injected: list[InjectedTruth], alerts: list[TimedAlert]) -> d
         if v.severity in (Severity.SYSTEM, Severity.ADVISORY) and (v.hand_no, rule_family(v.rule_id)) not in incidents:
             routine[v.rule_id] += 1
     return dict(sorted(routine.items()))
+
+
+def notifications(injected: list[InjectedTruth], alerts: list[TimedAlert]) -> tuple[int, int]:
+    """What a floor console rings for when the alerts go out: each incident they form once, and each escalation;
+    and how many of those a routine alert rang (as ``routine_alerts`` counts them)."""
+    ctx = pl.Context(site="bench", table="bench", session="bench", epoch=0.0)
+    book, incidents = IncidentBook(ctx), injected_incidents(injected)
+    rings = routine = 0
+    for alert in sorted(alerts, key=lambda a: a.violation.ts):
+        v = alert.violation
+        if book.add(pl.alert_payload(ctx, v))["notify"]:
+            rings += 1
+            routine += v.severity != Severity.VIOLATION and (v.hand_no, rule_family(v.rule_id)) not in incidents
+    return rings, routine
 
 
 def _match(truth: InjectedTruth, alerts: list[tuple[int, TimedAlert]], used: set[int]) -> tuple[int, TimedAlert] | None:

@@ -40,6 +40,7 @@ from tablewatch.bench.scenarios import candidate_violations, hand_shape
 from tablewatch.bench.score import (
     RULING_CHANGES_AMOUNT,
     SessionScore,
+    notifications,
     phh_final_stacks,
     player_actions,
     routine_alerts,
@@ -169,12 +170,13 @@ def score_run(recording: Path, out: Path, *, session_s: float, wall_s: float, fr
     exact, actions, right, inexact = score_captured(truths, out / "hands", pairs, injected, cards=camera != "none")
     alerts = [TimedAlert(v, v.ts, 0.0) for v in load_events(_read(out / "alerts.jsonl")) if isinstance(v, Violation)]
     per_type, false_by_rule, latencies, missed, corroborating = score_violations(injected, alerts)
+    rings, routine_rings = notifications(injected, alerts)
     session = SessionScore(
         camera=camera, hands=len(truths), hands_exact=exact, actions=actions, actions_right=right,
         per_type=per_type, false_by_rule=false_by_rule,
         advisories=sum(1 for a in alerts if a.violation.severity == Severity.ADVISORY), corroborating=corroborating,
         latencies_ms=latencies, missed=missed, session_s=session_s, wall_s=wall_s, frames=frames, inexact=inexact,
-        routine_by_rule=routine_alerts(injected, alerts))
+        routine_by_rule=routine_alerts(injected, alerts), rings=rings, routine_rings=routine_rings)
     return session, frame
 
 
