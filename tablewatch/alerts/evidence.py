@@ -97,6 +97,10 @@ class Box:
     label: str = ""
     color: tuple[int, int, int] = (0, 0, 255)  # BGR
 
+    def scaled(self, sx: float, sy: float) -> Box:
+        return replace(self, x1=round(self.x1 * sx), y1=round(self.y1 * sy), x2=round(self.x2 * sx),
+                       y2=round(self.y2 * sy))
+
 
 @dataclass
 class FrameRing:
@@ -200,8 +204,11 @@ class EvidenceRecorder:
     # --- the alert's side ---------------------------------------------------------------------------
 
     def capture(self, alert: str, ts: float, *, camera: str | None = None, boxes: Sequence[Box] = (),
-                label: str = "", frame_ts: Sequence[float] = ()) -> Evidence:
-        """Write the still now, book the clip; the returned Evidence has ``clip_ready`` False."""
+                label: str = "", frame_ts: Sequence[float] = (), boxes_size: tuple[int, int] | None = None
+                ) -> Evidence:
+        """Write the still now, book the clip; the returned Evidence has ``clip_ready`` False. ``boxes_size``: the
+        (width, height) the boxes are given in, when not the frame's (a profile calibrated at another resolution
+        than the evidence stream's)."""
         with self._lock:
             camera = camera or next(iter(self.rings), None)
             ring = self.rings.get(camera) if camera else None
@@ -214,6 +221,9 @@ class EvidenceRecorder:
         if frame is None:
             log.warning("alert %s: the frame nearest it does not decode; no still or clip", alert)
             return Evidence(frame_ts=tuple(frame_ts))
+        if boxes_size is not None and boxes_size != (frame.shape[1], frame.shape[0]):
+            sx, sy = frame.shape[1] / boxes_size[0], frame.shape[0] / boxes_size[1]
+            boxes = [box.scaled(sx, sy) for box in boxes]
         stem = self.config.folder / f"{alert}-{camera}"
         still = stem.with_suffix(".jpg")
         annotated = draw(frame, [*seen, *boxes], caption=f"{label}  t={ts:.2f}s".strip())

@@ -178,7 +178,7 @@ class Publisher:
             self.publish_state(force=isinstance(event, HandStarted | HandEnded))
 
     def publish_violation(self, violation: Violation, *, camera: str | None = None,
-                          boxes: Sequence[Box] = ()) -> str:
+                          boxes: Sequence[Box] = (), boxes_size: tuple[int, int] | None = None) -> str:
         """Publish a ``new`` alert (QoS 1 via the outbox) and start its evidence; returns the alert id."""
         ident = pl.alert_id(self.ctx, violation)
         evidence = pl.Evidence(frame_ts=violation.evidence_ts)
@@ -187,7 +187,7 @@ class Publisher:
             shown = [replace(box, label=self.secrecy.text(box.label, violation.hand_no)) for box in boxes]
             evidence = self.recorder.capture(ident, violation.ts, camera=camera, boxes=shown,
                                              label=self.secrecy.text(label, violation.hand_no),
-                                             frame_ts=violation.evidence_ts)
+                                             frame_ts=violation.evidence_ts, boxes_size=boxes_size)
         with self._lock:
             if ident in self._alerts:
                 return ident  # the same finding reported twice: one alert

@@ -25,6 +25,7 @@ from tablewatch.table.config import EventLogConfig
 if TYPE_CHECKING:  # the MQTT side loads paho, the store sqlite/psycopg, only when used
     from tablewatch.alerts import BrokerConfig, EvidenceConfig, EvidenceRecorder, Publisher
     from tablewatch.history.store import HandStore
+    from tablewatch.table.marks import ViolationMarks
 
 log = logging.getLogger(__name__)
 
@@ -219,15 +220,22 @@ class HandHistoryOutput:
 class MqttOutput:
     """Alerts, events, finished hands and the live state to the broker, through the durable outbox."""
 
-    def __init__(self, publisher: Publisher) -> None:
+    def __init__(self, publisher: Publisher, *, marks: ViolationMarks | None = None, camera: str | None = None) -> None:
         self.publisher = publisher  # started by the caller
+        self.marks, self.camera = marks, camera  # the seats and places of a finding, drawn on its still
         self.alert_ids: dict[Violation, str] = {}
 
     def on_event(self, event: Event) -> None:
         self.publisher.publish_event(event)
 
     def on_violation(self, violation: Violation) -> None:
-        self.alert_ids[violation] = self.publisher.publish_violation(violation)
+        if self.marks is None:
+            self.alert_ids[violation] = self.publisher.publish_violation(violation, camera=self.camera)
+            return
+        state = self.publisher.state
+        players = state.players if violation.hand_no == state.hand_no else {}
+        self.alert_ids[violation] = self.publisher.publish_violation(
+            violation, camera=self.camera, boxes=self.marks.boxes(violation, players), boxes_size=self.marks.size)
 
     def on_hand(self, hand: FinishedHand) -> None:
         from tablewatch.history.phh import dumps_phh

@@ -134,7 +134,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         if recorder is not None:  # on the way out, before the publisher stops: clips written within CLIPS_AT_STOP_S
             stack.callback(recorder.close)
         if publisher is not None:
-            outputs.append(MqttOutput(publisher))
+            outputs.append(MqttOutput(publisher, **_marks(config)))
         registry = CollectorRegistry() if config.metrics is not None else None
         if registry is not None:
             outputs.append(AlertMetrics(registry, config.table, clock))
@@ -245,6 +245,18 @@ def _publisher(stack: ExitStack, config: RunConfig) -> tuple[Any, Any]:
         evidence = config.evidence.model_copy(update={"folder": config.out / config.evidence.folder})
     return start_publisher(stack, broker=config.mqtt, site=config.site, table=config.table, out=config.out,
                            evidence=evidence, broadcast_delay_s=config.broadcast_delay_s)
+
+
+def _marks(config: RunConfig) -> dict[str, Any]:
+    """The perceiving camera whose picture an alert's still is drawn from, and the seats and places of a finding
+    marked on it from its calibration (none without a calibrated camera)."""
+    from tablewatch.calibration.profile import load_profile
+    from tablewatch.table.marks import ViolationMarks
+
+    camera = next((c for c in config.cameras if c.profile is not None), None)
+    if camera is None or camera.profile is None:
+        return {}
+    return {"camera": camera.name, "marks": ViolationMarks(load_profile(camera.profile))}
 
 
 def _on_signals(stop: threading.Event) -> None:
