@@ -233,3 +233,42 @@ def _phh_seats(hh: HandHistory, n: int, seat_count: int) -> list[int]:
         raise ScenarioError(f"the PHH hand has {n} players but the layout has {seat_count} seats")
     step = seat_count / n
     return [1 + math.floor(i * step) for i in range(n)]
+
+
+def seated_by_the_rule(plan: HandPlan, last: HandPlan, *, seat_count: int) -> HandPlan:
+    """A session's later PHH hand, turned round the table so that its button is where the dead-button rule puts
+    it after ``last`` hand (TDA22-32; heads-up, TDA22-34): the records come from other tables, and a simulated
+    dealer plays by the book unless a violation is injected. Seat numbers in the hand's injected violations turn
+    with it. The hand as recorded when no turn fits (the button's seat can't be one the hand fills)."""
+    fits = [k for k in range(seat_count) if _turned(plan.seats, k, seat_count)[-1] == _due_button(
+        _turned(plan.seats, k, seat_count), last)]
+    if not fits or fits[0] == 0:
+        return plan
+    k = fits[0]
+    turn = {seat: _turned([seat], k, seat_count)[0] for seat in range(1, seat_count + 1)}
+    plan.seats = [turn[seat] for seat in plan.seats]
+    plan.players = {turn[seat]: name for seat, name in plan.players.items()}
+    plan.violations = [_turned_violation(v, turn) for v in plan.violations]
+    return plan
+
+
+def _turned(seats: list[int], k: int, seat_count: int) -> list[int]:
+    return [(seat - 1 + k) % seat_count + 1 for seat in seats]
+
+
+def _due_button(seats: list[int], last: HandPlan) -> int:
+    """The dead-button rule's button for players in ``seats`` after ``last`` hand: last hand's small blind's seat;
+    heads-up, the player who is not due the big blind (nobody is the big blind twice in a row)."""
+    last_big = last.seats[0] if len(last.seats) == 2 else last.seats[1]
+    last_small = last.seats[-1] if len(last.seats) == 2 else last.seats[0]
+    if len(seats) > 2:
+        return last_small
+    seated = sorted(seats)
+    big = next((seat for seat in seated if seat > last_big), seated[0])
+    return next(seat for seat in seated if seat != big)
+
+
+def _turned_violation(violation: ViolationSpec, turn: dict[int, int]) -> ViolationSpec:
+    moved = {name: turn[getattr(violation, name)] for name in ("seat", "to_seat")
+             if isinstance(getattr(violation, name, None), int)}
+    return violation.model_copy(update=moved) if moved else violation

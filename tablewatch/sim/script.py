@@ -32,7 +32,7 @@ from tablewatch.events import Event, HandEnded, HandStarted, Zone, bet_zone, sta
 from tablewatch.sim.chips import Mint, Pile, compose_stack
 from tablewatch.sim.hand import ActionTaken, HandDriver, InjectedViolation
 from tablewatch.sim.motions import Stage
-from tablewatch.sim.plan import HandPlan, plan_phh, plan_scripted
+from tablewatch.sim.plan import HandPlan, plan_phh, plan_scripted, seated_by_the_rule
 from tablewatch.sim.replay import AUTOMATIONS, chip_divmod, new_state, replay
 from tablewatch.sim.scenario import LAYOUT_SEATS, Scenario, ScenarioError
 from tablewatch.sim.table import SimTable
@@ -78,10 +78,12 @@ def simulate(scenario: Scenario) -> SimRun:
     button = None
     t = 0.5
     seat_count = LAYOUT_SEATS.get(layout.name, len(layout.seats))
+    last: HandPlan | None = None
     for no, hand in enumerate(scenario.hands, start=1):
         if hand.phh is not None:
             plan = plan_phh(hand, hand_no=no, seat_count=seat_count)
-            if no > 1:
+            if last is not None:
+                plan = seated_by_the_rule(plan, last, seat_count=seat_count)
                 _carry_stacks(plan, {seat: piles[stack_zone(seat)].value() for seat in table.seats})
         else:
             button = hand.button or _next_button(list(stacks), button)
@@ -107,6 +109,7 @@ def simulate(scenario: Scenario) -> SimRun:
         events.append(HandEnded(ts=t, table=scenario.table, source="sim", hand_no=no))
         _confiscate_counterfeits(piles, stage, t=t + 0.2)
         hands.append(_history(plan, state))
+        last = plan
         if hand.phh is None:
             stacks = {s: piles[stack_zone(s)].value() for s in stacks}
             stacks = {s: v for s, v in stacks.items() if v > 0}

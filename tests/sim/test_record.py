@@ -82,8 +82,9 @@ def test_at_a_table_without_a_camera_the_dealer_keys_each_hands_start_and_every_
     starts = [i for i, line in enumerate(lines) if line == "new hand"]
     assert len(starts) == 2
     assert lines[:7] == ["new hand", "button 6", *(f"seat {s} open" for s in (2, 3, 4, 5, 6))]
-    # hand 2: seats 3 and 5 left, seat 1 came
-    assert lines[starts[1]:starts[1] + 5] == ["new hand", "button 1", "seat 3 closed", "seat 5 closed", "seat 1 open"]
+    # hand 2 (from another table: turned one seat round so that its button is where the dead-button rule puts it,
+    # last hand's small blind): seats 4 and 6 left, seat 1 came
+    assert lines[starts[1]:starts[1] + 5] == ["new hand", "button 2", "seat 4 closed", "seat 6 closed", "seat 1 open"]
     sim = Simulation(phh_scenario(DEMO_HANDS, 1, count=2))
     starts_at = [e.ts for e in sim.events if isinstance(e, HandStarted)]
     assert [entries[i].t for i in starts] == [round(t + 0.8, 3) for t in starts_at]  # a little after it happens
