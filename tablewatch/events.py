@@ -466,7 +466,8 @@ class ChipsLeftTable(Event):
 @dataclass(frozen=True, kw_only=True)
 class ChipsAppeared(Event):
     """Chips that showed up in ``zone`` without coming from another zone. ``onto_empty``: the zone held no chip
-    before (a player sitting down with a stack, rather than chips added to one)."""
+    before (a player sitting down with a stack, rather than chips added to one; a stack taken away whole the sweep
+    before does not count, one lifted and set down again with these chips does)."""
 
     zone: str
     chips: Chips

@@ -114,12 +114,18 @@ class ChipLedger:
             for uid in inv.uids:
                 read[uid.upper()] = zone
         first = zones_read - self._read_zones
-        held = {*self._location.values(), *(zone for zone, _, _ in self._missing.values())}  # before this sweep
+        # Zones a stack stood in before this sweep: where a chip was read and not missed since, or where a missed
+        # chip is read again now (a stack lifted and set down with chips added is chips added; a stack gone whole
+        # and a new one set down a sweep later is a player leaving and another sitting down).
+        held = set(self._location.values())
         moved: dict[tuple[str, str], list[str]] = {}
         appeared: dict[str, list[str]] = {}
         events: list[Event] = []
         for uid, zone in read.items():
-            old = self._location.get(uid) or self._missing.pop(uid, (None, 0.0, False))[0]
+            old = self._location.get(uid)
+            if old is None and uid in self._missing:
+                old = self._missing.pop(uid)[0]
+                held |= {zone} if old == zone else set()
             self._departed.pop(uid, None)
             if old is None:
                 if zone not in first or self.announce_first_read:

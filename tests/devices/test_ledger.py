@@ -94,6 +94,22 @@ def test_chips_appearing_in_an_empty_zone_say_so(registry: TagRegistry) -> None:
         ("seat5.stack", 1000, False)]  # a chip added to a stack
 
 
+def test_a_stack_gone_whole_then_a_new_one_is_a_new_player_but_a_stack_lifted_and_topped_up_is_not(
+        registry: TagRegistry) -> None:
+    old, new = registry.uids_of(1000)[:3], registry.uids_of(1000)[3:6]
+    ledger = ChipLedger(registry, table="T01")
+    ledger.apply(read(0.0, seat4_stack=old, seat5_stack=old[:0]))
+    ledger.apply(read(1.0, seat4_stack=[]))  # the leaving player takes his chips (not yet counted gone)
+    sat = ledger.apply(read(2.0, seat4_stack=new))  # the next player sets his stack down
+    assert [(e.zone, e.onto_empty) for e in sat if isinstance(e, ChipsAppeared)] == [("seat4.stack", True)]
+    ledger = ChipLedger(registry, table="T01")
+    ledger.apply(read(0.0, seat4_stack=old))
+    ledger.apply(read(1.0, seat4_stack=[]))  # a hand lifts the stack
+    topped = ledger.apply(read(2.0, seat4_stack=[*old, *new]))  # and sets it down with chips from a pocket
+    assert [(e.zone, e.chips.count, e.onto_empty) for e in topped if isinstance(e, ChipsAppeared)] == [
+        ("seat4.stack", 3, False)]
+
+
 def test_an_unknown_uid_is_reported_once_per_zone(registry: TagRegistry) -> None:
     fake = "E0070000DEADBEEF"
     ledger = ChipLedger(registry, table="T01")
