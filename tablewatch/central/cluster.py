@@ -49,6 +49,8 @@ class NodeSetup(StrictModel):
     mqtt_port: int = Field(default=1883, ge=1, le=65535, description="MQTT 3.1.1: the pit bridges, central pages")
     monitor_port: int = Field(default=8222, ge=1, le=65535, description="HTTP monitoring (/healthz, /varz, /jsz), "
                               "on loopback")
+    ws_port: int | None = Field(default=None, ge=1, le=65535, description="MQTT over WebSocket (path /mqtt): the "
+                                "surveillance page reading every site at the centre; None: no WebSocket listener")
     store_dir: Path = Field(..., description="JetStream's files: the replicated streams live here")
     routes: list[str] = Field(..., min_length=1, description="host:cluster_port of every node, this one included")
     cluster_name: str = Field(default="tablewatch-central", pattern=r"^[A-Za-z0-9_-]+$")
@@ -76,6 +78,9 @@ def render_node(node: NodeSetup) -> str:
         f"mqtt {{ listen: {node.host}:{node.mqtt_port}, stream_replicas: {min(3, len(node.routes))}, "
         f'ack_wait: "30s"{tls} }}',
     ]
+    if node.ws_port is not None:  # NATS serves MQTT on it at /mqtt; its TLS takes no CA (the page has a password)
+        ws_tls = f'tls {{ cert_file: "{node.cert_file}", key_file: "{node.key_file}" }}' if tls else "no_tls: true"
+        lines.append(f"websocket {{ listen: {node.host}:{node.ws_port}, {ws_tls} }}")
     if tls:
         lines.append(tls.removeprefix(", "))  # the client port (archivers)
     if node.authorization is not None:
@@ -184,14 +189,15 @@ class CentralCluster:
 
     def _configure(self) -> None:
         """Free ports for every node and its configuration file (again, when another process took one first)."""
-        ports = [(free_port(), free_port(), free_port(), free_port()) for _ in range(self.size)]
-        routes = [f"127.0.0.1:{cluster}" for _, cluster, _, _ in ports]
+        ports = [(free_port(), free_port(), free_port(), free_port(), free_port()) for _ in range(self.size)]
+        routes = [f"127.0.0.1:{cluster}" for _, cluster, _, _, _ in ports]
         self.nodes = []
-        for index, (client, cluster, mqtt_port, monitor) in enumerate(ports, start=1):
+        for index, (client, cluster, mqtt_port, monitor, ws) in enumerate(ports, start=1):
             folder = self.workdir / f"c{index}"
             folder.mkdir(parents=True, exist_ok=True)
             setup = NodeSetup(name=f"c{index}", client_port=client, cluster_port=cluster, mqtt_port=mqtt_port,
-                              monitor_port=monitor, store_dir=folder / "jetstream", routes=routes, max_store="1G",
+                              monitor_port=monitor, ws_port=ws, store_dir=folder / "jetstream", routes=routes,
+                              max_store="1G",
                               log_file=folder / "nats.log", **(self.secure.node_fields() if self.secure else {}))
             config = folder / "nats.conf"
             config.write_text(render_node(setup))
@@ -200,6 +206,12 @@ class CentralCluster:
     @property
     def nats_urls(self) -> list[str]:
         return [f"nats://127.0.0.1:{node.setup.client_port}" for node in self.nodes]
+
+    @property
+    def ws_urls(self) -> list[str]:
+        """MQTT over WebSocket of each node, for the surveillance page (``ws=`` in its address)."""
+        scheme = "wss" if self.secure else "ws"
+        return [f"{scheme}://127.0.0.1:{node.setup.ws_port}/mqtt" for node in self.nodes]
 
     @property
     def mqtt_addresses(self) -> list[str]:

@@ -19,7 +19,7 @@ NODES = ("central-1", "central-2", "central-3")
 
 
 def node_setup(name: str) -> NodeSetup:
-    return NodeSetup(name=name, host="0.0.0.0", client_port=4222, cluster_port=6222, mqtt_port=8883,
+    return NodeSetup(name=name, host="0.0.0.0", client_port=4222, cluster_port=6222, mqtt_port=8883, ws_port=8884,
                      monitor_port=8222, store_dir=Path("/var/lib/tablewatch/jetstream"),
                      routes=[f"{node}.casino.lan:6222" for node in NODES], cert_file=ETC / "server.crt",
                      key_file=ETC / "server.key", ca_file=ETC / "ca.crt",
