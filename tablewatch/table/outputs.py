@@ -241,7 +241,10 @@ class MqttOutput:
         from tablewatch.history.phh import dumps_phh
 
         summary = {"winnings": {str(s): w for s, w in hand.winnings.items()},
-                   "violations": [v.rule_id for v in hand.violations]}
+                   "violations": [v.rule_id for v in hand.violations],
+                   # each action on the session's clock, for a hand view that plays the evidence at each one
+                   "actions": [{"ts": round(a.ts, 3), "seat": a.seat, "street": a.street, "kind": a.kind,
+                                "amount": a.amount} for a in hand.actions]}
         self.publisher.publish_hand(hand.hand_no, phh=dumps_phh([hand]), summary=summary,
                                     started_ts=hand.started_ts, ended_ts=hand.ended_ts)
 

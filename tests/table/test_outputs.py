@@ -1,5 +1,5 @@
 """``events.jsonl`` is rotated by size and age, its rotated files kept by age and total size, and no line is
-lost or doubled at a rotation."""
+lost or doubled at a rotation; hands go to files, the hand store and the broker."""
 
 from __future__ import annotations
 
@@ -11,10 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from tablewatch.alerts.config import BrokerConfig, OutboxConfig, PublisherConfig
+from tablewatch.alerts.publisher import Publisher
 from tablewatch.events import Event, Tap, load_events
 from tablewatch.history.store import open_store
 from tablewatch.table.config import EventLogConfig
-from tablewatch.table.outputs import FilesOutput, HandHistoryOutput
+from tablewatch.table.outputs import FilesOutput, HandHistoryOutput, MqttOutput
+from tests.alerts.helpers import Collector, validate
+from tests.support.mosquitto import Mosquitto
 
 KB = 1e-3  # of a megabyte
 
@@ -138,3 +142,21 @@ def test_a_hand_store_that_fails_is_said_and_opened_again_and_no_hand_is_lost(
     store = open_store(tmp_path / "room.sqlite")
     assert [h.hand_no for h in store.list()] == [2]
     store.close()
+
+
+def test_a_finished_hand_goes_out_with_each_action_on_the_sessions_clock(tmp_path: Path, mqtt_broker: Mosquitto
+                                                                         ) -> None:
+    from tests.history.test_phh_ohh import played_hand
+
+    hand = played_hand()
+    publisher = Publisher(PublisherConfig(site="casino", table="T", broker=BrokerConfig(url=mqtt_broker.url),
+                                          outbox=OutboxConfig(path=tmp_path / "outbox.sqlite")), session="s1").start()
+    with Collector(BrokerConfig(url=mqtt_broker.url), ["tablewatch/casino/T/hand"]) as sub:
+        MqttOutput(publisher).on_hand(hand)
+        sent = sub.wait_count("/hand", 1)[0].json()
+        publisher.stop()
+    validate("hand", sent)
+    assert sent["summary"]["actions"] == [{"ts": round(a.ts, 3), "seat": a.seat, "street": a.street, "kind": a.kind,
+                                           "amount": a.amount} for a in hand.actions]
+    assert len(sent["summary"]["actions"]) >= 3 and sent["summary"]["winnings"] == {
+        str(seat): won for seat, won in hand.winnings.items()}
