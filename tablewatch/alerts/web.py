@@ -1,7 +1,7 @@
 """The surveillance room's web page: static files served by mosquitto's websockets listener (``http_dir``).
 
 The page (``static/``) talks MQTT over WebSockets with the vendored MQTT.js and checks every payload against
-the schemas staged beside it (``schemas/``); evidence written under
+the schemas staged beside it (``schemas/``), those it reads and those it sends; evidence written under
 ``<web dir>/evidence`` is served beside it, so an alert's ``still_url``/``clip_url`` are relative URLs.
 """
 
@@ -16,7 +16,9 @@ from tablewatch.alerts.payloads import SCHEMA_VERSIONS, load_schema
 
 STATIC_FILES = ("index.html", "console.js", "schema.js", "console.css", "mqtt.min.js", "mqtt.LICENSE.md",
                 "VENDORED.md")
-SCHEMAS = ("alert", "alerts", "state", "stats")  # the payloads the page reads (stats.json: ``tablewatch stats --web``)
+# The payloads the page reads (stats.json: ``tablewatch stats --web``) and those it sends (review, alerting-set, ack).
+SCHEMAS = ("alert", "alerts", "state", "stats", "incident", "incidents", "alerting", "hand", "review", "alerting-set",
+           "ack")
 EVIDENCE_URL = "evidence"  # relative to the page
 
 

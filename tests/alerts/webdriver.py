@@ -1,4 +1,5 @@
-"""A few W3C WebDriver calls to Debian's chromedriver over HTTP: enough to load a page, run JS, screenshot.
+"""A few W3C WebDriver calls to Debian's chromedriver over HTTP: enough to load a page, run JS, read its console,
+screenshot.
 
 No selenium: its current release wants newer packages than the project pins, and six endpoints do.
 """
@@ -37,8 +38,9 @@ class Browser:
                                         f"--log-path={self.log}"], stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL)
         wait_for_port(self.port)
-        caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
-            "binary": shutil.which("chromium"), "args": CHROME_ARGS}}}}
+        caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:loggingPrefs": {"browser": "ALL"},
+                                                 "goog:chromeOptions": {"binary": shutil.which("chromium"),
+                                                                        "args": CHROME_ARGS}}}}
         self.session = self._call("POST", "/session", caps)["sessionId"]
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
@@ -66,6 +68,15 @@ class Browser:
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out after {timeout} s waiting for: {script}")
             time.sleep(0.1)
+
+    def console(self) -> list[str]:
+        """What the page wrote to its console (and its uncaught errors) since the last call."""
+        entries = self._call("POST", f"/session/{self.session}/se/log", {"type": "browser"})
+        return [f"{e['level']}: {e['message']}" for e in entries]
+
+    def errors(self) -> list[str]:
+        """The page's uncaught errors and console.error lines since the last call (warnings left out)."""
+        return [line for line in self.console() if line.startswith("SEVERE")]
 
     def screenshot(self, path: Path) -> None:
         path.write_bytes(base64.b64decode(self._call("GET", f"/session/{self.session}/screenshot")))
