@@ -43,7 +43,7 @@ class ExportConfig(StrictModel):
                                 "are refused)")
     push_command: list[str] | None = Field(default=None, min_length=1, description="command run on each new "
                                            "bundle, no shell, `{bundle}` replaced by its path, e.g. "
-                                           '["rclone", "copy", "{bundle}", "remote:cases/{bundle}"] '
+                                           '["rsync", "-a", "{bundle}", "casefiles.casino.lan:/srv/cases/"] '
                                            "(none: bundles stay here)")
 
     @field_validator("push_command")
