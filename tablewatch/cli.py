@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "markers": "tablewatch.calibration.cli:markers",
     "deck": "tablewatch.calibration.cli:deck",
     "cards": "tablewatch.vision.cli:cards",
+    "snapshot": "tablewatch.vision.snapshot.cli:snapshot",
     "bench-vision": "tablewatch.bench.card_reader:bench_vision",
     "train": "tablewatch.models.cli:train",
     "evaluate": "tablewatch.models.cli:evaluate",
