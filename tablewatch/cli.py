@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "cards": "tablewatch.vision.cli:cards",
     "snapshot": "tablewatch.vision.snapshot.cli:snapshot",
     "bench-vision": "tablewatch.bench.card_reader:bench_vision",
+    "bench-snapshot": "tablewatch.bench.snapshot:bench_snapshot",
     "train": "tablewatch.models.cli:train",
     "evaluate": "tablewatch.models.cli:evaluate",
     "floor": "tablewatch.alerts.cli:floor",

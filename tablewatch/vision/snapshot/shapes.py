@@ -156,6 +156,24 @@ def orientations(segments: np.ndarray, *, most: int = 8, share: float = 0.1) -> 
     return [k / 2.0 for k in peaks[:most]]
 
 
+def object_orientations(segments: np.ndarray, objects: np.ndarray, width: float) -> list[float]:
+    """The edge directions of each thing on the table (a connected blob of ``objects``) on its own, merged: a
+    lone card turned unlike the rest is not drowned by a board's many parallel edges."""
+    count, labels = cv2.connectedComponents(objects.astype(np.uint8))
+    middle = np.round((segments[:, :2] + segments[:, 2:]) / 2).astype(int)
+    h, w = labels.shape
+    owner = labels[middle[:, 1].clip(0, h - 1), middle[:, 0].clip(0, w - 1)]
+    found: list[float] = []
+    for blob in range(1, count):
+        mine = segments[owner == blob]
+        if _lengths(mine).sum() < width:
+            continue
+        for theta in orientations(mine, most=4, share=0.15):
+            if all(min(abs(theta - t), 90.0 - abs(theta - t)) > 1.0 for t in found):
+                found.append(theta)
+    return found
+
+
 @dataclass
 class _Candidate:
     score: float
@@ -233,7 +251,7 @@ def find_cards(segments: np.ndarray, width: float, objects: np.ndarray, region: 
     size = (int((y1 - y0) * k) + 2, int((x1 - x0) * k) + 2)
     objects_work = cv2.resize(objects[y0:y1, x0:x1], (size[1], size[0]), interpolation=cv2.INTER_NEAREST)
     candidates: list[_Candidate] = []
-    for theta in orientations(segments):
+    for theta in object_orientations(segments, objects, width):
         candidates += _candidates(work, size, theta, min_score=MIN_SUPPORT)
     taken = _select(candidates, objects_work, size)
     shift = np.array([x0, y0], np.float64)
