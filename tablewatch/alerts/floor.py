@@ -211,6 +211,9 @@ class FloorConsole:
         self.client = make_client(broker, f"tablewatch-floor-{self.by}-{int(time.time() * 1000) % 100000}")
         self.client.on_message = self._on_message
         self.client.on_connect = self._on_connect
+        self.client.on_subscribe = self._on_subscribe
+        self._waiting: set[int] = set()  # subscriptions the broker has not granted yet
+        self.subscribed = threading.Event()  # every one granted: what the tables send from now on arrives
 
     def start(self) -> FloorConsole:
         connect(self.client, self.broker)
@@ -218,8 +221,16 @@ class FloorConsole:
         return self
 
     def _subscribe(self) -> None:
+        self.subscribed.clear()
         for leaf in ("alert", "alerts", "incident", "incidents", "alerting/state", "status", "state"):
-            self.client.subscribe(all_tables(leaf, self.site), qos=1)
+            _, mid = self.client.subscribe(all_tables(leaf, self.site), qos=1)
+            if mid is not None:
+                self._waiting.add(mid)
+
+    def _on_subscribe(self, _c: mqtt.Client, _u: object, mid: int, *_: object) -> None:
+        self._waiting.discard(mid)
+        if not self._waiting:
+            self.subscribed.set()
 
     def _on_connect(self, *_: object) -> None:  # after a reconnect: subscribe again (clean session)
         self._subscribe()

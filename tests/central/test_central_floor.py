@@ -22,6 +22,7 @@ def test_a_console_at_the_centre_reviews_the_incidents_of_two_sites(tmp_path: Pa
     centre = BrokerConfig(url=central.ws_urls[1], protocol="3.1.1")  # another node than the bridges': one cluster
     console = FloorConsole(centre, by="surveillance-room").start()
     try:
+        assert console.subscribed.wait(60), "the centre did not grant the console's subscriptions"
         with Collector(BrokerConfig(url=pits[1].url), [f"tablewatch/{sites[1]}/T01/incident"]) as at_the_pit:
             for publisher in publishers:
                 publisher.publish_violation(violation(1))
