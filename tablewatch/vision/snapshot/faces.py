@@ -9,7 +9,8 @@ a plausible size (``INDEX_MM``) is read, by the shipped index classifier, in the
 the identity must be more likely than all others together (``MIN_IDENTITY``), and two indices of one card
 are read as one (their evidence multiplied). A corner under another card, or under a chip, is not read.
 
-A card with no index in any corner whose middle is mostly a colour other than its paper is face down.
+A card with no index in any corner whose middle and margin are mostly not paper (a back's pattern, seen at a
+millimetre's scale) is face down.
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ INK_SHARE = 0.25  # ...and by this share of its boldest marks' difference
 MIN_INK = 8.0  # Lab units: nothing fainter is print
 MIN_IDENTITY = 0.5  # an identity is read when it is more likely than all the others together
 MARGIN_MM = (3.0, 7.0)  # the blank margin of a face: from this far in from the edge to this far
-BACK_DISTANCE = 20.0
-BACK_SHARE = 0.6  # a card whose middle's median colour is this far from its paper shows its back
+BACK_DISTANCE = 20.0  # Lab (L at half weight): a pixel this far from the paper is not paper...
+BACK_SHARE = 0.6  # ...and a card this much not paper in its middle and in its margin shows its back
+MIN_SEEN_SHARE = 0.2  # a card part less seen than this is not judged face down
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,18 @@ class Face:
     paper: tuple[float, float, float] | None = None  # Lab of the paper round a read index
 
 
+def to_card(corners: np.ndarray) -> np.ndarray:
+    """The homography from the picture (``corners``' pixels) to the upright card picture."""
+    w, h = round(CARD_MM[0] * PX_PER_MM), round(CARD_MM[1] * PX_PER_MM)
+    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    matrix: np.ndarray = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
+    return matrix
+
+
 def rectify(detail: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """The card at ``corners`` (detail px, ``CardShape`` order) as an upright 63 × 88 mm picture."""
     w, h = round(CARD_MM[0] * PX_PER_MM), round(CARD_MM[1] * PX_PER_MM)
-    target = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
+    matrix = to_card(corners)
     card: np.ndarray = cv2.warpPerspective(detail, matrix, (w, h), flags=cv2.INTER_AREA,
                                            borderMode=cv2.BORDER_REPLICATE)
     return card
@@ -200,19 +209,30 @@ def find_index(zone: np.ndarray) -> tuple[float, float, float, float] | None:
     return box
 
 
-def shows_back(card: np.ndarray, paper: np.ndarray | None = None) -> bool:
+def shows_back(card: np.ndarray, paper: np.ndarray | None = None, *, seen: np.ndarray | None = None) -> bool:
     """Whether the card's middle (inset by the index zone's width) and its margin (``MARGIN_MM`` in from the
     edge, blank paper round a court card's picture on a face) are both mostly far from the paper (Lab; the
-    faces read in the same photo show it, else the card's own lighter half): a back."""
-    lab = cv2.cvtColor(card, cv2.COLOR_BGR2Lab).astype(np.float32)
+    faces read in the same photo show it, else the card's own lighter half): a back. ``seen``: a mask of the
+    card's pixels not under another card (default: all); a card mostly hidden is not judged."""
     paper = paper_colour(card) if paper is None else paper
+    # a back's fine pattern is one tint at a millimetre's scale; a face's print (pips, a picture) is not
+    lab = cv2.GaussianBlur(cv2.cvtColor(card, cv2.COLOR_BGR2Lab).astype(np.float32), (0, 0), PX_PER_MM)
     far = _colour_distance(lab, paper) >= BACK_DISTANCE
     inset = round(INDEX_ZONE_MM[0] * PX_PER_MM)
     outer, inner = (round(v * PX_PER_MM) for v in MARGIN_MM)
     ring = np.zeros(card.shape[:2], bool)
     ring[outer:-outer, outer:-outer] = True
     ring[inner:-inner, inner:-inner] = False
-    return bool(far[inset:-inset, inset:-inset].mean() >= BACK_SHARE and far[ring].mean() >= BACK_SHARE)
+    seen = np.ones(card.shape[:2], bool) if seen is None else seen.astype(bool)
+    middle = np.zeros(card.shape[:2], bool)
+    middle[inset:-inset, inset:-inset] = True
+    shares = []
+    for part in (middle, ring):
+        visible = part & seen
+        if visible.sum() < MIN_SEEN_SHARE * part.sum():
+            return False
+        shares.append(float(far[visible].mean()))
+    return all(share >= BACK_SHARE for share in shares)
 
 
 def _colour_distance(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:

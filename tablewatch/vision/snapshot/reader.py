@@ -159,8 +159,11 @@ class SnapshotReader:
         papers = [np.asarray(f.paper) for f in faces_read if f.card is not None and f.paper is not None]
         paper = np.median(np.stack(papers), axis=0) if papers else None
         for i, face in enumerate(faces_read):
-            seen = any(c.visible for c in face.corners)
-            if face.state == "unknown" and seen and faces.shows_back(pictures[i], paper):
+            if face.state != "unknown":
+                continue
+            seen = _seen_mask(shapes_found[i].corners * scale, [shapes_found[j].corners * scale
+                                                                  for j in shapes_found[i].covered_by])
+            if faces.shows_back(pictures[i], paper, seen=seen):
                 faces_read[i] = faces.Face("down", None, 0.0, face.corners)
         discs = disc_finder.name_discs(discs, image, self.chip_set, paper)
 
@@ -197,6 +200,17 @@ class SnapshotReader:
             if overlap > COVERED_SHARE * area:
                 return False
         return True
+
+
+def _seen_mask(corners: np.ndarray, above: list[np.ndarray]) -> np.ndarray:
+    """The upright card picture's pixels not under the cards lying on it (all corners in the same pixels)."""
+    matrix = faces.to_card(corners)
+    w, h = (round(v * faces.PX_PER_MM) for v in shapes.CARD_MM)
+    seen = np.ones((h, w), np.uint8)
+    for other in above:
+        moved = cv2.perspectiveTransform(other.reshape(-1, 1, 2).astype(np.float64), matrix).reshape(-1, 2)
+        cv2.fillPoly(seen, [np.round(moved).astype(np.int32)], 0)
+    return seen
 
 
 def _one_of_each(cards: list[SnapshotCard], notes: list[str]) -> None:
