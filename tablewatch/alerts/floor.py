@@ -106,23 +106,21 @@ class FloorBoard:
 
     def find_incident(self, key: str) -> dict[str, Any]:
         """An incident by its row number on screen (1-based) or by a unique prefix of its id."""
-        ordered = self.ordered_incidents()
-        if key.isdigit() and 1 <= int(key) <= len(ordered):
-            return ordered[int(key) - 1]
-        matches = [i for i in ordered if i["id"].startswith(key)]
-        if len(matches) != 1:
-            raise KeyError(f"no single incident matches {key!r} ({len(matches)} match)")
-        return matches[0]
+        return _pick(self.ordered_incidents(), key, "incident")
 
     def find(self, key: str) -> dict[str, Any]:
         """An alert by its row number on screen (1-based) or by a unique prefix of its id."""
-        ordered = self.ordered()
-        if key.isdigit() and 1 <= int(key) <= len(ordered):
-            return ordered[int(key) - 1]
-        matches = [a for a in ordered if a["id"].startswith(key)]
-        if len(matches) != 1:
-            raise KeyError(f"no single alert matches {key!r} ({len(matches)} match)")
-        return matches[0]
+        return _pick(self.ordered(), key, "alert")
+
+
+def _pick(ordered: list[dict[str, Any]], key: str, what: str) -> dict[str, Any]:
+    """Row ``key`` (1-based) of ``ordered``, or the one item whose id starts with it; KeyError otherwise."""
+    if key.isdigit() and 1 <= int(key) <= len(ordered):
+        return ordered[int(key) - 1]
+    matches = [item for item in ordered if item["id"].startswith(key)]
+    if len(matches) != 1:
+        raise KeyError(f"no single {what} matches {key!r} ({len(matches)} match)")
+    return matches[0]
 
 
 def _neg(text: str) -> str:
