@@ -393,7 +393,8 @@ class Publisher:
         try:
             with self._lock:
                 payload = self.incidents.review(review["incident_id"], cast(ReviewAction, review["action"]),
-                                                by=review["by"], note=review["note"], time=review["time"])
+                                                by=review["by"], note=review["note"],
+                                                time=pl.iso_time(time.time()))  # the table's clock, not the sender's
                 self._send_incident(payload)
         except ReviewError as exc:
             self.commands_refused += 1
