@@ -52,6 +52,7 @@ const incidents = new Map();  // incident id -> newest revision seen
 const tables = new Map();     // "site/table" -> {status, state, alerting}
 const hands = new Map();      // "site/table/hand_no" -> the finished hand
 const seen = new Set();       // msg_ids already applied: QoS 1 repeats are dropped (the oldest forgotten past MAX_SEEN)
+const REVIEW_LOG = 20;       // reviews an incident keeps (tablewatch.alerts.incidents.REVIEW_LOG)
 const pending = new Map();    // incident id -> {action, by, time, at, error}: a review sent, its answer awaited
 const refusals = new Map();   // incident id -> why the page did not send what was asked
 const switching = new Map();  // "site/table" -> {text, msgId, at, error}: a switch sent, the table's state awaited
@@ -203,8 +204,10 @@ function applyIncident(incident, live) {
 }
 
 // Whether this revision is the table's answer to our review: it lists it (a clip's revision, another's review: not).
+// The table logs a review on its own clock, so the answer is a review of ours among those logged since we sent it.
 function answers(incident, asked) {
-  return incident.reviews.some((r) => r.action === asked.action && r.by === asked.by && r.time === asked.time);
+  return incident.reviews.slice(asked.seen).some((r) => r.action === asked.action && r.by === asked.by &&
+                                                        r.note === asked.note);
 }
 
 function forgetOldIncidents() {
@@ -761,7 +764,9 @@ function sendReview(id, action) {
   }
   const body = { schema: "tablewatch/review/1", msg_id: newId("rv"), site: incident.site, table: incident.table,
                  incident_id: id, action, by, time: new Date().toISOString(), note };
-  const asked = { action, by, time: body.time, at: Date.now(), error: null };
+  // (the table keeps an incident's last REVIEW_LOG reviews: a full log shifts by one as ours comes in)
+  const seen = Math.min(incident.reviews.length, REVIEW_LOG - 1);
+  const asked = { action, by, note, seen, at: Date.now(), error: null };
   const error = send("review", `tablewatch/${incident.site}/${incident.table}/review/${by}`, body, (err) => {
     if (err && pending.get(id) === asked) asked.error = `${action}: ${err}`;
     scheduleRender();
