@@ -25,7 +25,9 @@ from tablewatch.vision.classifier import OnnxIndexClassifier, index_views
 from tablewatch.vision.snapshot.shapes import CARD_MM
 
 PX_PER_MM = 6.0
-REFINE_MM = 3.0  # a card's side found on the geometry copy is this close to its true place
+REFINE_MM = 5.0  # a card's side found on the geometry copy is this close to its true place
+EDGE_LOOK_MM = 1.5  # a card's edge has paper this far inside it, and something else this far outside
+PAPER_EDGE = 12.0  # Lab: within this of the card's paper is paper
 PAPER_MM = (1.0, 3.0)  # a face's blank edge: from this far in from its sides to this far
 INDEX_ZONE_MM = (12.5, 28.0)  # from a corner, along the short and the long side: where an index can lie
 INDEX_MM = ((2.5, 11.0), (7.0, 26.0))  # (min, max) width and height of a rank-and-suit index
@@ -111,7 +113,9 @@ def zone_polygon(corners: np.ndarray, which: int) -> np.ndarray:
 def paper_colour(picture: np.ndarray) -> np.ndarray:
     """The paper (Lab) of a card or a corner of one: the median of its lighter half. Print covers less than
     half of a face, and a glare or shadow changes over a card, so a corner's own paper is measured there."""
-    lab = cv2.cvtColor(picture, cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    step = max(1, round(np.sqrt(picture.shape[0] * picture.shape[1] / 20_000)))  # ~20,000 pixels are plenty
+    lab = cv2.cvtColor(np.ascontiguousarray(picture[::step, ::step]), cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    lab = lab.astype(np.float32)
     lighter = lab[lab[:, 0] >= np.median(lab[:, 0])]
     paper: np.ndarray = np.median(lighter, axis=0)
     return paper
@@ -119,30 +123,40 @@ def paper_colour(picture: np.ndarray) -> np.ndarray:
 
 def refine_corners(detail: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """``corners`` (detail px) moved onto the card's own edges: each half of each side is slid across its
-    direction (at most ``REFINE_MM``) to where the picture changes most along it, when it does clearly."""
+    direction (at most ``REFINE_MM``) to where the picture changes most along it *from paper inside to
+    something else outside*: a court card's frame line (picture inside) and the outer rim of a card's shadow
+    (shadow inside) are passed over. A side with no such edge (under another card) stays."""
     w, h = (round(v * PX_PER_MM) for v in CARD_MM)
-    pad = round(REFINE_MM * PX_PER_MM) + 2
+    reach = round(REFINE_MM * PX_PER_MM)
+    look = round(EDGE_LOOK_MM * PX_PER_MM)
+    pad = reach + look + 2
     target = np.array([[pad, pad], [pad + w, pad], [pad + w, pad + h], [pad, pad + h]], np.float32)
     matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
     picture = cv2.warpPerspective(detail, matrix, (w + 2 * pad, h + 2 * pad), flags=cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE)
     lab = cv2.GaussianBlur(cv2.cvtColor(picture, cv2.COLOR_BGR2Lab).astype(np.float32), (0, 0), 1.0)
+    paper = paper_colour(picture[pad:pad + h, pad:pad + w])
     gx = np.abs(cv2.Sobel(lab, cv2.CV_32F, 1, 0)).sum(axis=2)
     gy = np.abs(cv2.Sobel(lab, cv2.CV_32F, 0, 1)).sum(axis=2)
     r = round(0.08 * w)  # the rounded corners
-    reach = round(REFINE_MM * PX_PER_MM)
     lines = []
-    # each side: (fixed coordinate, along-range, vertical?)
-    sides = ((pad, (pad + r, pad + w - r), False), (pad + w, (pad + r, pad + h - r), True),
-             (pad + h, (pad + r, pad + w - r), False), (pad, (pad + r, pad + h - r), True))
-    for fixed, (a, b), vertical in sides:
+    # each side: (fixed coordinate, along-range, vertical?, the inward sign)
+    sides = ((pad, (pad + r, pad + w - r), False, 1), (pad + w, (pad + r, pad + h - r), True, -1),
+             (pad + h, (pad + r, pad + w - r), False, -1), (pad, (pad + r, pad + h - r), True, 1))
+    for fixed, (a, b), vertical, inward in sides:
         points = []
         for lo, hi in ((a, (a + b) // 2), ((a + b) // 2, b)):
-            offsets = np.arange(fixed - reach, fixed + reach + 1)
-            profile = (gx[lo:hi, offsets].mean(axis=0) if vertical else gy[offsets, lo:hi].mean(axis=1))
+            span = np.arange(fixed - reach - look, fixed + reach + look + 1)
+            strip = lab[lo:hi, span].mean(axis=0) if vertical else lab[span, lo:hi].mean(axis=1)
+            grad = gx[lo:hi, span].mean(axis=0) if vertical else gy[span, lo:hi].mean(axis=1)
+            distance = np.linalg.norm(strip - paper, axis=1)
+            at = np.arange(look, len(span) - look)  # the offsets tried, within ``reach`` of the side
+            inside, outside = distance[at + inward * look], distance[at - inward * look]
+            edge = (inside < PAPER_EDGE) & (outside >= PAPER_EDGE)
+            profile = np.where(edge, grad[at], 0.0)
             best = int(np.argmax(profile))
-            if profile[best] >= 2.0 * float(np.median(profile)) + 1.0:
-                points.append(((lo + hi) / 2, float(offsets[best])))
+            if edge[best] and profile[best] >= 2.0 * float(np.median(grad[at])) + 1.0:
+                points.append(((lo + hi) / 2, float(span[at[best]])))
         lines.append((fixed, vertical, points))
     refined = []
     for fixed, vertical, points in lines:
@@ -242,6 +256,13 @@ def _colour_distance(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return distance
 
 
+def _corner(card: np.ndarray, which: int) -> np.ndarray:
+    """The corner ``which`` of the upright card (turned upright), twice the index zone's size."""
+    zw, zh = round(2 * INDEX_ZONE_MM[0] * PX_PER_MM), round(2 * INDEX_ZONE_MM[1] * PX_PER_MM)
+    view = card if which == 0 else np.rot90(card, 2)
+    return np.ascontiguousarray(view[:zh, :zw])
+
+
 def _stretch(card: np.ndarray, zone: np.ndarray) -> np.ndarray:
     """The card with the zone's paper made white and its darkest print black, channel by channel: a washed-out
     or tinted photo's index looks like crisp print (the classifier learned from many lights, not this one)."""
@@ -257,8 +278,9 @@ def read_face(card: np.ndarray, visible: tuple[bool, bool], classifier: OnnxInde
     """Face up (identity from the visible corners' indices), face down, or unknown."""
     zones = [corner_zone(card, which) for which in (0, 1)]
     boxes = [find_index(zone) if seen else None for zone, seen in zip(zones, visible, strict=True)]
-    # the classifier sees the index with some of the card round it, as it learned: cut from the whole card
-    views = [np.stack(index_views(_stretch(np.rot90(card, 2 * which), zone), box))
+    # the classifier sees the index with some of the card round it, as it learned: cut from the card round the
+    # index's corner (twice the zone, enough for its widest view)
+    views = [np.stack(index_views(_stretch(_corner(card, which), zone), box))
              for which, (zone, box) in enumerate(zip(zones, boxes, strict=True)) if box is not None]
     probabilities: list[np.ndarray | None] = [None, None]
     if views:

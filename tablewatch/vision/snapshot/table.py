@@ -173,7 +173,8 @@ def _local_colour_distance(lab: np.ndarray, surface: np.ndarray) -> tuple[np.nda
     coef = np.zeros((terms.shape[1], 3))
     residual_cov = np.eye(3)
     for _ in range(3):
-        coef = np.linalg.lstsq(terms[keep], values[keep], rcond=None)[0]
+        chosen = terms[keep]
+        coef = np.linalg.solve(chosen.T @ chosen + np.eye(chosen.shape[1]) * 1e-6, chosen.T @ values[keep])
         residual = values - terms @ coef
         residual_cov = np.cov(residual[keep].T) + np.eye(3) * 0.25
         keep = _mahalanobis(residual, residual_cov) ** 2 < 11.3  # chi-square, 3 dof, 1 %
