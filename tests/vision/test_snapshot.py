@@ -270,3 +270,29 @@ def test_a_lone_card_turned_unlike_the_rest_is_found(tmp_path: Path) -> None:
     scale = still.geometry.shape[1] / scene.image.shape[1]
     target = np.array([1000, 650]) * scale
     assert sum(np.linalg.norm(np.array(c.centre) - target) < 0.2 * (width or 0) for c in cards) == 1
+
+
+def test_markers_and_the_dealer_button(tmp_path: Path) -> None:
+    """With ArUco markers on the table, its region is theirs; a larger white disc is the button, not a chip."""
+    from tablewatch.vision.snapshot.reader import SnapshotReader
+
+    scene = table_scene(seed=4)
+    x0, y0, x1, y1 = scene.table
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    side = 70
+    for k, (mx, my) in enumerate(((x0 + 20, y0 + 20), (x1 - 20 - side, y0 + 20), (x1 - 20 - side, y1 - 20 - side),
+                                  (x0 + 20, y1 - 20 - side))):
+        marker = cv2.aruco.generateImageMarker(dictionary, k, side - 20)
+        scene.image[my:my + side, mx:mx + side] = 255
+        scene.image[my + 10:my + side - 10, mx + 10:mx + side - 10] = marker[..., None]
+    button = (1000, 700)
+    radius = round(0.55 * CARD_PX[0])
+    cv2.circle(scene.image, (button[0] + 2, button[1] + 2), radius, (120, 130, 140), -1, cv2.LINE_AA)
+    cv2.circle(scene.image, button, radius, (245, 245, 245), -1, cv2.LINE_AA)
+    cv2.putText(scene.image, "D", (button[0] - 18, button[1] + 18), cv2.FONT_HERSHEY_SIMPLEX, 1.6, (20, 20, 20), 4)
+    path = tmp_path / "markers.jpg"
+    cv2.imwrite(str(path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    shot = SnapshotReader().read(path)
+    assert shot.table_found_by == "markers"
+    assert shot.button is not None and np.hypot(shot.button[0] - button[0], shot.button[1] - button[1]) < 10
+    assert shot.chip_counts() == {"black": 1, "blue": 1, "green": 1, "red": 2}

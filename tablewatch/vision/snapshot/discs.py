@@ -42,7 +42,8 @@ class Disc:
 
 
 def find_discs(image: np.ndarray, table: Table, card_width: float | None, cards: list[np.ndarray]) -> list[Disc]:
-    """Discs (chips or buttons, not yet named) in the geometry picture; ``cards``: card polygons (geometry px)."""
+    """Discs (chips or buttons, not yet named) in the geometry picture; ``cards``: the polygons of cards (and
+    of markers) found there, on which no chip is counted (geometry px)."""
     h, w = image.shape[:2]
     if card_width:
         r_min, r_max = CHIP_RADIUS[0] * card_width, BUTTON_RADIUS[1] * card_width

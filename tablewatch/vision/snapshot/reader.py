@@ -142,7 +142,8 @@ class SnapshotReader:
             notes.append("no card edges found: card size unknown, chips sized by the picture")
         shapes.stack_cards(shapes_found)
         polygons = [c.corners for c in shapes_found]
-        discs = disc_finder.find_discs(image, table, width, polygons)
+        markers_seen = [np.asarray(quad, np.float64) for quad in markers.values()]
+        discs = disc_finder.find_discs(image, table, width, polygons + markers_seen)
 
         scale = still.detail_per_geometry
         faces_read: list[faces.Face] = []
