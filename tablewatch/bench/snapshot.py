@@ -31,9 +31,9 @@ from tablewatch.vision.cards import pokerkit_card
 BOARD = ("T1", "T2", "T3", "T4", "T5")
 PLAYERS = tuple(f"P{seat}.{k}" for seat in range(1, 5) for k in (1, 2))
 CHIP_COLUMNS = {"R": "red", "G": "green", "B": "blue", "K": "black", "W": "white"}
-DEVELOPMENT_NOTE = ("These are the development photos: the reader was built looking at them (no threshold was fitted "
-                    "to them, but its rules were chosen while watching them), so these figures say how it does on "
-                    "its own development set, not on unseen photos.")
+DEVELOPMENT_NOTE = ("These 5 photos are the development set: the reader was built looking at them, and a few of its "
+                    "rules and thresholds were chosen or changed after seeing its mistakes there. These figures say "
+                    "how it does on its own development photos, not how it does on unseen ones.")
 
 
 class LabelsError(ValueError):
