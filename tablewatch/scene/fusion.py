@@ -14,8 +14,15 @@ in which case it stands for the action itself (its ``prior``, the chips already 
 earlier moves); chips counted from the pot into a stack stand for a push in
 any case (the camera may miss the dealer's hand, the count is the push), after a wait for the camera's twin.
 
-When the two disagree on the value, the RFID chips win (they are counted, not seen) and a SYSTEM
-finding says so, because a persistent disagreement means a dirty lens, a dead antenna or a foreign chip.
+When the two disagree on the value, the RFID chips win (they are counted, not seen). A SYSTEM finding
+(``SYS-SENSORS``) says so only when the camera saw more chips than its own error explains: from overhead a
+column shows its top chip only (the camera seeing fewer is no disagreement); colours mix denominations up (a
+500 read as a 5000 among as many chips as RFID counted is a misread, not an extra chip); and a colour count may
+run one chip over per colour (a 2500's dark print read as a black 500, a chip read again as it settles). That
+error comes back whenever a player bets those chips (a seat opening with a lone 2500 read one over on 4 bets in
+5), so a run of such reads at a seat is no sign either: the finding wants two chips or more beyond RFID's count,
+two of one colour (untagged chips, an antenna missing tags); one untagged chip is more than the camera can tell.
+A seat's reads of chips over are one finding until a read of that seat agrees.
 
 A stack the camera reports obscured (its largest denomination out of sight) gets its hidden value from
 the RFID ledger when the table has readers (``stack_chips``): the chips of that denomination and up that
@@ -115,6 +122,7 @@ class SceneFusion:
     # The camera's mucks wait a window (with readers and a camera): an arm shoving a stack in over the cards can
     # look like cards going, and chips RFID counts going forward from that seat meanwhile make it a bet.
     _mucks: list[CardsMucked] = field(default_factory=list)
+    _faulty: set[int | None] = field(default_factory=set)  # seats whose reads of chips over were reported
 
     def _prior(self, move: ChipsMoved) -> Chips:
         """The chips in the move's betting zone before it (what a camera reports as a bet's ``prior``), kept
@@ -262,7 +270,22 @@ class SceneFusion:
         merged: ChipAction = _with_rfid_chips(camera, rfid)
         if isinstance(merged, BetMotion) and merged.motions > 1 and not merged.motion_values:
             merged = dataclasses.replace(merged, motion_values=_per_motion(merged.motion_times, pending.parts))
-        return [merged, *_disagreement(camera, rfid)]
+        return [merged, *self._disagreement(camera, rfid)]
+
+    def _disagreement(self, camera: ChipAction, rfid: ChipAction) -> list[Violation]:
+        """A finding when the camera saw chips RFID did not count beyond its own error (see the module docstring),
+        one for a seat's reads of chips over until a read of its chips leaves none over (a read of no chips, a
+        push seen by its value, says nothing)."""
+        if not camera.chips.count or _value(rfid) is None:
+            return []
+        uncounted = _uncounted(camera, rfid)
+        if not uncounted:
+            self._faulty.discard(camera.seat)
+            return []
+        if camera.seat in self._faulty or not _beyond_error(camera, rfid, uncounted):
+            return []
+        self._faulty.add(camera.seat)
+        return [_finding(camera, rfid, uncounted)]
 
     def _muck_taken_back(self, bet: BetMotion) -> bool:
         """Drops the camera's muck of the seat RFID counts betting, seen within a window of the read."""
@@ -413,25 +436,28 @@ def _with_rfid_chips(camera: ChipAction, rfid: ChipAction) -> ChipAction:
     return dataclasses.replace(camera, source="scene", chips=chips)
 
 
-def _disagreement(camera: ChipAction, rfid: ChipAction) -> list[Violation]:
-    """The camera saw a chip RFID did not count (a tag not read, or a chip without one). From overhead a column
-    shows its top chip only, so the camera seeing fewer chips than RFID counted is no disagreement."""
-    seen, counted = _value(camera), _value(rfid)
-    if seen is None or counted is None or seen == counted:
-        return []
+def _uncounted(camera: ChipAction, rfid: ChipAction) -> dict[int, int]:
+    """The chips of each denomination the camera saw beyond RFID's count of it, when the camera saw more chips in
+    all than RFID counted to another value ({} otherwise: fewer is a column's hidden chips, as many is colours mixed
+    up)."""
+    if camera.chips.count <= rfid.chips.count or _value(camera) == _value(rfid):
+        return {}
     tagged = rfid.chips.as_dict()
-    uncounted = {denomination: n - tagged.get(denomination, 0) for denomination, n in camera.chips
-                 if n > tagged.get(denomination, 0)}
-    if not uncounted:
-        return []
+    return {d: n - tagged.get(d, 0) for d, n in camera.chips if n > tagged.get(d, 0)}
+
+
+def _beyond_error(camera: ChipAction, rfid: ChipAction, uncounted: dict[int, int]) -> bool:
+    """More than the camera's colour count can run over: two more chips in all, two of them of one colour."""
+    return min(camera.chips.count - rfid.chips.count, max(uncounted.values())) >= 2
+
+
+def _finding(camera: ChipAction, rfid: ChipAction, uncounted: dict[int, int]) -> Violation:
     extra = ", ".join(f"{n} × {denomination}" for denomination, n in sorted(uncounted.items()))
-    return [
-        Violation(
-            ts=max(camera.ts, rfid.ts), table=camera.table, source="scene", seat=camera.seat,
-            rule_id=DISAGREEMENT_RULE, title="Camera and RFID disagree on chips",
-            observed=f"{camera.kind} of seat {camera.seat}: camera read {seen}, RFID counted {counted}; the camera "
-            f"saw chips RFID did not count ({extra})",
-            ruling="RFID count used; check the seat's chips and the antenna", severity=Severity.SYSTEM,
-            seats=(camera.seat,) if camera.seat else (), confidence=0.9, evidence_ts=(camera.ts, rfid.ts),
-        )
-    ]
+    return Violation(
+        ts=max(camera.ts, rfid.ts), table=camera.table, source="scene", seat=camera.seat,
+        rule_id=DISAGREEMENT_RULE, title="Camera and RFID disagree on chips",
+        observed=f"{camera.kind} of seat {camera.seat}: camera read {_value(camera)}, RFID counted {_value(rfid)}; "
+        f"the camera saw chips RFID did not count ({extra})",
+        ruling="RFID count used; check the seat's chips and the antenna", severity=Severity.SYSTEM,
+        seats=(camera.seat,) if camera.seat else (), confidence=0.9, evidence_ts=(camera.ts, rfid.ts),
+    )
