@@ -9,7 +9,7 @@ misdealt one (``HandEnded.void``): its redeal is the hand.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pokerkit import ChipsPushing
 
@@ -91,6 +91,45 @@ def load_default_checks(profile: RuleProfile, config: GameConfig) -> list[Check]
     return list(registry.default_checks(profile, game=config))
 
 
+Route = tuple[Check, Callable[[Event], bool] | None]  # a check, and what to ask it of each event (None: nothing)
+
+
+class CheckRoutes:
+    """Which checks are shown an event of each kind: most checks watch a few kinds, and asking each of them about
+    each event costs more than most events' checks. A check says once per kind (``route``, as the procedure checks'
+    ``HandCheck`` does) whether every event of it concerns it, none does, or it is to be asked each time
+    (``concerns``); a check of the plain ``Check`` protocol is shown every event. The answers hold while the checks
+    follow the hand the table shows: from a ``HandStarted`` they were shown, to the next."""
+
+    def __init__(self, checks: list[Check]) -> None:
+        self.checks, self.count = checks, len(checks)
+        self.by_kind: dict[type[Event], list[Route]] = {}
+        self.followed: int | None = None  # the hand of the last HandStarted the checks were shown
+
+    def current(self, checks: list[Check]) -> bool:
+        """These are the routes of ``checks`` (a list replaced or grown needs new ones)."""
+        return checks is self.checks and len(checks) == self.count
+
+    def of(self, kind: type[Event]) -> list[Route]:
+        routes = self.by_kind.get(kind)
+        if routes is None:
+            routes = self.by_kind[kind] = [route for check in self.checks if (route := _route(check, kind))]
+        return routes
+
+
+def _route(check: Check, kind: type[Event]) -> Route | None:
+    route = getattr(check, "route", None)
+    decided = True if route is None else route(kind)
+    if decided is None:
+        return check, getattr(check, "concerns")  # noqa: B009 - a check that routes per event has it
+    return (check, None) if decided else None
+
+
+def _wants(check: Check, event: Event, hand_no: int) -> bool:
+    wants = getattr(check, "wants", None)  # (a check of the plain ``Check`` protocol sees every event)
+    return wants is None or bool(wants(event, hand_no))
+
+
 class TableRules:
     """The rules layer of one table: feed events, get violations; finished hands pile up in ``finished``.
 
@@ -103,6 +142,7 @@ class TableRules:
         self.config, self.table = config, table
         self.profile = profile or RuleProfile()
         self.checks: list[Check] = list(checks) if checks is not None else load_default_checks(self.profile, config)
+        self.routes = CheckRoutes(self.checks)
         self.strict = strict
         self.current: HandEngine | None = None
         self.last: HandEngine | None = None
@@ -123,15 +163,31 @@ class TableRules:
 
     def _checks_on(self, event: Event) -> list[Violation]:
         """Every check's findings on ``event``, each shown the hand as it stood before it; a check that fails is a
-        SYSTEM finding and the others go on."""
-        snapshot = self.snapshot()
+        SYSTEM finding and the others go on. A check that says it has nothing to do with the event (``wants``)
+        is not shown it, and the snapshot is built only for a check that is: most events concern few checks."""
+        snapshot: HandSnapshot | None = None
         found: list[Violation] = []
-        for check in self.checks:
+        for check in self._shown(event):
+            if snapshot is None:
+                snapshot = self.snapshot()
             try:
                 found += check.observe(snapshot, event)
             except Exception as exc:
                 found += self._failed(exc, f"check {check.rule_id}", event)
         return found
+
+    def _shown(self, event: Event) -> list[Check]:
+        """The checks ``event`` concerns: by its kind (``CheckRoutes``) while they follow the hand the table shows;
+        a hand's start, or a hand they did not see start, asks each of them (``wants``)."""
+        if not self.routes.current(self.checks):
+            self.routes = CheckRoutes(self.checks)
+        engine = self.current or self.last
+        hand_no = engine.hand.hand_no if engine is not None else 0  # (the snapshot's, without building it)
+        if isinstance(event, HandStarted) or hand_no != self.routes.followed:
+            if isinstance(event, HandStarted):
+                self.routes.followed = event.hand_no
+            return [check for check in self.checks if _wants(check, event, hand_no)]
+        return [check for check, ask in self.routes.of(type(event)) if ask is None or ask(event)]
 
     def _keep(self, found: list[Violation]) -> None:
         """The checks' findings on the hand in play go into its history (the engine's are there already)."""

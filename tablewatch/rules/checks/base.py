@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from tablewatch.events import (
     BetMotion,
@@ -95,6 +96,12 @@ class ActionTally:
         return True
 
     @property
+    def turn_open(self) -> bool:
+        """An action of this turn is counted: the next event may end the turn, whatever its kind (the seat to act
+        moves on). Otherwise only an action changes the tally."""
+        return self._turn_seat is not None
+
+    @property
     def substantial(self) -> bool:
         """TDA-23: two actions in turn with at least one putting chips in, or any three actions in turn."""
         return self.actions >= 3 or (self.actions >= 2 and self.chip_actions >= 1)
@@ -111,6 +118,9 @@ class HandCheck:
 
     rule_id: str = ""
     committed_by: Party = Party.PLAYER  # whose error its violations are, unless one says otherwise
+    # The kinds of event ``on_event`` acts on (None: every kind). Any other leaves the check as it was and finds
+    # nothing, so the table need not show it one (``wants``): most checks watch a few kinds of a busy stream.
+    events: ClassVar[tuple[type[Event], ...] | None] = None
 
     def __init__(self, profile: RuleProfile) -> None:
         self.profile = profile
@@ -122,6 +132,33 @@ class HandCheck:
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         raise NotImplementedError
+
+    def wants(self, event: Event, hand_no: int) -> bool:
+        """Whether ``observe`` may find anything in ``event`` or change the check, the hand shown being ``hand_no``.
+        False only where it would do neither: ``TableRules`` skips those (and the snapshot, when no check wants
+        the event). A hand's start, or a hand whose start the check did not see, resets it: always wanted."""
+        if isinstance(event, Violation):
+            return False
+        if isinstance(event, HandStarted) or hand_no != self._hand_no:
+            return True
+        return self.concerns(event)
+
+    def concerns(self, event: Event) -> bool:
+        """``event`` may change the check or be found against (``wants``, a hand's start aside): one of ``events``.
+        A check whose interest depends on what it holds (a seat away, a deal under way) says so here."""
+        return self.events is None or isinstance(event, self.events)
+
+    def route(self, kind: type[Event]) -> bool | None:
+        """``wants`` for a whole kind of event, worked out once by the table: every event of ``kind`` is wanted
+        (True), none is (False), or ``concerns`` is asked for each (None, a check that overrides it). It holds
+        while the check follows the hand the table shows; a hand's start is always wanted."""
+        if issubclass(kind, Violation):
+            return False
+        if issubclass(kind, HandStarted):
+            return True
+        if type(self).concerns is not HandCheck.concerns:
+            return None
+        return self.events is None or issubclass(kind, self.events)
 
     def observe(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if isinstance(event, Violation):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tablewatch.events import CardBurned, Event, Party, Severity, Violation
-from tablewatch.rules.checks.base import ActionTally, HandCheck
+from tablewatch.events import BoardCardDealt, CardBurned, Event, Party, Severity, Violation
+from tablewatch.rules.checks.base import ACTION_EVENTS, ActionTally, HandCheck
 from tablewatch.rules.checks.boardstate import BoardStep, BoardTracker
 from tablewatch.rules.snapshot import HandSnapshot
 
@@ -42,10 +42,14 @@ WRONG_BURN_SOURCE = (
 class BurnCheck(HandCheck):
     rule_id = "TDA-25"
     committed_by = Party.DEALER
+    events = (CardBurned, BoardCardDealt, *ACTION_EVENTS)
 
     def reset(self) -> None:
         self.board = BoardTracker(self.profile)
         self.tally = ActionTally()
+
+    def concerns(self, event: Event) -> bool:
+        return super().concerns(event) or self.tally.turn_open  # (the tally sees every event while a turn is open)
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         self.tally.observe(snapshot, event)

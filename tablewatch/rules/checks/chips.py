@@ -40,6 +40,7 @@ class StackVisibilityCheck(HandCheck):
     """StackObscured past the profile's thresholds: logged, then alerted (TDA-16A)."""
 
     rule_id = "TDA-16A"
+    events = (StackObscured,)
 
     def __init__(self, profile: RuleProfile) -> None:
         super().__init__(profile)
@@ -76,6 +77,7 @@ class ChipsLeftTableCheck(HandCheck):
     """ChipsLeftTable: chips that were on the table are no longer anywhere on it (TDA-49, HOUSE-002-2.4.3)."""
 
     rule_id = "TDA-49"
+    events = (ChipsLeftTable,)
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if not isinstance(event, ChipsLeftTable):
@@ -113,6 +115,7 @@ class ChipsAppearedCheck(HandCheck):
     """ChipsAppeared: chips showed up in a zone without coming from another (HOUSE-002-2.4 / ENG-41)."""
 
     rule_id = "HOUSE-002-2.4"
+    events = (ChipsAppeared,)
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if not isinstance(event, ChipsAppeared):
@@ -141,6 +144,7 @@ class UnknownChipCheck(HandCheck):
     read again as it moves from stack to bet to pot, in this hand or a later one, is the same finding."""
 
     rule_id = "TDA-16B"
+    events = (UnknownChip,)
 
     def __init__(self, profile: RuleProfile) -> None:
         self._reported: set[str] = set()  # kept across hands (a chip seen between hands is read again in the next)

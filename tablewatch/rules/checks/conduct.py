@@ -23,6 +23,13 @@ class ConsecutiveAllInCheck(HandCheck):
         self.all_in: set[int] = set()
         super().__init__(profile)
 
+    def concerns(self, event: Event) -> bool:
+        return self.profile.consecutive_all_ins_warning is not None  # (a hand's start is always shown)
+
+    def route(self, kind: type[Event]) -> bool | None:
+        on = self.profile.consecutive_all_ins_warning is not None
+        return super().route(kind) if on else issubclass(kind, HandStarted)
+
     def reset(self) -> None:
         """Close the previous hand: a seat dealt in without an all-in starts again from zero."""
         for seat in self.seats:
@@ -60,6 +67,12 @@ class NutsNotBetCheck(HandCheck):
     call with players still to act after him is allowed, and is not judged."""
 
     rule_id = "TDA-54"
+
+    def concerns(self, event: Event) -> bool:
+        return self.profile.nuts_last_to_act_must_bet and not self.judged
+
+    def route(self, kind: type[Event]) -> bool | None:
+        return super().route(kind) if self.profile.nuts_last_to_act_must_bet else issubclass(kind, HandStarted)
 
     def reset(self) -> None:
         self.dealt: dict[int, list[str]] = {}

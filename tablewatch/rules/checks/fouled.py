@@ -18,6 +18,7 @@ Place = tuple[str, int | None]  # ("seat", 3), ("board", None), ("burn", None)
 class FouledDeckCheck(HandCheck):
     rule_id = "TDA-22E"
     committed_by = Party.DEALER
+    events = (CardDealt, CardExposed, CardsTabled, BoardCardDealt, CardBurned)  # where cards are seen (``_sightings``)
 
     def reset(self) -> None:
         self.seen: dict[str, Place] = {}

@@ -27,7 +27,14 @@ from tablewatch.events import (
     Severity,
     Violation,
 )
-from tablewatch.rules.checks.base import ActionTally, HandCheck, is_action, is_standard_card, seat_list
+from tablewatch.rules.checks.base import (
+    ACTION_EVENTS,
+    ActionTally,
+    HandCheck,
+    is_action,
+    is_standard_card,
+    seat_list,
+)
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot
 
@@ -42,6 +49,7 @@ DEAL_ENDERS = (CardBurned, BoardCardDealt, CardsTabled, PotGathered, PotPushed, 
 class MisdealCheck(HandCheck):
     rule_id = "TDA-22A"
     committed_by = Party.DEALER
+    events = (*DEAL_ENDERS, CardDealt, BoxedCard, CardExposed, *ACTION_EVENTS)
 
     def __init__(self, profile: RuleProfile) -> None:
         self.redeal: tuple[int | None, tuple[int, ...]] | None = None  # (button, seats) of a misdealt hand

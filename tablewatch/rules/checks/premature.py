@@ -3,8 +3,8 @@ of the venue's variant (conflict C2), and board cards turned after the hand is o
 
 from __future__ import annotations
 
-from tablewatch.events import BoardCardDealt, Event, Party, Severity, Violation
-from tablewatch.rules.checks.base import HandCheck
+from tablewatch.events import BoardCardDealt, CardBurned, Event, Party, Severity, Violation
+from tablewatch.rules.checks.base import ACTION_EVENTS, HandCheck
 from tablewatch.rules.checks.boardstate import BoardTracker
 from tablewatch.rules.snapshot import HandSnapshot
 
@@ -47,6 +47,7 @@ def stud_burns_after_premature(street: int, variant: str) -> dict[int, bool]:
 class PrematureBoardCheck(HandCheck):
     rule_id = "TDA-57"
     committed_by = Party.DEALER
+    events = (BoardCardDealt, CardBurned, *ACTION_EVENTS)  # what its board tracker follows
 
     def reset(self) -> None:
         self.board = BoardTracker(self.profile)

@@ -33,6 +33,12 @@ class AbsentAtDealCheck(HandCheck):
         super().__init__(profile)
         self.presence: dict[int, tuple[bool, float]] = {}  # seat -> (present, since); kept across hands
 
+    def concerns(self, event: Event) -> bool:
+        """Presence; the deal's cards until its last; anything while a seat away at the last card is judged or its
+        hand is dead."""
+        return isinstance(event, PlayerPresence) or (self.t_last is None and isinstance(event, CardDealt)) or bool(
+            self.candidates or self.dead)
+
     def reset(self) -> None:
         self.seats: tuple[int, ...] = ()
         self.dealt = 0
@@ -121,6 +127,9 @@ class LeftWithLiveHandCheck(HandCheck):
         super().__init__(profile)
         self.away_since: dict[int, float] = {}  # kept across hands
 
+    def concerns(self, event: Event) -> bool:
+        return isinstance(event, PlayerPresence) or bool(self.away_since)  # (time away counts at any event)
+
     def reset(self) -> None:
         self.hand_start: float | None = None
         self.reported: set[int] = set()
@@ -166,6 +175,12 @@ class LongAbsenceCheck(HandCheck):
         super().__init__(profile)
         self.away_since: dict[int, float] = {}  # kept across hands
         self.reported: set[int] = set()
+
+    def concerns(self, event: Event) -> bool:
+        return self.profile.long_absence_s is not None and (isinstance(event, PlayerPresence) or bool(self.away_since))
+
+    def route(self, kind: type[Event]) -> bool | None:
+        return super().route(kind) if self.profile.long_absence_s is not None else issubclass(kind, HandStarted)
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         limit = self.profile.long_absence_s

@@ -22,6 +22,7 @@ STREET_OF_CARD = ("third", "third", "third", "fourth", "fifth", "sixth", "sevent
 class StudDealCheck(HandCheck):
     rule_id = "TDA22-RP-10"
     committed_by = Party.DEALER
+    events = (CardDealt,)
 
     def reset(self) -> None:
         self.dealt: dict[int, int] = {}  # seat -> cards pitched to it so far

@@ -14,6 +14,7 @@ from tablewatch.rules.snapshot import HandSnapshot
 
 class DeviceHealthCheck(HandCheck):
     rule_id = "SYS-DEVICE"
+    events = (DeviceStatus, CameraRecalibrated, CameraMoved)
 
     def __init__(self, profile: RuleProfile) -> None:
         super().__init__(profile)
