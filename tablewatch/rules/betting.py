@@ -25,6 +25,8 @@ from tablewatch.events import Chips
 from tablewatch.rules.chipreading import BetContext, ShortRaiseRule, SingleChipRule, Structure
 from tablewatch.rules.game import GameConfig
 
+NO_CHIPS = Chips()  # (frozen: one instance serves every view that has none in front)
+
 
 @dataclass(frozen=True, kw_only=True)
 class BettingView:
@@ -143,12 +145,17 @@ def chips_in_play(state: State) -> int:
     return sum(state.starting_stacks) - sum(state.stacks)
 
 
+def current_bet(state: State, tracker: RoundTracker) -> int:
+    """The highest bet to match on the street (``BettingView.cur``): preflop, a short big blind counts in full."""
+    posted_cur = max(state.bets)
+    return max(posted_cur, tracker.nominal_cur) if tracker.street_index == 0 else posted_cur
+
+
 def view_for(config: GameConfig, state: State, tracker: RoundTracker, index: int, *, seat: int,
              cap_reached: bool = False, prior: Chips | None = None) -> BettingView:
     """The TDA view of what player ``index`` faces on the current street."""
-    bets, stacks = state.bets, state.stacks
-    posted_cur = max(bets)
-    cur = max(posted_cur, tracker.nominal_cur) if tracker.street_index == 0 else posted_cur
+    bets, stacks, statuses, structure = state.bets, state.stacks, state.statuses, config.structure
+    cur = current_bet(state, tracker)
     bet, stack = bets[index], stacks[index]
     all_in_to = bet + stack
     # preflop, a short blind counts in full in the pot (TDA-40B): before and after others have called it
@@ -156,23 +163,16 @@ def view_for(config: GameConfig, state: State, tracker: RoundTracker, index: int
     to_call = max(0, min(cur - bet, stack))
     # stud: over the bring-in, the raise is the completion to the small bet
     inc = tracker.completion_to - cur if tracker.completion_to > cur else tracker.inc
-    if config.structure == "FL":
-        min_to = cur + inc
-        max_to = min_to
-    else:
-        min_to = cur + inc
-        max_to = all_in_to if config.structure == "NL" else cur + pot_total + to_call
-    others_live = any(
-        i != index and state.statuses[i] and stacks[i] + bets[i] > cur for i in range(len(bets))
-    )
+    min_to = cur + inc
+    max_to = min_to if structure == "FL" else all_in_to if structure == "NL" else cur + pot_total + to_call
+    others_live = any(i != index and statuses[i] and stacks[i] + bets[i] > cur for i in range(len(bets)))
     can_raise = all_in_to > cur and others_live and tracker.reopened(index, cur) and not cap_reached
-    live = sum(1 for s in state.statuses if s)
     bring_in = state.effective_bring_in_amount if config.stud and state.can_post_bring_in() else 0
+    streets = config.streets
     return BettingView(
-        seat=seat, street=config.streets[min(tracker.street_index, len(config.streets) - 1)],
-        structure=config.structure, cur=cur, bet=bet,
-        stack=stack, inc=inc, min_raise_to=min(min_to, all_in_to), max_raise_to=min(max(max_to, min_to),
-                                                                                               all_in_to),
-        can_raise=can_raise, opening=not tracker.raised_over_opening, heads_up=live == 2, pot_total=pot_total,
-        big_blind=config.big_blind, prior=prior if prior is not None else Chips(), bring_in=bring_in or 0,
+        seat=seat, street=streets[min(tracker.street_index, len(streets) - 1)], structure=structure, cur=cur,
+        bet=bet, stack=stack, inc=inc, min_raise_to=min(min_to, all_in_to),
+        max_raise_to=min(max(max_to, min_to), all_in_to), can_raise=can_raise,
+        opening=not tracker.raised_over_opening, heads_up=sum(map(bool, statuses)) == 2, pot_total=pot_total,
+        big_blind=config.big_blind, prior=prior if prior is not None else NO_CHIPS, bring_in=bring_in or 0,
     )

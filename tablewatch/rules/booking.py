@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tablewatch.rules.betting import RoundTracker
+from tablewatch.rules.betting import RoundTracker, current_bet
 from tablewatch.rules.handstate import HandState
 
 
@@ -24,7 +24,7 @@ class Booking:
         when it was booked as a bet or raise (a raise pokerkit allows none of is booked as a call)."""
         hand = self.hand
         tracker = hand.ensure_tracker()
-        cur = hand.view(hand.order[index]).cur
+        cur = current_bet(hand.state, tracker)  # (the seat's whole view is not needed, nor its cost at every action)
         if kind == "f":
             hand.state.fold()
             return None

@@ -20,7 +20,7 @@ from pokerkit import (
 )
 
 from tablewatch.events import BoardCardDealt
-from tablewatch.rules.handstate import HandState
+from tablewatch.rules.handstate import HandState, can_burn, can_deal_board, hole_dealee, showdown_index
 
 BOARD_SLOTS = ((0, 1, 2), (3,), (4,))  # flop, turn, river
 
@@ -36,7 +36,7 @@ class CardFlow:
         self.advance()
         state = self.hand.state
         return self.hand.hole_flushed and state.status and state.actor_index is None and (
-            state.showdown_index is not None or state.can_deal_board() or state.can_burn_card())
+            self.hand.asked(showdown_index) is not None or self.hand.asked(can_deal_board) or self.hand.asked(can_burn))
 
     def board_card(self, event: BoardCardDealt) -> None:
         if not event.face_up or not 0 <= event.slot <= 4:
@@ -80,13 +80,19 @@ class CardFlow:
         """The hole cards pokerkit waits for, each seat's next one as the table dealt it (?? where none came). A
         flop game takes no more than its hole cards (a card read twice, a misdeal's extra card)."""
         state, taken, flop_game = self.hand.state, self.hand.hole_taken, self.hand.config.flop_game
+        seen = _in_play(state)  # (grown card by card: asking pokerkit again for each card costs more than the deal)
         while (index := state.hole_dealee_index) is not None:  # (``can_deal_hole`` would also count the deck)
             seat = self.hand.order[index]
             cards, k = self.hand.seats[seat].cards, taken.get(seat, 0)
             usable = min(len(cards), self.hand.config.hole_cards) if flop_game else len(cards)
             card = cards[k] if k < usable else None
             taken[seat] = k + 1
-            state.deal_hole(card if card and not _clashes(state, card) else "??")
+            done = len(state.operations)
+            dealt = state.deal_hole(card if card and card not in seen else "??", index)
+            if len(state.operations) == done + 1:
+                seen.update(repr(c) for c in dealt.cards if not c.unknown_status)
+            else:  # pokerkit moved on by itself too: its cards in play are asked for again
+                seen = _in_play(state)
 
     def _deal_complete(self) -> bool:
         need = len(self.hand.game.streets[0].hole_dealing_statuses)  # (stud: the first street's three)
@@ -139,7 +145,7 @@ class CardFlow:
             if not state.status:
                 return
             if not self.hand.hole_flushed:
-                if state.hole_dealee_index is None:
+                if self.hand.asked(hole_dealee) is None:
                     self.hand.hole_flushed = True
                     continue
                 if not self._deal_may_end(force=force):
@@ -149,23 +155,23 @@ class CardFlow:
             if state.actor_index is not None:  # a betting round is open: nothing to deal
                 self.hand.ensure_tracker()
                 return
-            if state.can_burn_card():
+            if self.hand.asked(can_burn):
                 state.burn_card("??")
                 continue
             if not flop_game and state.can_stand_pat_or_discard():
                 if not self._draw(force=force_players):
                     return
                 continue
-            if not flop_game and state.hole_dealee_index is not None:  # a stud street's or a draw's cards (all)
+            if not flop_game and self.hand.asked(hole_dealee) is not None:  # a stud street's or a draw's cards (all)
                 if not self._street_dealt():
                     return
                 self._deal_holes()
                 continue
-            if state.can_deal_board():
+            if self.hand.asked(can_deal_board):
                 if not self._deal_board(force=force):
                     return
                 continue
-            if state.showdown_index is not None:
+            if self.hand.asked(showdown_index) is not None:
                 if not self._show(force=force_players):
                     return
                 continue
@@ -181,7 +187,8 @@ class CardFlow:
         if not ready and not (force and self._unseen()):
             return False
         cards = [self.hand.board.get(slot) for slot in slots]
-        text = "".join(card if card and not _clashes(state, card) else "??" for card in cards)
+        seen = _in_play(state)
+        text = "".join(card if card and card not in seen else "??" for card in cards)
         state.deal_board(text)
         return True
 
@@ -192,7 +199,7 @@ class CardFlow:
 
     def _show(self, *, force: bool) -> bool:
         state = self.hand.state
-        index = state.showdown_index
+        index = self.hand.asked(showdown_index)
         assert index is not None
         info = self.hand.seats[self.hand.order[index]]
         unknown = "??" * self.hand.config.hole_cards
@@ -220,7 +227,7 @@ class CardFlow:
         """Show or muck at pokerkit's showdown; what pokerkit refuses (a misread, a muck it needs shown) is
         tabled as unread cards. ``shown``: the table showed the hand (not a muck pokerkit needs tabled)."""
         unknown = "??" * self.hand.config.hole_cards
-        index = self.hand.state.showdown_index
+        index = self.hand.asked(showdown_index)
         for attempt in (what, unknown, False):
             try:
                 self.hand.state.show_or_muck_hole_cards(attempt)
@@ -246,7 +253,7 @@ class CardFlow:
         return aggressor is not None and aggressor[0] == seat
 
 
-def _clashes(state: State, card: str) -> bool:
-    """A card pokerkit has already seen (a fouled deck, a misread): dealt as unknown so the hand goes on."""
-    seen = {repr(c) for c in state.cards_in_play if not c.unknown_status}
-    return card in seen
+def _in_play(state: State) -> set[str]:
+    """The cards pokerkit has already seen: one of them seen again (a fouled deck, a misread) is dealt as unknown so
+    the hand goes on."""
+    return {repr(c) for c in state.cards_in_play if not c.unknown_status}

@@ -137,25 +137,26 @@ class HandEngine:
             self.cards.advance(force=True)
 
     def snapshot(self) -> HandSnapshot:
-        """The hand as the procedure checks see it (``tablewatch.rules.snapshot``)."""
+        """The hand as the procedure checks see it (``tablewatch.rules.snapshot``). Built before nearly every
+        event: what does not change in a hand is the hand's (``HandState``), the board's text is kept per card."""
         hand = self.hand
-        state, index, order = hand.state, hand.index, hand.order
+        state, index, dealt_in = hand.state, hand.index, hand.dealt_in
         phase = hand.phase()
-        active = tuple(sorted(s for s in order if state.statuses[index[s]]))
-        board = [cards[0] for cards in state.board_cards if cards]
+        statuses, stacks, bets = state.statuses, state.stacks, state.bets
+        active = tuple(s for s in dealt_in if statuses[index[s]])
+        dealing = phase == "dealing"
         in_play = chips_in_play(state) if state.status else state.total_pot_amount
         return HandSnapshot(
             table=hand.table, hand_no=hand.hand_no, phase=phase, button=hand.start.button,
-            seats=tuple(sorted(order)), active=active,
-            all_in=tuple(s for s in active if state.stacks[index[s]] == 0 and phase != "dealing"),
-            to_act=hand.to_act() if phase not in ("dealing", "complete") else None,
-            betting_complete=bool(state.status) and state.actor_index is None and phase != "dealing",
-            bets={s: state.bets[index[s]] for s in order},
-            stacks={s: state.stacks[index[s]] for s in order},
-            pot=max(0, in_play - sum(state.bets)),
-            hole_cards_per_player=hand.config.hole_cards,
-            hole_cards_dealt={s: len(hand.seats[s].cards) for s in order},
-            board=tuple(None if card.unknown_status else repr(card) for card in board),
+            seats=dealt_in, active=active,
+            all_in=() if dealing else tuple(s for s in active if stacks[index[s]] == 0),
+            to_act=None if dealing or phase == "complete" else hand.to_act(),
+            betting_complete=bool(state.status) and state.actor_index is None and not dealing,
+            bets=dict(zip(hand.order, bets, strict=True)), stacks=dict(zip(hand.order, stacks, strict=True)),
+            pot=max(0, in_play - sum(bets)),
+            hole_cards_per_player=hand.hole_cards,
+            hole_cards_dealt={s: len(info.cards) for s, info in hand.seats.items()},
+            board=hand.board_text(),
             expected_awards=hand.expected_awards() if not state.status else {},
             draw_game=hand.config.draw, discarded=dict(hand.thrown), stud_game=hand.config.stud,
         )
@@ -271,7 +272,7 @@ class HandEngine:
 
     def _in_turn(self, event: Event, seat: int) -> None:
         before = len(self.hand.actions)
-        if isinstance(event, BetMotion) and 0 < event.chips.value <= self.view(seat).bring_in:
+        if isinstance(event, BetMotion) and self.hand.config.stud and 0 < event.chips.value <= self.view(seat).bring_in:
             self._bring_in(seat, event.ts)
         elif (reading := self._read(event, seat)) is not None:
             self._apply(seat, reading, event.ts)

@@ -9,8 +9,9 @@ and the bookkeeping of the betting round.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, TypeVar, cast
 
 from pokerkit import ChipsPushing, Poker, State
 
@@ -21,6 +22,8 @@ from tablewatch.rules.chipreading import Declared, Finding, Reading
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import Phase
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -73,12 +76,16 @@ class HandState:
         self.table, self.hand_no = start.table, start.hand_no
         self.order = seat_order(start.seats, start.button)
         self.index = {seat: i for i, seat in enumerate(self.order)}
+        self.dealt_in = tuple(sorted(self.order))  # the seats in the hand, ascending
+        self.hole_cards = config.hole_cards  # (the config's are computed properties, asked at every event)
         by_seat = dict(zip(start.seats, start.stacks, strict=True)) if start.stacks else {}
         self.starting_stacks = tuple(by_seat.get(seat, 100 * config.big_blind) for seat in self.order)
         self.game, self.straddle = self._game()
         self.state = self.fresh_state()
         self.seats = {seat: SeatState() for seat in self.order}
         self.board: dict[int, str | None] = {}
+        self._board_text: tuple[State | None, int, tuple[str | None, ...]] = (None, 0, ())  # ``board_text``
+        self._asked: tuple[State | None, int, dict[Callable[[State], Any], Any]] = (None, 0, {})  # ``asked``
         self.board_fresh: set[int] = set()  # slots dealt while no betting round was open
         self.board_ts: dict[int, float] = {}  # when each slot's card was dealt
         self.burns: list[Burn] = []
@@ -158,7 +165,7 @@ class HandState:
             return "complete"
         if not self.hole_flushed:
             return "dealing"
-        if state.showdown_index is not None or state.street_index is None:
+        if self.asked(showdown_index) is not None or state.street_index is None:
             return "showdown"
         return self._phases[state.street_index]
 
@@ -189,6 +196,30 @@ class HandState:
         for info in self.seats.values():
             info.no_raise = info.no_fold = False
             info.pending = None
+
+    def asked(self, query: Callable[[State], T]) -> T:
+        """``query``'s answer from pokerkit's state (whose hole card is due, who shows, whether a card is to be burned
+        or dealt: ``hole_dealee`` …), asked of pokerkit again only once it has taken an operation since: these
+        follow from its operations alone, the engine asks them at nearly every event, and pokerkit works each out
+        anew (often through an exception) at a good part of an operation's cost."""
+        state, done = self.state, len(self.state.operations)
+        kept_state, kept_done, answers = self._asked
+        if kept_state is not state or kept_done != done:
+            answers = {}
+            self._asked = (state, done, answers)
+        if query not in answers:
+            answers[query] = query(state)
+        return cast(T, answers[query])
+
+    def board_text(self) -> tuple[str | None, ...]:
+        """pokerkit's board as text (None: a card dealt unseen), its first run's cards. Kept until pokerkit deals
+        another card or the state is replaced (a correction): a dealt card's place never changes."""
+        state, dealt = self.state, len(self.state.board_cards)
+        kept_state, kept_dealt, text = self._board_text
+        if kept_state is not state or kept_dealt != dealt:
+            text = tuple(None if cards[0].unknown_status else repr(cards[0]) for cards in state.board_cards if cards)
+            self._board_text = (state, dealt, text)
+        return text
 
     def cap_reached(self) -> bool:
         """ENG-09: the fixed-limit raise cap (C8: the house lifts it heads-up)."""
@@ -282,3 +313,20 @@ def _verify_start(start: HandStarted) -> None:
         raise ValueError(f"Hand {start.hand_no}: the button seat {start.button} is not a seat (1-10).")
     if start.stacks and len(start.stacks) != len(start.seats):
         raise ValueError(f"Hand {start.hand_no}: {len(start.stacks)} stacks for {len(start.seats)} seats.")
+
+
+# pokerkit's derived answers the engine asks through ``HandState.asked``
+def hole_dealee(state: State) -> int | None:
+    return state.hole_dealee_index
+
+
+def showdown_index(state: State) -> int | None:
+    return state.showdown_index
+
+
+def can_burn(state: State) -> bool:
+    return state.can_burn_card()
+
+
+def can_deal_board(state: State) -> bool:
+    return state.can_deal_board()
