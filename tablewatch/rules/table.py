@@ -96,10 +96,11 @@ Route = tuple[Check, Callable[[Event], bool] | None]  # a check, and what to ask
 
 class CheckRoutes:
     """Which checks are shown an event of each kind: most checks watch a few kinds, and asking each of them about
-    each event costs more than most events' checks. A check says once per kind (``route``, as the procedure checks'
-    ``HandCheck`` does) whether every event of it concerns it, none does, or it is to be asked each time
-    (``concerns``); a check of the plain ``Check`` protocol is shown every event. The answers hold while the checks
-    follow the hand the table shows: from a ``HandStarted`` they were shown, to the next."""
+    each event costs more than most events' checks. A check's class says once per kind (``route``, as the procedure
+    checks' ``HandCheck`` does) whether every event of it concerns the check, none does, or the check is to be asked
+    each time (``concerns``); a check that is not ``on`` is shown none; a check of the plain ``Check`` protocol is
+    shown every event. The answers hold while the checks follow the hand the table shows: from a ``HandStarted``
+    they were shown, to the next."""
 
     def __init__(self, checks: list[Check]) -> None:
         self.checks, self.count = checks, len(checks)
@@ -118,11 +119,21 @@ class CheckRoutes:
 
 
 def _route(check: Check, kind: type[Event]) -> Route | None:
-    route = getattr(check, "route", None)
-    decided = True if route is None else route(kind)
-    if decided is None:
-        return check, getattr(check, "concerns")  # noqa: B009 - a check that routes per event has it
-    return (check, None) if decided else None
+    decided = _class_route(type(check), kind)
+    if decided is False or not getattr(check, "on", True):
+        return None
+    return (check, getattr(check, "concerns")) if decided is None else (check, None)  # noqa: B009 - it has it
+
+
+_CLASS_ROUTES: dict[tuple[type[Check], type[Event]], bool | None] = {}  # a class's ``route``, per kind (tables share)
+
+
+def _class_route(cls: type[Check], kind: type[Event]) -> bool | None:
+    key = (cls, kind)
+    if key not in _CLASS_ROUTES:
+        route = getattr(cls, "route", None)
+        _CLASS_ROUTES[key] = True if route is None else route(kind)
+    return _CLASS_ROUTES[key]
 
 
 def _wants(check: Check, event: Event, hand_no: int) -> bool:

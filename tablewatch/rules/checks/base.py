@@ -148,17 +148,25 @@ class HandCheck:
         A check whose interest depends on what it holds (a seat away, a deal under way) says so here."""
         return self.events is None or isinstance(event, self.events)
 
-    def route(self, kind: type[Event]) -> bool | None:
-        """``wants`` for a whole kind of event, worked out once by the table: every event of ``kind`` is wanted
-        (True), none is (False), or ``concerns`` is asked for each (None, a check that overrides it). It holds
-        while the check follows the hand the table shows; a hand's start is always wanted."""
+    @property
+    def on(self) -> bool:
+        """The profile runs the check (a few are off unless the venue asks for them): off, it concerns nothing but a
+        hand's start."""
+        return True
+
+    @classmethod
+    def route(cls, kind: type[Event]) -> bool | None:
+        """``wants`` for a whole kind of event, the same for every check of the class (the table works it out once;
+        a check that is not ``on`` wants none): every event of ``kind`` is wanted (True), none is (False), or
+        ``concerns`` is asked of each (None: a check whose interest depends on what it holds). It holds while the
+        check follows the hand the table shows; a hand's start is always wanted."""
         if issubclass(kind, Violation):
             return False
         if issubclass(kind, HandStarted):
             return True
-        if type(self).concerns is not HandCheck.concerns:
+        if cls.concerns is not HandCheck.concerns:
             return None
-        return self.events is None or issubclass(kind, self.events)
+        return cls.events is None or issubclass(kind, cls.events)
 
     def observe(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if isinstance(event, Violation):

@@ -23,12 +23,12 @@ class ConsecutiveAllInCheck(HandCheck):
         self.all_in: set[int] = set()
         super().__init__(profile)
 
-    def concerns(self, event: Event) -> bool:
-        return self.profile.consecutive_all_ins_warning is not None  # (a hand's start is always shown)
+    @property
+    def on(self) -> bool:
+        return self.profile.consecutive_all_ins_warning is not None
 
-    def route(self, kind: type[Event]) -> bool | None:
-        on = self.profile.consecutive_all_ins_warning is not None
-        return super().route(kind) if on else issubclass(kind, HandStarted)
+    def concerns(self, event: Event) -> bool:
+        return self.on  # (its streaks move at a hand's start, always shown)
 
     def reset(self) -> None:
         """Close the previous hand: a seat dealt in without an all-in starts again from zero."""
@@ -68,11 +68,12 @@ class NutsNotBetCheck(HandCheck):
 
     rule_id = "TDA-54"
 
-    def concerns(self, event: Event) -> bool:
-        return self.profile.nuts_last_to_act_must_bet and not self.judged
+    @property
+    def on(self) -> bool:
+        return self.profile.nuts_last_to_act_must_bet
 
-    def route(self, kind: type[Event]) -> bool | None:
-        return super().route(kind) if self.profile.nuts_last_to_act_must_bet else issubclass(kind, HandStarted)
+    def concerns(self, event: Event) -> bool:
+        return self.on and not self.judged
 
     def reset(self) -> None:
         self.dealt: dict[int, list[str]] = {}

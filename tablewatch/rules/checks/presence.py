@@ -176,11 +176,12 @@ class LongAbsenceCheck(HandCheck):
         self.away_since: dict[int, float] = {}  # kept across hands
         self.reported: set[int] = set()
 
-    def concerns(self, event: Event) -> bool:
-        return self.profile.long_absence_s is not None and (isinstance(event, PlayerPresence) or bool(self.away_since))
+    @property
+    def on(self) -> bool:
+        return self.profile.long_absence_s is not None
 
-    def route(self, kind: type[Event]) -> bool | None:
-        return super().route(kind) if self.profile.long_absence_s is not None else issubclass(kind, HandStarted)
+    def concerns(self, event: Event) -> bool:
+        return self.on and (isinstance(event, PlayerPresence) or bool(self.away_since))
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         limit = self.profile.long_absence_s
