@@ -18,6 +18,7 @@ and pokerkit does not model the same way (catalogue Appendix C):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from pokerkit import State
 
@@ -63,6 +64,19 @@ class BettingView:
             single_chip_over_prior=single_chip_over_prior,
             declared_raise_short=declared_raise_short,
         )
+
+
+class Facing(NamedTuple):
+    """What a seat faces on the street in chips alone (``BettingView``'s first amounts): enough to rule a tap or a
+    fold, the most frequent actions, without the raise sizes."""
+
+    cur: int
+    bet: int
+    stack: int
+
+    @property
+    def to_call(self) -> int:
+        return max(0, min(self.cur - self.bet, self.stack))
 
 
 @dataclass

@@ -42,7 +42,7 @@ from tablewatch.events import (
 )
 from tablewatch.hands import Burn, EventTime
 from tablewatch.rules import rulings
-from tablewatch.rules.betting import BettingView, booked_kind, chips_in_play
+from tablewatch.rules.betting import BettingView, Facing, booked_kind, chips_in_play
 from tablewatch.rules.booking import Booking
 from tablewatch.rules.cards import CardFlow
 from tablewatch.rules.chipreading import (
@@ -146,7 +146,7 @@ class HandEngine:
         active = tuple(s for s in dealt_in if statuses[index[s]])
         dealing = phase == "dealing"
         in_play = chips_in_play(state) if state.status else state.total_pot_amount
-        return HandSnapshot(
+        return HandSnapshot.of(
             table=hand.table, hand_no=hand.hand_no, phase=phase, button=hand.start.button,
             seats=dealt_in, active=active,
             all_in=() if dealing else tuple(s for s in active if stacks[index[s]] == 0),
@@ -158,7 +158,7 @@ class HandEngine:
             hole_cards_dealt={s: len(info.cards) for s, info in hand.seats.items()},
             board=hand.board_text(),
             expected_awards=hand.expected_awards() if not state.status else {},
-            draw_game=hand.config.draw, discarded=dict(hand.thrown), stud_game=hand.config.stud,
+            draw_game=hand.config.draw, stud_game=hand.config.stud, discarded=dict(hand.thrown),
         )
 
     # --- events --------------------------------------------------------------------------------------------
@@ -307,11 +307,11 @@ class HandEngine:
 
     def _read(self, event: Event, seat: int) -> Reading | None:
         """The ruling of the seat's gesture, words or chips in turn; None: no action yet."""
-        view = self.view(seat)
-        if isinstance(event, Tap):
-            return self._read_tap(seat, view, event.ts)
+        if isinstance(event, Tap):  # (a tap or a fold needs the chips faced, not the whole view)
+            return self._read_tap(seat, self.hand.facing(seat), event.ts)
         if isinstance(event, CardsMucked):
-            return self._fold_reading(seat, view, event.ts)
+            return self._fold_reading(seat, self.hand.facing(seat), event.ts)
+        view = self.view(seat)
         ctx = self._context(seat, view)
         if isinstance(event, Declaration):
             return self._read_declaration(event, seat, view, ctx)
@@ -324,7 +324,7 @@ class HandEngine:
                            declared_raise_short=profile.declared_raise_short)
         return _no_raise(ctx) if self.hand.seats[seat].no_raise else ctx
 
-    def _read_tap(self, seat: int, view: BettingView, ts: float) -> Reading | None:
+    def _read_tap(self, seat: int, view: Facing, ts: float) -> Reading | None:
         if view.to_call == 0:
             return rulings.tap_check(view.bet)
         self.hand.rule(rulings.tap_facing_bet(seat, view.to_call), seat, ts)
@@ -359,7 +359,7 @@ class HandEngine:
         info.pending, info.pulled = None, Chips()
         return read_bet(ctx, physical)
 
-    def _fold_reading(self, seat: int, view: BettingView, ts: float) -> Reading:
+    def _fold_reading(self, seat: int, view: Facing | BettingView, ts: float) -> Reading:
         info = self.hand.seats[seat]
         if info.no_fold:
             finding = rulings.fold_after_pulling_back(seat)

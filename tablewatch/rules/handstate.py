@@ -17,7 +17,7 @@ from pokerkit import ChipsPushing, Poker, State
 
 from tablewatch.events import Chips, HandStarted, Violation
 from tablewatch.hands import ActionRecord, Burn, EventTime
-from tablewatch.rules.betting import BettingView, RoundTracker, new_round, view_for
+from tablewatch.rules.betting import BettingView, Facing, RoundTracker, current_bet, new_round, view_for
 from tablewatch.rules.chipreading import Declared, Finding, Reading
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile
@@ -174,6 +174,11 @@ class HandState:
         tracker = self.ensure_tracker()
         return view_for(self.config, self.state, tracker, self.index[seat], seat=seat, cap_reached=self.cap_reached())
 
+    def facing(self, seat: int) -> Facing:
+        """``view``'s chips alone: the bet to match, the seat's bet and its stack."""
+        tracker, index = self.ensure_tracker(), self.index[seat]
+        return Facing(current_bet(self.state, tracker), self.state.bets[index], self.state.stacks[index])
+
     def ensure_tracker(self) -> RoundTracker:
         """The TDA bookkeeping of the betting round being played; a new street starts a new one."""
         index = self.state.street_index
@@ -231,7 +236,7 @@ class HandState:
 
     def street(self) -> str:
         """The street of the betting round last tracked."""
-        return self.config.streets[self.tracker.street_index if self.tracker else 0]
+        return self._phases[self.tracker.street_index if self.tracker else 0]  # (the config's streets, kept)
 
     def river_aggressor(self) -> tuple[int, tuple[int, ...]] | None:
         """The last bettor or raiser of the river and the seats that called him, when anyone did."""

@@ -8,8 +8,8 @@ build snapshots directly: a snapshot is plain data, not a stand-in for the engin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, Protocol
 
 from tablewatch.events import Event, Violation
 
@@ -38,6 +38,20 @@ class HandSnapshot:
     draw_game: bool = False  # the players draw between betting rounds: all-in hands are tabled after the last draw
     stud_game: bool = False  # seven cards each, some dealt face up, no board
     discarded: Mapping[int, int] = field(default_factory=dict)  # a draw game's cards thrown away so far, per seat
+
+    @classmethod
+    def of(cls, **values: Any) -> HandSnapshot:
+        """The snapshot of these values, one for every field: what ``__init__`` makes, made without paying for each
+        field as a frozen dataclass's ``__init__`` does (the engine builds one before nearly every event)."""
+        if values.keys() != _FIELDS.keys():
+            raise TypeError(f"HandSnapshot.of needs every field: missing {sorted(_FIELDS.keys() - values.keys())}, "
+                            f"unknown {sorted(values.keys() - _FIELDS.keys())}")
+        snapshot = object.__new__(cls)
+        snapshot.__dict__.update(values)  # (the frozen guard is on attribute assignment, not on the instance dict)
+        return snapshot
+
+
+_FIELDS = {f.name: f for f in fields(HandSnapshot)}
 
 
 class Check(Protocol):
