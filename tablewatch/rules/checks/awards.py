@@ -28,7 +28,9 @@ def push_amount(event: PotPushed) -> int | None:
 def awards_of_this_hand(snapshot: HandSnapshot, event: Event) -> dict[int, int]:
     """The engine's awards in the snapshot, unless the event starts a hand: the snapshot checks see with it is
     still the last hand's, whose awards a hand with no showdown cards seen would otherwise be judged by."""
-    return {} if isinstance(event, HandStarted) else dict(snapshot.expected_awards)
+    if not snapshot.expected_awards or isinstance(event, HandStarted):
+        return {}
+    return dict(snapshot.expected_awards)
 
 
 def _awards(expected: Mapping[int, int]) -> str:
@@ -120,7 +122,7 @@ class SidePotOrderCheck(HandCheck):
         if awards := awards_of_this_hand(snapshot, event):
             self.expected = awards
         if snapshot.phase not in ("complete", "idle"):
-            self.all_in |= set(snapshot.all_in)
+            self.all_in.update(snapshot.all_in)
             self.behind = dict(snapshot.stacks)
         if isinstance(event, PotPushed) and event.seat is not None:
             self.unjudged.append(event)

@@ -115,8 +115,10 @@ class MisdealCheck(HandCheck):
         if seat not in self.seats:
             return self._misdeal(snapshot, event, "22A(3)", "Cards dealt to a seat not in play",
                                  f"Seat {seat} got a card but is not dealt in (dealt in: {seat_list(self.seats)}).")
+        if index != 0:
+            return []
         order = self._deal_order()
-        if index != 0 or not order or seat == order[0]:
+        if not order or seat == order[0]:
             return []
         return self._misdeal(snapshot, event, "22A(2)", "Deal started at the wrong seat",
                              f"The first card went to seat {seat}; the deal starts at seat {order[0]}, the first "

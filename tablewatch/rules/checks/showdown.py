@@ -31,6 +31,8 @@ TABLE_ALL = (
 
 def all_in_showdown(snapshot: HandSnapshot) -> bool:
     """A live all-in with two or more live hands, and no more betting possible in this hand."""
+    if not snapshot.all_in:
+        return False  # (the common case, asked at every event)
     live_all_in = set(snapshot.all_in) & set(snapshot.active)
     return bool(live_all_in) and len(snapshot.active) >= 2 and betting_over(snapshot)
 
