@@ -104,6 +104,8 @@ class CheckRoutes:
 
     def __init__(self, checks: list[Check]) -> None:
         self.checks, self.count = checks, len(checks)
+        # what decides the routes: each check's class, and whether its profile switches it on
+        self.signature = tuple((type(check), bool(getattr(check, "on", True))) for check in checks)
         self.by_kind: dict[type[Event], list[Route]] = {}
         self.followed: int | None = None  # the hand of the last HandStarted the checks were shown
 
@@ -114,26 +116,28 @@ class CheckRoutes:
     def of(self, kind: type[Event]) -> list[Route]:
         routes = self.by_kind.get(kind)
         if routes is None:
-            routes = self.by_kind[kind] = [route for check in self.checks if (route := _route(check, kind))]
+            plan = _plan(self.signature, kind)
+            routes = self.by_kind[kind] = [(check, getattr(check, "concerns") if ask else None)  # noqa: B009
+                                           for check, (shown, ask) in zip(self.checks, plan, strict=True) if shown]
         return routes
 
 
-def _route(check: Check, kind: type[Event]) -> Route | None:
-    decided = _class_route(type(check), kind)
-    if decided is False or not getattr(check, "on", True):
-        return None
-    return (check, getattr(check, "concerns")) if decided is None else (check, None)  # noqa: B009 - it has it
+Plan = tuple[tuple[bool, bool], ...]  # per check: shown events of the kind at all, and then asked of each
+_PLANS: dict[tuple[tuple[tuple[type[Check], bool], ...], type[Event]], Plan] = {}  # (tables of a game share them)
 
 
-_CLASS_ROUTES: dict[tuple[type[Check], type[Event]], bool | None] = {}  # a class's ``route``, per kind (tables share)
+def _plan(signature: tuple[tuple[type[Check], bool], ...], kind: type[Event]) -> Plan:
+    """The routes of a kind of event through checks of these classes (and on or not), worked out once."""
+    plan = _PLANS.get((signature, kind))
+    if plan is None:
+        plan = _PLANS[signature, kind] = tuple(_class_route(cls, on, kind) for cls, on in signature)
+    return plan
 
 
-def _class_route(cls: type[Check], kind: type[Event]) -> bool | None:
-    key = (cls, kind)
-    if key not in _CLASS_ROUTES:
-        route = getattr(cls, "route", None)
-        _CLASS_ROUTES[key] = True if route is None else route(kind)
-    return _CLASS_ROUTES[key]
+def _class_route(cls: type[Check], on: bool, kind: type[Event]) -> tuple[bool, bool]:
+    route = getattr(cls, "route", None)
+    decided = True if route is None else route(kind)
+    return (on and decided is not False), decided is None
 
 
 def _wants(check: Check, event: Event, hand_no: int) -> bool:
