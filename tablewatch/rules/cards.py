@@ -10,8 +10,11 @@ none of whose cards is seen (a table no camera watches) gets its board as ``??``
 
 from __future__ import annotations
 
+import re
+
 from pokerkit import (
     BringInPosting,
+    Card,
     CheckingOrCalling,
     CompletionBettingOrRaisingTo,
     Folding,
@@ -23,6 +26,8 @@ from tablewatch.events import BoardCardDealt
 from tablewatch.rules.handstate import HandState, can_burn, can_deal_board, hole_dealee, showdown_index
 
 BOARD_SLOTS = ((0, 1, 2), (3,), (4,))  # flop, turn, river
+_PLAIN_CARDS = re.compile(r"(?:[2-9TJQKA?][cdhs?])*")  # cards as pokerkit writes them, one after another
+_CARD_OF: dict[str, Card] = {}  # pokerkit's card of each code, read once
 
 
 class CardFlow:
@@ -88,7 +93,7 @@ class CardFlow:
             card = cards[k] if k < usable else None
             taken[seat] = k + 1
             done = len(state.operations)
-            dealt = state.deal_hole(card if card and card not in seen else "??", index)
+            dealt = state.deal_hole(pokerkit_cards(card if card and card not in seen else "??"), index)
             if len(state.operations) == done + 1:
                 seen.update(repr(c) for c in dealt.cards if not c.unknown_status)
             else:  # pokerkit moved on by itself too: its cards in play are asked for again
@@ -130,7 +135,7 @@ class CardFlow:
         thrown = self.hand.discards.pop(seat, ())
         known = [repr(c) for c in state.hole_cards[index]]
         text = "".join(card if card in known else "??" for card in (c or "??" for c in thrown))
-        state.stand_pat_or_discard(text)
+        state.stand_pat_or_discard(pokerkit_cards(text))
         return True
 
     def advance(self, *, force: bool = False, players: bool | None = None) -> None:
@@ -156,7 +161,7 @@ class CardFlow:
                 self.hand.ensure_tracker()
                 return
             if self.hand.asked(can_burn):
-                state.burn_card("??")
+                state.burn_card(pokerkit_cards("??"))
                 continue
             if not flop_game and state.can_stand_pat_or_discard():
                 if not self._draw(force=force_players):
@@ -189,7 +194,7 @@ class CardFlow:
         cards = [self.hand.board.get(slot) for slot in slots]
         seen = _in_play(state)
         text = "".join(card if card and card not in seen else "??" for card in cards)
-        state.deal_board(text)
+        state.deal_board(pokerkit_cards(text))
         return True
 
     def _unseen(self) -> bool:
@@ -230,7 +235,8 @@ class CardFlow:
         index = self.hand.asked(showdown_index)
         for attempt in (what, unknown, False):
             try:
-                self.hand.state.show_or_muck_hole_cards(attempt)
+                self.hand.state.show_or_muck_hole_cards(
+                    pokerkit_cards(attempt) if isinstance(attempt, str) else attempt)
             except (ValueError, KeyError):
                 continue
             if shown and what is not False and index is not None:  # (pokerkit may have taken it as a muck)
@@ -257,3 +263,19 @@ def _in_play(state: State) -> set[str]:
     """The cards pokerkit has already seen: one of them seen again (a fouled deck, a misread) is dealt as unknown so
     the hand goes on."""
     return {repr(c) for c in state.cards_in_play if not c.unknown_status}
+
+
+def pokerkit_cards(text: str) -> tuple[Card, ...] | str:
+    """The cards of ``text`` (``"AsKd"``, ``"??"``) as pokerkit reads them, each code read once for every hand:
+    pokerkit reads the text anew at each operation, at a good part of a deal's cost. Text written otherwise
+    (spaces, commas, "10", an unknown code) goes to pokerkit as it is, to read or refuse as before."""
+    if not _PLAIN_CARDS.fullmatch(text):
+        return text
+    cards = []
+    for i in range(0, len(text), 2):
+        code = text[i:i + 2]
+        card = _CARD_OF.get(code)
+        if card is None:
+            card = _CARD_OF[code] = Card.clean(code)[0]
+        cards.append(card)
+    return tuple(cards)

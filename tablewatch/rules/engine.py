@@ -62,7 +62,7 @@ from tablewatch.rules.chipreading import (
 )
 from tablewatch.rules.corrections import Corrections
 from tablewatch.rules.game import GameConfig
-from tablewatch.rules.handstate import HandState, Provisional
+from tablewatch.rules.handstate import HandState, Provisional, total_pot
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot
 
@@ -140,24 +140,26 @@ class HandEngine:
         """The hand as the procedure checks see it (``tablewatch.rules.snapshot``). Built before nearly every
         event: what does not change in a hand is the hand's (``HandState``), the board's text is kept per card."""
         hand = self.hand
-        state, index, dealt_in = hand.state, hand.index, hand.dealt_in
+        state = hand.state
         phase = hand.phase()
         statuses, stacks, bets = state.statuses, state.stacks, state.bets
-        active = tuple(s for s in dealt_in if statuses[index[s]])
+        active = tuple([seat for seat, i in hand.seat_indices if statuses[i]])
         dealing = phase == "dealing"
-        in_play = chips_in_play(state) if state.status else state.total_pot_amount
+        if state.status:
+            in_play, awards = chips_in_play(state), {}
+        else:  # (the hand is over: its pots and awards no longer change, and pokerkit walks them at each asking)
+            in_play, awards = hand.asked(total_pot), hand.expected_awards()
         return HandSnapshot.of(
             table=hand.table, hand_no=hand.hand_no, phase=phase, button=hand.start.button,
-            seats=dealt_in, active=active,
-            all_in=() if dealing else tuple(s for s in active if stacks[index[s]] == 0),
+            seats=hand.dealt_in, active=active,
+            all_in=() if dealing else tuple([seat for seat, i in hand.seat_indices if statuses[i] and stacks[i] == 0]),
             to_act=None if dealing or phase == "complete" else hand.to_act(),
             betting_complete=bool(state.status) and state.actor_index is None and not dealing,
             bets=dict(zip(hand.order, bets, strict=True)), stacks=dict(zip(hand.order, stacks, strict=True)),
             pot=max(0, in_play - sum(bets)),
             hole_cards_per_player=hand.hole_cards,
-            hole_cards_dealt={s: len(info.cards) for s, info in hand.seats.items()},
-            board=hand.board_text(),
-            expected_awards=hand.expected_awards() if not state.status else {},
+            hole_cards_dealt={seat: len(info.cards) for seat, info in hand.seats.items()},
+            board=hand.board_text(), expected_awards=awards,
             draw_game=hand.config.draw, stud_game=hand.config.stud, discarded=dict(hand.thrown),
         )
 

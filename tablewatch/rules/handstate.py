@@ -77,6 +77,7 @@ class HandState:
         self.order = seat_order(start.seats, start.button)
         self.index = {seat: i for i, seat in enumerate(self.order)}
         self.dealt_in = tuple(sorted(self.order))  # the seats in the hand, ascending
+        self.seat_indices = tuple((seat, self.index[seat]) for seat in self.dealt_in)  # and each one's index
         self.hole_cards = config.hole_cards  # (the config's are computed properties, asked at every event)
         by_seat = dict(zip(start.seats, start.stacks, strict=True)) if start.stacks else {}
         self.starting_stacks = tuple(by_seat.get(seat, 100 * config.big_blind) for seat in self.order)
@@ -259,9 +260,12 @@ class HandState:
         return {} if self.unread_showdown else self.pokerkit_awards()
 
     def pokerkit_awards(self) -> dict[int, int]:
-        """The chips pokerkit pushed to each seat."""
+        """The chips pokerkit pushed to each seat (a new dict: the operations are walked once per operation)."""
+        return dict(self.asked(self._awards))
+
+    def _awards(self, state: State) -> dict[int, int]:
         awards: dict[int, int] = {}
-        for op in self.state.operations:
+        for op in state.operations:
             if isinstance(op, ChipsPushing):
                 for i, amount in enumerate(op.amounts):
                     if amount:
@@ -335,3 +339,7 @@ def can_burn(state: State) -> bool:
 
 def can_deal_board(state: State) -> bool:
     return state.can_deal_board()
+
+
+def total_pot(state: State) -> int:
+    return state.total_pot_amount
