@@ -68,6 +68,15 @@ def test_bench_rules_prints_both_rates(shared_dir: Path) -> None:
     assert "engine alone" in lines[4] and lines[5].endswith(" us per event")
 
 
+def test_bench_rules_keeps_the_best_of_several_rounds(shared_dir: Path) -> None:
+    path = shared_dir / "data" / "hands" / "high_stakes" / "ftp_1000nl_.phh"
+    result = CliRunner().invoke(cli, ["bench-rules", str(path), "--limit", "5", "--rounds", "2"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("5 hands from 1 file(s)") and lines[0].endswith(" table events, the best of 2 rounds")
+    assert [line.split()[0] for line in lines[2:5]] == ["pokerkit", "tablewatch", "tablewatch,"]
+
+
 def test_replay_names_the_action_pokerkit_refuses(tmp_path: Path) -> None:
     path = tmp_path / "bad_action.phh"
     path.write_text(GOOD.replace("'p2 cbr 30'", "'p2 cbr 5000'"))
