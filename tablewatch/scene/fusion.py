@@ -15,14 +15,15 @@ earlier moves); chips counted from the pot into a stack stand for a push in
 any case (the camera may miss the dealer's hand, the count is the push), after a wait for the camera's twin.
 
 When the two disagree on the value, the RFID chips win (they are counted, not seen). A SYSTEM finding
-(``SYS-SENSORS``) says so only when the camera saw more chips than its own error explains: from overhead a
-column shows its top chip only (the camera seeing fewer is no disagreement); colours mix denominations up (a
-500 read as a 5000 among as many chips as RFID counted is a misread, not an extra chip); and a colour count may
-run one chip over per colour (a 2500's dark print read as a black 500, a chip read again as it settles). That
-error comes back whenever a player bets those chips (a seat opening with a lone 2500 read one over on 4 bets in
-5), so a run of such reads at a seat is no sign either: the finding wants two chips or more beyond RFID's count,
-two of one colour (untagged chips, an antenna missing tags); one untagged chip is more than the camera can tell.
-A seat's reads of chips over are one finding until a read of that seat agrees.
+(``SYS-SENSORS``) says so only when the camera saw more chips than RFID counts where it looked (a bet's zone:
+the chips already in front too, read again when the new ones nudge them) and more than its own error explains:
+from overhead a column shows its top chip only (the camera seeing fewer is no disagreement); colours mix
+denominations up (a 500 read as a 5000 among as many chips as RFID counted is a misread, not an extra chip);
+and a colour count may run one chip over per colour (a 2500's dark print read as a black 500, a chip read again
+as it settles). That error comes back whenever a player bets those chips (a seat opening with a lone 2500 read
+one over on 4 bets in 5), so a run of such reads at a seat is no sign either: the finding wants two chips or
+more beyond RFID's count, two of one colour (untagged chips, an antenna missing tags); one untagged chip is more
+than the camera can tell. A seat's reads of chips over are one finding until a read of that seat agrees.
 
 A stack the camera reports obscured (its largest denomination out of sight) gets its hidden value from
 the RFID ledger when the table has readers (``stack_chips``): the chips of that denomination and up that
@@ -51,6 +52,7 @@ from tablewatch.events import (
     UnknownChip,
     Violation,
     Zone,
+    bet_zone,
     stack_zone,
 )
 
@@ -128,6 +130,8 @@ class SceneFusion:
         """The chips in the move's betting zone before it (what a camera reports as a bet's ``prior``), kept
         from the RFID moves in and out of the betting zones."""
         before = self._in_front.get(move.dst, Chips())
+        if move.source != "rfid":  # a blind the camera saw go in is RFID's move seen again
+            return before
         if Zone.parse(move.dst).is_bet:
             self._in_front[move.dst] = before + move.chips
         if Zone.parse(move.src).is_bet:
@@ -278,14 +282,22 @@ class SceneFusion:
         push seen by its value, says nothing)."""
         if not camera.chips.count or _value(rfid) is None:
             return []
-        uncounted = _uncounted(camera, rfid)
+        counted = self._in_sight(camera, rfid)
+        uncounted = _uncounted(camera.chips, counted) if _value(camera) != _value(rfid) else {}
         if not uncounted:
             self._faulty.discard(camera.seat)
             return []
-        if camera.seat in self._faulty or not _beyond_error(camera, rfid, uncounted):
+        if camera.seat in self._faulty or not _beyond_error(camera.chips, counted, uncounted):
             return []
         self._faulty.add(camera.seat)
         return [_finding(camera, rfid, uncounted)]
+
+    def _in_sight(self, camera: ChipAction, rfid: ChipAction) -> Chips:
+        """The chips RFID counts where the camera looked: a bet's zone also holds the chips already in front, which
+        the camera reads again when the new ones nudge them."""
+        if not isinstance(camera, BetMotion) or camera.seat is None:
+            return rfid.chips
+        return _most(rfid.chips, self._in_front.get(bet_zone(camera.seat), Chips()))
 
     def _muck_taken_back(self, bet: BetMotion) -> bool:
         """Drops the camera's muck of the seat RFID counts betting, seen within a window of the read."""
@@ -436,19 +448,26 @@ def _with_rfid_chips(camera: ChipAction, rfid: ChipAction) -> ChipAction:
     return dataclasses.replace(camera, source="scene", chips=chips)
 
 
-def _uncounted(camera: ChipAction, rfid: ChipAction) -> dict[int, int]:
-    """The chips of each denomination the camera saw beyond RFID's count of it, when the camera saw more chips in
-    all than RFID counted to another value ({} otherwise: fewer is a column's hidden chips, as many is colours mixed
-    up)."""
-    if camera.chips.count <= rfid.chips.count or _value(camera) == _value(rfid):
+def _uncounted(seen: Chips, counted: Chips) -> dict[int, int]:
+    """The chips of each denomination the camera saw beyond RFID's count of it, when it saw more chips in all
+    ({} otherwise: fewer is a column's hidden chips, as many is colours mixed up)."""
+    if seen.count <= counted.count:
         return {}
-    tagged = rfid.chips.as_dict()
-    return {d: n - tagged.get(d, 0) for d, n in camera.chips if n > tagged.get(d, 0)}
+    tagged = counted.as_dict()
+    return {d: n - tagged.get(d, 0) for d, n in seen if n > tagged.get(d, 0)}
 
 
-def _beyond_error(camera: ChipAction, rfid: ChipAction, uncounted: dict[int, int]) -> bool:
+def _beyond_error(seen: Chips, counted: Chips, uncounted: dict[int, int]) -> bool:
     """More than the camera's colour count can run over: two more chips in all, two of them of one colour."""
-    return min(camera.chips.count - rfid.chips.count, max(uncounted.values())) >= 2
+    return min(seen.count - counted.count, max(uncounted.values())) >= 2
+
+
+def _most(first: Chips, second: Chips) -> Chips:
+    """The larger count of each denomination of the two."""
+    counts = first.as_dict()
+    for denomination, n in second:
+        counts[denomination] = max(n, counts.get(denomination, 0))
+    return Chips.of(counts)
 
 
 def _finding(camera: ChipAction, rfid: ChipAction, uncounted: dict[int, int]) -> Violation:

@@ -75,9 +75,10 @@ def test_a_column_seen_from_above_by_its_top_chip_is_no_disagreement() -> None:
 
 
 def play_bet(fusion: SceneFusion, ts: float, seen: dict[int, int], counted: dict[int, int]) -> list[Event]:
-    """One bet of seat 3 the camera saw as ``seen`` and RFID counted as ``counted``: what fusion gives out."""
+    """One bet of seat 3 the camera saw as ``seen`` and RFID counted as ``counted``, gathered into the pot as the
+    street ends: what fusion gives out."""
     out = fusion.feed(rfid_move(ts, "seat3.stack", "seat3.bet", counted)) + fusion.feed(camera_bet(ts + 0.1, seen))
-    return out + fusion.flush(ts + 1.0)
+    return out + fusion.flush(ts + 1.0) + fusion.feed(rfid_move(ts + 2.0, "seat3.bet", "pot", counted))
 
 
 def read_bet(fusion: SceneFusion, ts: float, seen: dict[int, int], counted: dict[int, int]) -> list[Violation]:
@@ -117,6 +118,17 @@ def test_a_seat_missing_tags_bet_after_bet_is_one_finding_until_it_reads_right()
     first = findings[0][0]
     assert (first.rule_id, first.seat, first.severity) == ("SYS-SENSORS", 3, Severity.SYSTEM)
     assert "camera read 3500, RFID counted 2500" in first.observed and "(2 × 500)" in first.observed
+
+
+def test_chips_already_in_front_the_camera_reads_again_are_counted() -> None:
+    """The small blind's 500 lies in front when a lone 2500 raises: the camera read the zone, the 500 nudged and the
+    chips again as they settled (50-hand bench, hand 18); RFID counts the 500 there. A chip beyond both is not."""
+    fusion = SceneFusion()
+    fusion.feed(rfid_move(8.0, "seat3.stack", "seat3.bet", {500: 1}))
+    assert not read_bet(fusion, 10.0, {2500: 2, 500: 2}, {2500: 1})
+    fusion = SceneFusion()
+    fusion.feed(rfid_move(8.0, "seat3.stack", "seat3.bet", {500: 1}))
+    assert [v.rule_id for v in read_bet(fusion, 10.0, {2500: 1, 500: 1, 100: 2}, {2500: 1})] == ["SYS-SENSORS"]
 
 
 def test_chips_well_beyond_the_cameras_error_are_found_at_once() -> None:
