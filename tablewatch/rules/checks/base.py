@@ -34,11 +34,12 @@ ACTION_EVENTS = (BetMotion, Declaration, Tap, CardsMucked)
 CHIP_WORDS = frozenset({"call", "bet", "raise", "all-in", "pot"})
 ACTION_WORDS = CHIP_WORDS | {"fold", "check"}
 _CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
+_DECK = frozenset(rank + suit for rank in "23456789TJQKA" for suit in "cdhs")  # (asked of every card seen)
 
 
 def is_standard_card(card: str) -> bool:
     """A card of the 52-card deck as pokerkit writes it (``"As"``, ``"Td"``); anything else is non-standard."""
-    return bool(_CARD.match(card))
+    return card in _DECK or bool(_CARD.match(card))
 
 
 def seat_list(seats: Iterable[int]) -> str:

@@ -77,7 +77,8 @@ class MisdealCheck(HandCheck):
             self.seats, self.button = tuple(sorted(event.seats)), event.button
             return self._redeal(snapshot, event)
         found: list[Violation] = []
-        if not self.deal_over and self.dealt and (is_action(event) or isinstance(event, DEAL_ENDERS)):
+        action = is_action(event)
+        if not self.deal_over and self.dealt and (action or isinstance(event, DEAL_ENDERS)):
             self.deal_over = True
             found += [] if self.misdealt else self._end_of_deal(snapshot, event)  # a misdeal's cards don't count
         if isinstance(event, CardDealt):
@@ -85,7 +86,7 @@ class MisdealCheck(HandCheck):
         elif isinstance(event, BoxedCard):
             found += self._boxed(snapshot, event)
         found += self._non_standard(snapshot, event)
-        if is_action(event):
+        if action:
             self.redeal = None  # the hand is played on (TDA-22D): the next one is not a redeal
             found += self._action(snapshot, event)
         if isinstance(event, PotPushed):
