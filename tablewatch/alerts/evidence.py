@@ -6,7 +6,7 @@ worker thread once frames past ``after_s`` have arrived (or at ``flush()``), the
 the publisher can send an ``update`` revision with ``clip_ready: true``. A clip is written under a temporary name
 and renamed when whole, and announced ready only when the camera's frames reached the end of its window: one
 cut short by the table stopping is kept on disk, not announced. ``close()`` ends the writer within
-``CLIPS_AT_STOP_S``.
+``CLIPS_AT_STOP_S``. ``start_hand()``/``end_hand()`` record each whole hand as well (``handclips``).
 
 Frames are kept by reference: hand a new array per frame (``cv2.VideoCapture.read`` does) and never
 draw on it afterwards. A frame may also be kept compressed (a ``tablewatch.vision.sources.Frame`` of a
@@ -24,6 +24,7 @@ import re
 import sys
 import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,6 +37,7 @@ import numpy as np
 from pydantic import Field
 
 from tablewatch.alerts.bundle import ExportConfig
+from tablewatch.alerts.handclips import HandClip, HandClipConfig, HandRecording
 from tablewatch.alerts.payloads import Evidence
 from tablewatch.alerts.retention import RetentionConfig
 from tablewatch.config import StrictModel
@@ -63,6 +65,8 @@ class EvidenceConfig(StrictModel):
                                        "are kept (an incident the floor keeps is exempt)")
     export: ExportConfig = Field(default_factory=ExportConfig, description="where an incident's case-file bundle "
                                  "goes when the floor exports it")
+    hand_clips: HandClipConfig = Field(default_factory=HandClipConfig, description="each hand's recording, from its "
+                                       "start to its end, for the hand view")
 
 
 class Picture(Protocol):
@@ -179,6 +183,9 @@ class EvidenceRecorder:
         self._cancel = threading.Event()  # set at close: drop what is left, abandon the clip in hand
         self._closed = False
         self.clips_dropped = 0  # booked, not written: the table stopped first
+        self._hand: HandRecording | None = None  # the hand being recorded
+        self._hand_wanted: tuple[str, float] | None = None  # a hand started before its camera's first frame
+        self._hands_finishing: list[HandRecording] = []
         self._worker = threading.Thread(target=self._work, name="evidence-clips", daemon=True)
         self._worker.start()
         config.folder.mkdir(parents=True, exist_ok=True)
@@ -196,6 +203,10 @@ class EvidenceRecorder:
             if ring is None:
                 ring = self.rings[camera] = FrameRing(self.config.before_s + self.config.after_s + 1.0)
             ring.add(ts, frame, boxes)
+            if self._hand is None and self._hand_wanted is not None:
+                self._begin_hand(*self._hand_wanted)
+            if self._hand is not None and self._hand.camera == camera:
+                self._hand.offer(ts, frame)
             due = [p for p in self._pending if p.camera == camera and ts >= p.end]
             for clip in due:
                 self._pending.remove(clip)
@@ -238,6 +249,55 @@ class EvidenceRecorder:
                                               evidence=evidence))
         return evidence
 
+    # --- the hand's recording -----------------------------------------------------------------------
+
+    def start_hand(self, ident: str, ts: float) -> None:
+        """Record the hand ``ident`` (its id: the file is named after it) from ``lead_s`` before ``ts``, the ring's
+        frames first; a hand still recorded is ended."""
+        if self.config.hand_clips.fps <= 0 or self._closed:
+            return
+        self.end_hand()
+        with self._lock:
+            self._hand_wanted = (ident, ts)
+            self._begin_hand(ident, ts)
+
+    def end_hand(self) -> HandClip | None:
+        """End the hand's recording; where it will be (written within moments, by its own thread), or None when
+        no frame came."""
+        with self._lock:
+            recording, self._hand, self._hand_wanted = self._hand, None, None
+            self._hands_finishing = [r for r in self._hands_finishing if not r.join(0)]
+        if recording is None:
+            return None
+        if recording.from_ts is None:
+            recording.abandon()
+            return None
+        recording.finish()
+        with self._lock:
+            self._hands_finishing.append(recording)
+        return HandClip(path=recording.path.resolve(), url=self._url(recording.path), from_ts=recording.from_ts,
+                        to_ts=recording.last_ts if recording.last_ts is not None else recording.from_ts)
+
+    def hands_written(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for the ended hands' recordings to be written; False when one is not yet."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            finishing = list(self._hands_finishing)
+        return all([r.join(max(0.0, deadline - time.monotonic())) for r in finishing])
+
+    def _begin_hand(self, ident: str, ts: float) -> None:
+        """(Under the lock.) Start the recording once its camera has sent frames."""
+        config = self.config.hand_clips
+        camera = config.camera or next(iter(self.rings), None)
+        ring = self.rings.get(camera) if camera else None
+        if camera is None or ring is None:
+            return
+        self._hand_wanted = None
+        self._hand = HandRecording(self.config.folder / f"{ident}-{camera}{self.config.extension}", camera=camera,
+                                   fps=config.fps, width=config.width, codec=self.config.codec)
+        for t, frame in ring.window(ts - config.lead_s, float("inf")):
+            self._hand.offer(t, frame)
+
     def flush(self, timeout: float = 180.0) -> bool:
         """Write every booked clip with the frames there are and wait up to ``timeout`` for the writer; False
         when it is still writing then. A clip whose window the frames have not reached is written, not
@@ -261,11 +321,17 @@ class EvidenceRecorder:
         if self._closed:
             return
         timeout = CLIPS_AT_STOP_S if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        self.end_hand()  # a hand cut short by the stop: written, never announced (its hand is not published)
         if not self.flush(timeout):
             log.error("evidence clips still being written after %.0f s: the rest are dropped", timeout)
             self._cancel.set()
         self._jobs.put(None)
         self._worker.join()
+        for recording in self._hands_finishing:
+            if not recording.join(max(0.0, deadline - time.monotonic())):
+                recording.abandon()
+                recording.join()
         self._closed = True
         if self.clips_dropped:
             log.error("%d clip(s) not written: the table stopped first", self.clips_dropped)
@@ -338,7 +404,7 @@ def _encode(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float, co
                 continue
             if writer is None:
                 height, width = frame.shape[:2]
-                writer = _open_writer(path, codec, fps, (width, height))
+                writer = open_writer(path, codec, fps, (width, height))
                 if not writer.isOpened():
                     raise ValueError(f"OpenCV can't write {codec} video to {path.name}")
             if frame.shape[:2] != (height, width):
@@ -353,7 +419,7 @@ def _encode(path: Path, frames: list[tuple[float, FrameLike]], *, fps: float, co
     return written[0], written[-1]
 
 
-def _open_writer(path: Path, codec: str, fps: float, size: tuple[int, int]) -> cv2.VideoWriter:
+def open_writer(path: Path, codec: str, fps: float, size: tuple[int, int]) -> cv2.VideoWriter:
     with _opencv_tag_notice_dropped():
         return cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*codec), max(1.0, fps), size)
 

@@ -54,18 +54,19 @@ def prune_command(folder: Path, max_age_days: float | None, max_size_gb: float |
 
 @evidence.command()
 @click.argument("folder", type=FOLDER)
-@click.argument("alert_ids", metavar="ALERT_ID...", nargs=-1, required=True)
+@click.argument("alert_ids", metavar="ID...", nargs=-1, required=True)
 def keep(folder: Path, alert_ids: tuple[str, ...]) -> None:
-    """Keep these alerts' evidence in FOLDER whatever its age or the folder's size."""
+    """Keep these alerts' evidence (al- ids), or hands' recordings (hd- ids), in FOLDER whatever its age or the
+    folder's size."""
     added = _change(KeepList.beside(folder).keep, alert_ids)
     click.echo(f"kept {len(alert_ids)} alert(s) ({len(added)} new) in {KeepList.beside(folder).path}")
 
 
 @evidence.command()
 @click.argument("folder", type=FOLDER)
-@click.argument("alert_ids", metavar="ALERT_ID...", nargs=-1, required=True)
+@click.argument("alert_ids", metavar="ID...", nargs=-1, required=True)
 def release(folder: Path, alert_ids: tuple[str, ...]) -> None:
-    """Let retention remove these alerts' evidence again."""
+    """Let retention remove these alerts' evidence (or hands' recordings) again."""
     released = _change(KeepList.beside(folder).release, alert_ids)
     unknown = sorted(set(alert_ids) - released)
     click.echo(f"released {len(released)} alert(s)" + (f"; not kept: {', '.join(unknown)}" if unknown else ""))
@@ -75,7 +76,7 @@ def _change(change: Callable[[Iterable[str]], frozenset[str]], alert_ids: tuple[
     try:
         return change(alert_ids)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="ALERT_ID") from exc
+        raise click.BadParameter(str(exc), param_hint="ID") from exc
     except KeepListError as exc:
         raise click.ClickException(str(exc)) from exc
 

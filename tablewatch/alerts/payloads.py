@@ -24,6 +24,7 @@ from typing import Any, Literal, TypedDict
 import jsonschema
 from referencing import Registry, Resource
 
+from tablewatch.alerts.handclips import HandClip
 from tablewatch.events import CardDealt, Event, Violation
 
 SCHEMA_VERSIONS = {"alert": 1, "alerts": 1, "event": 1, "hand": 1, "state": 1, "holecards": 1, "ack": 1, "stats": 1,
@@ -101,7 +102,18 @@ class HoleCardsPayload(Head):
     card: str | None
 
 
-class HandPayload(Head):
+class HandClipPayload(TypedDict):
+    path: str
+    url: str | None  # None: the evidence folder is not served
+    from_ts: float  # the recording's time 0 on the table's clock
+    to_ts: float
+
+
+class _Recorded(TypedDict, total=False):
+    clip: HandClipPayload  # the hand's recording (``handclips``), when the table records hands
+
+
+class HandPayload(Head, _Recorded):
     hand_no: int
     session: str
     time: str
@@ -382,11 +394,15 @@ def hand_id(ctx: Context, hand_no: int) -> str:
 
 def hand_payload(ctx: Context, *, hand_no: int, started_ts: float | None, ended_ts: float, phh: str | None,
                  summary: Mapping[str, object], alert_ids: Sequence[str],
-                 hole_cards: Mapping[int, Sequence[str]] | None = None) -> HandPayload:
-    return {**ctx.head("hand", hand_id(ctx, hand_no)), "hand_no": hand_no, "session": ctx.session,
-            "time": ctx.time(ended_ts), "started_ts": started_ts, "ended_ts": ended_ts, "phh": phh,
-            "hole_cards": {str(seat): list(cards) for seat, cards in (hole_cards or {}).items()},
-            "summary": dict(summary), "alerts": list(alert_ids)}
+                 hole_cards: Mapping[int, Sequence[str]] | None = None, clip: HandClip | None = None) -> HandPayload:
+    payload: HandPayload = {
+        **ctx.head("hand", hand_id(ctx, hand_no)), "hand_no": hand_no, "session": ctx.session,
+        "time": ctx.time(ended_ts), "started_ts": started_ts, "ended_ts": ended_ts, "phh": phh,
+        "hole_cards": {str(seat): list(cards) for seat, cards in (hole_cards or {}).items()},
+        "summary": dict(summary), "alerts": list(alert_ids)}
+    if clip is not None:
+        payload["clip"] = {"path": str(clip.path), "url": clip.url, "from_ts": clip.from_ts, "to_ts": clip.to_ts}
+    return payload
 
 
 def state_payload(ctx: Context, *, seq: int, state: LiveTable, monitor: MonitorHealth, now: float) -> StatePayload:

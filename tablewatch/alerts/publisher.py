@@ -27,6 +27,7 @@ from tablewatch.alerts import payloads as pl
 from tablewatch.alerts.bundle import BundleError, push_bundle, write_bundle
 from tablewatch.alerts.config import PublisherConfig
 from tablewatch.alerts.evidence import Box, EvidenceRecorder
+from tablewatch.alerts.handclips import HandClip
 from tablewatch.alerts.incidents import IncidentBook, ReviewAction, ReviewError
 from tablewatch.alerts.link import Link
 from tablewatch.alerts.outbox import Outbox
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 KEEP_ALERTS = 2000  # alerts remembered for updates/acks; older ones can't be revised any more
 RETAINED_OPEN = 100  # open alerts on the retained ``alerts`` topic (newest kept), and open incidents on ``incidents``
 KEEP_HANDS = 200  # finished hands remembered for an incident's export bundle
+HAND_CLIP_WAIT_S = 30.0  # an export waits this long for its hand's recording to be written
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,6 +108,7 @@ class Publisher:
         self._alerts_by_hand: dict[int | None, list[str]] = {}
         self._redacted: set[str] = set()  # alerts whose full text goes out once their hand is over
         self._hole_cards: dict[int | None, dict[int, list[str]]] = {}  # for the hand payload, after the hand
+        self._hand_clips: OrderedDict[int, HandClip] = OrderedDict()  # each ended hand's recording, until published
         self._lock = threading.RLock()  # the camera thread (clips) and the rules thread both revise alerts
         self._state_seq = 0
         self._open_seq = 0
@@ -169,6 +172,7 @@ class Publisher:
             if event.seat is not None and event.card is not None:
                 self._hole_cards.setdefault(hand_no, {}).setdefault(event.seat, []).append(event.card)
             self._enqueue(pl.holecards_payload(self.ctx, event, hand_no=hand_no), self.topics.holecards, "holecards")
+        self._record_hand(event)
         with self._lock:
             changed = self.state.apply(event)
         if isinstance(event, HandEnded):
@@ -176,6 +180,17 @@ class Publisher:
             self._reveal_alerts()
         if changed:
             self.publish_state(force=isinstance(event, HandStarted | HandEnded))
+
+    def _record_hand(self, event: Event) -> None:
+        """The recorder follows the hands: each is recorded whole, for the hand view."""
+        if self.recorder is None:
+            return
+        if isinstance(event, HandStarted):
+            self.recorder.start_hand(pl.hand_id(self.ctx, event.hand_no), event.ts)
+        elif isinstance(event, HandEnded) and (clip := self.recorder.end_hand()) is not None:
+            self._hand_clips[event.hand_no] = clip
+            while len(self._hand_clips) > KEEP_HANDS:  # void hands are never published
+                self._hand_clips.popitem(last=False)
 
     def publish_violation(self, violation: Violation, *, camera: str | None = None,
                           boxes: Sequence[Box] = (), boxes_size: tuple[int, int] | None = None) -> str:
@@ -232,7 +247,8 @@ class Publisher:
             self.state.started_ts if self.state.hand_no == hand_no else None)
         payload = pl.hand_payload(self.ctx, hand_no=hand_no, started_ts=started, ended_ts=ended, phh=phh,
                                   summary=summary or {}, alert_ids=self._alerts_by_hand.get(hand_no, []),
-                                  hole_cards=self._hole_cards.pop(hand_no, {}))
+                                  hole_cards=self._hole_cards.pop(hand_no, {}),
+                                  clip=self._hand_clips.pop(hand_no, None))
         self._enqueue(payload, self.topics.hand, "hand")
         self._hands[hand_no] = payload
         while len(self._hands) > KEEP_HANDS:
@@ -416,9 +432,14 @@ class Publisher:
             log.warning("incident %s: this table records no evidence to keep", ident)
         else:
             try:
-                (self.kept.keep if action == "keep" else self.kept.release)(list(incident.alerts))
+                (self.kept.keep if action == "keep" else self.kept.release)(self._evidence_ids(incident.alerts))
             except (KeepListError, OSError) as exc:
                 log.error("incident %s: the keep list could not be changed: %s", ident, exc)
+
+    def _evidence_ids(self, alerts: Mapping[str, pl.AlertPayload]) -> list[str]:
+        """The ids the incident's evidence is filed under: its alerts', and their hands' recordings."""
+        hands = {a["hand_no"] for a in alerts.values() if a["hand_no"] is not None}
+        return [*alerts, *(pl.hand_id(self.ctx, n) for n in sorted(hands))]
 
     def _export(self, ident: str) -> None:
         """Write the incident's case-file bundle (its alerts, its hand, its stills and clips, a SHA-256 manifest)
@@ -434,6 +455,10 @@ class Publisher:
         try:
             if self.recorder is None:
                 raise BundleError("this table records no evidence: nothing to export")
+            if hand is not None and "clip" in hand:  # written within moments of the hand's end
+                if not self.recorder.hands_written(HAND_CLIP_WAIT_S):
+                    log.warning("incident %s: the hand's recording is still being written", ident)
+                files.append(Path(hand["clip"]["path"]))
             export = self.recorder.config.export
             bundle = write_bundle(export.destination(), incident=summary, alerts=[dict(a) for a in alerts],
                                   hand=dict(hand) if hand else None, evidence_files=files)

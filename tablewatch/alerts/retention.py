@@ -32,9 +32,10 @@ from tablewatch.config import StrictModel
 
 log = logging.getLogger(__name__)
 
-ALERT_ID = re.compile(r"^al-[0-9a-f]{16}$")
-# <alert id>-<camera>.<ext>; the camera name is free text but a clip being written is <stem>.partial<ext>
-EVIDENCE_NAME = re.compile(r"^(?P<alert>al-[0-9a-f]{16})-(?P<camera>[^/]+)\.(?P<ext>[A-Za-z0-9]+)$")
+# An alert's id, or a hand's (its recording, ``handclips``): evidence is kept and removed by these.
+ALERT_ID = re.compile(r"^(al|hd)-[0-9a-f]{16}$")
+# <id>-<camera>.<ext>; the camera name is free text but a clip being written is <stem>.partial<ext>
+EVIDENCE_NAME = re.compile(r"^(?P<alert>(al|hd)-[0-9a-f]{16})-(?P<camera>[^/]+)\.(?P<ext>[A-Za-z0-9]+)$")
 TEMPORARY = frozenset({"partial", "part", "tmp", "temp"})  # a dotted part of a name being written
 KEEP_FILE = "kept.json"
 KEEP_SCHEMA = "tablewatch/kept/1"
@@ -100,7 +101,7 @@ class KeepList:
         listed = data.get("alerts") if isinstance(data, dict) and data.get("schema") == KEEP_SCHEMA else None
         if not isinstance(listed, list) or not all(isinstance(a, str) and ALERT_ID.match(a) for a in listed):
             raise KeepListError(f'keep list {self.path}: expected {{"schema": "{KEEP_SCHEMA}", "alerts": '
-                                '["al-<16 hex digits>", ...]}; mend or remove it')
+                                '["al-<16 hex digits>" or "hd-<16 hex digits>", ...]}; mend or remove it')
         return frozenset(listed)
 
     def _write(self, ids: frozenset[str]) -> None:
@@ -126,7 +127,7 @@ def _valid(ids: Iterable[str]) -> frozenset[str]:
     ids = frozenset([ids] if isinstance(ids, str) else ids)  # one id alone is not its characters
     bad = sorted(a for a in ids if not ALERT_ID.match(a))
     if bad:
-        raise ValueError(f"not an alert id (al- and 16 hex digits): {', '.join(map(repr, bad))}")
+        raise ValueError(f"not an alert id (al- and 16 hex digits) nor a hand's (hd-): {', '.join(map(repr, bad))}")
     return ids
 
 

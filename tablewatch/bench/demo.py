@@ -18,6 +18,7 @@ from typing import Any
 
 from rich.console import Console
 
+from tablewatch.alerts.web import EVIDENCE_URL
 from tablewatch.bench.report import print_frame_score, print_score, write_html_report
 from tablewatch.bench.through_run import ThroughRunScore, recorded_session, score_run, truth_hidden
 from tablewatch.events import Violation, load_events
@@ -28,8 +29,9 @@ SITE = "demo"
 
 
 def run_demo(hands_file: Path, *, hands: int, seed: int, out: Path, mqtt_url: str | None, broker: bool,
-             console: Console, fast: bool = True) -> ThroughRunScore:
-    """Record ``hands`` hands of ``hands_file`` (one violation each), run them as a table, score, report."""
+             console: Console, fast: bool = True, web_dir: Path | None = None) -> ThroughRunScore:
+    """Record ``hands`` hands of ``hands_file`` (one violation each), run them as a table, score, report.
+    ``web_dir``: the folder the page at ``mqtt_url``'s broker is served from, the evidence written beneath it."""
     from tablewatch.sim.record import record
 
     out = out.resolve()
@@ -41,7 +43,8 @@ def run_demo(hands_file: Path, *, hands: int, seed: int, out: Path, mqtt_url: st
     summary = record(sim, recording)
     record_s = time.perf_counter() - started
     with ExitStack() as stack:
-        url, web_url, evidence_dir = _broker(stack, out, mqtt_url=mqtt_url, want=broker, console=console)
+        url, web_url, evidence_dir = _broker(stack, out, mqtt_url=mqtt_url, want=broker, console=console,
+                                             web_dir=web_dir)
         config = _table_config(recording, out=out, url=url, evidence_dir=evidence_dir)
         console.rule(f"table {config.table}: `tablewatch run` on the recording"
                      + (" (--fast)" if fast else " at its pace"))
@@ -97,11 +100,11 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def _broker(stack: ExitStack, out: Path, *, mqtt_url: str | None, want: bool,
-            console: Console) -> tuple[str | None, str | None, Path | None]:
+def _broker(stack: ExitStack, out: Path, *, mqtt_url: str | None, want: bool, console: Console,
+            web_dir: Path | None) -> tuple[str | None, str | None, Path | None]:
     """The broker URL, the web console URL and the evidence folder; no broker when none can be had."""
     if mqtt_url:
-        return mqtt_url, None, out / "evidence"
+        return mqtt_url, None, web_dir / EVIDENCE_URL if web_dir else out / "evidence"
     if not want:
         return None, None, out / "evidence"
     from tablewatch.alerts.broker import BrokerStartError, start_broker
@@ -114,7 +117,7 @@ def _broker(stack: ExitStack, out: Path, *, mqtt_url: str | None, want: bool,
     stack.callback(broker.stop)
     console.print(f"embedded mosquitto at {broker.url}; surveillance page: {broker.web_url}")
     http_dir = broker.setup.http_dir
-    return broker.url, broker.web_url, (http_dir / "evidence" if http_dir else out / "evidence")
+    return broker.url, broker.web_url, (http_dir / EVIDENCE_URL if http_dir else out / "evidence")
 
 
 def _stills(mqtt: MqttOutput, folder: Path, out: Path) -> dict[Any, str]:

@@ -124,11 +124,12 @@ def test_the_floor_keeps_and_exports_an_incidents_case_file(tmp_path: Path, mqtt
         review(sub, "I04", ident, "export", note="for the gaming commission")
         sub.wait(lambda: any(m.json()["bundles"] for m in sub.on("/incident")), 30, "the exported revision")
         publisher.stop()
-    assert publisher.kept is not None and alert in publisher.kept
+    hand = pl.hand_id(publisher.ctx, 1)  # the hand's recording goes with its incident
+    assert publisher.kept is not None and alert in publisher.kept and hand in publisher.kept
     bundle = Path([m.json() for m in sub.on("/incident")][-1]["bundles"][0])
     assert verify_bundle(bundle) == []
     names = {p.name for p in (bundle / "evidence").iterdir()}
-    assert names == {f"{alert}-overhead.jpg", f"{alert}-overhead.webm"}
+    assert names == {f"{alert}-overhead.jpg", f"{alert}-overhead.webm", f"{hand}-overhead.webm"}
     assert json.loads((bundle / "hand.json").read_text())["phh"] == "variant = 'NT'\n"
     assert [a["id"] for a in json.loads((bundle / "alerts.json").read_text())] == [alert]
     assert verify_bundle(offbox / bundle.name) == []  # pushed off the box by the configured command

@@ -1,13 +1,9 @@
-"""The surveillance page in headless Chromium, fed live over MQTT-over-WebSockets by an embedded mosquitto.
-
-Set TABLEWATCH_SCREENSHOT=docs/surveillance.png to refresh the README's screenshot from this test.
-"""
+"""The surveillance page in headless Chromium, fed live over MQTT-over-WebSockets by an embedded mosquitto."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 import time
 from pathlib import Path
@@ -125,8 +121,6 @@ def test_surveillance_page_shows_incidents_evidence_and_tables(tmp_path: Path) -
         browser.js("document.querySelectorAll('video').forEach(v => { v.muted = true; v.play(); })")
         browser.wait_js("return [...document.querySelectorAll('video')].every(v => v.ended)")  # a still frame to show
         browser.js(f"{t01}.querySelector('details').open = true")  # the incident's alerts, in the screenshot
-        if shot := os.environ.get("TABLEWATCH_SCREENSHOT"):
-            browser.screenshot(Path(shot))
         browser.screenshot(tmp_path / "surveillance.png")
         assert (tmp_path / "surveillance.png").stat().st_size > 10_000
 

@@ -112,8 +112,9 @@ def test_reviews_from_the_page_come_back_as_the_tables_next_revision(served: tup
     browser.wait_js("return document.getElementById('hand-phh').textContent.includes(\"players = ['Bo Chan']\")")
     assert browser.js("return document.getElementById('hand-title').textContent") == "hand 12 · casino/T01"
     assert browser.js("return [...document.getElementById('hand-meta').children].slice(1).map(e => e.textContent)") == [
-        "winnings seat 3: 700, seat 8: -700", "rules broken TDA-29",
-        "actions: flop seat 3 cbr 1500 at 1.2 s · flop seat 8 f at 2.0 s"]
+        "winnings seat 3: 700, seat 8: -700", "rules broken TDA-29"]
+    assert browser.js("return [...document.querySelectorAll('[data-testid=step]')].filter(e => e.className === 'step')"
+                      ".map(e => e.textContent)") == ["▶ 1.2 s flop seat 3 cbr 1500", "▶ 2.0 s flop seat 8 f"]
 
     click(browser, "dismiss", "the exposed card was the burn card")
     browser.wait_js(f"return {CARD}.dataset.state === 'dismissed'")

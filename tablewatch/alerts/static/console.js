@@ -46,6 +46,10 @@ const MAX_INCIDENTS = 500;
 const MAX_ALERTS = 2000;
 const MAX_HANDS = 300;
 const MAX_SEEN = 20000;
+const MAX_STEPS = 400;        // a hand's actions drawn (a summary is free-form: a hostile one may list millions)
+const SEEK_LEAD_S = 1.0;      // a step plays the recording from this long before it
+const RECORDING_TRIES = 5;    // loads of a hand's recording tried while it is still being written
+const RECORDING_RETRY_MS = 2000;
 
 const alerts = new Map();     // alert id -> newest revision seen
 const incidents = new Map();  // incident id -> newest revision seen
@@ -70,6 +74,8 @@ let client = null;
 let signedIn = null;          // the broker user signed in as, or null
 let by = params.get("by") || "surveillance";  // who reviews and switches: the signed-in user when there is one
 let shownHand = null;         // "site/table/hand_no" in the hand view
+let handSig = "";             // what the hand view shows now: rebuilt when it changes
+let recordingUrl = null;      // the object URL of the hand's recording shown, revoked when replaced
 let audio = null;             // an AudioContext, made at the first click (browsers allow sound after a gesture)
 let renderQueued = false;
 let looseSig = "";
@@ -339,8 +345,8 @@ function makeTableView(key) {
   const parts = {};
   for (const [name, cls] of [["name", "name"], ["detail", "detail"], ["board", "board"], ["seats", "seats"],
                              ["players", "players"], ["alerting", "alerting"], ["suppressed", "suppressed"],
-                             ["asked", "pending"]]) {
-    parts[name] = el("div", { class: cls, testid: name === "name" ? undefined : name });
+                             ["asked", "pending"], ["timeline", "last-hand"]]) {
+    parts[name] = el("div", { class: cls, testid: name === "name" || name === "timeline" ? undefined : name });
   }
   const rule = el("select", { testid: "mute-rule", "aria-label": "rule" },
                   [el("option", { value: "", text: "whole table" })]);
@@ -399,6 +405,28 @@ function updateTableView(view, key, t) {
     if (`${alert.site}/${alert.table}` === key) option(view.rule, family(alert.rule_id));
   }
   for (const rule of Object.keys((t.alerting && t.alerting.rules) || {})) option(view.rule, rule);
+  updateTableTimeline(view, key);
+}
+
+// The table's last finished hand on its time line; a click opens the hand there.
+function updateTableTimeline(view, key) {
+  let last = null;
+  for (const [handKey, hand] of hands) {
+    if (handKey.startsWith(`${key}/`) && (!last || hand.time > last[1].time)) last = [handKey, hand];
+  }
+  const sig = last ? `${last[0]}|${last[1].msg_id}|${handMoments(last[1]).raised.length}` : "";
+  if (sig === view.timelineSig) return;
+  view.timelineSig = sig;
+  if (!last) {
+    view.parts.timeline.replaceChildren();
+    return;
+  }
+  const [handKey, hand] = last;
+  const open = el("button", { type: "button", class: "linkish", text: `hand ${hand.hand_no}`,
+                              title: "show the hand, its recording and its steps" });
+  open.onclick = () => showHand(handKey);
+  view.parts.timeline.replaceChildren(el("div", { class: "meta" }, [el("span", { text: "last " }), open]),
+                                      timeline(hand, (ts) => showHand(handKey, ts), true));
 }
 
 // From alerting/state: "alerting on · TDA-29 muted until 08:45 · set by floor-pit-1", whether anything is muted
@@ -684,34 +712,162 @@ function alertCard(a, acknowledgeable) {
 
 // --- hands -----------------------------------------------------------------------------------------------
 
-function showHand(handKey) {
+function showHand(handKey, ts = null) {
   shownHand = handKey;
   renderHand();
   $("hand").scrollIntoView({ block: "nearest" });
+  if (ts !== null) seekHand(ts);
 }
 
 function renderHand() {
   const box = $("hand");
   box.hidden = shownHand === null;
-  if (shownHand === null) return;
+  if (shownHand === null) {
+    handSig = "";
+    $("hand-clip").replaceChildren();
+    return;
+  }
   const [siteId, tableId, n] = shownHand.split("/");
   const hand = hands.get(shownHand);
   $("hand-title").textContent = `hand ${n} · ${siteId}/${tableId}`;
+  const sig = hand ? `${shownHand}|${hand.msg_id}|${handMoments(hand).raised.length}` : shownHand;
+  if (sig === handSig) return;  // rebuilt only when it changed: a render must not stop the recording playing
+  const sameHand = hand && handSig.startsWith(`${shownHand}|${hand.msg_id}|`);
+  handSig = sig;
   if (!hand) {
     $("hand-meta").textContent = "Not finished yet, or finished before this page was opened: the page shows the " +
       "hands that end while it is open (the hand archive keeps them all).";
     $("hand-phh").textContent = "";
+    for (const id of ["hand-clip", "hand-timeline", "hand-steps"]) $(id).replaceChildren();
     return;
   }
   const holes = Object.entries(hand.hole_cards).map(([seat, cards]) => `${seat}: ${cards.join(" ")}`).join(" · ");
   $("hand-meta").replaceChildren(...[[`ended ${clock(hand.time)} · session ${hand.session} · ` +
     `${hand.alerts.length} alert(s)`, "hand-ended"], [holes ? `hole cards ${holes}` : "", "hand-holes"],
   ...summaryLines(hand.summary)].filter(([text]) => text).map(([text, testid]) => el("div", { text, testid })));
+  if (!sameHand) $("hand-clip").replaceChildren(handRecording(hand));
+  $("hand-timeline").replaceChildren(timeline(hand, seekHand, false));
+  $("hand-steps").replaceChildren(...handSteps(hand));
   $("hand-phh").textContent = hand.phh ?? "(no hand history was made for this hand)";
 }
 
-// The hand's summary, free-form (the schema checks nothing inside): the winnings, the rules broken and the actions
-// on the session's clock where a table run put them, anything else as JSON; all of it only ever text.
+// The hand's recording (hand.clip): its time 0 is clip.from_ts on the table's clock. It is fetched whole (a few MB
+// at a few frames a second), so it seeks anywhere whatever the server (mosquitto's serves no byte ranges); it is
+// written within moments of the hand's end, so a fetch that fails is tried again a few times.
+function handRecording(hand) {
+  const clip = hand.clip;
+  if (!clip) return el("div", { class: "meta", text: "no recording of this hand (the table records none)" });
+  const url = safeUrl(clip.url);
+  if (!url) return missing("recording", clip.url);
+  const video = el("video", { controls: "", preload: "auto", testid: "hand-video", muted: "" });
+  const note = el("div", { class: "meta", testid: "hand-video-note", text: "loading the hand's recording…" });
+  const load = async (tries) => {
+    try {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const blob = await response.blob();
+      if (!video.isConnected) return;  // another hand is shown by now
+      if (recordingUrl) URL.revokeObjectURL(recordingUrl);
+      recordingUrl = URL.createObjectURL(blob);
+      video.src = recordingUrl;
+      note.textContent = "";
+    } catch (err) {
+      if (tries > 0) setTimeout(() => load(tries - 1), RECORDING_RETRY_MS);
+      else note.textContent = `the hand's recording did not load (${err.message})`;
+    }
+  };
+  load(RECORDING_TRIES);
+  return el("div", {}, [video, note]);
+}
+
+// Play the hand's recording from a little before ``ts`` (the table's clock).
+function seekHand(ts) {
+  const hand = hands.get(shownHand);
+  const video = $("hand-clip").querySelector("video");
+  if (!hand || !hand.clip || !video) return;
+  const at = Math.max(0, ts - hand.clip.from_ts - SEEK_LEAD_S);
+  const go = () => {
+    video.currentTime = at;
+    video.play().catch(() => {});  // a browser may refuse to play before a gesture: the frame is shown
+  };
+  if (video.readyState >= 1) go();
+  else video.addEventListener("loadedmetadata", go, { once: true });
+}
+
+// The hand's actions (its summary's, with their time on the table's clock) and the alerts of the hand this page
+// has seen; the summary is free-form, so only entries with a finite time count, and all of it is shown as text.
+function handMoments(hand) {
+  const actions = (Array.isArray(hand.summary.actions) ? hand.summary.actions : []).slice(0, MAX_STEPS)
+    .filter((a) => a && typeof a === "object" && Number.isFinite(a.ts));
+  const raised = hand.alerts.map((id) => alerts.get(id)).filter((a) => a && Number.isFinite(a.ts));
+  return { actions, raised };
+}
+
+const actionText = (a) => [a.street, a.seat != null ? `seat ${a.seat}` : null, a.kind, a.amount]
+  .filter((x) => x !== null && x !== undefined && x !== "").map(String).join(" ");
+
+function svg(tag, attrs = {}, title = "") {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (title) node.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "title")).textContent = title;
+  return node;
+}
+
+// The hand on its time line: the alerts above (by severity), the actions beneath, each street named where it
+// begins; a click on a mark calls pick(ts).
+function timeline(hand, pick, compact) {
+  const { actions, raised } = handMoments(hand);
+  const times = [hand.started_ts, hand.ended_ts, ...actions.map((a) => a.ts), ...raised.map((a) => a.ts)]
+    .filter(Number.isFinite);
+  const t0 = Math.min(...times);
+  const span = Math.max(Math.max(...times) - t0, 1);
+  const [width, height, axis] = compact ? [600, 30, 16] : [1000, 70, 34];
+  const x = (t) => (10 + (width - 20) * (t - t0) / span).toFixed(1);
+  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: `timeline${compact ? " compact" : ""}`,
+                            role: "img", "aria-label": `hand ${hand.hand_no}: ${actions.length} actions, ` +
+                            `${raised.length} alerts` });
+  root.dataset.testid = compact ? "table-timeline" : "timeline";
+  root.appendChild(svg("line", { x1: 10, x2: width - 10, y1: axis, y2: axis, class: "axis" }));
+  let street = null;
+  for (const a of actions) {
+    const tick = svg("line", { x1: x(a.ts), x2: x(a.ts), y1: axis, y2: axis + (compact ? 9 : 14), class: "tick",
+                               "data-testid": "action-mark", "data-ts": a.ts }, `${actionText(a)} · ${a.ts.toFixed(1)} s`);
+    tick.addEventListener("click", () => pick(a.ts));
+    root.appendChild(tick);
+    if (!compact && a.street !== street) {
+      root.appendChild(svg("text", { x: x(a.ts), y: axis + 28, class: "street" })).textContent = String(a.street);
+    }
+    street = a.street;
+  }
+  for (const a of raised) {
+    const mark = svg("circle", { cx: x(a.ts), cy: axis - (compact ? 8 : 14), r: compact ? 5 : 7,
+                                 class: `mark ${a.severity}`, "data-testid": "alert-mark", "data-ts": a.ts },
+                     `${a.rule_id} · seats ${a.seats.join(", ")} · ${a.ts.toFixed(1)} s`);
+    mark.addEventListener("click", () => pick(a.ts));
+    root.appendChild(mark);
+  }
+  return root;
+}
+
+// The hand step by step: each action and alert in time, each playing the recording from that moment.
+function handSteps(hand) {
+  const { actions, raised } = handMoments(hand);
+  const steps = [...actions.map((a) => ({ ts: a.ts, text: actionText(a), cls: "step" })),
+                 ...raised.map((a) => ({ ts: a.ts, text: `${a.rule_id} — ${a.rule_title}`, cls: `step ${a.severity}` }))]
+    .sort((a, b) => a.ts - b.ts);
+  return steps.map((step) => {
+    const play = el("button", { type: "button", class: "linkish", text: `▶ ${step.ts.toFixed(1)} s`,
+                                title: hand.clip ? "play the hand's recording from here" : "no recording" });
+    if (hand.clip) play.onclick = () => seekHand(step.ts);
+    else play.disabled = true;
+    const item = el("li", { class: step.cls, testid: "step" }, [play, el("span", { text: ` ${step.text}` })]);
+    item.dataset.ts = step.ts;
+    return item;
+  });
+}
+
+// The hand's summary, free-form (the schema checks nothing inside): the winnings and the rules broken, anything else
+// but the actions (the hand's steps) as JSON; all of it only ever text.
 function summaryLines(summary) {
   const { winnings, violations, actions, ...rest } = summary;
   const lines = [];
@@ -722,12 +878,6 @@ function summaryLines(summary) {
   }
   if (Array.isArray(violations) && violations.length) {
     lines.push([`rules broken ${violations.join(", ")}`, "hand-rules"]);
-  }
-  if (Array.isArray(actions)) {
-    const shown = actions.slice(0, 200).filter(plain).map((a) => [a.street, a.seat != null ? `seat ${a.seat}` : "",
-      a.kind, a.amount ?? "", typeof a.ts === "number" ? `at ${a.ts.toFixed(1)} s` : ""].filter((x) => x !== "" &&
-      x !== undefined).join(" "));
-    lines.push([`actions: ${shown.join(" · ")}${actions.length > 200 ? " …" : ""}`, "hand-actions"]);
   }
   if (Object.keys(rest).length) lines.push([`summary ${JSON.stringify(rest).slice(0, 1000)}`, "hand-summary"]);
   return lines;

@@ -24,6 +24,7 @@ class GestureConfig:
     tap_max_s: float = 1.0  # a tap is brief: an episode this long at most
     tap_min_depth_mm: float = 0.0  # a tap reaches the betting line (the hand's tip at or over it)
     line_depth_mm: float = 15.0  # a hand this far beyond the line is over it
+    motion_back_mm: float = 15.0  # ... and a motion over it ends only once the hand is back this much nearer
     dwell_mm: float = 30.0  # a hand within this of its farthest point is still at it
     dwell_s: float = 0.18  # a tap holds still this long at its farthest point; a bet's release does not
     settled_bet_s: float = 1.5  # a hand resting behind the line this long after a motion: the bet is decided
@@ -180,16 +181,16 @@ class Episode:
         """Release times of the forward motions: the deepest sample of each run beyond the line."""
         times: list[float] = []
         run: list[Sample] = []
+        # A hand's tip wavers a few mm between frames: one that reaches the line, dips under it and goes on is one
+        # motion, not two (a string bet's hand goes back to the stack between its motions).
+        over = self.config.line_depth_mm
+        back = over - self.config.motion_back_mm
         for s in [*self.samples, None]:
-            if s is not None and s.depth > self.config.line_depth_mm:
-                # a gap in sight: the hand went back behind the line
-                if run and s.t - run[-1].t > self.config.gap_s * 0.5:
-                    times.append(max(run, key=lambda r: r.depth).t)
-                    run = []
-                run.append(s)
-            elif run:
-                times.append(max(run, key=lambda r: r.depth).t)
+            if run and (s is None or s.depth <= back or s.t - run[-1].t > self.config.gap_s * 0.5):
+                times.append(max(run, key=lambda r: r.depth).t)  # back behind the line, or a gap in sight: it went
                 run = []
+            if s is not None and (s.depth > over or (run and s.depth > back)):
+                run.append(s)
         return times
 
 
