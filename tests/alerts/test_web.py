@@ -91,6 +91,7 @@ def test_surveillance_page_shows_incidents_evidence_and_tables(tmp_path: Path) -
                                  (publishers["T02"], hidden_chips(1.6, table="T02", hand_no=7)),
                                  (publishers["T01"], string_raise(1.7, table="T01", hand_no=12, seat=8))])
 
+        (web_dir / "groups.json").write_text(json.dumps({"Pit 2": ["casino/T02", "casino/T09"]}))
         browser = Browser(tmp_path)
         browser.get(broker.web_url)
         browser.wait_js("return document.querySelectorAll('[data-testid=incident] video[data-testid=clip]').length"
@@ -132,6 +133,17 @@ def test_surveillance_page_shows_incidents_evidence_and_tables(tmp_path: Path) -
                                    ("state", "acknowledged", []), ("state", "open", ["casino/T01", "casino/T02"])]:
             set_filter(browser, name, value)
             assert cards(browser) == (shown if shown is not None else ["casino/T01", "casino/T02"]), (name, value)
+
+        tables_shown = "return [...document.querySelectorAll('[data-testid=table]')].map(e => e.dataset.table)"
+        set_filter(browser, "state", "")
+        set_filter(browser, "group", "group:Pit 2")  # a table group (groups.json beside the page): its incidents
+        assert cards(browser) == ["casino/T02"] and browser.js(tables_shown) == ["casino/T02"]  # and its tables
+        set_filter(browser, "group", "site:casino")  # every site is a group of its own
+        assert cards(browser) == ["casino/T01", "casino/T02"] and len(browser.js(tables_shown)) == 3
+        set_filter(browser, "group", "")
+        (web_dir / "groups.json").write_text(json.dumps({"Pit 2": ["casino/T02", "<img src=x>"]}))
+        browser.js("loadGroups()")  # (read again every minute) a hostile file is refused whole, and said so
+        assert "groups.json refused" in browser.wait_js("return document.getElementById('groups-note').textContent")
         assert browser.js("return document.getElementById('count').textContent") == "2 of 2 incident(s)"
         assert browser.js("return document.getElementById('muted-box').hidden") is True
         set_filter(browser, "muted", True)

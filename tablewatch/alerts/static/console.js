@@ -32,6 +32,9 @@ const SCHEMA_FILES = { alert: "schemas/alert-1.json", alerts: "schemas/alerts-1.
                        alerting: "schemas/alerting-1.json", "alerting-set": "schemas/alerting-set-1.json",
                        hand: "schemas/hand-1.json", ack: "schemas/ack-1.json" };
 const STATS_FILE = "stats.json";
+const GROUPS_FILE = "groups.json";  // {"Pit 1": ["casino/T01", "casino/T02"], …}: table groups, beside the page
+const MAX_GROUPS = 200;
+const TABLE_KEY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const STATS_EVERY_MS = 60000;
 const STATUSES = ["online", "offline"];
 const REFUSED = [4, 5, 134, 135];  // CONNACK: bad user name or password / not authorized (MQTT 3.1.1, 5)
@@ -69,6 +72,8 @@ let skipped = 0;
 let rings = 0;                // incident revisions that rang (notify: true, live)
 let unseen = 0;               // rings since the last click or key on the page: the count in the title
 let stats = null;             // the newest statistics the schema accepted
+let groups = new Map();       // table group name -> its tables ("site/table"), from GROUPS_FILE
+let groupsNote = "";          // why GROUPS_FILE was refused
 let statsNote = "";           // why there are none, or why the newest were refused
 let client = null;
 let signedIn = null;          // the broker user signed in as, or null
@@ -330,7 +335,8 @@ function cardNode(card) {
 
 function renderTables() {
   const box = $("tables");
-  const keys = [...tables.keys()].sort();
+  const group = $("filter-group").value;
+  const keys = [...tables.keys()].sort().filter((key) => inGroup(key, group));
   for (const key of keys) {
     if (!tableViews.has(key)) tableViews.set(key, makeTableView(key));
     updateTableView(tableViews.get(key), key, tables.get(key));
@@ -455,13 +461,19 @@ function alertingText(a) {
 
 function filters() {
   const seat = parseInt($("filter-seat").value, 10);
-  return { since: Number($("filter-since").value) || 0, table: $("filter-table").value, rule: $("filter-rule").value,
+  return { since: Number($("filter-since").value) || 0, group: $("filter-group").value, table: $("filter-table").value,
+           rule: $("filter-rule").value,
            severity: $("filter-severity").value, seat: Number.isNaN(seat) ? null : seat, state: $("filter-state").value,
            muted: $("filter-muted").checked };
 }
 
 function renderFilters() {
-  for (const key of tables.keys()) option($("filter-table"), key);
+  for (const key of tables.keys()) {
+    option($("filter-table"), key);
+    option($("filter-group"), `site:${key.split("/")[0]}`, `site ${key.split("/")[0]}`);
+  }
+  for (const name of groups.keys()) option($("filter-group"), `group:${name}`, name);
+  $("groups-note").textContent = groupsNote;
   const rules = new Set();
   for (const incident of incidents.values()) incident.rule_ids.concat(incident.rule_id).forEach((r) => rules.add(r));
   for (const alert of alerts.values()) rules.add(alert.rule_id);
@@ -471,8 +483,17 @@ function renderFilters() {
   }
 }
 
+// Whether the table "site/table" is in the group chosen: "site:NAME" (every table of a site) or "group:NAME".
+function inGroup(key, group) {
+  if (!group) return true;
+  const [kind, name] = [group.slice(0, group.indexOf(":")), group.slice(group.indexOf(":") + 1)];
+  if (kind === "site") return key.split("/")[0] === name;
+  return groups.has(name) && groups.get(name).has(key);
+}
+
 function matches(item, f, when, ruleIds) {
   if (f.since && when < Date.now() - f.since * 1000) return false;
+  if (!inGroup(`${item.site}/${item.table}`, f.group)) return false;
   if (f.table && `${item.site}/${item.table}` !== f.table) return false;
   if (f.rule && !ruleIds.some((r) => r === f.rule || family(r) === f.rule)) return false;
   if (f.severity && item.severity !== f.severity) return false;
@@ -956,6 +977,33 @@ function acknowledge(a) {
 
 // --- statistics ------------------------------------------------------------------------------------------
 
+// The table groups an operator put beside the page (optional): a name to the tables in it. Hostile like the rest:
+// anything but {"name": ["site/table", …], …} is refused whole, with the reason shown.
+async function loadGroups() {
+  try {
+    const response = await fetch(GROUPS_FILE, { cache: "no-store" });
+    if (response.status === 404) return;
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const body = JSON.parse(await response.text());
+    if (!body || typeof body !== "object" || Array.isArray(body)) throw new Error("not an object of groups");
+    const entries = Object.entries(body);
+    if (entries.length > MAX_GROUPS) throw new Error(`more than ${MAX_GROUPS} groups`);
+    const read = new Map();
+    for (const [name, members] of entries) {
+      if (name.length > 64 || !Array.isArray(members) || !members.every((m) => typeof m === "string" &&
+                                                                        TABLE_KEY.test(m))) {
+        throw new Error(`group ${JSON.stringify(name.slice(0, 64))}: expected a list of "site/table"`);
+      }
+      read.set(name, new Set(members));
+    }
+    groups = read;
+    groupsNote = "";
+  } catch (err) {
+    groupsNote = `${GROUPS_FILE} refused: ${err.message}`;
+  }
+  scheduleRender();
+}
+
 async function loadStats() {
   try {
     const response = await fetch(STATS_FILE, { cache: "no-store" });
@@ -1123,8 +1171,8 @@ function signOut() {
 }
 
 function start() {
-  for (const id of ["filter-since", "filter-table", "filter-rule", "filter-severity", "filter-seat", "filter-state",
-                    "filter-muted", "stats-by"]) $(id).onchange = render;
+  for (const id of ["filter-since", "filter-group", "filter-table", "filter-rule", "filter-severity", "filter-seat",
+                    "filter-state", "filter-muted", "stats-by"]) $(id).onchange = render;
   $("filter-seat").oninput = render;
   $("hand-close").onclick = () => {
     shownHand = null;
@@ -1143,7 +1191,9 @@ function start() {
   document.addEventListener("keydown", seenAll);
   document.body.dataset.rings = "0";
   loadStats();
+  loadGroups();
   setInterval(loadStats, STATS_EVERY_MS);
+  setInterval(loadGroups, STATS_EVERY_MS);
   setInterval(scheduleRender, 30000);  // "muted until" runs out, "since" moves on
   const user = params.get("user");
   if (user && params.has("pass")) {
