@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "run": "tablewatch.table.cli:run",
     "demo": "tablewatch.bench.cli:demo",
     "bench": "tablewatch.bench.cli:bench",
+    "bench-conditions": "tablewatch.bench.cli:bench_conditions",
     "replay": "tablewatch.rules.cli:replay",
     "stats": "tablewatch.history.cli:stats",
     "hands": "tablewatch.history.export:hands",

@@ -126,3 +126,28 @@ def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: i
     path = out / "bench.json"
     path.write_text(json.dumps(score.as_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     console.print(f"written: {path}")
+
+
+@click.command("bench-conditions")
+@click.option("--phh", "hands_file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=DEMO_HANDS,
+              help="PHH file the hands come from.  [default: (the demo's four hands)]", show_default=False)
+@click.option("--hands", "hand_count", default=4, show_default=True, type=click.IntRange(1, 100))
+@click.option("--seed", default=1, show_default=True)
+@click.option("--cell", "cell_names", multiple=True, help="A cell to play (repeatable): a condition at a level "
+              "('noise 12', 'H.264 2 Mbit/s', 'tilt 8°'…), 'single' (each condition alone), 'mixes' (the three "
+              "rooms); default: every cell.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/conditions"),
+              show_default=True)
+def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: tuple[str, ...], out: Path) -> None:
+    """The monitor under a camera's conditions: one session recorded clean, then its video written again under
+    each condition (light, fall-off, hot spot, glare, blur, noise, H.264 and Motion-JPEG compression, dropped
+    frames, auto-exposure) or recorded with the camera tilted, each played by `tablewatch run --fast` and scored
+    against the truth; prints the matrix, writes OUT/conditions.json."""
+    from tablewatch.bench.conditions import bench_conditions as run_matrix
+    from tablewatch.bench.conditions import cells_named
+
+    try:
+        cells = cells_named(cell_names)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--cell") from exc
+    run_matrix(hands_file, out.resolve(), hands=hand_count, seed=seed, cells=cells, console=console)

@@ -121,16 +121,20 @@ def look_at(centre: np.ndarray, target: np.ndarray, *, roll_deg: float = 0.0) ->
 
 
 def overhead_camera(extent: tuple[float, float, float, float], *, width: int = 1280, height: int = 720,
-                    rng: random.Random | None = None, name: str = "overhead") -> CameraModel:
-    """A camera above the table centre that sees the whole rail, with a little tilt and barrel distortion."""
+                    rng: random.Random | None = None, name: str = "overhead", tilt_deg: float = 0.0) -> CameraModel:
+    """A camera above the table centre that sees the whole rail, with a little tilt and barrel distortion;
+    ``tilt_deg``: mounted that far off vertical on the dealer's side, still aimed at the table's centre (its
+    focal length shortened so that the whole rail stays in view)."""
     rng = rng or random.Random(0)
     x0, y0, x1, y1 = extent
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     cam_h = 2300.0 + rng.uniform(-150, 150)
-    centre = np.array([cx + rng.uniform(-40, 40), cy + rng.uniform(-40, 40) + 60.0, -cam_h])
+    off = cam_h * math.tan(math.radians(tilt_deg))
+    centre = np.array([cx + rng.uniform(-40, 40), cy + rng.uniform(-40, 40) + 60.0 + off, -cam_h])
     target = np.array([cx + rng.uniform(-20, 20), cy + rng.uniform(-20, 20), 0.0])
     rvec, tvec = look_at(centre, target, roll_deg=rng.uniform(-1.5, 1.5))
     f = min(width * cam_h / ((x1 - x0) * 1.08), height * cam_h / ((y1 - y0) * 1.08))
+    f *= math.cos(math.radians(tilt_deg)) ** 3  # the near rail comes closer, the far one goes away
     K = np.array([[f, 0, width / 2 + rng.uniform(-6, 6)], [0, f, height / 2 + rng.uniform(-6, 6)], [0, 0, 1]])
     dist = np.array([rng.uniform(-0.12, -0.04), rng.uniform(0.0, 0.04), rng.uniform(-1e-3, 1e-3),
                      rng.uniform(-1e-3, 1e-3), 0.0])

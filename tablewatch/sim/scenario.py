@@ -298,6 +298,8 @@ class Scenario(StrictModel):
     seed: int = 0
     deck: str = "anglo_poker"
     felt: str = "green"
+    camera_tilt_deg: float = Field(default=0.0, ge=0, le=20, description="the overhead camera this far off vertical, "
+                                   "looking at the table's centre from the dealer's side")
     chips: list[ChipSpec] = Field(default_factory=lambda: list(DEFAULT_CHIPS), min_length=1)
     players: list[PlayerSpec] = Field(default_factory=list)
     blinds: tuple[int, int] = (50, 100)

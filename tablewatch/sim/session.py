@@ -100,7 +100,8 @@ class Simulation:
         width, height = _resolution(resolution)
         rng = random.Random(self.scenario.seed * 1000 + (0 if name == "overhead" else 1))
         if name == "overhead":
-            return overhead_camera(self.run.table.extent(margin=120.0), width=width, height=height, rng=rng)
+            return overhead_camera(self.run.table.extent(margin=120.0), width=width, height=height, rng=rng,
+                                   tilt_deg=self.scenario.camera_tilt_deg)
         if name == "board":
             return board_camera(self.run.table.centre("board"), width=width, height=height, rng=rng)
         raise ValueError(f"unknown camera {name!r}: 'overhead' or 'board'")

@@ -1,0 +1,201 @@
+"""``tablewatch bench-conditions``: the monitor under a camera's conditions, each on its own and in realistic mixes.
+
+One session is recorded clean (``sim record``: the demo's hands by default, one violation each). For each cell its
+video is written again as the cell's camera and recorder would have delivered it (``sim.conditions``), the camera
+calibrated again from that video (a table is calibrated under its own light), and ``tablewatch run --fast`` plays
+it with the same RFID reads and console entries; a tilted camera's cell is recorded again with the camera tilted.
+Each cell is scored against the truth as ``bench`` scores a run, and the vision events against the simulator's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from tablewatch.bench.perception_evaluate import match
+from tablewatch.bench.score import SessionScore
+from tablewatch.bench.through_run import play, recorded_session, score_run
+from tablewatch.calibration import tomlio
+from tablewatch.events import load_events
+from tablewatch.sim.conditions import Conditions, degrade_video
+from tablewatch.sim.record import record, run_config, write_profile
+from tablewatch.sim.scenario import Scenario
+from tablewatch.sim.session import Simulation
+
+VIDEO = "overhead_720p.mp4"
+SHARED_FILES = ("console.txt", "registry.csv", "rfid.jsonl", "recording.json")
+VISION_SOURCES = ("vision", "scene")  # the camera's events, alone or paired with the readers'
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One column of the matrix: a camera's conditions, and its tilt off vertical."""
+
+    name: str
+    conditions: Conditions = field(default_factory=Conditions)
+    tilt_deg: float = 0.0
+
+    def describe(self) -> str:
+        tilt = f"tilt={self.tilt_deg:g}°" if self.tilt_deg else ""
+        shown = self.conditions.describe()
+        return ", ".join(x for x in (tilt, "" if shown == "clean" and tilt else shown) if x)
+
+
+# Each condition at a level a casino camera meets, then a harsher one; then three rooms as they come.
+SINGLE = (
+    Cell("clean"),
+    Cell("light 60 %", Conditions(light=0.6)), Cell("light 35 %", Conditions(light=0.35)),
+    Cell("fall-off 30 %", Conditions(falloff=0.3)), Cell("fall-off 60 %", Conditions(falloff=0.6)),
+    Cell("hot spot 25 %", Conditions(hotspot=0.25)), Cell("hot spot 50 %", Conditions(hotspot=0.5)),
+    Cell("glare 0.5", Conditions(glare=0.5)), Cell("glare 1.0", Conditions(glare=1.0)),
+    Cell("blur 1 px", Conditions(blur_px=1.0)), Cell("blur 2 px", Conditions(blur_px=2.0)),
+    Cell("noise 6", Conditions(noise=6.0)), Cell("noise 12", Conditions(noise=12.0)),
+    Cell("H.264 2 Mbit/s", Conditions(h264_kbps=2000)), Cell("H.264 0.8 Mbit/s", Conditions(h264_kbps=800)),
+    Cell("MJPEG q50", Conditions(jpeg_quality=50)), Cell("MJPEG q25", Conditions(jpeg_quality=25)),
+    Cell("drops 5 %", Conditions(drop=0.05)), Cell("drops 20 %", Conditions(drop=0.2)),
+    Cell("auto-exposure 0.5", Conditions(auto_exposure=0.5)), Cell("auto-exposure 1", Conditions(auto_exposure=1.0)),
+    Cell("tilt 8°", tilt_deg=8.0), Cell("tilt 15°", tilt_deg=15.0),
+)
+MIXES = (
+    Cell("dim club", Conditions(light=0.45, falloff=0.3, hotspot=0.2, noise=8.0, auto_exposure=0.5)),
+    Cell("CCTV H.264 2 Mbit/s", Conditions(h264_kbps=2000, blur_px=0.8, drop=0.03)),
+    Cell("camera 8° off vertical, H.264", Conditions(h264_kbps=2000), tilt_deg=8.0),
+)
+CELLS = {cell.name: cell for cell in (*SINGLE, *MIXES)}
+
+
+@dataclass
+class CellScore:
+    cell: Cell
+    session: SessionScore
+    events: tuple[int, int, int]  # vision events: matched, seen, true
+    hands_found: int
+    error: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        matched, seen, true = self.events
+        return {"cell": self.cell.name, "conditions": self.cell.describe(), "hands": self.session.hands,
+                "hands_found": self.hands_found, "hands_exact": self.session.hands_exact,
+                "actions": self.session.actions, "actions_right": self.session.actions_right,
+                "events_matched": matched, "events_seen": seen, "events_true": true,
+                "violations_injected": sum(r.injected for r in self.session.per_type.values()),
+                "violations_found": sum(r.found for r in self.session.per_type.values()),
+                "false_violations": sum(self.session.false_by_rule.values()),
+                "false_by_rule": self.session.false_by_rule, "realtime": round(self.session.realtime_factor, 2)}
+
+
+def bench_conditions(hands_file: Path, out: Path, *, hands: int, seed: int, cells: Sequence[Cell],
+                     console: Console) -> list[CellScore]:
+    """Record once, play every cell, print the matrix; ``out/conditions.json`` holds it."""
+    sim, injected = recorded_session(hands_file, hands=hands, first=1, seed=seed)
+    clean = out / "clean"
+    shutil.rmtree(clean, ignore_errors=True)
+    console.print(f"recording {hands} hand(s) clean ({'; '.join(injected)}): {clean}")
+    summary = record(sim, clean, progress=False)
+    scores = []
+    for cell in cells:
+        started = time.perf_counter()
+        folder = out / _slug(cell.name)
+        try:
+            scores.append(_play_cell(sim, clean, folder, cell, length_s=summary["length_s"]))
+        except (RuntimeError, ValueError, OSError) as exc:
+            console.print(f"[red]{cell.name}: {exc}[/]")
+            continue
+        console.print(f"{cell.name}: {_line(scores[-1])} ({time.perf_counter() - started:.0f} s)")
+    console.print(matrix(scores))
+    (out / "conditions.json").write_text(json.dumps([s.as_dict() for s in scores], indent=2) + "\n",
+                                         encoding="utf-8")
+    return scores
+
+
+def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length_s: float) -> CellScore:
+    shutil.rmtree(folder, ignore_errors=True)
+    if cell.tilt_deg:
+        tilted = Simulation(Scenario.model_validate({**sim.scenario.model_dump(), "camera_tilt_deg": cell.tilt_deg}))
+        record(tilted, folder, progress=False)
+        source = folder / VIDEO
+        if cell.conditions != Conditions():
+            shutil.move(source, folder / f"tilted-{VIDEO}")
+            degrade_video(folder / f"tilted-{VIDEO}", source, cell.conditions, seed=tilted.scenario.seed)
+            (folder / f"tilted-{VIDEO}").unlink()
+            write_profile(tilted, folder / "profile.toml", video=source)
+    else:
+        folder.mkdir(parents=True)
+        for name in SHARED_FILES:
+            shutil.copy2(clean / name, folder / name)
+        shutil.copytree(clean / "truth", folder / "truth")
+        degrade_video(clean / VIDEO, folder / VIDEO, cell.conditions, seed=sim.scenario.seed)
+        write_profile(sim, folder / "profile.toml", video=folder / VIDEO)
+        (folder / "table.toml").write_text(tomlio.dumps(run_config(sim, folder, length=length_s),
+                                                        header="A recorded session: tablewatch run table.toml"),
+                                           encoding="utf-8")
+    wall_s = play(folder, folder / "run", length_s=length_s)
+    recorded = json.loads((folder / "recording.json").read_text(encoding="utf-8"))
+    session, frame = score_run(folder, folder / "run", session_s=length_s, wall_s=wall_s, frames=recorded["frames"])
+    return CellScore(cell=cell, session=session, events=_events(folder), hands_found=frame.hands_found)
+
+
+def _events(folder: Path) -> tuple[int, int, int]:
+    """The camera's events against the simulator's: (matched, seen, true), every kind together."""
+    truth = load_events((folder / "truth" / "events.jsonl").read_text(encoding="utf-8"))
+    seen = [e for e in load_events((folder / "run" / "events.jsonl").read_text(encoding="utf-8"))
+            if e.source in VISION_SOURCES]
+    score = match(truth, seen)
+    return tuple(sum(c[i] for c in score.counts.values()) for i in range(3))  # type: ignore[return-value]
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{100 * n / d:.1f} %" if d else "-"
+
+
+def _line(s: CellScore) -> str:
+    d = s.as_dict()
+    return (f"hands exact {d['hands_exact']}/{d['hands']}, event recall {_pct(d['events_matched'], d['events_true'])}, "
+            f"precision {_pct(d['events_matched'], d['events_seen'])}, violations {d['violations_found']}/"
+            f"{d['violations_injected']}, false {d['false_violations']}")
+
+
+def matrix(scores: Sequence[CellScore]) -> Table:
+    table = Table(title="The monitor under a camera's conditions (`tablewatch run --fast` on each)")
+    for name in ("cell", "hands found", "hands exact", "actions right", "event recall",
+                 "event precision", "violations found", "false violations", "× real time"):
+        table.add_column(name, justify="left" if name == "cell" else "right")
+    for s in scores:
+        d = s.as_dict()
+        table.add_row(d["cell"], f"{d['hands_found']}/{d['hands']}",
+                      f"{d['hands_exact']}/{d['hands']}", _pct(d["actions_right"], d["actions"]),
+                      _pct(d["events_matched"], d["events_true"]), _pct(d["events_matched"], d["events_seen"]),
+                      f"{d['violations_found']}/{d['violations_injected']}", str(d["false_violations"]),
+                      f"{d['realtime']:.2f}")
+    return table
+
+
+def cells_named(names: Sequence[str]) -> list[Cell]:
+    """The cells of these names ("mixes": the three mixes, "single": every condition alone); all when none."""
+    if not names:
+        return [*SINGLE, *MIXES]
+    chosen: list[Cell] = []
+    for name in names:
+        if name == "single":
+            chosen += SINGLE
+        elif name == "mixes":
+            chosen += MIXES
+        elif name in CELLS:
+            chosen.append(CELLS[name])
+        else:
+            raise ValueError(f"no cell {name!r}; cells: {', '.join(CELLS)}, or 'single', 'mixes'")
+    return list(dict.fromkeys(chosen))
+

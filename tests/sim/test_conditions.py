@@ -1,0 +1,90 @@
+"""A camera's conditions laid over frames: each moves the picture its own way, and only that; the H.264 recorder
+stores at about its bitrate what OpenCV reads back; the tilted camera still sees the whole rail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tablewatch.sim.camera import overhead_camera
+from tablewatch.sim.conditions import CameraLook, Conditions, degrade_video, frames_of
+
+SIZE = (320, 180)
+FPS = 15.0
+
+
+def felt(value: int = 120) -> np.ndarray:
+    frame = np.full((SIZE[1], SIZE[0], 3), value, np.uint8)
+    frame[80:100, 150:170] = 235  # a white card
+    return frame
+
+
+def look(**conditions: float) -> CameraLook:
+    return CameraLook(Conditions(**conditions), SIZE, fps=FPS, seed=3)  # type: ignore[arg-type]
+
+
+def test_a_clean_camera_changes_nothing() -> None:
+    assert np.array_equal(look().apply(felt()), felt())
+
+
+def test_light_falloff_and_hot_spot_shape_the_brightness() -> None:
+    assert look(light=0.5).apply(felt()).mean() == pytest.approx(felt().mean() / 2, abs=1)
+    fallen = look(falloff=0.5).apply(felt()).astype(float)
+    assert fallen[:10].mean() < 0.6 * fallen[-10:].mean()  # the far side (the top) darker
+    hot = look(hotspot=0.4).apply(felt()).astype(float)
+    lamp = hot[int(0.45 * SIZE[1]), int(0.55 * SIZE[0])].mean()
+    assert lamp > 200 and hot[0, 0].mean() < 130  # bright under the lamp, the corner as it was
+
+
+def test_glare_whitens_what_is_bright_near_the_lamp_only() -> None:
+    frame = felt()
+    glared = look(glare=1.0).apply(frame).astype(int)
+    assert glared[90, 160].min() > 245  # the card under the lamp goes white
+    assert np.abs(glared[0:60, 0:60] - frame[0:60, 0:60]).max() == 0  # the felt is not glossy
+
+
+def test_blur_noise_and_jpeg_degrade_detail() -> None:
+    card_edge = lambda f: int(np.abs(np.diff(f[90, 140:180, 0].astype(int))).max())  # noqa: E731
+    assert card_edge(look(blur_px=2.0).apply(felt())) < card_edge(felt()) // 2
+    assert look(noise=10.0).apply(felt())[:60, :60].astype(float).std() == pytest.approx(10, abs=1.5)
+    blocky = look(jpeg_quality=10).apply(felt())
+    assert not np.array_equal(blocky, felt()) and abs(float(blocky.mean()) - float(felt().mean())) < 3
+
+
+def test_dropped_frames_deliver_the_one_before_and_auto_exposure_lifts_a_dark_view() -> None:
+    camera = look(drop=1.0)
+    first = camera.apply(felt(100))
+    assert np.array_equal(camera.apply(felt(200)), first)  # every frame after the first dropped
+    exposing = look(auto_exposure=1.0)
+    means = [float(exposing.apply(felt(40)).mean()) for _ in range(int(3 * FPS))]
+    assert means[0] < 45 and means[-1] > 90 and means == sorted(means)  # it brightens, within about a second
+
+
+def test_h264_is_stored_near_its_bitrate_and_read_back_whole(tmp_path: Path) -> None:
+    source = tmp_path / "clean.mp4"
+    writer = cv2.VideoWriter(str(source), cv2.VideoWriter.fourcc(*"mp4v"), FPS, SIZE)
+    rng = np.random.default_rng(0)
+    for i in range(60):
+        frame = felt()
+        frame[:, (i * 4) % SIZE[0]:] = rng.integers(0, 255, (SIZE[1], SIZE[0] - (i * 4) % SIZE[0], 3))
+        writer.write(frame)
+    writer.release()
+    dest = tmp_path / "cctv.mp4"
+    assert degrade_video(source, dest, Conditions(h264_kbps=300, noise=4.0)) == 60
+    assert len(list(frames_of(dest))) == 60
+    kbps = dest.stat().st_size * 8 / 1000 / (60 / FPS)
+    assert 100 < kbps < 600  # about the 300 kbit/s asked (rate control settles over the first frames)
+
+
+def test_a_tilted_overhead_camera_still_sees_the_whole_rail() -> None:
+    extent = (-1400.0, -800.0, 1400.0, 800.0)
+    straight = overhead_camera(extent)
+    tilted = overhead_camera(extent, tilt_deg=8.0)
+    assert tilted.centre[1] - straight.centre[1] == pytest.approx(-straight.centre[2] * np.tan(np.radians(8)),
+                                                                    rel=0.01)
+    corners = np.array([[extent[0], extent[1]], [extent[2], extent[1]], [extent[0], extent[3]], [extent[2], extent[3]]])
+    seen = tilted.project(corners)
+    assert ((seen[:, 0] > 0) & (seen[:, 0] < tilted.width) & (seen[:, 1] > 0) & (seen[:, 1] < tilted.height)).all()
