@@ -4,7 +4,8 @@ One session is recorded clean (``sim record``: the demo's hands by default, one 
 video is written again as the cell's camera and recorder would have delivered it (``sim.conditions``), the camera
 calibrated again from that video (a table is calibrated under its own light), and ``tablewatch run --fast`` plays
 it with the same RFID reads and console entries; a tilted camera's cell is recorded again with the camera tilted.
-Each cell is scored against the truth as ``bench`` scores a run, and the vision events against the simulator's.
+Each cell is scored against the truth as ``bench`` scores a run, and the vision events against the simulator's;
+its conditions are written into its ``recording.json``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -138,8 +139,10 @@ def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length
         (folder / "table.toml").write_text(tomlio.dumps(run_config(sim, folder, length=length_s),
                                                         header="A recorded session: tablewatch run table.toml"),
                                            encoding="utf-8")
-    wall_s = play(folder, folder / "run", length_s=length_s)
     recorded = json.loads((folder / "recording.json").read_text(encoding="utf-8"))
+    recorded["conditions"] = {"cell": cell.name, **asdict(cell.conditions), "tilt_deg": cell.tilt_deg}
+    (folder / "recording.json").write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
+    wall_s = play(folder, folder / "run", length_s=length_s)
     session, frame = score_run(folder, folder / "run", session_s=length_s, wall_s=wall_s, frames=recorded["frames"])
     return CellScore(cell=cell, session=session, events=_events(folder), hands_found=frame.hands_found)
 

@@ -1,0 +1,37 @@
+"""``tablewatch bench-conditions``: the cells by name, and one cell played end to end through ``tablewatch run``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tablewatch.bench.conditions import MIXES, SINGLE, cells_named
+from tablewatch.cli import cli
+
+
+def test_cells_are_chosen_by_name_single_or_mixes() -> None:
+    assert cells_named(["noise 12", "mixes"]) == [next(c for c in SINGLE if c.name == "noise 12"), *MIXES]
+    assert len(cells_named([])) == len(SINGLE) + len(MIXES)
+    assert [c.describe() for c in cells_named(["clean", "tilt 8°", "camera 8° off vertical, H.264"])] == [
+        "clean", "tilt=8°", "tilt=8°, h264_kbps=2000"]
+    with pytest.raises(ValueError, match="no cell 'fog'"):
+        cells_named(["fog"])
+
+
+def test_an_unknown_cell_is_refused_before_anything_is_recorded(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["bench-conditions", "--cell", "fog", "-o", str(tmp_path)])
+    assert result.exit_code == 2 and "no cell 'fog'" in result.output and not list(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_one_cell_is_recorded_degraded_played_and_scored(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["bench-conditions", "--hands", "1", "--cell", "MJPEG q25", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    [cell] = json.loads((tmp_path / "conditions.json").read_text())
+    assert cell["cell"] == "MJPEG q25" and cell["hands_found"] == cell["hands"] == 1
+    assert cell["violations_injected"] == 1 and cell["events_true"] > 10
+    recorded = json.loads((tmp_path / "mjpeg-q25" / "recording.json").read_text())
+    assert recorded["conditions"]["jpeg_quality"] == 25  # the cell's conditions, kept with its recording
