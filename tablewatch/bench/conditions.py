@@ -98,7 +98,7 @@ def bench_conditions(hands_file: Path, out: Path, *, hands: int, seed: int, cell
                      console: Console) -> list[CellScore]:
     """Record once, play every cell, print the matrix; ``out/conditions.json`` holds it."""
     sim, injected = recorded_session(hands_file, hands=hands, first=1, seed=seed)
-    clean = out / "clean"
+    clean = out / "recording"  # (no cell's folder: cells are named by their conditions)
     shutil.rmtree(clean, ignore_errors=True)
     console.print(f"recording {hands} hand(s) clean ({'; '.join(injected)}): {clean}")
     summary = record(sim, clean, progress=False)
