@@ -14,6 +14,7 @@ import logging
 import os
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,6 +61,7 @@ class HandRecording:
         self.last_ts: float | None = None
         self.dropped = 0
         self._next_slot = 0
+        self._reduce = 0  # compressed frames are decoded at 1/this of their size (0: not known yet)
         self._queue: queue.Queue[tuple[int, FrameLike] | None] = queue.Queue(maxsize=max(2, round(QUEUE_S * fps)))
         self._cancel = threading.Event()
         self._thread = threading.Thread(target=self._write, name=f"hand-clip-{path.stem}", daemon=True)
@@ -103,10 +105,9 @@ class HandRecording:
                 if self._cancel.is_set():
                     continue
                 slot, kept = item
-                frame = pixels(kept)
+                frame = self._picture(kept, pixels)
                 if frame is None:
                     continue
-                frame = _scaled(frame, self.width)
                 if writer is None:
                     size = (frame.shape[1], frame.shape[0])
                     writer = open_writer(partial, self.codec, self.fps, size)
@@ -131,6 +132,25 @@ class HandRecording:
         if self.dropped:
             log.warning("the recording of %s left out %d frame(s): it fell behind the camera", self.path.name,
                         self.dropped)
+
+
+    def _picture(self, kept: FrameLike, pixels: Callable[[FrameLike], np.ndarray | None]) -> np.ndarray | None:
+        """The frame at the recording's width. A compressed frame is decoded straight to the nearest size above it
+        once the first frame has told the camera's width (a 4K frame decoded whole costs 4 to 16 times more)."""
+        reduced = getattr(kept, "reduced", None)
+        if self._reduce > 1 and reduced is not None:
+            try:
+                frame = reduced(self._reduce)
+            except (RuntimeError, ValueError) as exc:  # SourceError: the camera sent a corrupt frame
+                log.warning("a frame of %s is left out: %s", self.path.name, exc)
+                return None
+        else:
+            frame = pixels(kept)
+            if frame is None:
+                return None
+            if self._reduce == 0:
+                self._reduce = max(f for f in (1, 2, 4, 8) if frame.shape[1] >= f * self.width or f == 1)
+        return _scaled(frame, self.width)
 
 
 def _scaled(frame: np.ndarray, width: int) -> np.ndarray:

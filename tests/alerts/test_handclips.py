@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
@@ -16,6 +17,7 @@ from tablewatch.alerts.evidence import EvidenceConfig, EvidenceRecorder
 from tablewatch.alerts.handclips import HandClipConfig
 from tablewatch.alerts.retention import KeepList, RetentionConfig, prune
 from tablewatch.events import HandEnded, HandStarted
+from tablewatch.vision.sources import Frame, jpeg_frame
 from tests.alerts.helpers import Collector, validate
 from tests.alerts.scenes import felt_frame
 from tests.alerts.test_publisher import make_publisher
@@ -122,3 +124,28 @@ def test_retention_prunes_a_hands_recording_by_age_unless_kept(tmp_path: Path) -
     kept.keep([old[1].name[:19]])
     report = prune(tmp_path, RetentionConfig(max_age_days=1), kept=kept)
     assert [p.exists() for p in old] == [False, True] and report.bytes_freed == 5
+
+
+class CountedFrame(Frame):
+    """A compressed frame that counts how it is decoded."""
+
+    __slots__ = ()
+    decoded: ClassVar[list[int]] = []
+
+    def reduced(self, factor: int) -> np.ndarray:
+        CountedFrame.decoded.append(factor)
+        return super().reduced(factor)
+
+
+def test_a_compressed_cameras_frames_are_decoded_straight_to_the_recordings_size(tmp_path: Path) -> None:
+    recorder = recorder_for(tmp_path, fps=5, width=320)
+    recorder.start_hand(HAND, 0.0)
+    for i in range(20):
+        image = cv2.resize(felt_frame(i / FPS)[0], (1280, 720))
+        encoded = jpeg_frame(image, index=i, ts=i / FPS)
+        recorder.add_frame("overhead", i / FPS, CountedFrame(jpeg=encoded.jpeg, index=i, ts=i / FPS))
+    assert recorder.end_hand() is not None and recorder.hands_written(30)
+    recorder.close()
+    assert CountedFrame.decoded[0] == 1 and set(CountedFrame.decoded[1:]) == {4}  # the first tells the width
+    frames = video_frames(tmp_path / f"{HAND}-overhead.webm")
+    assert len(frames) == 10 and frames[0].shape == (180, 320, 3)
