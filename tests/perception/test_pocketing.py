@@ -21,13 +21,14 @@ def pocketing() -> Simulation:
 def test_a_column_taken_off_the_table_is_seen_leaving(pocketing: Simulation) -> None:
     """Seat 1 folds, then takes its column of three 1,000s off the table (8.7-9.7 s): the column's place shows
     bare felt and nothing comes to rest anywhere. Reported when the hand was last seen, at least one 1,000
-    (from above a column is one chip top; RFID counts all three)."""
+    (from above a column shows its top chip and little of its side; RFID counts all three)."""
     events = run_window(pocketing, rendered(pocketing, 5.0, 11.5))
     left = [e for e in events if isinstance(e, ChipsLeftTable)]
     true = [e for e in pocketing.events if isinstance(e, ChipsLeftTable) and 5.0 <= e.ts <= 11.5]
     assert [(e.seat, e.zone) for e in left] == [(t.seat, t.zone) for t in true] == [(1, "seat1.stack")]
     assert left[0].ts == pytest.approx(true[0].ts, abs=0.5)
-    assert left[0].chips.as_dict() == {1000: 1}
+    taken = left[0].chips.as_dict()  # the top chip, and perhaps the column's side: never more than were there
+    assert set(taken) == {1000} and 1 <= taken[1000] <= 3
     assert not [e for e in events if isinstance(e, StackObscured)]  # the chips are gone, not out of sight
 
 

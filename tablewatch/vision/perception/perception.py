@@ -42,6 +42,7 @@ from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.button import ButtonWatch
 from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
+from tablewatch.vision.perception.light import LightMeter
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Arm, SceneTracker, actor_places
 from tablewatch.vision.perception.settles import SettleReader
@@ -188,6 +189,7 @@ class Perception:
     def _start(self, calibration: TableCalibration) -> None:
         self.calibration = calibration
         self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
+        self.light = LightMeter(self.plane)
         self.hand_finder = (HandFinder(self.plane, actor_places(self.layout, self.seats), self.hand_detector)
                             if self.hand_detector is not None else None)
         self.view = None
@@ -236,6 +238,7 @@ class Perception:
             flat = self.plane.rectify(image, reduction=reduction)
         except ValueError as exc:
             raise PerceptionError(str(exc)) from exc
+        flat = self.light.correct(flat, ts)
         t1 = time.perf_counter()
         if self.view is None:
             self.view = TableView.first_seen(self.plane, flat, chips=self.chips, deck=self.deck,

@@ -1,0 +1,82 @@
+"""The room's light and the camera's exposure, read off the white paper of the calibration markers on the rail.
+
+Perception judges colours against fixed looks (a card's paper is light, the felt is its colour), which hold for a
+camera exposed as at calibration. A dimmer room, a camera whose auto-exposure swings when a dark sleeve fills the
+view, or lamps that light one side of the table more than the other move every colour. The markers' paper is the
+same white wherever they lie, so on each analysed plane its brightness at each marker tells the light there; a
+plane fitted through them spreads that over the table (light falling off across it), and each pixel is scaled by
+the gain that brings the paper under that light back to ``PAPER_WHITE``. A marker a hand or an arm covers reads
+darker than the others and is left out; with fewer than three in view one level serves the whole table, with none
+the last one stands.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from tablewatch.vision.perception.plane import TablePlane
+
+PAPER_WHITE = 232.0  # the grey level the markers' paper is brought to (a well-exposed camera's white)
+PAPER_PERCENTILE = 90  # a marker's paper: this percentile of the grey levels over it and its quiet zone
+COVERED = 0.75  # a marker whose paper reads under this share of the markers' median is covered
+GAIN_LIMITS = (0.5, 4.0)  # beyond these the picture is past saving: clipped white, or noise
+SETTLE_S = 0.3  # the gain follows the light with this time constant (one frame's reading is noisy)
+
+
+class LightMeter:
+    """The light over the table, from the markers' paper, kept up to date frame by frame."""
+
+    def __init__(self, plane: TablePlane) -> None:
+        layout = plane.layout
+        quiet = layout.marker_quiet_zone_mm
+        self.boxes: list[tuple[slice, slice]] = []
+        centres = []
+        height, width = plane.size[1], plane.size[0]
+        for marker in layout.markers:
+            corners = np.asarray(marker.corners, float)
+            lo, hi = plane.to_px(corners.min(axis=0) - quiet), plane.to_px(corners.max(axis=0) + quiet)
+            lo, hi = np.maximum(lo, 0), np.minimum(hi, (width, height))
+            if (hi - lo).min() >= 2:
+                self.boxes.append((slice(lo[1], hi[1]), slice(lo[0], hi[0])))
+                centres.append(((lo + hi) / 2) / (width, height) * 2 - 1)  # -1 … 1 across the plane
+        self.centres = np.asarray(centres, float).reshape(-1, 2)
+        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+        self.xs, self.ys = xs / width * 2 - 1, ys / height * 2 - 1
+        self.coefficients: np.ndarray | None = None  # the paper's grey level = a + b·x + c·y over the plane
+        self.t: float | None = None
+
+    @property
+    def gain(self) -> float:
+        """The gain at the table's centre (1: as at a well-exposed camera)."""
+        return PAPER_WHITE / float(self.coefficients[0]) if self.coefficients is not None else 1.0
+
+    def correct(self, flat: np.ndarray, ts: float) -> np.ndarray:
+        """The plane as a well-exposed camera under even light would show it."""
+        measured = self._measure(flat)
+        if measured is not None:
+            keep = 0.0 if self.coefficients is None or self.t is None else math.exp(-(ts - self.t) / SETTLE_S)
+            self.coefficients = measured if self.coefficients is None else (
+                keep * self.coefficients + (1 - keep) * measured)
+            self.t = ts
+        if self.coefficients is None:
+            return flat
+        a, b, c = self.coefficients
+        gains = np.clip(PAPER_WHITE / np.maximum(a + b * self.xs + c * self.ys, 1.0), *GAIN_LIMITS)
+        return np.clip(flat * gains[..., None], 0, 255).astype(np.uint8)
+
+    def _measure(self, flat: np.ndarray) -> np.ndarray | None:
+        """(a, b, c) of the paper's grey level as a plane through the uncovered markers; None when no marker
+        shows."""
+        grey = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
+        papers = np.array([np.percentile(grey[box], PAPER_PERCENTILE) for box in self.boxes], float)
+        if not len(papers) or np.median(papers) < 8:  # no light at all: nothing to read the gain from
+            return None
+        shown = papers >= COVERED * np.median(papers)
+        if shown.sum() < 3:
+            return np.array([float(np.median(papers[shown])), 0.0, 0.0])
+        design = np.column_stack([np.ones(int(shown.sum())), self.centres[shown]])
+        solution, *_ = np.linalg.lstsq(design, papers[shown], rcond=None)
+        return np.asarray(solution, float)
