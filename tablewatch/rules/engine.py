@@ -143,7 +143,8 @@ class HandEngine:
         state = hand.state
         phase = hand.phase()
         statuses, stacks, bets = state.statuses, state.stacks, state.bets
-        active = tuple([seat for seat, i in hand.seat_indices if statuses[i]])
+        in_hand = [(seat, i) for seat, i in hand.seat_indices if statuses[i]]
+        active = tuple([seat for seat, _ in in_hand])
         dealing = phase == "dealing"
         if state.status:
             in_play, awards = chips_in_play(state), {}
@@ -152,7 +153,7 @@ class HandEngine:
         return HandSnapshot.of(
             table=hand.table, hand_no=hand.hand_no, phase=phase, button=hand.start.button,
             seats=hand.dealt_in, active=active,
-            all_in=() if dealing else tuple([seat for seat, i in hand.seat_indices if statuses[i] and stacks[i] == 0]),
+            all_in=() if dealing else tuple([seat for seat, i in in_hand if stacks[i] == 0]),
             to_act=None if dealing or phase == "complete" else hand.to_act(),
             betting_complete=bool(state.status) and state.actor_index is None and not dealing,
             bets=dict(zip(hand.order, bets, strict=True)), stacks=dict(zip(hand.order, stacks, strict=True)),

@@ -20,6 +20,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tablewatch.sim.output import VIDEO_FOURCC
+
 LAMP_AT = (0.55, 0.45)  # where the lamp's hot spot and its glare fall, as a fraction of the frame's width, height
 AE_TARGET = 118.0  # the grey level auto-exposure aims the picture's mean at
 AE_SETTLE_S = 1.0  # ... moving its gain this fast (a time constant)
@@ -114,7 +116,7 @@ def frames_of(video: Path) -> Iterator[np.ndarray]:
 
 def degrade_video(source: Path, dest: Path, conditions: Conditions, *, seed: int = 0) -> int:
     """Write ``source`` again to ``dest`` as the camera and recorder of ``conditions`` would have; its frame count.
-    H.264 goes through PyAV's libx264 at the bitrate; anything else is written as ``source`` was (MPEG-4)."""
+    H.264 goes through PyAV's libx264 at the bitrate; anything else is written as the simulator writes video."""
     capture = cv2.VideoCapture(str(source))
     fps = capture.get(cv2.CAP_PROP_FPS) or 15.0
     size = (int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)), int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
@@ -123,7 +125,7 @@ def degrade_video(source: Path, dest: Path, conditions: Conditions, *, seed: int
     frames = (look.apply(frame) for frame in frames_of(source))
     if conditions.h264_kbps:
         return _write_h264(dest, frames, fps=fps, size=size, kbps=conditions.h264_kbps)
-    writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*"mp4v"), fps, size)
+    writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps, size)
     count = 0
     try:
         for frame in frames:

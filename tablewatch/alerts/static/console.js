@@ -420,7 +420,8 @@ function updateTableTimeline(view, key) {
   for (const [handKey, hand] of hands) {
     if (handKey.startsWith(`${key}/`) && (!last || hand.time > last[1].time)) last = [handKey, hand];
   }
-  const sig = last ? `${last[0]}|${last[1].msg_id}|${handMoments(last[1]).raised.length}` : "";
+  const moments = last ? handMoments(last[1]) : null;
+  const sig = last ? drawnAs(last[0], last[1], moments) : "";
   if (sig === view.timelineSig) return;
   view.timelineSig = sig;
   if (!last) {
@@ -432,7 +433,7 @@ function updateTableTimeline(view, key) {
                               title: "show the hand, its recording and its steps" });
   open.onclick = () => showHand(handKey);
   view.parts.timeline.replaceChildren(el("div", { class: "meta" }, [el("span", { text: "last " }), open]),
-                                      timeline(hand, (ts) => showHand(handKey, ts), true));
+                                      timeline(hand, moments, (ts) => showHand(handKey, ts), true));
 }
 
 // From alerting/state: "alerting on · TDA-29 muted until 08:45 · set by floor-pit-1", whether anything is muted
@@ -751,7 +752,8 @@ function renderHand() {
   const [siteId, tableId, n] = shownHand.split("/");
   const hand = hands.get(shownHand);
   $("hand-title").textContent = `hand ${n} · ${siteId}/${tableId}`;
-  const sig = hand ? `${shownHand}|${hand.msg_id}|${handMoments(hand).raised.length}` : shownHand;
+  const moments = hand ? handMoments(hand) : null;
+  const sig = hand ? drawnAs(shownHand, hand, moments) : shownHand;
   if (sig === handSig) return;  // rebuilt only when it changed: a render must not stop the recording playing
   const sameHand = hand && handSig.startsWith(`${shownHand}|${hand.msg_id}|`);
   handSig = sig;
@@ -767,8 +769,8 @@ function renderHand() {
     `${hand.alerts.length} alert(s)`, "hand-ended"], [holes ? `hole cards ${holes}` : "", "hand-holes"],
   ...summaryLines(hand.summary)].filter(([text]) => text).map(([text, testid]) => el("div", { text, testid })));
   if (!sameHand) $("hand-clip").replaceChildren(handRecording(hand));
-  $("hand-timeline").replaceChildren(timeline(hand, seekHand, false));
-  $("hand-steps").replaceChildren(...handSteps(hand));
+  $("hand-timeline").replaceChildren(timeline(hand, moments, seekHand, false));
+  $("hand-steps").replaceChildren(...handSteps(hand, moments));
   $("hand-phh").textContent = hand.phh ?? "(no hand history was made for this hand)";
 }
 
@@ -824,6 +826,9 @@ function handMoments(hand) {
   return { actions, raised };
 }
 
+// What a drawing of a hand depends on: the hand's revision and how many of its alerts the page has seen.
+const drawnAs = (handKey, hand, moments) => `${handKey}|${hand.msg_id}|${moments.raised.length}`;
+
 const actionText = (a) => [a.street, a.seat != null ? `seat ${a.seat}` : null, a.kind, a.amount]
   .filter((x) => x !== null && x !== undefined && x !== "").map(String).join(" ");
 
@@ -836,8 +841,7 @@ function svg(tag, attrs = {}, title = "") {
 
 // The hand on its time line: the alerts above (by severity), the actions beneath, each street named where it
 // begins; a click on a mark calls pick(ts).
-function timeline(hand, pick, compact) {
-  const { actions, raised } = handMoments(hand);
+function timeline(hand, { actions, raised }, pick, compact) {
   const times = [hand.started_ts, hand.ended_ts, ...actions.map((a) => a.ts), ...raised.map((a) => a.ts)]
     .filter(Number.isFinite);
   const t0 = Math.min(...times);
@@ -871,8 +875,7 @@ function timeline(hand, pick, compact) {
 }
 
 // The hand step by step: each action and alert in time, each playing the recording from that moment.
-function handSteps(hand) {
-  const { actions, raised } = handMoments(hand);
+function handSteps(hand, { actions, raised }) {
   const steps = [...actions.map((a) => ({ ts: a.ts, text: actionText(a), cls: "step" })),
                  ...raised.map((a) => ({ ts: a.ts, text: `${a.rule_id} — ${a.rule_title}`, cls: `step ${a.severity}` }))]
     .sort((a, b) => a.ts - b.ts);
