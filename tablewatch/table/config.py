@@ -22,7 +22,11 @@ from tablewatch.table.replay import ReplayConfig
 
 class CameraConfig(StrictModel):
     source: str = Field(description="video file, rtsp://…, http://…, /dev/videoN or a camera index; Motion-JPEG "
-                        "(a USB camera's usual 4K format) is read compressed and decoded only where vision looks")
+                        "(a USB camera's usual 4K format) is read compressed and decoded only where vision looks. "
+                        "A network stream (RTSP with H.264 or H.265, HTTP Motion-JPEG) is read at its own rate "
+                        "and reconnected when it drops; its frames are timed by the stream's own timestamps where "
+                        "it sends them (RTSP does, Motion-JPEG over HTTP does not), so frames that arrive late or "
+                        "in a burst keep the camera's spacing")
     name: str = Field(default="overhead", description="camera name in evidence and events")
     profile: Path | None = Field(default=None, description="the table profile calibrated from this camera "
                                  "(`tablewatch calibrate`): its frames then go through vision perception and "

@@ -168,11 +168,12 @@ class CameraSource(CameraFeed):
     """Frames from a camera or file into the evidence ring buffer, counted for the status line, and, when
     the camera has a calibrated table profile, through vision perception into table events.
 
-    A live camera's frames are stamped with the table's clock as they arrive; a video file is played at
-    its own pace, each frame stamped with the clock at its start plus its place in the file, so its events
-    line up with the other sources' (with a ``conductor``, a recording played fast, it waits on the conductor's
-    clock for each frame, which moves on once the frame is analysed). When the frames end or the table stops,
-    what perception still waits to decide is flushed: nothing seen is lost.
+    A live camera's frames are timed on the table's clock by the stream's timestamps where it sends them, else as
+    they arrive (``LiveSource``); a video file is played at its own pace, each frame stamped with the clock at its
+    start plus its place in the file, so its events line up with the other sources' (with a ``conductor``, a
+    recording played fast, it waits on the conductor's clock for each frame, which moves on once the frame is
+    analysed). When the frames end or the table stops, what perception still waits to decide is flushed: nothing
+    seen is lost.
 
     A camera that is missing, can't be read, or whose live stream dies or ends is down: it says so once
     (``DeviceStatus`` offline: the rules raise SYS-CAMERA), is retried with backoff, and says it is back with
@@ -252,14 +253,14 @@ class CameraSource(CameraFeed):
 
         if self.conductor is not None and self._player is None:  # back after an outage
             self._player = self.conductor.join(self.name)
-        source = open_source(self.config.source, max_reconnects=LIVE_QUIET_RECONNECTS)
+        source = open_source(self.config.source, max_reconnects=LIVE_QUIET_RECONNECTS, clock=self.clock)
         try:
             paced, start = isinstance(source, VideoFileSource), self.clock()
             self.origin = start if paced else None
             if not paced:
                 self._leave_conductor()  # a live camera's frames come when they come
             for frame in source.frames():
-                ts = self._when(start + frame.ts) if paced else self.clock()
+                ts = self._when(start + frame.ts) if paced else frame.ts
                 if ts is None or self._stop.is_set():
                     return True
                 self._came_back()
@@ -362,7 +363,7 @@ def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:
                           "(tablewatch calibrate --denominations, or --sim-chips for simulated video)")
     try:
         return Perception(layout=profile.load_layout(), table=table, chips=profile.chips, deck=camera.deck,
-                          calibration=profile.calibration, hand_finder=camera.hand_finder)
+                          calibration=profile.calibration, hand_finder=camera.hand_finder, camera=camera.name)
     except (PerceptionError, LayoutError) as exc:
         raise ConfigError(f"camera {camera.name!r} ({camera.profile}): {exc}") from exc
 

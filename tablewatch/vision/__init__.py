@@ -1,6 +1,7 @@
 """tablewatch.vision: from camera frames to cards.
 
 - ``sources``: frames from images, video files, RTSP/HTTP streams and USB cameras (``open_source``).
+- ``stream_clock``: ``StreamClock``, a network stream's frames timed by its own timestamps on the table's clock.
 - ``detector``: ``OnnxDetector``, the exported ultralytics model run with ONNX Runtime (no torch).
 - ``detections``: ``Detections``, one frame's boxes as parallel numpy arrays.
 - ``boxes``: letterbox, IoU, NMS, decoding of the YOLO head.

@@ -5,6 +5,10 @@ an int or a digit string or ``/dev/videoN`` is a USB camera, ``rtsp://``, ``rtsp
 ``udp://``, ``tcp://`` a network stream, anything else a video file. Files fail fast with a sentence
 (missing, not a video); live sources reconnect after a dropped frame, ``max_reconnects`` times in a row.
 
+A live source's frames come at the camera's own rate and are timed on the caller's clock: a network stream's by the
+timestamps it sends (RTSP's, an MPEG-TS stream's; ``StreamClock``), anything else's (a USB camera, Motion-JPEG over
+HTTP, which has none) as they arrive.
+
 A Motion-JPEG file's or stream's frames stay compressed until they are looked at: reading the next one costs
 half a millisecond, a 4K frame decodes in about 26 ms, and ``Frame.reduced`` decodes a fraction of its size at
 a fraction of that (the JPEG's own scaled decoding). A consumer that looks at one frame in three, at a quarter
@@ -24,9 +28,11 @@ import cv2
 import numpy as np
 
 from tablewatch.images import ImageError, read_image_file
+from tablewatch.vision.stream_clock import StreamClock
 
 log = logging.getLogger(__name__)
 LIVE_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://")
+HTTP_SCHEMES = ("http://", "https://")
 
 
 class SourceError(RuntimeError):
@@ -43,15 +49,16 @@ class Frame:
     """One frame: its pixels, or its JPEG bytes decoded each time they are looked at (never kept: a buffer of
     compressed frames stays small), with its place in the source and its time."""
 
-    __slots__ = ("_image", "index", "jpeg", "ts")
+    __slots__ = ("_image", "index", "jpeg", "stream_time", "ts")
 
     def __init__(self, image: np.ndarray | None = None, index: int = 0, ts: float = 0.0, *,
-                 jpeg: np.ndarray | None = None) -> None:
+                 jpeg: np.ndarray | None = None, stream_time: bool = False) -> None:
         if (image is None) == (jpeg is None):
             raise ValueError("a frame has its pixels or its JPEG bytes, one of the two")
         self._image, self.jpeg = image, jpeg
         self.index = index  # frames delivered so far by this source, from 0
-        self.ts = ts  # seconds: position in the file, or monotonic clock for a live source
+        self.ts = ts  # seconds: position in the file, or the live source's clock
+        self.stream_time = stream_time  # ts is the stream's own time for the frame (on that clock), not its arrival
 
     @property
     def image(self) -> np.ndarray:
@@ -155,17 +162,32 @@ class VideoFileSource:
         self.capture.release()
 
 
-def captured(data: np.ndarray, index: int, ts: float, *, compressed: bool) -> Frame:
+def captured(data: np.ndarray, index: int, ts: float, *, compressed: bool, stream_time: bool = False) -> Frame:
     """A frame as a capture read it: JPEG bytes when it hands them over undecoded, else pixels."""
-    return Frame(jpeg=data.reshape(-1), index=index, ts=ts) if compressed else Frame(data, index, ts)
+    if compressed:
+        return Frame(jpeg=data.reshape(-1), index=index, ts=ts, stream_time=stream_time)
+    return Frame(data, index, ts, stream_time=stream_time)
+
+
+def fourcc(capture: cv2.VideoCapture) -> str:
+    """The capture's codec, as four letters ("MJPG", "H264")."""
+    return int(capture.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("latin-1")
+
+
+def has_timestamps(spec: str | int, capture: cv2.VideoCapture) -> bool:
+    """Does the stream time its frames? RTP (RTSP) and MPEG-TS carry when each was captured; Motion-JPEG over
+    HTTP carries nothing (FFmpeg numbers its frames at a guessed 25 fps, which is no clock), and a USB camera's
+    frames are taken as they come."""
+    if not isinstance(spec, str) or not spec.startswith(LIVE_SCHEMES):
+        return False
+    return not (spec.startswith(HTTP_SCHEMES) and fourcc(capture) in JPEG_FOURCCS)
 
 
 def first_jpeg(capture: cv2.VideoCapture) -> np.ndarray | None:
     """Switch a capture to handing over its frames undecoded when they are Motion-JPEG that our JPEG decoder
     reads (some variants only FFmpeg decodes): the first frame's bytes, or None with the capture decoding as
     before (a live stream has lost that one frame then)."""
-    fourcc = int(capture.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("latin-1")
-    if fourcc not in JPEG_FOURCCS or not capture.set(cv2.CAP_PROP_FORMAT, -1):
+    if fourcc(capture) not in JPEG_FOURCCS or not capture.set(cv2.CAP_PROP_FORMAT, -1):
         return None
     ok, packet = capture.read()
     if ok and packet is not None and cv2.imdecode(packet.reshape(-1), cv2.IMREAD_REDUCED_COLOR_8) is not None:
@@ -179,17 +201,21 @@ class LiveSource:
 
     ``max_reconnects`` bounds the reopen attempts in a row (None: forever), ``retry_delay`` is the pause
     before each, doubled per failure up to ``max_delay``. ``opener`` builds the capture (OpenCV by default).
-    A Motion-JPEG stream's frames come compressed (``first_jpeg``), as a file's do.
+    A Motion-JPEG stream's frames come compressed (``first_jpeg``), as a file's do. Frames are timed on ``clock``
+    (see the module docstring); ``timed`` says whether by the stream's timestamps.
     """
 
     def __init__(self, spec: str | int, *, max_reconnects: int | None = 10, retry_delay: float = 0.5,
-                 max_delay: float = 10.0, opener: Callable[[str | int], cv2.VideoCapture] | None = None):
+                 max_delay: float = 10.0, opener: Callable[[str | int], cv2.VideoCapture] | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         self.spec, self.name = spec, str(spec)
         self.max_reconnects, self.retry_delay, self.max_delay = max_reconnects, retry_delay, max_delay
-        self.opener = opener or cv2.VideoCapture
+        self.opener, self.clock = opener or cv2.VideoCapture, clock
         self.reconnects = 0
-        self.compressed = False
+        self.compressed = self.timed = False
+        self.stream_clock = StreamClock()
         self._first: np.ndarray | None = None
+        self._first_pts: float | None = None
         self.capture = self._open()
         if self.capture is None:
             raise SourceError(f"cannot open camera or stream {self.name!r} (no device there, or unreachable).")
@@ -199,25 +225,41 @@ class LiveSource:
         if capture is not None and capture.isOpened():
             self._first = first_jpeg(capture)
             self.compressed = self._first is not None
+            self.timed = has_timestamps(self.spec, capture)
+            self._first_pts = self._pts(capture)
+            self.stream_clock.restart()
             return capture
         if capture is not None:
             capture.release()
         return None
 
-    def _read(self) -> tuple[bool, np.ndarray | None]:
+    def _pts(self, capture: cv2.VideoCapture) -> float | None:
+        """The stream time of the frame just read, in seconds; None when the stream has none."""
+        return capture.get(cv2.CAP_PROP_POS_MSEC) / 1000 if self.timed else None
+
+    def _read(self) -> tuple[np.ndarray | None, float | None]:
+        """The next frame's data (None when none came) and stream time."""
         if self._first is not None:
             data, self._first = self._first, None
-            return True, data
-        return self.capture.read() if self.capture is not None else (False, None)
+            return data, self._first_pts
+        if self.capture is None:
+            return None, None
+        ok, data = self.capture.read()
+        return (data, self._pts(self.capture)) if ok else (None, None)
+
+    def _frame(self, data: np.ndarray, index: int, pts: float | None) -> Frame:
+        arrival = self.clock()
+        ts = arrival if pts is None else self.stream_clock.place(pts, arrival)
+        return captured(data, index, ts, compressed=self.compressed, stream_time=pts is not None)
 
     def frames(self) -> Iterator[Frame]:
         index = 0
         failures = 0
         while True:
-            ok, data = self._read()
-            if ok and data is not None:
+            data, pts = self._read()
+            if data is not None:
                 failures = 0
-                yield captured(data, index, time.monotonic(), compressed=self.compressed)
+                yield self._frame(data, index, pts)
                 index += 1
                 continue
             if self.max_reconnects is not None and failures >= self.max_reconnects:
