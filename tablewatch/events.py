@@ -532,6 +532,16 @@ class CameraRecalibrated(Event):
     markers: int  # how many markers it was fitted to
 
 
+@dataclass(frozen=True, kw_only=True)
+class CameraPicture(Event):
+    """A camera's picture can't be read right (too dark, overexposed: ``vision.perception.picture``), or can again."""
+
+    camera: str
+    condition: str  # "too dark", "overexposed"
+    usable: bool  # False: the condition holds; True: it is over
+    detail: str = ""
+
+
 # --- What the rules layer says -----------------------------------------------------------------------
 
 

@@ -25,7 +25,7 @@ from tablewatch.bench.perception_evaluate import match
 from tablewatch.bench.score import SessionScore
 from tablewatch.bench.through_run import play, recorded_session, score_run
 from tablewatch.calibration import tomlio
-from tablewatch.events import load_events
+from tablewatch.events import CameraPicture, Event, load_events
 from tablewatch.sim.conditions import Conditions, degrade_video
 from tablewatch.sim.record import record, run_config, write_profile
 from tablewatch.sim.scenario import Scenario
@@ -54,6 +54,7 @@ class Cell:
 SINGLE = (
     Cell("clean"),
     Cell("light 60 %", Conditions(light=0.6)), Cell("light 35 %", Conditions(light=0.35)),
+    Cell("light 15 %", Conditions(light=0.15)),  # past the light correction: the monitor must say so
     Cell("fall-off 30 %", Conditions(falloff=0.3)), Cell("fall-off 60 %", Conditions(falloff=0.6)),
     Cell("hot spot 25 %", Conditions(hotspot=0.25)), Cell("hot spot 50 %", Conditions(hotspot=0.5)),
     Cell("glare 0.5", Conditions(glare=0.5)), Cell("glare 1.0", Conditions(glare=1.0)),
@@ -79,6 +80,7 @@ class CellScore:
     session: SessionScore
     events: tuple[int, int, int]  # vision events: matched, seen, true
     hands_found: int
+    reported: tuple[str, ...] = ()  # what the camera's picture was reported to be (too dark, overexposed)
     error: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -91,7 +93,8 @@ class CellScore:
                 "violations_injected": sum(r.injected for r in self.session.per_type.values()),
                 "violations_found": sum(r.found for r in self.session.per_type.values()),
                 "false_violations": sum(self.session.false_by_rule.values()),
-                "false_by_rule": self.session.false_by_rule, "realtime": round(self.session.realtime_factor, 2)}
+                "false_by_rule": self.session.false_by_rule, "picture_reported": list(self.reported),
+                "realtime": round(self.session.realtime_factor, 2)}
 
 
 def bench_conditions(hands_file: Path, out: Path, *, hands: int, seed: int, cells: Sequence[Cell],
@@ -144,15 +147,16 @@ def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length
     (folder / "recording.json").write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
     wall_s = play(folder, folder / "run", length_s=length_s)
     session, frame = score_run(folder, folder / "run", session_s=length_s, wall_s=wall_s, frames=recorded["frames"])
-    return CellScore(cell=cell, session=session, events=_events(folder), hands_found=frame.hands_found)
+    seen = load_events((folder / "run" / "events.jsonl").read_text(encoding="utf-8"))
+    reported = tuple(dict.fromkeys(e.condition for e in seen if isinstance(e, CameraPicture) and not e.usable))
+    return CellScore(cell=cell, session=session, events=_events(folder, seen), hands_found=frame.hands_found,
+                     reported=reported)
 
 
-def _events(folder: Path) -> tuple[int, int, int]:
+def _events(folder: Path, seen: list[Event]) -> tuple[int, int, int]:
     """The camera's events against the simulator's: (matched, seen, true), every kind together."""
     truth = load_events((folder / "truth" / "events.jsonl").read_text(encoding="utf-8"))
-    seen = [e for e in load_events((folder / "run" / "events.jsonl").read_text(encoding="utf-8"))
-            if e.source in VISION_SOURCES]
-    score = match(truth, seen)
+    score = match(truth, [e for e in seen if e.source in VISION_SOURCES])
     return tuple(sum(c[i] for c in score.counts.values()) for i in range(3))  # type: ignore[return-value]
 
 
@@ -174,7 +178,7 @@ def _line(s: CellScore) -> str:
 def matrix(scores: Sequence[CellScore]) -> Table:
     table = Table(title="The monitor under a camera's conditions (`tablewatch run --fast` on each)")
     for name in ("cell", "hands found", "hands exact", "actions right", "event recall",
-                 "event precision", "violations found", "false violations", "× real time"):
+                 "event precision", "violations found", "false violations", "picture reported", "× real time"):
         table.add_column(name, justify="left" if name == "cell" else "right")
     for s in scores:
         d = s.as_dict()
@@ -182,7 +186,7 @@ def matrix(scores: Sequence[CellScore]) -> Table:
                       f"{d['hands_exact']}/{d['hands']}", _pct(d["actions_right"], d["actions"]),
                       _pct(d["events_matched"], d["events_true"]), _pct(d["events_matched"], d["events_seen"]),
                       f"{d['violations_found']}/{d['violations_injected']}", str(d["false_violations"]),
-                      f"{d['realtime']:.2f}")
+                      ", ".join(d["picture_reported"]) or "-", f"{d['realtime']:.2f}")
     return table
 
 

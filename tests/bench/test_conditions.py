@@ -28,12 +28,13 @@ def test_an_unknown_cell_is_refused_before_anything_is_recorded(tmp_path: Path) 
 
 @pytest.mark.slow
 def test_one_cell_is_recorded_degraded_played_and_scored(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["bench-conditions", "--hands", "1", "--cell", "clean", "--cell", "MJPEG q25",
+    result = CliRunner().invoke(cli, ["bench-conditions", "--hands", "1", "--cell", "clean", "--cell", "light 15 %",
                                       "-o", str(tmp_path)])
     assert result.exit_code == 0, result.output
     clean, cell = json.loads((tmp_path / "conditions.json").read_text())
-    assert (clean["cell"], cell["cell"]) == ("clean", "MJPEG q25")  # the clean cell beside its own recording
-    assert clean["hands_exact"] == clean["hands_found"] == cell["hands_found"] == cell["hands"] == 1
+    assert (clean["cell"], cell["cell"]) == ("clean", "light 15 %")  # the clean cell beside its own recording
+    assert clean["hands_exact"] == clean["hands_found"] == cell["hands"] == 1
     assert cell["violations_injected"] == 1 and cell["events_true"] > 10
-    recorded = json.loads((tmp_path / "mjpeg-q25" / "recording.json").read_text())
-    assert recorded["conditions"]["jpeg_quality"] == 25  # the cell's conditions, kept with its recording
+    assert (clean["picture_reported"], cell["picture_reported"]) == ([], ["too dark"])  # past the light correction
+    recorded = json.loads((tmp_path / "light-15" / "recording.json").read_text())
+    assert recorded["conditions"]["light"] == 0.15  # the cell's conditions, kept with its recording

@@ -7,6 +7,7 @@ import pytest
 
 from tablewatch.events import (
     CameraMoved,
+    CameraPicture,
     Chips,
     ChipsAppeared,
     ChipsLeftTable,
@@ -132,3 +133,13 @@ def test_camera_moved(shift: float, found: bool) -> None:
     s = Script(DeviceHealthCheck(RuleProfile()))
     out = s.do(CameraMoved, camera="overhead", shift_mm=shift)
     assert bool(out) is found and all(v.rule_id == "SYS-CAMERA" and v.severity is Severity.SYSTEM for v in out)
+
+
+def test_a_camera_picture_that_cannot_be_read_is_a_system_finding_named_by_its_condition() -> None:
+    s = Script(DeviceHealthCheck(RuleProfile()))
+    dark = s.do(CameraPicture, camera="overhead", condition="too dark", usable=False, detail="paper reads 31")
+    back = s.do(CameraPicture, dt=40.0, camera="overhead", condition="too dark", usable=True, detail="over after 40 s")
+    assert [(v.rule_id, v.severity, v.title) for v in dark + back] == [
+        ("SYS-CAMERA", Severity.SYSTEM, "Camera picture too dark"),
+        ("SYS-CAMERA", Severity.SYSTEM, "Camera picture no longer too dark")]
+    assert "paper reads 31" in dark[0].observed and "overhead" in back[0].observed

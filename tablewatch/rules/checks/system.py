@@ -1,12 +1,21 @@
-"""The monitor itself: a reader, console or camera offline, or a camera that moved. Not a rule of the game,
-but the floor must hear of it: while a device is down, violations it would have seen go unnoticed.
+"""The monitor itself: a reader, console or camera offline, a camera that moved, or one whose picture can't be read.
+Not a rule of the game, but the floor must hear of it: while a device is down, violations it would have seen go
+unnoticed.
 
 Rule ids here are tablewatch's own (``SYS-…``), not the catalogue's: no seed rule covers the monitor.
 """
 
 from __future__ import annotations
 
-from tablewatch.events import CameraMoved, CameraRecalibrated, DeviceStatus, Event, Severity, Violation
+from tablewatch.events import (
+    CameraMoved,
+    CameraPicture,
+    CameraRecalibrated,
+    DeviceStatus,
+    Event,
+    Severity,
+    Violation,
+)
 from tablewatch.rules.checks.base import HandCheck
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import HandSnapshot
@@ -14,7 +23,7 @@ from tablewatch.rules.snapshot import HandSnapshot
 
 class DeviceHealthCheck(HandCheck):
     rule_id = "SYS-DEVICE"
-    events = (DeviceStatus, CameraRecalibrated, CameraMoved)
+    events = (DeviceStatus, CameraRecalibrated, CameraMoved, CameraPicture)
 
     def __init__(self, profile: RuleProfile) -> None:
         super().__init__(profile)
@@ -26,6 +35,8 @@ class DeviceHealthCheck(HandCheck):
             return self._status(snapshot, event)
         if isinstance(event, CameraRecalibrated):
             return self._recalibrated(snapshot, event)
+        if isinstance(event, CameraPicture):
+            return [self._picture(snapshot, event)]
         if isinstance(event, CameraMoved) and event.shift_mm > self.profile.camera_shift_tolerance_mm:
             self.moved_since.setdefault(event.camera, event.ts)
             return [self.violation(
@@ -69,3 +80,16 @@ class DeviceHealthCheck(HandCheck):
             f"(error {event.error_mm:.1f} mm), {event.ts - since:.0f} s after it moved.",
             ruling="Vision monitoring resumed with the new calibration; what the camera saw while it was moved "
             "was not checked.")]
+
+    def _picture(self, snapshot: HandSnapshot, event: CameraPicture) -> Violation:
+        if event.usable:
+            return self.violation(
+                snapshot, event, rule_id="SYS-CAMERA", severity=Severity.SYSTEM,
+                title=f"Camera picture no longer {event.condition}",
+                observed=f"Camera {event.camera}: {event.detail}.",
+                ruling="The picture can be read again; what the camera reported meanwhile may be wrong.")
+        return self.violation(
+            snapshot, event, rule_id="SYS-CAMERA", severity=Severity.SYSTEM, title=f"Camera picture {event.condition}",
+            observed=f"Camera {event.camera}: {event.detail}.",
+            ruling="What this camera reports (cards, chips, hands) may be wrong while the picture stays so: the floor "
+            "watches the table, and surveillance checks the camera.")

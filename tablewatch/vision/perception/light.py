@@ -45,6 +45,7 @@ class LightMeter:
         self.centres = np.asarray(centres, float).reshape(-1, 2)
         ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
         self.xs, self.ys = xs / width * 2 - 1, ys / height * 2 - 1
+        self.papers = np.zeros(0)  # the last frame's paper level at each marker in view
         self.coefficients: np.ndarray | None = None  # the paper's grey level = a + b·x + c·y over the plane
         self.t: float | None = None
 
@@ -72,9 +73,10 @@ class LightMeter:
         shows."""
         grey = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
         papers = np.array([np.percentile(grey[box], PAPER_PERCENTILE) for box in self.boxes], float)
+        shown = papers >= COVERED * np.median(papers) if len(papers) else papers.astype(bool)
+        self.papers = papers[shown]
         if not len(papers) or np.median(papers) < 8:  # no light at all: nothing to read the gain from
             return None
-        shown = papers >= COVERED * np.median(papers)
         if shown.sum() < 3:
             return np.array([float(np.median(papers[shown])), 0.0, 0.0])
         design = np.column_stack([np.ones(int(shown.sum())), self.centres[shown]])

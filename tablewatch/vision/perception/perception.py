@@ -36,13 +36,14 @@ from tablewatch.calibration.chips import ChipColours
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import TableProfile
-from tablewatch.events import ButtonSeen, Event
+from tablewatch.events import ButtonSeen, CameraPicture, Event
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.button import ButtonWatch
 from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
 from tablewatch.vision.perception.light import LightMeter
+from tablewatch.vision.perception.picture import PictureWatch
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Arm, SceneTracker, actor_places
 from tablewatch.vision.perception.settles import SettleReader
@@ -126,8 +127,10 @@ class Perception:
                  calibration: TableCalibration | None = None, calibration_frames: int = 3, px_per_mm: float = 0.3,
                  still_s: float = 0.35, min_interval_s: float = 0.09, hand_in_progress: bool = False,
                  calibration_patience: int = 150, seats: Iterable[int] | None = None,
-                 hand_finder: bool = True, button: ButtonLook | None = None) -> None:
+                 hand_finder: bool = True, button: ButtonLook | None = None, camera: str = "camera") -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
+        self.camera = camera  # its name in the events that speak of the camera itself
+        self.picture = PictureWatch()
         self.min_interval_s = min_interval_s
         self.chips = chips
         self.button = button or ButtonLook()
@@ -239,6 +242,9 @@ class Perception:
         except ValueError as exc:
             raise PerceptionError(str(exc)) from exc
         flat = self.light.correct(flat, ts)
+        picture = [CameraPicture(ts=change.ts, table=self.table, source="vision", camera=self.camera,
+                                 condition=change.condition, usable=change.usable, detail=change.detail)
+                   for change in self.picture.update(self.light.papers, ts)]
         t1 = time.perf_counter()
         if self.view is None:
             self.view = TableView.first_seen(self.plane, flat, chips=self.chips, deck=self.deck,
@@ -252,7 +258,7 @@ class Perception:
         self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
         self._frame, self._hires = image, hires
-        events = self.gestures.arms(ts, arms)
+        events = picture + self.gestures.arms(ts, arms)
         for settle in settles:
             for found in view.settles.classify(settle, self._identity_source):
                 events += self.gestures.settled(found)

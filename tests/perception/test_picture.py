@@ -1,0 +1,44 @@
+"""A camera's picture that can't be read (too dark, overexposed) is reported once it has held a few seconds, not for
+a hand over the markers or a flash, and reported over once it has gone; perception on a clean picture reports
+nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tablewatch.events import CameraPicture
+from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.picture import CLEAR_S, HOLD_S, PictureWatch
+from tests.perception.conftest import Window, perception_for
+
+
+def watched(levels: list[tuple[float, float]]) -> list[tuple[float, str, bool]]:
+    """The changes a watch reports for (ts, paper level) readings, five markers at that level."""
+    watch = PictureWatch()
+    return [(c.ts, c.condition, c.usable) for ts, level in levels for c in watch.update(np.full(5, level), ts)]
+
+
+def test_a_condition_is_reported_once_it_has_held_and_over_once_it_has_gone() -> None:
+    dark = [(t / 10, 30.0) for t in range(100)]  # 10 s too dark
+    light = [(10 + t / 10, 230.0) for t in range(150)]
+    changes = watched(dark + light)
+    assert [(c, u) for _, c, u in changes] == [("too dark", False), ("too dark", True)]
+    assert changes[0][0] == HOLD_S and changes[1][0] >= 9.9 + CLEAR_S
+
+
+def test_a_short_spell_is_not_reported_nor_one_that_comes_and_goes() -> None:
+    flash = [(t / 10, 253.0 if 20 <= t < 40 else 230.0) for t in range(100)]  # 2 s clipped
+    flicker = [(t / 10, 253.0 if (t // 15) % 2 else 230.0) for t in range(100)]  # 1.5 s on, 1.5 s off
+    assert watched(flash) == [] and watched(flicker) == []
+    assert watched([(t / 10, 253.0) for t in range(40)]) == [(HOLD_S, "overexposed", False)]
+    assert watched([]) == [] and PictureWatch().update(np.zeros(0), 1.0) == []  # no marker in view: no judgement
+
+
+def test_perception_reports_a_dark_picture_and_nothing_on_a_clean_one(demo: Simulation, window: Window) -> None:
+    frames = window(0.0, 5.0)
+    clean = perception_for(demo, camera="overhead").run(frames)
+    dark = perception_for(demo, camera="overhead").run([((f * 0.15).astype(np.uint8), ts) for f, ts in frames])
+    assert [e for e in clean if isinstance(e, CameraPicture)] == []
+    seen = [e for e in dark if isinstance(e, CameraPicture)]
+    assert [(e.camera, e.condition, e.usable) for e in seen] == [("overhead", "too dark", False)]
+    assert "reads" in seen[0].detail
