@@ -13,8 +13,8 @@ import math
 
 # The most a frame is placed before its arrival: a frame the stream's clock would place earlier (a stream held up
 # that long, or a camera whose timestamps jumped) starts the reckoning afresh from its arrival. The table holds the
-# other sensors' events only so long for a camera's (``table.pipeline.VISION_LATENESS_S``).
-MAX_BEHIND_S = 2.0
+# other sensors' events only so long for a camera's (``table.pipeline.VISION_LATENESS_S``, 1.2 s): kept under it.
+MAX_BEHIND_S = 1.0
 # How much slower than ours a camera's clock may run (a thousandth; a quartz is off by tens of millionths): the
 # offset creeps up at that rate, so a slow clock's frames don't fall ever further behind their arrival (a fast
 # clock's frames lower the offset themselves).
