@@ -4,16 +4,21 @@ The table's pipeline feeds every event of the table, in time order, to ``TableRu
 ``Violation`` findings (the engine's and the procedure checks'). Each hand that ends (``HandEnded``, or a
 new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the hand-history writers take — except a
 misdealt one (``HandEnded.void``): its redeal is the hand.
+
+While a camera's picture is reported unreadable (``CameraPicture``: too dark, overexposed), what it reports may be
+wrong, and so may any finding: each is kept and sent, but as an ADVISORY that names the camera's condition, at half
+its confidence. The floor reviews it rather than acts on it.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from pokerkit import ChipsPushing
 
-from tablewatch.events import Event, HandEnded, HandStarted, Severity, Violation
+from tablewatch.events import CameraPicture, Event, HandEnded, HandStarted, Severity, Violation
 from tablewatch.hands import FinishedHand, Push
 from tablewatch.rules.engine import HandEngine
 from tablewatch.rules.game import GameConfig, phh_code
@@ -163,18 +168,49 @@ class TableRules:
         self.last: HandEngine | None = None
         self.finished: list[FinishedHand] = []
         self.misdealt: list[Violation] = []  # the findings of a deal that ended void, for its redeal
+        self.unreadable: dict[tuple[str, str], str] = {}  # (camera, condition) → its detail, while it holds
 
     def feed(self, event: Event) -> list[Violation]:
-        found = self._checks_on(event) if self.checks else []
+        if isinstance(event, CameraPicture):
+            self._picture(event)
+        found = self._doubted(self._checks_on(event) if self.checks else [])
         if not isinstance(event, HandStarted):
             self._keep(found)  # before a HandEnded closes the hand
         try:
             applied = self._apply(event)
         except Exception as exc:
             applied = self._failed(exc, "betting engine", event)
+        applied = self._doubted_in_history(applied)
         if isinstance(event, HandStarted):
             self._keep(found)  # the new hand's, once it exists
         return found + applied
+
+    def _picture(self, event: CameraPicture) -> None:
+        if event.usable:
+            self.unreadable.pop((event.camera, event.condition), None)
+        else:
+            self.unreadable[(event.camera, event.condition)] = event.detail
+
+    def _doubted(self, found: list[Violation]) -> list[Violation]:
+        """Findings made while a camera's picture is unreadable, as ADVISORY naming it (see the module's doc)."""
+        if not self.unreadable or not found:
+            return found
+        why = "; ".join(f"camera {camera} {condition}" for camera, condition in self.unreadable)
+        return [replace(v, severity=Severity.ADVISORY, confidence=v.confidence / 2,
+                        observed=f"{v.observed} (Made while the picture was unreadable: {why}; may be the camera's "
+                        "error.)") if v.severity is Severity.VIOLATION else v for v in found]
+
+    def _doubted_in_history(self, applied: list[Violation]) -> list[Violation]:
+        """``_doubted`` for the engine's findings, which its hand's history (and a hand it just closed) holds already:
+        replaced there too, so the history says what the alert says."""
+        doubted = self._doubted(applied)
+        swap = {id(old): new for old, new in zip(applied, doubted, strict=True) if old is not new}
+        if swap:
+            for engine in {id(e): e for e in (self.current, self.last) if e is not None}.values():
+                engine.hand.violations[:] = [swap.get(id(v), v) for v in engine.hand.violations]
+            self.finished = [replace(f, violations=tuple(swap.get(id(v), v) for v in f.violations))
+                             for f in self.finished]
+        return doubted
 
     def _checks_on(self, event: Event) -> list[Violation]:
         """Every check's findings on ``event``, each shown the hand as it stood before it; a check that fails is a

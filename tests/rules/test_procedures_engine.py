@@ -11,6 +11,7 @@ import pytest
 from tablewatch.events import (
     BetMotion,
     BoardCardDealt,
+    CameraPicture,
     CardBurned,
     CardDealt,
     CardExposed,
@@ -315,3 +316,30 @@ def test_state_does_not_leak_between_hands_and_devices_are_heard_between_hands()
         t.ev(PotPushed, seat=2, value=300)
         t.ev(HandEnded, hand_no=hand_no)
     assert [(v.rule_id, v.hand_no) for v in t.found] == [("TDA-25", 2)]
+
+
+def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name_it_in_the_alert_and_history() -> None:
+    t = Table()
+    t.ev(CameraPicture, camera="overhead", condition="too dark", usable=False, detail="paper reads 31")
+    t.start()
+    t.chips(2, 50, prior=50)  # the small blind completes before seat 1 has acted: out of turn (the engine's)
+    t.chips(1, 100)
+    t.ev(Tap, seat=3)
+    t.burn()
+    t.board(*FLOP)
+    t.checks(2, 3, 1)
+    t.board((3, "2s"))  # no burn before the turn (a check's)
+    t.ev(HandEnded, hand_no=1)
+    dark = t.found
+    assert {"TDA-25", "TDA-39"} <= {v.rule_id for v in dark}
+    assert all(v.severity is not Severity.VIOLATION for v in dark)
+    assert all("camera overhead too dark" in v.observed for v in dark if v.rule_id in ("TDA-25", "TDA-39"))
+    (hand,) = t.rules.pop_finished()
+    assert [(v.rule_id, v.severity) for v in hand.violations] == [(v.rule_id, v.severity) for v in dark if v.hand_no]
+    t.ev(CameraPicture, camera="overhead", condition="too dark", usable=True, detail="over after 40 s")
+    t.found = []
+    t.ev(HandStarted, hand_no=2, button=1, seats=(1, 2, 3), stacks=t.stacks)
+    for seat in (2, 3, 1, 2, 3, 1):
+        t.ev(CardDealt, seat=seat)
+    play_to_showdown(t, turn_burns=0)
+    assert [(v.rule_id, v.severity) for v in t.found] == [("TDA-25", Severity.VIOLATION)]
