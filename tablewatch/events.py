@@ -539,6 +539,7 @@ class CameraPicture(Event):
     camera: str
     condition: str  # "too dark", "overexposed"
     usable: bool  # False: the condition holds; True: it is over
+    reliable: bool = True  # whether what the camera reports may still be relied on while the condition holds
     detail: str = ""
 
 

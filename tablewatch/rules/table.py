@@ -5,8 +5,8 @@ The table's pipeline feeds every event of the table, in time order, to ``TableRu
 new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the hand-history writers take — except a
 misdealt one (``HandEnded.void``): its redeal is the hand.
 
-While a camera's picture is reported unreadable (``CameraPicture``: too dark, overexposed), what it reports may be
-wrong, and so may any finding: each is kept and sent, but as an ADVISORY that names the camera's condition, at half
+While a camera's picture is reported past relying on (``CameraPicture``: too dark, washed out), what it reports may
+be wrong, and so may any finding: each is kept and sent, but as an ADVISORY that names the camera's condition, at half
 its confidence. The floor reviews it rather than acts on it.
 """
 
@@ -186,6 +186,8 @@ class TableRules:
         return found + applied
 
     def _picture(self, event: CameraPicture) -> None:
+        if event.reliable:
+            return  # a warning to set the camera right: its reports stand
         if event.usable:
             self.unreadable.pop((event.camera, event.condition), None)
         else:

@@ -8,14 +8,16 @@ import numpy as np
 
 from tablewatch.events import CameraPicture
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.light import Reading
 from tablewatch.vision.perception.picture import CLEAR_S, HOLD_S, PictureWatch
 from tests.perception.conftest import Window, perception_for
 
 
-def watched(levels: list[tuple[float, float]]) -> list[tuple[float, str, bool]]:
+def watched(levels: list[tuple[float, float]], *, felt: float = 110.0) -> list[tuple[float, str, bool]]:
     """The changes a watch reports for (ts, paper level) readings, five markers at that level."""
     watch = PictureWatch()
-    return [(c.ts, c.condition, c.usable) for ts, level in levels for c in watch.update(np.full(5, level), ts)]
+    return [(c.ts, c.condition, c.usable) for ts, level in levels
+            for c in watch.update(Reading(np.full(5, level), felt), ts)]
 
 
 def test_a_condition_is_reported_once_it_has_held_and_over_once_it_has_gone() -> None:
@@ -31,7 +33,13 @@ def test_a_short_spell_is_not_reported_nor_one_that_comes_and_goes() -> None:
     flicker = [(t / 10, 253.0 if (t // 15) % 2 else 230.0) for t in range(100)]  # 1.5 s on, 1.5 s off
     assert watched(flash) == [] and watched(flicker) == []
     assert watched([(t / 10, 253.0) for t in range(40)]) == [(HOLD_S, "overexposed", False)]
-    assert watched([]) == [] and PictureWatch().update(np.zeros(0), 1.0) == []  # no marker in view: no judgement
+    assert watched([]) == [] and PictureWatch().update(Reading(np.zeros(0), 250.0), 1.0) == []  # nothing to judge by
+
+
+def test_a_felt_as_bright_as_paper_is_washed_out_and_past_relying_on_while_clipped_paper_is_a_warning() -> None:
+    watch = PictureWatch()
+    changes = [c for t in range(40) for c in watch.update(Reading(np.full(5, 253.0), 240.0), t / 10)]
+    assert [(c.condition, c.reliable) for c in changes] == [("overexposed", True), ("washed out", False)]
 
 
 def test_perception_reports_a_dark_picture_and_nothing_on_a_clean_one(demo: Simulation, window: Window) -> None:
@@ -40,5 +48,5 @@ def test_perception_reports_a_dark_picture_and_nothing_on_a_clean_one(demo: Simu
     dark = perception_for(demo, camera="overhead").run([((f * 0.15).astype(np.uint8), ts) for f, ts in frames])
     assert [e for e in clean if isinstance(e, CameraPicture)] == []
     seen = [e for e in dark if isinstance(e, CameraPicture)]
-    assert [(e.camera, e.condition, e.usable) for e in seen] == [("overhead", "too dark", False)]
+    assert [(e.camera, e.condition, e.usable, e.reliable) for e in seen] == [("overhead", "too dark", False, False)]
     assert "reads" in seen[0].detail

@@ -137,9 +137,13 @@ def test_camera_moved(shift: float, found: bool) -> None:
 
 def test_a_camera_picture_that_cannot_be_read_is_a_system_finding_named_by_its_condition() -> None:
     s = Script(DeviceHealthCheck(RuleProfile()))
-    dark = s.do(CameraPicture, camera="overhead", condition="too dark", usable=False, detail="paper reads 31")
-    back = s.do(CameraPicture, dt=40.0, camera="overhead", condition="too dark", usable=True, detail="over after 40 s")
+    dark = s.do(CameraPicture, camera="overhead", condition="too dark", usable=False, reliable=False,
+                detail="paper reads 31")
+    back = s.do(CameraPicture, dt=40.0, camera="overhead", condition="too dark", usable=True, reliable=False,
+                detail="over after 40 s")
     assert [(v.rule_id, v.severity, v.title) for v in dark + back] == [
         ("SYS-CAMERA", Severity.SYSTEM, "Camera picture too dark"),
         ("SYS-CAMERA", Severity.SYSTEM, "Camera picture no longer too dark")]
-    assert "paper reads 31" in dark[0].observed and "overhead" in back[0].observed
+    assert "paper reads 31" in dark[0].observed and "overhead" in back[0].observed and "advisories" in dark[0].ruling
+    (clipped,) = s.do(CameraPicture, camera="overhead", condition="overexposed", usable=False)
+    assert "still counts" in clipped.ruling

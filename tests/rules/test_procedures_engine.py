@@ -320,7 +320,8 @@ def test_state_does_not_leak_between_hands_and_devices_are_heard_between_hands()
 
 def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name_it_in_the_alert_and_history() -> None:
     t = Table()
-    t.ev(CameraPicture, camera="overhead", condition="too dark", usable=False, detail="paper reads 31")
+    t.ev(CameraPicture, camera="overhead", condition="overexposed", usable=False)  # a warning: findings stand
+    t.ev(CameraPicture, camera="overhead", condition="too dark", usable=False, reliable=False, detail="reads 31")
     t.start()
     t.chips(2, 50, prior=50)  # the small blind completes before seat 1 has acted: out of turn (the engine's)
     t.chips(1, 100)
@@ -333,10 +334,11 @@ def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name
     dark = t.found
     assert {"TDA-25", "TDA-39"} <= {v.rule_id for v in dark}
     assert all(v.severity is not Severity.VIOLATION for v in dark)
-    assert all("camera overhead too dark" in v.observed for v in dark if v.rule_id in ("TDA-25", "TDA-39"))
+    assert all("camera overhead too dark" in v.observed and "overexposed" not in v.observed
+               for v in dark if v.rule_id in ("TDA-25", "TDA-39"))
     (hand,) = t.rules.pop_finished()
     assert [(v.rule_id, v.severity) for v in hand.violations] == [(v.rule_id, v.severity) for v in dark if v.hand_no]
-    t.ev(CameraPicture, camera="overhead", condition="too dark", usable=True, detail="over after 40 s")
+    t.ev(CameraPicture, camera="overhead", condition="too dark", usable=True, reliable=False, detail="over")
     t.found = []
     t.ev(HandStarted, hand_no=2, button=1, seats=(1, 2, 3), stacks=t.stacks)
     for seat in (2, 3, 1, 2, 3, 1):

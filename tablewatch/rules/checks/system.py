@@ -91,5 +91,6 @@ class DeviceHealthCheck(HandCheck):
         return self.violation(
             snapshot, event, rule_id="SYS-CAMERA", severity=Severity.SYSTEM, title=f"Camera picture {event.condition}",
             observed=f"Camera {event.camera}: {event.detail}.",
-            ruling="What this camera reports (cards, chips, hands) may be wrong while the picture stays so: the floor "
-            "watches the table, and surveillance checks the camera.")
+            ruling="Surveillance sets the camera right; what it reports still counts meanwhile." if event.reliable else
+            "What this camera reports (cards, chips, hands) may be wrong while the picture stays so, and findings are "
+            "sent as advisories: the floor watches the table, and surveillance sets the camera right.")

@@ -13,6 +13,7 @@ the last one stands.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -24,6 +25,16 @@ PAPER_PERCENTILE = 90  # a marker's paper: this percentile of the grey levels ov
 COVERED = 0.75  # a marker whose paper reads under this share of the markers' median is covered
 GAIN_LIMITS = (0.5, 4.0)  # beyond these the picture is past saving: clipped white, or noise
 SETTLE_S = 0.3  # the gain follows the light with this time constant (one frame's reading is noisy)
+FELT_SAMPLE = 7  # the felt's level is read off every 7th of its pixels (a median: plenty)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One frame's light before correction: the paper's grey level at each marker in view, and the felt's level
+    (the median over the felt of each pixel's brightest channel). What ``picture`` judges a picture by."""
+
+    papers: np.ndarray
+    felt: float
 
 
 class LightMeter:
@@ -45,7 +56,8 @@ class LightMeter:
         self.centres = np.asarray(centres, float).reshape(-1, 2)
         ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
         self.xs, self.ys = xs / width * 2 - 1, ys / height * 2 - 1
-        self.papers = np.zeros(0)  # the last frame's paper level at each marker in view
+        self.felt_px = np.flatnonzero(plane.felt.ravel() > 0)[::FELT_SAMPLE]
+        self.reading = Reading(np.zeros(0), 0.0)  # the last frame's
         self.coefficients: np.ndarray | None = None  # the paper's grey level = a + b·x + c·y over the plane
         self.t: float | None = None
 
@@ -74,7 +86,8 @@ class LightMeter:
         grey = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
         papers = np.array([np.percentile(grey[box], PAPER_PERCENTILE) for box in self.boxes], float)
         shown = papers >= COVERED * np.median(papers) if len(papers) else papers.astype(bool)
-        self.papers = papers[shown]
+        felt = float(np.median(flat.reshape(-1, 3)[self.felt_px].max(axis=1))) if len(self.felt_px) else 0.0
+        self.reading = Reading(papers[shown], felt)
         if not len(papers) or np.median(papers) < 8:  # no light at all: nothing to read the gain from
             return None
         if shown.sum() < 3:

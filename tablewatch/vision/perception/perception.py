@@ -243,8 +243,9 @@ class Perception:
             raise PerceptionError(str(exc)) from exc
         flat = self.light.correct(flat, ts)
         picture = [CameraPicture(ts=change.ts, table=self.table, source="vision", camera=self.camera,
-                                 condition=change.condition, usable=change.usable, detail=change.detail)
-                   for change in self.picture.update(self.light.papers, ts)]
+                                 condition=change.condition, usable=change.usable, reliable=change.reliable,
+                                 detail=change.detail)
+                   for change in self.picture.update(self.light.reading, ts)]
         t1 = time.perf_counter()
         if self.view is None:
             self.view = TableView.first_seen(self.plane, flat, chips=self.chips, deck=self.deck,

@@ -1,13 +1,16 @@
-"""Whether a camera's picture can be read at all, judged off the calibration markers' white paper.
+"""Whether a camera's picture can be read, judged off the calibration markers' white paper and the felt.
 
 The light meter (``light``) brings a dim or over-bright picture back to a well-exposed camera's, within limits.
 Past them perception goes on, but what it reports may be wrong, so the floor is told which condition holds and
 when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
 
 - **too dark**: the paper under ``DARK_PAPER`` grey levels needs a gain past the meter's limit; a black chip is
-  then the felt's noise.
-- **overexposed**: the paper clipped white (a lamp's hot spot over the rail, or auto-exposure pushed up by a
-  dark scene). The light can't be read off clipped paper, and cards' faces, paper and glare are one white.
+  then the felt's noise. What the camera reports is not to be relied on.
+- **overexposed**: the paper clipped white (a lamp's hot spot over the rail, auto-exposure pushed up by a dark
+  scene). The light can't be read off it and the brightest whites run together, but chips and cards on the felt
+  are mostly still told apart: a warning to set the camera right.
+- **washed out**: the felt, the darkest large surface on the table, as bright as white paper should be: anything
+  lighter than the felt (cards, chips' stripes) is clipped. Not to be relied on.
 
 A condition is reported once it has held ``HOLD_S`` (a hand over the markers or a flash does not count) and over
 once it has been gone ``CLEAR_S``.
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablewatch.vision.perception.light import GAIN_LIMITS, PAPER_WHITE
+from tablewatch.vision.perception.light import GAIN_LIMITS, PAPER_WHITE, Reading
 
 DARK_PAPER = PAPER_WHITE / GAIN_LIMITS[1]  # paper this dark needs more gain than the meter gives
 CLIPPED_PAPER = 250.0  # paper this bright is clipped white (the camera's 255 less its noise and compression)
@@ -29,22 +32,37 @@ GAP_S = 1.0  # a condition not yet reported starts over when it is gone this lon
 CLEAR_S = 10.0
 
 
-def too_dark(paper: float) -> str | None:
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    reliable: bool  # whether what the camera reports may still be relied on while it holds
+    judge: Callable[[float, float], str | None]  # (paper, felt) → what is wrong, or None
+
+
+def _too_dark(paper: float, felt: float) -> str | None:
     if paper >= DARK_PAPER:
         return None
     return (f"the markers' white paper reads {paper:.0f} of 255: more gain than the light correction gives "
             f"({GAIN_LIMITS[1]:g}×); light the table or open the camera's iris")
 
 
-def overexposed(paper: float) -> str | None:
+def _overexposed(paper: float, felt: float) -> str | None:
     if paper < CLIPPED_PAPER:
         return None
-    return (f"the markers' white paper is clipped white ({paper:.0f} of 255): cards' faces and glare can't be told "
-            "apart and the light can't be read; lower the camera's exposure, turn off its auto-exposure, or move "
+    return (f"the markers' white paper is clipped white ({paper:.0f} of 255): the light can't be read off it and "
+            "the brightest whites run together; lower the camera's exposure or turn off its auto-exposure, or move "
             "the lamp")
 
 
-CONDITIONS: dict[str, Callable[[float], str | None]] = {"too dark": too_dark, "overexposed": overexposed}
+def _washed_out(paper: float, felt: float) -> str | None:
+    if felt < PAPER_WHITE:
+        return None
+    return (f"the felt reads {felt:.0f} of 255, as bright as white paper: cards and chips' stripes are clipped "
+            "white; lower the camera's exposure or turn off its auto-exposure")
+
+
+CONDITIONS = (Condition("too dark", False, _too_dark), Condition("overexposed", True, _overexposed),
+              Condition("washed out", False, _washed_out))
 
 
 @dataclass
@@ -65,39 +83,37 @@ class PictureChange:
     condition: str
     usable: bool
     detail: str
+    reliable: bool  # (the condition's)
 
 
 class PictureWatch:
-    """The conditions of one camera's picture, from the paper's level on each analysed frame."""
+    """The conditions of one camera's picture, from the light of each analysed frame."""
 
     def __init__(self) -> None:
         self.spells: dict[str, Spell] = {}
 
-    @property
-    def holding(self) -> list[str]:
-        """The conditions reported and not yet over."""
-        return [name for name, spell in self.spells.items() if spell.reported]
-
-    def update(self, papers: np.ndarray, ts: float) -> list[PictureChange]:
-        """The paper's grey level at each marker in view (none: nothing to judge by, nothing changes)."""
-        if not len(papers):
+    def update(self, reading: Reading, ts: float) -> list[PictureChange]:
+        """The changes this frame's light brings (none while no marker is in view: nothing to judge by)."""
+        if not len(reading.papers):
             return []
-        paper = float(np.median(papers))
+        paper = float(np.median(reading.papers))
         changes = []
-        for name, judge in CONDITIONS.items():
-            detail = judge(paper)
-            spell = self.spells.get(name)
+        for condition in CONDITIONS:
+            detail = condition.judge(paper, reading.felt)
+            spell = self.spells.get(condition.name)
             if detail is not None:
                 if spell is None:
-                    spell = self.spells[name] = Spell(since=ts, seen=ts, detail=detail)
+                    spell = self.spells[condition.name] = Spell(since=ts, seen=ts, detail=detail)
                 spell.seen, spell.detail = ts, detail
                 if not spell.reported and ts - spell.since >= HOLD_S:
                     spell.reported = True
-                    changes.append(PictureChange(ts=ts, condition=name, usable=False,
-                                                 detail=f"{detail} (for {ts - spell.since:.0f} s)"))
+                    changes.append(PictureChange(ts=ts, condition=condition.name, usable=False,
+                                                 detail=f"{detail} (for {ts - spell.since:.0f} s)",
+                                                 reliable=condition.reliable))
             elif spell is not None and ts - spell.seen >= (CLEAR_S if spell.reported else GAP_S):
-                del self.spells[name]
+                del self.spells[condition.name]
                 if spell.reported:
-                    changes.append(PictureChange(ts=ts, condition=name, usable=True,
-                                                 detail=f"over after {ts - spell.since:.0f} s"))
+                    changes.append(PictureChange(ts=ts, condition=condition.name, usable=True,
+                                                 detail=f"over after {ts - spell.since:.0f} s",
+                                                 reliable=condition.reliable))
         return changes
