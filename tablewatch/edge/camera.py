@@ -70,7 +70,7 @@ class CameraProcess(CameraFeed):
         self._perceiving, self.tolerance_mm = perceiving, tolerance_mm
         self.retry_first_s, self.retry_max_s = retry_first_s, retry_max_s
         self.frames = self.bad_frames = self.events = self.outages = 0
-        self.error, self._drift = "", ""
+        self.error, self._view = "", ""
         self.horizon: float | None = None
         self.origin: float | None = None
         self.lag_s = self.worst_lag_s = 0.0
@@ -83,15 +83,15 @@ class CameraProcess(CameraFeed):
         self._thread: threading.Thread | None = None
         self._process: Any = None
         self._counted = CameraStatus(frames=0, bad_frames=0, events=0, error="", outages=0, horizon=None,
-                                     origin=None, lag_s=0.0, worst_lag_s=0.0, drift="")  # by processes before
+                                     origin=None, lag_s=0.0, worst_lag_s=0.0, view="")  # by processes before
 
     @property
     def perceiving(self) -> bool:
         return self._perceiving
 
     @property
-    def drift_status(self) -> str:
-        return self._drift
+    def view_status(self) -> str:
+        return self._view
 
     @property
     def finished(self) -> bool:
@@ -190,7 +190,7 @@ class CameraProcess(CameraFeed):
         before = self._counted
         self.frames, self.bad_frames = before.frames + status.frames, before.bad_frames + status.bad_frames
         self.events, self.outages = before.events + status.events, before.outages + status.outages
-        self.error, self._drift, self.horizon, self.origin = status.error, status.drift, status.horizon, status.origin
+        self.error, self._view, self.horizon, self.origin = status.error, status.view, status.horizon, status.origin
         self.lag_s, self.worst_lag_s = status.lag_s, max(before.worst_lag_s, status.worst_lag_s)
 
     def _process_died(self, exit_code: int | None, *, retry_in: float) -> None:

@@ -204,9 +204,9 @@ def status_line(pipeline: TablePipeline, sources: list[Any], publisher: Any, sta
 def _camera_status(camera: CameraFeed, elapsed: float) -> str:
     seen = f", {camera.events} events" if camera.perceiving else ", evidence only"
     bad = f", {camera.bad_frames} corrupt frame{'s' * (camera.bad_frames > 1)} skipped" if camera.bad_frames else ""
-    drift = f", {camera.drift_status}" if camera.drift_status else ""
+    view = f", {camera.view_status}" if camera.view_status else ""
     lag = f", lag {camera.lag_s * 1000:.0f} ms (worst {camera.worst_lag_s * 1000:.0f})"
-    return (f"{camera.name} {camera.frames / elapsed:.1f} fps{seen}{bad}{lag}{drift}"
+    return (f"{camera.name} {camera.frames / elapsed:.1f} fps{seen}{bad}{lag}{view}"
             + (f" ({camera.error})" if camera.error else ""))
 
 

@@ -128,7 +128,8 @@ class CameraFeed:
         raise NotImplementedError
 
     @property
-    def drift_status(self) -> str:
+    def view_status(self) -> str:
+        """What is wrong with the camera's view of the table (moved, too dark…); empty when nothing is."""
         raise NotImplementedError
 
     @property
@@ -145,7 +146,7 @@ class CameraFeed:
     def status(self) -> CameraStatus:
         return CameraStatus(frames=self.frames, bad_frames=self.bad_frames, events=self.events, error=self.error,
                             outages=self.outages, horizon=self.horizon, origin=self.origin, lag_s=self.lag_s,
-                            worst_lag_s=self.worst_lag_s, drift=self.drift_status)
+                            worst_lag_s=self.worst_lag_s, view=self.view_status)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,7 +162,7 @@ class CameraStatus:
     origin: float | None
     lag_s: float
     worst_lag_s: float
-    drift: str
+    view: str  # what is wrong with its view of the table (moved, too dark…), as the status line says it
 
 
 class CameraSource(CameraFeed):
@@ -345,8 +346,10 @@ class CameraSource(CameraFeed):
         return self.perception is not None
 
     @property
-    def drift_status(self) -> str:
-        return self.drift.status() if self.drift is not None else ""
+    def view_status(self) -> str:
+        drift = self.drift.status() if self.drift is not None else ""
+        picture = self.perception.picture.status if self.perception is not None else ""
+        return ", ".join(part for part in (drift, picture) if part)
 
 
 def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:

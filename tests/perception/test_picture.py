@@ -40,6 +40,7 @@ def test_a_felt_as_bright_as_paper_is_washed_out_and_past_relying_on_while_clipp
     watch = PictureWatch()
     changes = [c for t in range(40) for c in watch.update(Reading(np.full(5, 253.0), 240.0), t / 10)]
     assert [(c.condition, c.reliable) for c in changes] == [("overexposed", True), ("washed out", False)]
+    assert watch.status == "picture overexposed and washed out" and PictureWatch().status == ""
 
 
 def test_perception_reports_a_dark_picture_and_nothing_on_a_clean_one(demo: Simulation, window: Window) -> None:

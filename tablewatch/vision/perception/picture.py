@@ -92,6 +92,12 @@ class PictureWatch:
     def __init__(self) -> None:
         self.spells: dict[str, Spell] = {}
 
+    @property
+    def status(self) -> str:
+        """The conditions reported and not over, for a status line ("picture too dark"); empty when none."""
+        held = [name for name, spell in self.spells.items() if spell.reported]
+        return f"picture {' and '.join(held)}" if held else ""
+
     def update(self, reading: Reading, ts: float) -> list[PictureChange]:
         """The changes this frame's light brings (none while no marker is in view: nothing to judge by)."""
         if not len(reading.papers):
