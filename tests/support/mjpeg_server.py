@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tests.support.camera_process import CameraProcess
 from tests.support.mosquitto import free_port, wait_for_port
 
 FPS = 15.0
@@ -93,13 +94,12 @@ def serve(port: int, width: int, height: int, picture: str, fps: float) -> None:
     server.serve_forever()
 
 
-class MjpegServer:
+class MjpegServer(CameraProcess):
     def __init__(self, port: int | None = None, *, size: tuple[int, int] = (160, 120), noise: bool = False,
                  numbered: bool = False, fps: float = FPS) -> None:
         self.port = port or free_port()
         self.size, self.fps = size, fps
         self.picture = "noise" if noise else "numbered" if numbered else "plain"
-        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -111,13 +111,6 @@ class MjpegServer:
                                         cwd=Path(__file__).resolve().parents[2])
         wait_for_port(self.port, timeout=30)
         return self
-
-    def kill(self) -> None:
-        """As a camera losing power: no goodbye, the connection just drops."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
 
 
 if __name__ == "__main__":

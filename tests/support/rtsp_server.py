@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.camera_process import CameraProcess
+
 SYSTEM_PYTHON = "/usr/bin/python3"
 APT_PACKAGES = ("python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good "
                 "gstreamer1.0-plugins-ugly")
@@ -64,33 +66,26 @@ def rtsp_missing() -> str:
     return ""
 
 
-class RtspServer:
+class RtspServer(CameraProcess):
     def __init__(self, port: int | None = None, *, fps: int = FPS) -> None:
         from tests.support.mosquitto import free_port  # (not at the top: the server's own python lacks pytest)
 
         self.port = port or free_port()
         self.fps = fps
-        self.process: subprocess.Popen[str] | None = None
 
     @property
     def url(self) -> str:
         return f"rtsp://127.0.0.1:{self.port}/test"
 
     def start(self) -> RtspServer:
-        self.process = subprocess.Popen([SYSTEM_PYTHON, str(Path(__file__).resolve()), str(self.port),
-                                         str(self.fps)], stdout=subprocess.PIPE, text=True)
+        command = [SYSTEM_PYTHON, "-m", "tests.support.rtsp_server", str(self.port), str(self.fps)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True,
+                                        cwd=Path(__file__).resolve().parents[2])
         assert self.process.stdout is not None
         if self.process.stdout.readline().strip() != "ready":  # (the line comes once it listens, or it failed)
             self.kill()
             raise RuntimeError(f"the RTSP server on port {self.port} did not start")
         return self
-
-    def kill(self) -> None:
-        """As a camera losing power: no goodbye, the connection just drops."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
 
 
 if __name__ == "__main__":

@@ -105,16 +105,22 @@ def test_an_http_motion_jpeg_stream_comes_compressed_in_order_at_its_rate(mjpeg_
     assert (frames[-1].ts - frames[2].ts) / 12 == pytest.approx(1 / MJPEG_FPS, rel=0.2)
 
 
-def test_an_http_motion_jpeg_stream_whose_server_comes_back_is_read_again(mjpeg_server: MjpegServer):
-    reading = Reading(live(mjpeg_server.url, max_reconnects=50))
+def served_again(server: MjpegServer | RtspServer, reading: Reading) -> None:
+    """Frames from the stream, its server killed (as a camera losing power) and started again on the same port, and
+    frames again; the reading stopped."""
     try:
         wait_until("frames from the stream", lambda: len(reading.frames) >= 5, DEADLINE_S)
-        mjpeg_server.kill()  # as a camera losing power
+        server.kill()
         seen = len(reading.frames)
-        mjpeg_server.start()  # on the same port
+        server.start()
         wait_until("frames again", lambda: len(reading.frames) >= seen + 5, DEADLINE_S)
     finally:
         reading.stop()
+
+
+def test_an_http_motion_jpeg_stream_whose_server_comes_back_is_read_again(mjpeg_server: MjpegServer):
+    reading = Reading(live(mjpeg_server.url, max_reconnects=50))
+    served_again(mjpeg_server, reading)
     assert reading.error is None and reading.source.reconnects >= 1
     assert [f.index for f in reading.frames] == list(range(len(reading.frames)))
     assert all(b > a for a, b in pairwise(f.ts for f in reading.frames))
@@ -154,14 +160,7 @@ def test_an_rtsp_streams_frames_are_timed_by_its_timestamps(rtsp_server: RtspSer
 
 def test_an_rtsp_stream_whose_server_comes_back_is_read_again(rtsp_server: RtspServer):
     reading = Reading(live(rtsp_server.url, max_reconnects=50))
-    try:
-        wait_until("frames from the stream", lambda: len(reading.frames) >= 5, DEADLINE_S)
-        rtsp_server.kill()
-        seen = len(reading.frames)
-        rtsp_server.start()  # on the same port
-        wait_until("frames again", lambda: len(reading.frames) >= seen + 5, DEADLINE_S)
-    finally:
-        reading.stop()
+    served_again(rtsp_server, reading)
     assert reading.error is None and reading.source.reconnects >= 1
     times = [f.ts for f in reading.frames]
     assert all(f.stream_time for f in reading.frames) and all(b >= a for a, b in pairwise(times))
