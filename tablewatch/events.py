@@ -534,10 +534,10 @@ class CameraRecalibrated(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class CameraPicture(Event):
-    """A camera's picture can't be read right (too dark, overexposed: ``vision.perception.picture``), or can again."""
+    """A camera's picture can't be read right (``vision.perception.picture``), or can again."""
 
     camera: str
-    condition: str  # "too dark", "overexposed"
+    condition: str  # "too dark", "overexposed", "washed out"
     usable: bool  # False: the condition holds; True: it is over
     reliable: bool = True  # whether what the camera reports may still be relied on while the condition holds
     detail: str = ""
