@@ -192,6 +192,16 @@ class TableRules:
             self.unreadable.pop((event.camera, event.condition), None)
         else:
             self.unreadable[(event.camera, event.condition)] = event.detail
+        self._note_unreadable()
+
+    def _note_unreadable(self) -> None:
+        """The hand in play's history says while which cameras' pictures were past relying on."""
+        if self.current is not None and self.unreadable:
+            seen = self.current.hand.notes
+            for camera, condition in self.unreadable:
+                note = f"camera {camera}'s picture {condition} during the hand: its findings are advisories"
+                if note not in seen:
+                    seen.append(note)
 
     def _doubted(self, found: list[Violation]) -> list[Violation]:
         """Findings made while a camera's picture is unreadable, as ADVISORY naming it (see the module's doc)."""
@@ -262,6 +272,7 @@ class TableRules:
         if isinstance(event, HandStarted):
             found = self._close(event.ts, why="a new hand started before it ended") if self.current else []
             self.current = HandEngine(self.config, event, profile=self.profile)
+            self._note_unreadable()
             if self.misdealt:  # the redeal's history keeps what the misdealt deal's findings were
                 self.current.hand.violations += self.misdealt
                 self.current.hand.notes.append(f"redealt after a misdeal (hand {self.misdealt[0].hand_no})")

@@ -338,6 +338,7 @@ def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name
                for v in dark if v.rule_id in ("TDA-25", "TDA-39"))
     (hand,) = t.rules.pop_finished()
     assert [(v.rule_id, v.severity) for v in hand.violations] == [(v.rule_id, v.severity) for v in dark if v.hand_no]
+    assert "camera overhead's picture too dark during the hand: its findings are advisories" in hand.notes
     t.ev(CameraPicture, camera="overhead", condition="too dark", usable=True, reliable=False, detail="over")
     t.found = []
     t.ev(HandStarted, hand_no=2, button=1, seats=(1, 2, 3), stacks=t.stacks)
@@ -345,3 +346,6 @@ def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name
         t.ev(CardDealt, seat=seat)
     play_to_showdown(t, turn_burns=0)
     assert [(v.rule_id, v.severity) for v in t.found] == [("TDA-25", Severity.VIOLATION)]
+    t.ev(HandEnded, hand_no=2)
+    (clear,) = t.rules.pop_finished()
+    assert not any("picture" in note for note in clear.notes)
