@@ -168,7 +168,7 @@ class TableRules:
         self.last: HandEngine | None = None
         self.finished: list[FinishedHand] = []
         self.misdealt: list[Violation] = []  # the findings of a deal that ended void, for its redeal
-        self.unreadable: dict[tuple[str, str], str] = {}  # (camera, condition) → its detail, while it holds
+        self.unreadable: set[tuple[str, str]] = set()  # (camera, condition) past relying on, while it holds
 
     def feed(self, event: Event) -> list[Violation]:
         if isinstance(event, CameraPicture):
@@ -189,16 +189,16 @@ class TableRules:
         if event.reliable:
             return  # a warning to set the camera right: its reports stand
         if event.usable:
-            self.unreadable.pop((event.camera, event.condition), None)
+            self.unreadable.discard((event.camera, event.condition))
         else:
-            self.unreadable[(event.camera, event.condition)] = event.detail
+            self.unreadable.add((event.camera, event.condition))
         self._note_unreadable()
 
     def _note_unreadable(self) -> None:
         """The hand in play's history says while which cameras' pictures were past relying on."""
         if self.current is not None and self.unreadable:
             seen = self.current.hand.notes
-            for camera, condition in self.unreadable:
+            for camera, condition in sorted(self.unreadable):
                 note = f"camera {camera}'s picture {condition} during the hand: its findings are advisories"
                 if note not in seen:
                     seen.append(note)
@@ -207,7 +207,7 @@ class TableRules:
         """Findings made while a camera's picture is unreadable, as ADVISORY naming it (see the module's doc)."""
         if not self.unreadable or not found:
             return found
-        why = "; ".join(f"camera {camera} {condition}" for camera, condition in self.unreadable)
+        why = "; ".join(f"camera {camera} {condition}" for camera, condition in sorted(self.unreadable))
         return [replace(v, severity=Severity.ADVISORY, confidence=v.confidence / 2,
                         observed=f"{v.observed} (Made while the picture was unreadable: {why}; may be the camera's "
                         "error.)") if v.severity is Severity.VIOLATION else v for v in found]
@@ -218,8 +218,9 @@ class TableRules:
         doubted = self._doubted(applied)
         swap = {id(old): new for old, new in zip(applied, doubted, strict=True) if old is not new}
         if swap:
-            for engine in {id(e): e for e in (self.current, self.last) if e is not None}.values():
-                engine.hand.violations[:] = [swap.get(id(v), v) for v in engine.hand.violations]
+            for engine in (self.current, self.last):
+                if engine is not None:
+                    engine.hand.violations[:] = [swap.get(id(v), v) for v in engine.hand.violations]
             self.finished = [replace(f, violations=tuple(swap.get(id(v), v) for v in f.violations))
                              for f in self.finished]
         return doubted

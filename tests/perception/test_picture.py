@@ -13,9 +13,13 @@ from tablewatch.vision.perception.picture import CLEAR_S, HOLD_S, PictureWatch
 from tests.perception.conftest import Window, perception_for
 
 
+def new_watch() -> PictureWatch:
+    return PictureWatch(table="T01", camera="overhead")
+
+
 def watched(levels: list[tuple[float, float]], *, felt: float = 110.0) -> list[tuple[float, str, bool]]:
     """The changes a watch reports for (ts, paper level) readings, five markers at that level."""
-    watch = PictureWatch()
+    watch = new_watch()
     return [(c.ts, c.condition, c.usable) for ts, level in levels
             for c in watch.update(Reading(np.full(5, level), felt), ts)]
 
@@ -33,14 +37,14 @@ def test_a_short_spell_is_not_reported_nor_one_that_comes_and_goes() -> None:
     flicker = [(t / 10, 253.0 if (t // 15) % 2 else 230.0) for t in range(100)]  # 1.5 s on, 1.5 s off
     assert watched(flash) == [] and watched(flicker) == []
     assert watched([(t / 10, 253.0) for t in range(40)]) == [(HOLD_S, "overexposed", False)]
-    assert watched([]) == [] and PictureWatch().update(Reading(np.zeros(0), 250.0), 1.0) == []  # nothing to judge by
+    assert watched([]) == [] and new_watch().update(Reading(np.zeros(0), 250.0), 1.0) == []  # nothing to judge by
 
 
 def test_a_felt_as_bright_as_paper_is_washed_out_and_past_relying_on_while_clipped_paper_is_a_warning() -> None:
-    watch = PictureWatch()
+    watch = new_watch()
     changes = [c for t in range(40) for c in watch.update(Reading(np.full(5, 253.0), 240.0), t / 10)]
     assert [(c.condition, c.reliable) for c in changes] == [("overexposed", True), ("washed out", False)]
-    assert watch.status == "picture overexposed and washed out" and PictureWatch().status == ""
+    assert watch.status == "picture overexposed and washed out" and new_watch().status == ""
 
 
 def test_perception_reports_a_dark_picture_and_nothing_on_a_clean_one(demo: Simulation, window: Window) -> None:

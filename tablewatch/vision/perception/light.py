@@ -85,10 +85,11 @@ class LightMeter:
         shows."""
         grey = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
         papers = np.array([np.percentile(grey[box], PAPER_PERCENTILE) for box in self.boxes], float)
-        shown = papers >= COVERED * np.median(papers) if len(papers) else papers.astype(bool)
+        level = float(np.median(papers)) if len(papers) else 0.0
+        shown = papers >= COVERED * level
         felt = float(np.median(flat.reshape(-1, 3)[self.felt_px].max(axis=1))) if len(self.felt_px) else 0.0
         self.reading = Reading(papers[shown], felt)
-        if not len(papers) or np.median(papers) < 8:  # no light at all: nothing to read the gain from
+        if level < 8:  # no marker, or no light at all: nothing to read the gain from
             return None
         if shown.sum() < 3:
             return np.array([float(np.median(papers[shown])), 0.0, 0.0])

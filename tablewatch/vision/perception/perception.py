@@ -36,7 +36,7 @@ from tablewatch.calibration.chips import ChipColours
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import TableProfile
-from tablewatch.events import ButtonSeen, CameraPicture, Event
+from tablewatch.events import ButtonSeen, Event
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.button import ButtonWatch
@@ -129,8 +129,7 @@ class Perception:
                  calibration_patience: int = 150, seats: Iterable[int] | None = None,
                  hand_finder: bool = True, button: ButtonLook | None = None, camera: str = "camera") -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
-        self.camera = camera  # its name in the events that speak of the camera itself
-        self.picture = PictureWatch()
+        self.picture = PictureWatch(table=table, camera=camera)  # (camera: its name in the events it raises)
         self.min_interval_s = min_interval_s
         self.chips = chips
         self.button = button or ButtonLook()
@@ -242,10 +241,7 @@ class Perception:
         except ValueError as exc:
             raise PerceptionError(str(exc)) from exc
         flat = self.light.correct(flat, ts)
-        picture = [CameraPicture(ts=change.ts, table=self.table, source="vision", camera=self.camera,
-                                 condition=change.condition, usable=change.usable, reliable=change.reliable,
-                                 detail=change.detail)
-                   for change in self.picture.update(self.light.reading, ts)]
+        picture = self.picture.update(self.light.reading, ts)
         t1 = time.perf_counter()
         if self.view is None:
             self.view = TableView.first_seen(self.plane, flat, chips=self.chips, deck=self.deck,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tablewatch.events import CameraPicture
 from tablewatch.vision.perception.light import GAIN_LIMITS, PAPER_WHITE, Reading
 
 DARK_PAPER = PAPER_WHITE / GAIN_LIMITS[1]  # paper this dark needs more gain than the meter gives
@@ -71,25 +72,14 @@ class Spell:
 
     since: float
     seen: float
-    detail: str
     reported: bool = False
-
-
-@dataclass(frozen=True)
-class PictureChange:
-    """A condition reported (``usable`` False) or reported over (True)."""
-
-    ts: float
-    condition: str
-    usable: bool
-    detail: str
-    reliable: bool  # (the condition's)
 
 
 class PictureWatch:
     """The conditions of one camera's picture, from the light of each analysed frame."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, table: str, camera: str) -> None:
+        self.table, self.camera = table, camera
         self.spells: dict[str, Spell] = {}
 
     @property
@@ -98,8 +88,9 @@ class PictureWatch:
         held = [name for name, spell in self.spells.items() if spell.reported]
         return f"picture {' and '.join(held)}" if held else ""
 
-    def update(self, reading: Reading, ts: float) -> list[PictureChange]:
-        """The changes this frame's light brings (none while no marker is in view: nothing to judge by)."""
+    def update(self, reading: Reading, ts: float) -> list[CameraPicture]:
+        """The conditions this frame's light reports or reports over (none while no marker is in view: nothing to
+        judge by)."""
         if not len(reading.papers):
             return []
         paper = float(np.median(reading.papers))
@@ -109,17 +100,19 @@ class PictureWatch:
             spell = self.spells.get(condition.name)
             if detail is not None:
                 if spell is None:
-                    spell = self.spells[condition.name] = Spell(since=ts, seen=ts, detail=detail)
-                spell.seen, spell.detail = ts, detail
+                    spell = self.spells[condition.name] = Spell(since=ts, seen=ts)
+                spell.seen = ts
                 if not spell.reported and ts - spell.since >= HOLD_S:
                     spell.reported = True
-                    changes.append(PictureChange(ts=ts, condition=condition.name, usable=False,
-                                                 detail=f"{detail} (for {ts - spell.since:.0f} s)",
-                                                 reliable=condition.reliable))
+                    changes.append(self._change(ts, condition, usable=False,
+                                                detail=f"{detail} (for {ts - spell.since:.0f} s)"))
             elif spell is not None and ts - spell.seen >= (CLEAR_S if spell.reported else GAP_S):
                 del self.spells[condition.name]
                 if spell.reported:
-                    changes.append(PictureChange(ts=ts, condition=condition.name, usable=True,
-                                                 detail=f"over after {ts - spell.since:.0f} s",
-                                                 reliable=condition.reliable))
+                    changes.append(self._change(ts, condition, usable=True,
+                                                detail=f"over after {ts - spell.since:.0f} s"))
         return changes
+
+    def _change(self, ts: float, condition: Condition, *, usable: bool, detail: str) -> CameraPicture:
+        return CameraPicture(ts=ts, table=self.table, source="vision", camera=self.camera, condition=condition.name,
+                             usable=usable, reliable=condition.reliable, detail=detail)
