@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
 from pokerkit import ChipsPushing, Poker, State
 
-from tablewatch.events import Chips, HandStarted, Violation
+from tablewatch.events import Chips, HandStarted, Severity, Violation
 from tablewatch.hands import ActionRecord, Burn, EventTime
 from tablewatch.rules.betting import BettingView, Facing, RoundTracker, current_bet, new_round, view_for
 from tablewatch.rules.chipreading import Declared, Finding, Reading
@@ -108,6 +108,7 @@ class HandState:
         self.tracker: RoundTracker | None = None
         self.provisional: dict[int, Provisional] = {}
         self.notes: list[str] = []
+        self.doubt = ""  # why its findings are doubted now (a camera's picture past relying on: ``doubted``)
         if not start.stacks:  # no reader counted them: pokerkit needs a number; the history says it is a stand-in
             self.notes.append(f"starting stacks unknown: played as {100 * config.big_blind} each (100 big blinds)")
         self.ended_ts: float | None = None
@@ -284,10 +285,10 @@ class HandState:
 
     def rule(self, finding: Finding, seat: int, ts: float) -> None:
         """A finding about ``seat``, as a violation of this hand."""
-        self.violations.append(Violation(
+        self.violations.append(doubted(Violation(
             ts=ts, table=self.table, source="rules", seat=seat, rule_id=finding.rule_id, title=finding.title,
             observed=finding.observed, ruling=finding.ruling, severity=finding.severity, hand_no=self.hand_no,
-            street=self.phase(), seats=(seat,), evidence_ts=(ts,)))
+            street=self.phase(), seats=(seat,), evidence_ts=(ts,)), self.doubt))
 
     def rule_all(self, reading: Reading, seat: int, ts: float) -> None:
         for finding in reading.findings:
@@ -343,3 +344,13 @@ def can_deal_board(state: State) -> bool:
 
 def total_pot(state: State) -> int:
     return state.total_pot_amount
+
+
+def doubted(violation: Violation, why: str) -> Violation:
+    """A VIOLATION found while ``why`` holds (a camera's picture past relying on: ``rules.table``) as an ADVISORY
+    that names it, at half its confidence; any other finding, or none to doubt, as it is."""
+    if not why or violation.severity is not Severity.VIOLATION:
+        return violation
+    return replace(violation, severity=Severity.ADVISORY, confidence=violation.confidence / 2,
+                   observed=f"{violation.observed} (Made while the picture was unreadable: {why}; may be the "
+                   "camera's error.)")

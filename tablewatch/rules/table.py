@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from pokerkit import ChipsPushing
 
@@ -22,7 +21,7 @@ from tablewatch.events import CameraPicture, Event, HandEnded, HandStarted, Seve
 from tablewatch.hands import FinishedHand, Push
 from tablewatch.rules.engine import HandEngine
 from tablewatch.rules.game import GameConfig, phh_code
-from tablewatch.rules.handstate import HandState
+from tablewatch.rules.handstate import HandState, doubted
 from tablewatch.rules.profiles import RuleProfile
 from tablewatch.rules.snapshot import Check, HandSnapshot
 
@@ -180,7 +179,6 @@ class TableRules:
             applied = self._apply(event)
         except Exception as exc:
             applied = self._failed(exc, "betting engine", event)
-        applied = self._doubted_in_history(applied)
         if isinstance(event, HandStarted):
             self._keep(found)  # the new hand's, once it exists
         return found + applied
@@ -192,7 +190,14 @@ class TableRules:
             self.unreadable.discard((event.camera, event.condition))
         else:
             self.unreadable.add((event.camera, event.condition))
+        if self.current is not None:
+            self.current.hand.doubt = self._doubt
         self._note_unreadable()
+
+    @property
+    def _doubt(self) -> str:
+        """Why findings are doubted now: the cameras whose pictures are past relying on; empty when none is."""
+        return "; ".join(f"camera {camera} {condition}" for camera, condition in sorted(self.unreadable))
 
     def _note_unreadable(self) -> None:
         """The hand in play's history says while which cameras' pictures were past relying on."""
@@ -204,26 +209,9 @@ class TableRules:
                     seen.append(note)
 
     def _doubted(self, found: list[Violation]) -> list[Violation]:
-        """Findings made while a camera's picture is unreadable, as ADVISORY naming it (see the module's doc)."""
-        if not self.unreadable or not found:
-            return found
-        why = "; ".join(f"camera {camera} {condition}" for camera, condition in sorted(self.unreadable))
-        return [replace(v, severity=Severity.ADVISORY, confidence=v.confidence / 2,
-                        observed=f"{v.observed} (Made while the picture was unreadable: {why}; may be the camera's "
-                        "error.)") if v.severity is Severity.VIOLATION else v for v in found]
-
-    def _doubted_in_history(self, applied: list[Violation]) -> list[Violation]:
-        """``_doubted`` for the engine's findings, which its hand's history (and a hand it just closed) holds already:
-        replaced there too, so the history says what the alert says."""
-        doubted = self._doubted(applied)
-        swap = {id(old): new for old, new in zip(applied, doubted, strict=True) if old is not new}
-        if swap:
-            for engine in (self.current, self.last):
-                if engine is not None:
-                    engine.hand.violations[:] = [swap.get(id(v), v) for v in engine.hand.violations]
-            self.finished = [replace(f, violations=tuple(swap.get(id(v), v) for v in f.violations))
-                             for f in self.finished]
-        return doubted
+        """Findings made while a camera's picture is past relying on, as advisories naming it (``doubted``)."""
+        doubt = self._doubt
+        return [doubted(v, doubt) for v in found] if doubt else found
 
     def _checks_on(self, event: Event) -> list[Violation]:
         """Every check's findings on ``event``, each shown the hand as it stood before it; a check that fails is a
@@ -273,6 +261,7 @@ class TableRules:
         if isinstance(event, HandStarted):
             found = self._close(event.ts, why="a new hand started before it ended") if self.current else []
             self.current = HandEngine(self.config, event, profile=self.profile)
+            self.current.hand.doubt = self._doubt  # the engine's own findings are doubted as they are made
             self._note_unreadable()
             if self.misdealt:  # the redeal's history keeps what the misdealt deal's findings were
                 self.current.hand.violations += self.misdealt
@@ -280,9 +269,10 @@ class TableRules:
             self.misdealt = []
             return found
         if isinstance(event, Violation):  # a finding on the hand's set-up (the framer's TDA-14): the hand's own
-            if self.current is not None and event.hand_no == self.current.hand.hand_no:
-                self.current.hand.violations.append(event)
-            return [event]
+            finding = doubted(event, self._doubt)
+            if self.current is not None and finding.hand_no == self.current.hand.hand_no:
+                self.current.hand.violations.append(finding)
+            return [finding]
         if self.current is None:
             return []
         if isinstance(event, HandEnded) and event.void:  # misdealt and redealt: no hand to record
