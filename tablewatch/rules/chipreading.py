@@ -114,6 +114,31 @@ def read_bet(ctx: BetContext, bet: PhysicalBet) -> Reading:
     return reading
 
 
+def read_seen_from_above(ctx: BetContext, bet: PhysicalBet) -> tuple[Reading, str]:
+    """Chips a camera alone saw (no reader counted them). From above it sees the top chip of each column, so
+    their value is the least the bet can be, not the bet: chips short of the call, or none at all (they landed
+    on the chips in front), are a call whose other chips are under the top ones; nothing seen and nothing to
+    call is a tap on the felt, a check. The second value says why the reading is a guess: chips short of the
+    call, or between a call and a full raise (read as the floor reads them); empty when they read as they show.
+    """
+    decl = bet.declaration
+    if decl is not None and _verbal_governs(decl, bet.chips_ts):
+        return read_bet(ctx, bet), ""
+    placed, seen = _placed(ctx, bet), bet.chips.value
+    if ctx.to_call == 0 and not bet.chips.count:
+        return _check(ctx, "a motion over the line with no chips seen and nothing to call: a tap"), ""
+    if placed >= ctx.cur and (placed == ctx.cur or placed >= ctx.min_raise_to or not ctx.can_raise):
+        return read_bet(ctx, bet), ""
+    if placed > ctx.cur:
+        return read_bet(ctx, bet), f"{seen} in chips seen from above, between a call and a full raise"
+    reading = _call(ctx, f"{seen} in chips seen from above, short of the call: a call, its other chips unseen")
+    if bet.motions >= 2:
+        reading = _string_raise(ctx, bet, reading)
+    if decl is not None:
+        reading = _late_declaration(ctx, decl, reading)
+    return reading, f"{seen} in chips seen from above with {ctx.to_call} to call, read as a call"
+
+
 def read_declaration(ctx: BetContext, decl: Declared) -> Reading | None:
     """A declaration on its own, before any chips. None when it needs the chips to be read (a bare "raise")."""
     return read_declared(ctx, decl, PhysicalBet(declaration=decl), wait_for_chips=True)

@@ -58,6 +58,7 @@ from tablewatch.rules.chipreading import (
     pot_bet_counted_low,
     read_bet,
     read_declaration,
+    read_seen_from_above,
     said_check_facing_bet,
 )
 from tablewatch.rules.corrections import Corrections
@@ -360,7 +361,12 @@ class HandEngine:
                                motion_values=event.motion_values, chips_ts=_first_motion(event),
                                declaration=info.pending)
         info.pending, info.pulled = None, Chips()
-        return read_bet(ctx, physical)
+        if event.source != "vision":
+            return read_bet(ctx, physical)
+        reading, guess = read_seen_from_above(ctx, physical)  # no reader counted them: a camera sees tops
+        if guess:
+            self.hand.estimate(f"seat {seat}'s bet was a guess ({guess})")
+        return reading
 
     def _fold_reading(self, seat: int, view: Facing | BettingView, ts: float) -> Reading:
         info = self.hand.seats[seat]

@@ -109,6 +109,7 @@ class HandState:
         self.provisional: dict[int, Provisional] = {}
         self.notes: list[str] = []
         self.doubt = ""  # why its findings are doubted now (a camera's picture past relying on: ``doubted``)
+        self.estimated = ""  # why its betting is a guess from some point on (chips a camera alone saw: ``estimate``)
         if not start.stacks:  # no reader counted them: pokerkit needs a number; the history says it is a stand-in
             self.notes.append(f"starting stacks unknown: played as {100 * config.big_blind} each (100 big blinds)")
         self.ended_ts: float | None = None
@@ -284,11 +285,22 @@ class HandState:
             self.seats[seat].owed = reading.owed
 
     def rule(self, finding: Finding, seat: int, ts: float) -> None:
-        """A finding about ``seat``, as a violation of this hand."""
+        """A finding about ``seat``, as a violation of this hand (the engine's findings all rest on its betting)."""
         self.violations.append(doubted(Violation(
             ts=ts, table=self.table, source="rules", seat=seat, rule_id=finding.rule_id, title=finding.title,
             observed=finding.observed, ruling=finding.ruling, severity=finding.severity, hand_no=self.hand_no,
-            street=self.phase(), seats=(seat,), evidence_ts=(ts,)), self.doubt))
+            street=self.phase(), seats=(seat,), evidence_ts=(ts,)), self.doubts(on_betting=True)))
+
+    def doubts(self, *, on_betting: bool) -> str:
+        """Why a finding made now is doubted: a camera's picture past relying on, and for a finding that rests on
+        the betting (whose turn, the round over, the pot), the betting being a guess; empty when neither holds."""
+        return "; ".join(why for why in (self.doubt, self.estimated if on_betting else "") if why)
+
+    def estimate(self, why: str) -> None:
+        """The betting is a guess from now on (the first guess says why): its findings are advisories."""
+        if not self.estimated:
+            self.estimated = why
+            self.note(f"{why}: the betting from then on is an estimate and its findings are advisories")
 
     def rule_all(self, reading: Reading, seat: int, ts: float) -> None:
         for finding in reading.findings:
@@ -347,10 +359,10 @@ def total_pot(state: State) -> int:
 
 
 def doubted(violation: Violation, why: str) -> Violation:
-    """A VIOLATION found while ``why`` holds (a camera's picture past relying on: ``rules.table``) as an ADVISORY
-    that names it, at half its confidence; any other finding, or none to doubt, as it is."""
+    """A VIOLATION found while ``why`` holds (a camera's picture past relying on: ``rules.table``; the betting a
+    guess: ``HandState.estimate``) as an ADVISORY that says why, at half its confidence; any other finding, or
+    none to doubt, as it is."""
     if not why or violation.severity is not Severity.VIOLATION:
         return violation
     return replace(violation, severity=Severity.ADVISORY, confidence=violation.confidence / 2,
-                   observed=f"{violation.observed} (Made while the picture was unreadable: {why}; may be the "
-                   "camera's error.)")
+                   observed=f"{violation.observed} (Doubted: {why}; may be the camera's error.)")

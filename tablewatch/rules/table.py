@@ -172,7 +172,7 @@ class TableRules:
     def feed(self, event: Event) -> list[Violation]:
         if isinstance(event, CameraPicture):
             self._picture(event)
-        found = self._doubted(self._checks_on(event) if self.checks else [])
+        found = self._checks_on(event) if self.checks else []
         if not isinstance(event, HandStarted):
             self._keep(found)  # before a HandEnded closes the hand
         try:
@@ -197,7 +197,7 @@ class TableRules:
     @property
     def _doubt(self) -> str:
         """Why findings are doubted now: the cameras whose pictures are past relying on; empty when none is."""
-        return "; ".join(f"camera {camera} {condition}" for camera, condition in sorted(self.unreadable))
+        return "; ".join(f"camera {camera}'s picture {condition}" for camera, condition in sorted(self.unreadable))
 
     def _note_unreadable(self) -> None:
         """The hand in play's history says while which cameras' pictures were past relying on."""
@@ -208,10 +208,12 @@ class TableRules:
                 if note not in seen:
                     seen.append(note)
 
-    def _doubted(self, found: list[Violation]) -> list[Violation]:
-        """Findings made while a camera's picture is past relying on, as advisories naming it (``doubted``)."""
-        doubt = self._doubt
-        return [doubted(v, doubt) for v in found] if doubt else found
+    def _doubts(self, check: Check) -> str:
+        """Why the check's findings are doubted now (``HandState.doubts``): a camera's picture past relying on;
+        for a check whose findings rest on the betting (``HandCheck.on_the_betting``), that being a guess."""
+        if self.current is None:
+            return self._doubt
+        return self.current.hand.doubts(on_betting=getattr(check, "on_the_betting", False))
 
     def _checks_on(self, event: Event) -> list[Violation]:
         """Every check's findings on ``event``, each shown the hand as it stood before it; a check that fails is a
@@ -223,7 +225,8 @@ class TableRules:
             if snapshot is None:
                 snapshot = self.snapshot()
             try:
-                found += check.observe(snapshot, event)
+                why = self._doubts(check)
+                found += [doubted(v, why) for v in check.observe(snapshot, event)]
             except Exception as exc:
                 found += self._failed(exc, f"check {check.rule_id}", event)
         return found

@@ -11,6 +11,7 @@ from tablewatch.rules.chipreading import (
     read_amount,
     read_bet,
     read_declaration,
+    read_seen_from_above,
 )
 
 
@@ -274,3 +275,24 @@ def test_tda_40c_pot_in_no_limit_commits_to_a_legal_bet() -> None:
     reading = read_bet(ctx(0, inc=200), PhysicalBet(chips=chips(c100=1), chips_ts=2.0,
                                                       declaration=Declared(word="pot", ts=1.0)))
     assert reading.to == 200 and "TDA-40" in rules_of(reading)
+
+
+def test_chips_a_camera_alone_saw_are_the_least_the_bet_can_be() -> None:
+    """From above a camera sees each column's top chip: short of the call (or nothing, on the chips in front) is a
+    call whose other chips are hidden, and a guess; an exact call or a full raise reads as it shows."""
+    facing = ctx(1000, bet=500, inc=1000)  # the small blind faces the big blind's 1000
+    short, why = read_seen_from_above(facing, PhysicalBet(chips=chips(c100=1), chips_ts=10.0))
+    assert (short.action, short.to) == ("call", 1000) and "100 in chips seen from above with 500 to call" in why
+    hidden, why = read_seen_from_above(facing, PhysicalBet(chips=Chips(), chips_ts=10.0))
+    assert (hidden.action, hidden.to) == ("call", 1000) and why
+    exact, why = read_seen_from_above(facing, PhysicalBet(chips=chips(c500=1), chips_ts=10.0))
+    assert (exact.action, exact.to, why) == ("call", 1000, "")
+    raised, why = read_seen_from_above(facing, PhysicalBet(chips=chips(c1000=2, c500=1), chips_ts=10.0))
+    assert (raised.action, raised.to, why) == ("raise", 3000, "")
+    between, why = read_seen_from_above(facing, PhysicalBet(chips=chips(c500=1, c100=3), chips_ts=10.0))
+    assert between.action == "call" and "between a call and a full raise" in why
+    tap, why = read_seen_from_above(ctx(0, bb=1000), PhysicalBet(chips=Chips(), chips_ts=10.0))
+    assert (tap.action, why) == ("check", "")
+    said = PhysicalBet(chips=chips(c100=1), chips_ts=10.0, declaration=Declared(word="raise", amount=3000, ts=9.0))
+    declared, why = read_seen_from_above(facing, said)
+    assert (declared.action, declared.to, why) == ("raise", 3000, "")  # the words govern: the chips are payment

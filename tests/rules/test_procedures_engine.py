@@ -55,8 +55,11 @@ class Table:
         for i, seat in enumerate((2, 3, 1, 2, 3, 1)):
             self.ev(CardDealt, seat=seat, face_up=i in face_up)
 
-    def chips(self, seat: int, amount: int, prior: int = 0) -> None:
-        self.ev(BetMotion, seat=seat, chips=_chips(amount), prior=_chips(prior) if prior else Chips())
+    def chips(self, seat: int, amount: int, prior: int = 0, *, source: str = "sim") -> None:
+        self.ts += 1.0
+        self.found += self.rules.feed(BetMotion(ts=self.ts, table="T1", source=source,  # type: ignore[arg-type]
+                                                seat=seat, chips=_chips(amount),
+                                                prior=_chips(prior) if prior else Chips()))
 
     def limp_around(self) -> None:
         self.chips(1, 100)
@@ -334,7 +337,7 @@ def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name
     dark = t.found
     assert {"TDA-25", "TDA-39"} <= {v.rule_id for v in dark}
     assert all(v.severity is not Severity.VIOLATION for v in dark)
-    assert all("camera overhead too dark" in v.observed and "overexposed" not in v.observed
+    assert all("camera overhead's picture too dark" in v.observed and "overexposed" not in v.observed
                for v in dark if v.rule_id in ("TDA-25", "TDA-39"))
     (hand,) = t.rules.pop_finished()
     assert [(v.rule_id, v.severity) for v in hand.violations] == [(v.rule_id, v.severity) for v in dark if v.hand_no]
@@ -349,3 +352,35 @@ def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name
     t.ev(HandEnded, hand_no=2)
     (clear,) = t.rules.pop_finished()
     assert not any("picture" in note for note in clear.notes)
+
+
+def test_findings_on_betting_that_a_camera_alone_guessed_are_advisories_and_the_rest_stand() -> None:
+    """No reader counts the chips: seat 1's call shows no chips from above (they landed on nothing the camera
+    could tell apart), so it is read as a call and the betting from then on is a guess. What rests on the
+    betting (the premature flop, an action out of turn) goes out as an advisory saying so; a missing burn does
+    not rest on it and stays a violation."""
+    t = Table()
+    t.start()
+    t.chips(1, 0, source="vision")  # a call of 100 seen as no chips
+    t.chips(2, 50, prior=50, source="vision")  # the small blind completes: seen as it is
+    t.board(*FLOP)  # no burn, and the big blind has not acted: premature (on a guess) and a missing burn
+    t.ev(Tap, seat=3)
+    t.ev(Tap, seat=3)  # seat 3 taps again on the flop, before seat 2: out of turn (on a guess)
+    found = {v.rule_id: v for v in t.found}
+    assert found["TDA-57"].severity is Severity.ADVISORY and found["TDA-39"].severity is Severity.ADVISORY
+    assert "Doubted: seat 1's bet was a guess (0 in chips seen from above with 100 to call" in found["TDA-39"].observed
+    assert found["TDA-26B"].severity is Severity.VIOLATION
+    t.ev(HandEnded, hand_no=1)
+    (hand,) = t.rules.pop_finished()
+    assert (hand.actions[0].seat, hand.actions[0].kind) == (1, "cc")  # read as the call it was
+    assert any("the betting from then on is an estimate" in note for note in hand.notes)
+
+
+def test_chips_a_camera_alone_saw_as_they_are_leave_the_findings_violations() -> None:
+    t = Table()
+    t.start()
+    t.chips(1, 100, source="vision")  # the call, seen whole
+    t.chips(2, 50, prior=50, source="vision")
+    t.burn()
+    t.board(*FLOP)  # the big blind has not acted
+    assert [(v.rule_id, v.severity) for v in t.found] == [("TDA-57", Severity.VIOLATION)]

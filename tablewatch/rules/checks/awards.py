@@ -42,6 +42,7 @@ class PotAwardCheck(HandCheck):
     hand still face down) is judged as soon as it does."""
 
     rule_id = "TDA-5"
+    on_the_betting = True
     committed_by = Party.DEALER
 
     def reset(self) -> None:
@@ -105,6 +106,7 @@ class SidePotOrderCheck(HandCheck):
     contest a side pot. Needs the starting stacks (``HandStarted.stacks``)."""
 
     rule_id = "TDA22-21"
+    on_the_betting = True
     committed_by = Party.DEALER
 
     def reset(self) -> None:

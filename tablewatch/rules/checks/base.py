@@ -122,6 +122,9 @@ class HandCheck:
     # The kinds of event ``on_event`` acts on (None: every kind). Any other leaves the check as it was and finds
     # nothing, so the table need not show it one (``wants``): most checks watch a few kinds of a busy stream.
     events: ClassVar[tuple[type[Event], ...] | None] = None
+    # Whether its findings rest on the engine's betting (whose turn, the round over, the pot, an all-in): while
+    # that is a guess (chips a camera alone saw, ``HandState.estimate``) they go out as advisories.
+    on_the_betting: ClassVar[bool] = False
 
     def __init__(self, profile: RuleProfile) -> None:
         self.profile = profile

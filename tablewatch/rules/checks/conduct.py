@@ -16,6 +16,7 @@ from tablewatch.rules.snapshot import HandSnapshot
 
 class ConsecutiveAllInCheck(HandCheck):
     rule_id = "TDA-64"
+    on_the_betting = True
 
     def __init__(self, profile: RuleProfile) -> None:
         self.streak: dict[int, int] = {}  # seat -> hands in a row with an all-in, kept across hands
@@ -67,6 +68,7 @@ class NutsNotBetCheck(HandCheck):
     call with players still to act after him is allowed, and is not judged."""
 
     rule_id = "TDA-54"
+    on_the_betting = True
 
     @property
     def on(self) -> bool:

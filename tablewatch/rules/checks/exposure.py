@@ -34,6 +34,7 @@ def betting_over(snapshot: HandSnapshot) -> bool:
 
 class ExposedCardCheck(HandCheck):
     rule_id = "TDA-53"
+    on_the_betting = True
     events = (CardExposed, CardsTabled)
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:

@@ -46,6 +46,7 @@ def stud_burns_after_premature(street: int, variant: str) -> dict[int, bool]:
 
 class PrematureBoardCheck(HandCheck):
     rule_id = "TDA-57"
+    on_the_betting = True
     committed_by = Party.DEALER
     events = (BoardCardDealt, CardBurned, *ACTION_EVENTS)  # what its board tracker follows
 

@@ -46,6 +46,7 @@ def cards_unseen(snapshot: HandSnapshot) -> bool:
 
 class AllInShowdownCheck(HandCheck):
     rule_id = "TDA-9"
+    on_the_betting = True
     committed_by = Party.DEALER  # the run-out or the push went on with hands face down; a muck is the player's
 
     def reset(self) -> None:
@@ -100,6 +101,7 @@ class TabledToWinCheck(HandCheck):
     face up while another hand is still live. The last live hand wins without showing."""
 
     rule_id = "TDA-6A"
+    on_the_betting = True
     committed_by = Party.DEALER
 
     def reset(self) -> None:
