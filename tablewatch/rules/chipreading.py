@@ -119,7 +119,8 @@ def read_seen_from_above(ctx: BetContext, bet: PhysicalBet) -> tuple[Reading, st
     their value is the least the bet can be, not the bet: chips short of the call, or none at all (they landed
     on the chips in front), are a call whose other chips are under the top ones; nothing seen and nothing to
     call is a tap on the felt, a check. The second value says why the reading is a guess: chips short of the
-    call, or between a call and a full raise (read as the floor reads them); empty when they read as they show.
+    call, one chip over it (a column's top looks the same), or chips between a call and a full raise (read as
+    the floor reads them); empty when they read as they show: the call exactly, or a full raise.
     """
     decl = bet.declaration
     if decl is not None and _verbal_governs(decl, bet.chips_ts):
@@ -127,7 +128,11 @@ def read_seen_from_above(ctx: BetContext, bet: PhysicalBet) -> tuple[Reading, st
     placed, seen = _placed(ctx, bet), bet.chips.value
     if ctx.to_call == 0 and not bet.chips.count:
         return _check(ctx, "a motion over the line with no chips seen and nothing to call: a tap"), ""
-    if placed >= ctx.cur and (placed == ctx.cur or placed >= ctx.min_raise_to or not ctx.can_raise):
+    if placed == ctx.cur or (placed > ctx.cur and not ctx.can_raise):
+        return read_bet(ctx, bet), ""
+    if placed > ctx.cur and bet.chips.count == 1:  # one chip, or the top of a column: TDA-31 reads a call
+        return read_bet(ctx, bet), f"one {seen} chip seen from above over the call: a call, or a column's top"
+    if placed >= ctx.min_raise_to:
         return read_bet(ctx, bet), ""
     if placed > ctx.cur:
         return read_bet(ctx, bet), f"{seen} in chips seen from above, between a call and a full raise"

@@ -291,6 +291,8 @@ def test_chips_a_camera_alone_saw_are_the_least_the_bet_can_be() -> None:
     assert (raised.action, raised.to, why) == ("raise", 3000, "")
     between, why = read_seen_from_above(facing, PhysicalBet(chips=chips(c500=1, c100=3), chips_ts=10.0))
     assert between.action == "call" and "between a call and a full raise" in why
+    column, why = read_seen_from_above(facing, PhysicalBet(chips=chips(c2500=1), chips_ts=10.0))
+    assert column.action == "call" and "a column's top" in why  # TDA-31's call, or a raise in a column
     tap, why = read_seen_from_above(ctx(0, bb=1000), PhysicalBet(chips=Chips(), chips_ts=10.0))
     assert (tap.action, why) == ("check", "")
     said = PhysicalBet(chips=chips(c100=1), chips_ts=10.0, declaration=Declared(word="raise", amount=3000, ts=9.0))
