@@ -35,9 +35,14 @@ DEFAULT_PREPARED = Path("out/cards-real")
               help="Start from this local .pt of ours (layers of matching shape are copied).")
 @click.option("--ship/--no-ship", default=True, show_default=True,
               help="Copy the weights into tablewatch/vision/weights/ (shipped in the package).")
+@click.option("--device", default="cpu", show_default=True,
+              help="Where to train: cpu, or a CUDA device number (0); on a GPU in mixed precision.")
+@click.option("--workers", type=click.IntRange(0, 64), default=0, show_default=True,
+              help="Processes loading the images (0: in the training process).")
 def train(
     data_root: Path, prepared: Path, arch: str, imgsz: int, epochs: int, hours: float | None, batch: int,
-    run_dir: Path | None, seed: int, resume: bool, index_only: bool, init: Path | None, ship: bool,
+    run_dir: Path | None, seed: int, resume: bool, index_only: bool, init: Path | None, ship: bool, device: str,
+    workers: int,
 ) -> None:
     """Train the card detector from scratch on the real photos (needs the 'train' extra)."""
     from tablewatch.models.dataset import prepare_dataset
@@ -51,7 +56,8 @@ def train(
                      else prepared / "data.yaml")
         click.echo(f"dataset: {data_yaml}")
         result = train_detector(data_yaml, arch=arch, imgsz=imgsz, epochs=epochs, hours=hours, batch=batch,
-                                run_dir=run_dir.resolve(), seed=seed, resume=resume, init=init)
+                                run_dir=run_dir.resolve(), seed=seed, resume=resume, init=init, device=device,
+                                workers=workers)
     except (DatasetError, TrainingError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"trained {result.epochs_done} epochs in {result.seconds / 60:.1f} min: {result.best_pt}")

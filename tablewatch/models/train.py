@@ -89,6 +89,7 @@ def train_detector(
     resume: bool = False,
     init: Path | None = None,
     fliplr: float = 0.0,
+    device: str = "cpu",
 ) -> TrainResult:
     """Train from scratch; ``hours`` (if given) overrides ``epochs`` and fits the schedule to the time.
 
@@ -117,7 +118,7 @@ def train_detector(
             time=hours,
             batch=batch,
             workers=workers,
-            device="cpu",
+            device=device,
             project=str(run_dir.parent.resolve()),
             name=run_dir.name,
             exist_ok=True,
@@ -126,7 +127,7 @@ def train_detector(
             pretrained=str(init) if init is not None else False,
             cache=True,
             plots=False,
-            amp=False,
+            amp=device != "cpu",  # mixed precision on a GPU only
             patience=1000,
             fliplr=fliplr,  # default 0: a mirrored corner index is never seen on a table
             verbose=True,
