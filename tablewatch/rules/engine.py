@@ -382,6 +382,8 @@ class HandEngine:
         info = self.hand.seats[seat]
         paid, owed = event.chips.value, info.owed
         info.owed = 0
+        if event.source == "vision":
+            return  # a camera alone counts column tops and the chips already in front: no payment to weigh
         if info.owed_word == "pot" and self.hand.config.structure == "PL" and paid < owed:
             self.hand.rule(pot_bet_counted_low(seat, owed, paid), seat, event.ts)
             self.corrections.open_underpot(seat, paid, owed)

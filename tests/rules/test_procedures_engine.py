@@ -384,3 +384,14 @@ def test_chips_a_camera_alone_saw_as_they_are_leave_the_findings_violations() ->
     t.burn()
     t.board(*FLOP)  # the big blind has not acted
     assert [(v.rule_id, v.severity) for v in t.found] == [("TDA-57", Severity.VIOLATION)]
+
+
+@pytest.mark.parametrize(("source", "expected"), [("vision", []), ("scene", ["TDA-27A"])])
+def test_a_payment_a_camera_alone_saw_is_not_weighed_against_the_declaration(source: str, expected: list[str]) -> None:
+    """From above the camera counts column tops and the chips already in front: paying a declared raise, what it
+    saw says nothing of what was paid. Counted (RFID, fused), a payment over the declaration is change due."""
+    t = Table()
+    t.start()
+    t.ev(Declaration, seat=1, word="raise", amount=300)
+    t.chips(1, 400, source=source)
+    assert t.ids() == expected
