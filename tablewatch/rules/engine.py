@@ -402,6 +402,8 @@ class HandEngine:
             return
         if isinstance(event, BetMotion) and seat in self.hand.provisional:
             return  # the chips of an out-of-turn declaration already held: one finding is enough
+        if isinstance(event, BetMotion) and event.source == "vision" and not event.chips.count:
+            self.hand.estimate(f"seat {seat}'s motion over the line out of turn showed the camera no chips")
         what = _describe(event)
         waiting = self.hand.seats[actor].pending
         if waiting is not None and waiting.amount is None and waiting.word in ("bet", "raise"):

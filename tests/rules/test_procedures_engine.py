@@ -395,3 +395,14 @@ def test_a_payment_a_camera_alone_saw_is_not_weighed_against_the_declaration(sou
     t.ev(Declaration, seat=1, word="raise", amount=300)
     t.chips(1, 400, source=source)
     assert t.ids() == expected
+
+
+def test_a_motion_out_of_turn_that_showed_a_camera_alone_no_chips_is_an_advisory() -> None:
+    """An arm over the line with no chips seen, from a seat not to act: a tap, a reach, or chips hidden; the
+    finding says it may be the camera's error, and the betting from there on is a guess."""
+    t = Table()
+    t.start()
+    t.chips(3, 0, source="vision")  # seat 1 is to act
+    (finding,) = t.found
+    assert (finding.rule_id, finding.severity) == ("TDA-39", Severity.ADVISORY)
+    assert "showed the camera no chips" in finding.observed
