@@ -25,6 +25,10 @@ one over on 4 bets in 5), so a run of such reads at a seat is no sign either: th
 more beyond RFID's count, two of one colour (untagged chips, an antenna missing tags); one untagged chip is more
 than the camera can tell. A seat's reads of chips over are one finding until a read of that seat agrees.
 
+At a table without readers, a push the camera saw without chips (the dealer's hand turning back at a stack) may
+be the dealer moving the button: picked up at the old seat's spot, set down at the next. It waits ``button_wait``;
+the button seen arriving at that seat or leaving it meanwhile makes it that move, and it is dropped.
+
 A stack the camera reports obscured (its largest denomination out of sight) gets its hidden value from
 the RFID ledger when the table has readers (``stack_chips``): the chips of that denomination and up that
 the stack's antenna counts. The camera knows which chips can't be seen, RFID how many there are.
@@ -39,6 +43,7 @@ from dataclasses import dataclass, field
 
 from tablewatch.events import (
     BetMotion,
+    ButtonSeen,
     CardsMucked,
     Chips,
     ChipsLeftTable,
@@ -125,6 +130,10 @@ class SceneFusion:
     # look like cards going, and chips RFID counts going forward from that seat meanwhile make it a bet.
     _mucks: list[CardsMucked] = field(default_factory=list)
     _faulty: set[int | None] = field(default_factory=set)  # seats whose reads of chips over were reported
+    # No readers: a chipless push waits this long for the button seen moving at its seat (the module docstring).
+    button_wait: float = 1.5
+    _chipless_pushes: list[PotPushed] = field(default_factory=list)
+    _button: tuple[int | None, float] = (None, -1e9)  # the seat the button was last seen at, and when
 
     def _prior(self, move: ChipsMoved) -> Chips:
         """The chips in the move's betting zone before it (what a camera reports as a bet's ``prior``), kept
@@ -152,10 +161,16 @@ class SceneFusion:
         if isinstance(event, CardsMucked) and event.source != "rfid" and self.expect_rfid and self.expect_camera:
             self._mucks.append(event)
             return out
+        if isinstance(event, PotPushed) and self._unseen_chips_pushed(event):
+            if not self._button_set_down(event):
+                self._chipless_pushes.append(event)  # until the button is seen leaving its seat, or not
+            return out
         if isinstance(event, BetMotion | ChipsPulledBack | PotPushed) and event.source != "rfid":
             if isinstance(event, PotPushed) and self._reported_by_rfid(event):
                 return out
             return [*out, *self._hold(event, from_rfid=False)]
+        if isinstance(event, ButtonSeen):
+            self._button_moved(event)
         if isinstance(event, RfidFact):
             return [*out, *self.rfid_fact(event)]
         if isinstance(event, StackObscured):
@@ -196,6 +211,9 @@ class SceneFusion:
         mucks: list[Event] = [m for m in self._mucks if now is None or now - m.ts >= self.window]
         self._mucks = [m for m in self._mucks if m not in mucks]
         released.append(mucks)
+        pushes: list[Event] = [p for p in self._chipless_pushes if now is None or now - p.ts >= self.button_wait]
+        self._chipless_pushes = [p for p in self._chipless_pushes if p not in pushes]
+        released.append(pushes)
         if now is None:
             self._unpaired.clear()
         return sorted((e for group in released for e in group), key=lambda e: e.ts)
@@ -208,6 +226,23 @@ class SceneFusion:
             return pending.parts[-1].ts - pending.first_ts + self.push_wait
         last_motion = _motion_end(pending.camera) if pending.camera is not None else pending.first_ts
         return max(last_motion, pending.first_ts) - pending.first_ts + self.window
+
+    def _unseen_chips_pushed(self, push: PotPushed) -> bool:
+        """A push the camera alone saw, without chips: the dealer's hand may have been moving the button."""
+        return not (self.expect_rfid or push.source == "rfid" or push.chips.count or push.value is not None)
+
+    def _button_set_down(self, push: PotPushed) -> bool:
+        """The button was seen arriving at the push's seat a moment before: the hand turned back from setting it
+        down."""
+        seat, when = self._button
+        return seat == push.seat and 0 <= push.ts - when <= self.button_wait
+
+    def _button_moved(self, event: ButtonSeen) -> None:
+        """The button seen at a new seat: the chipless pushes held at that seat or at the one it left were the
+        dealer's hand moving it."""
+        left = self._button[0]
+        self._chipless_pushes = [p for p in self._chipless_pushes if p.seat not in (left, event.seat)]
+        self._button = (event.seat, event.ts)
 
     def _may_be_tap(self, camera: ChipAction | None) -> bool:
         """A camera bet with no chips seen: a tap unless RFID reads the chips it carried."""

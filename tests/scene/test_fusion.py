@@ -10,6 +10,7 @@ from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.registry import TagRegistry
 from tablewatch.events import (
     BetMotion,
+    ButtonSeen,
     CardsMucked,
     Chips,
     ChipsLeftTable,
@@ -152,6 +153,27 @@ def test_lone_report_is_released_after_the_window() -> None:
 def test_without_readers_camera_reports_pass_at_once() -> None:
     fusion = SceneFusion(expect_rfid=False)
     assert [e.kind for e in fusion.feed(camera_bet(1.0, {25: 4}))] == ["BetMotion"]
+
+
+def test_without_readers_a_chipless_push_where_the_button_moves_is_the_dealer_moving_the_button() -> None:
+    """No chips seen, no reader to count them: the dealer's hand turning back at a stack may be the button picked
+    up from that seat's spot, or set down at the next; the button seen moving says which."""
+    def push(ts: float, seat: int) -> PotPushed:
+        return PotPushed(ts=ts, table="T1", source="vision", seat=seat)
+
+    def button(ts: float, seat: int) -> ButtonSeen:
+        return ButtonSeen(ts=ts, table="T1", source="vision", seat=seat)
+
+    fusion = SceneFusion(expect_rfid=False)
+    fusion.feed(button(1.0, 4))
+    won = push(10.0, 6)
+    assert fusion.feed(won) == []  # held a moment
+    assert fusion.feed(push(13.0, 4)) == [won]  # the winner's push goes out; the one at the button's seat waits
+    assert fusion.feed(button(13.5, 5)) == [button(13.5, 5)]  # the button left seat 4: that was picking it up
+    assert fusion.feed(push(14.0, 5)) == []  # ... and this, setting it down
+    assert fusion.flush() == []
+    seen = dataclasses.replace(push(20.0, 2), chips=Chips.of({100: 5}))
+    assert fusion.feed(seen) == [seen]  # chips seen pushed are a push at once
 
 
 def test_lone_rfid_move_stays_a_ledger_move_when_a_camera_watches() -> None:
