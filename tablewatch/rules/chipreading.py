@@ -106,11 +106,15 @@ def read_bet(ctx: BetContext, bet: PhysicalBet) -> Reading:
     decl = bet.declaration
     if decl is not None and _verbal_governs(decl, bet.chips_ts):
         return read_declared(ctx, decl, bet) or Reading(action="none", to=ctx.bet, basis=f'"{decl.word}": no action')
-    reading = _read_chips(ctx, bet)
+    return _motions_and_words(ctx, bet, _read_chips(ctx, bet))
+
+
+def _motions_and_words(ctx: BetContext, bet: PhysicalBet, reading: Reading) -> Reading:
+    """The reading of chips put out silently, ruled on for their motions (TDA-29) and on any later words."""
     if bet.motions >= 2:
         reading = _string_raise(ctx, bet, reading)
-    if decl is not None:
-        reading = _late_declaration(ctx, decl, reading)
+    if bet.declaration is not None:
+        reading = _late_declaration(ctx, bet.declaration, reading)
     return reading
 
 
@@ -128,20 +132,17 @@ def read_seen_from_above(ctx: BetContext, bet: PhysicalBet) -> tuple[Reading, st
     placed, seen = _placed(ctx, bet), bet.chips.value
     if ctx.to_call == 0 and not bet.chips.count:
         return _check(ctx, "a motion over the line with no chips seen and nothing to call: a tap"), ""
-    if placed == ctx.cur or (placed > ctx.cur and not ctx.can_raise):
-        return read_bet(ctx, bet), ""
-    if placed > ctx.cur and bet.chips.count == 1:  # one chip, or the top of a column: TDA-31 reads a call
-        return read_bet(ctx, bet), f"one {seen} chip seen from above over the call: a call, or a column's top"
-    if placed >= ctx.min_raise_to:
-        return read_bet(ctx, bet), ""
-    if placed > ctx.cur:
-        return read_bet(ctx, bet), f"{seen} in chips seen from above, between a call and a full raise"
-    reading = _call(ctx, f"{seen} in chips seen from above, short of the call: a call, its other chips unseen")
-    if bet.motions >= 2:
-        reading = _string_raise(ctx, bet, reading)
-    if decl is not None:
-        reading = _late_declaration(ctx, decl, reading)
-    return reading, f"{seen} in chips seen from above with {ctx.to_call} to call, read as a call"
+    if placed < ctx.cur:
+        call = _call(ctx, f"{seen} in chips seen from above, short of the call: a call, its other chips unseen")
+        guessed = f"{seen} in chips seen from above with {ctx.to_call} to call, read as a call"
+        return _motions_and_words(ctx, bet, call), guessed
+    guess = ""
+    if placed > ctx.cur and ctx.can_raise:
+        if bet.chips.count == 1:  # one chip, or the top of a column: TDA-31 reads a call
+            guess = f"one {seen} chip seen from above over the call: a call, or a column's top"
+        elif placed < ctx.min_raise_to:
+            guess = f"{seen} in chips seen from above, between a call and a full raise"
+    return read_bet(ctx, bet), guess
 
 
 def read_declaration(ctx: BetContext, decl: Declared) -> Reading | None:

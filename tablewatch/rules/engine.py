@@ -361,9 +361,9 @@ class HandEngine:
                                motion_values=event.motion_values, chips_ts=_first_motion(event),
                                declaration=info.pending)
         info.pending, info.pulled = None, Chips()
-        if event.source != "vision":
+        if not _seen_alone(event):
             return read_bet(ctx, physical)
-        reading, guess = read_seen_from_above(ctx, physical)  # no reader counted them: a camera sees tops
+        reading, guess = read_seen_from_above(ctx, physical)
         if guess:
             self.hand.estimate(f"seat {seat}'s bet was a guess ({guess})")
         return reading
@@ -382,7 +382,7 @@ class HandEngine:
         info = self.hand.seats[seat]
         paid, owed = event.chips.value, info.owed
         info.owed = 0
-        if event.source == "vision":
+        if _seen_alone(event):
             return  # a camera alone counts column tops and the chips already in front: no payment to weigh
         if info.owed_word == "pot" and self.hand.config.structure == "PL" and paid < owed:
             self.hand.rule(pot_bet_counted_low(seat, owed, paid), seat, event.ts)
@@ -402,7 +402,7 @@ class HandEngine:
             return
         if isinstance(event, BetMotion) and seat in self.hand.provisional:
             return  # the chips of an out-of-turn declaration already held: one finding is enough
-        if isinstance(event, BetMotion) and event.source == "vision" and not event.chips.count:
+        if isinstance(event, BetMotion) and _seen_alone(event) and not event.chips.count:
             self.hand.estimate(f"seat {seat}'s motion over the line out of turn showed the camera no chips")
         what = _describe(event)
         waiting = self.hand.seats[actor].pending
@@ -519,6 +519,12 @@ def _rebase(reading: Reading, view: BettingView) -> Reading:
     if reading.action == "check" and view.to_call > 0:
         return Reading(action="call", to=min(view.cur, view.bet + view.stack), basis="binding out-of-turn action")
     return reading
+
+
+def _seen_alone(event: BetMotion) -> bool:
+    """Chips a camera alone saw, no reader counting them (fusion sends a bet RFID counted as the scene's): from
+    above it sees the top chip of each column."""
+    return event.source == "vision"
 
 
 def _first_motion(event: BetMotion) -> float:

@@ -7,7 +7,8 @@ misdealt one (``HandEnded.void``): its redeal is the hand.
 
 While a camera's picture is reported past relying on (``CameraPicture``: too dark, washed out), what it reports may
 be wrong, and so may any finding: each is kept and sent, but as an ADVISORY that names the camera's condition, at half
-its confidence. The floor reviews it rather than acts on it.
+its confidence. The floor reviews it rather than acts on it. So are the findings that rest on a hand's betting once
+that is a guess (chips a camera alone saw: ``HandState.estimate``).
 """
 
 from __future__ import annotations
@@ -225,8 +226,9 @@ class TableRules:
             if snapshot is None:
                 snapshot = self.snapshot()
             try:
-                why = self._doubts(check)
-                found += [doubted(v, why) for v in check.observe(snapshot, event)]
+                if seen := check.observe(snapshot, event):  # (few events make findings: doubts only for those)
+                    why = self._doubts(check)
+                    found += [doubted(v, why) for v in seen]
             except Exception as exc:
                 found += self._failed(exc, f"check {check.rule_id}", event)
         return found

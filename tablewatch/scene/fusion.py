@@ -40,6 +40,7 @@ import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from tablewatch.events import (
     BetMotion,
@@ -66,6 +67,7 @@ RfidFact = ChipsLeftTable | UnknownChip
 # The chip movements both sensors report: the camera sees them, the RFID ledger's moves stand for them.
 ChipAction = BetMotion | ChipsPulledBack | PotPushed
 DISAGREEMENT_RULE = "SYS-SENSORS"  # not a poker rule: the monitor's own health
+E = TypeVar("E", bound=Event)  # an event held back a while (a muck, a chipless push)
 POT_MEMORY_S = 120.0  # a foreign chip read in the pot is still there when the pot is pushed, up to a hand later
 
 
@@ -208,12 +210,9 @@ class SceneFusion:
         ready = [key for key, p in self._pending.items() if now is None or now - p.first_ts >= self._wait(p)]
         # (a lone report may take its twin at another seat off the list meanwhile)
         released = [self._merge(self._pending.pop(key), key) for key in ready if key in self._pending]
-        mucks: list[Event] = [m for m in self._mucks if now is None or now - m.ts >= self.window]
-        self._mucks = [m for m in self._mucks if m not in mucks]
-        released.append(mucks)
-        pushes: list[Event] = [p for p in self._chipless_pushes if now is None or now - p.ts >= self.button_wait]
-        self._chipless_pushes = [p for p in self._chipless_pushes if p not in pushes]
-        released.append(pushes)
+        mucks, self._mucks = _waited(self._mucks, now, self.window)
+        pushes, self._chipless_pushes = _waited(self._chipless_pushes, now, self.button_wait)
+        released += [mucks, pushes]
         if now is None:
             self._unpaired.clear()
         return sorted((e for group in released for e in group), key=lambda e: e.ts)
@@ -392,6 +391,12 @@ class SceneFusion:
             places.append("pot")
         since = _motion_start(camera) - (self.lookback if not isinstance(camera, PotPushed) else POT_MEMORY_S)
         return any(since <= self._foreign.get(p, float("-inf")) <= camera.ts + self.window for p in places)
+
+
+def _waited(held: list[E], now: float | None, wait: float) -> tuple[list[Event], list[E]]:
+    """The events held that have waited ``wait`` by ``now`` (all of them when ``now`` is None), and the rest."""
+    done = [e for e in held if now is None or now - e.ts >= wait]
+    return list(done), [e for e in held if e not in done]
 
 
 def _per_motion(motion_times: tuple[float, ...], parts: list[ChipAction]) -> tuple[int, ...]:
