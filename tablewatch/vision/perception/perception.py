@@ -115,7 +115,7 @@ class TableView:
         felt = np.median(flat[plane.felt & (plane.lines == 0)], axis=0)
         look = Appearance(felt_bgr=felt, chips=chips, deck=deck, px_per_mm=px_per_mm)
         scene = SceneTracker(plane, still_s=still_s, seats=seats, colours=look)
-        settles = SettleReader(look, plane, lag_s=settle_lag_s)
+        settles = SettleReader(look, plane, lag_s=settle_lag_s - still_s)
         return cls(look=look, scene=scene, settles=settles, stacks=StackWatch(plane, look),
                    button=ButtonWatch(plane, button))
 

@@ -47,6 +47,8 @@ ELONGATED = 2.0  # an arm's visible part this many times longer than wide has a 
 HAND_MIN_MM2, HAND_MAX_MM2 = 4000.0, 25000.0  # a hand seen without its arm (a few chips are smaller)
 HAND_MOVING = 0.25  # and this share of it moved since the last frame (chips just put down lie still)
 BRIDGE_MM = 200.0  # the most of a sleeve the felt can hide between the arm seen and its hand
+BURN_STILL_S = 0.2  # only cards come to rest on the burn pile, and they land flat: a dealer burning twice pitches
+# the second card before the first would have held still the usual time
 GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
 RESTING_MAX_S = 120.0  # an arm resting longer than this becomes table (its imprint stays GHOST_S when it leaves)
 CARD_SHARE = 0.5  # a moving region this much in a card's colours is a card in flight, not a hand
@@ -81,6 +83,7 @@ class Settle:
     centre_mm: tuple[float, float]
     area_mm2: float
     zone: str
+    held_s: float  # how long it had held still when it was taken as settled (the burn pile's need is shorter)
     box: tuple[int, int, int, int]  # plane pixels x0, y0, x1, y1
     mask: np.ndarray = field(repr=False)  # bool, box-sized
     before: np.ndarray = field(repr=False)  # BGR of the box before and after
@@ -96,6 +99,9 @@ class SceneTracker:
         ``colours``: the cards' and chips' (without them, a hand carrying a card or resting by chips is taken
         as it shows)."""
         self.plane, self.still_s = plane, still_s
+        self.still_need = np.full(plane.felt.shape, still_s, np.float32)  # per pixel: still this long, it rests
+        if "burn" in plane.zone_masks:
+            self.still_need[plane.zone_masks["burn"]] = min(still_s, BURN_STILL_S)
         self.ref: np.ndarray | None = None
         self.prev: np.ndarray | None = None
         self.still_since: np.ndarray | None = None
@@ -150,7 +156,7 @@ class SceneTracker:
         still = t - self.still_since
         # An arm never becomes table, unless it does not move at all for GHOST_S: then it is the imprint
         # of an arm the reference once took in, seen where the arm has gone.
-        absorb = (still >= self.still_s) & (~guard | (still >= GHOST_S))
+        absorb = (still >= self.still_need) & (~guard | (still >= GHOST_S))
         changed = absorb & fg
         settles = self._settles(changed, cur, t) if cv2.countNonZero(changed.view(np.uint8)) else []
         self._remember_under(changed & guard, cur, t)
@@ -396,7 +402,8 @@ class SceneTracker:
         ys, xs = np.nonzero(comp)
         centre = self.plane.to_mm(np.array([xs.mean() + x0, ys.mean() + y0]))
         return Settle(t=t, centre_mm=(float(centre[0]), float(centre[1])), area_mm2=comp.sum() / self.plane.scale**2,
-                      zone=self.plane.layout.zone_at(*centre), box=(x0, y0, x1, y1), mask=comp,
+                      zone=self.plane.layout.zone_at(*centre),
+                      held_s=float(self.still_need[y0:y1, x0:x1][comp].max()), box=(x0, y0, x1, y1), mask=comp,
                       before=self.ref[y0:y1, x0:x1].copy(), after=cur[y0:y1, x0:x1].copy())
 
 

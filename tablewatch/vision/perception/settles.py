@@ -28,8 +28,8 @@ IdentitySource = Callable[[], tuple[np.ndarray, TablePlane]]
 
 class SettleReader:
     """Classifies settles on the motion ``plane``, judging colours by ``look``, reading cards and chip tops from
-    the frame an ``IdentitySource`` gives; a settle is stamped ``lag_s`` before it was seen (it held still that
-    long)."""
+    the frame an ``IdentitySource`` gives; a settle is stamped the time it held still, and ``lag_s`` more (it
+    stopped moving somewhere between two analysed frames), before it was seen."""
 
     def __init__(self, look: Appearance, plane: TablePlane, *, lag_s: float) -> None:
         self.look, self.plane, self.lag_s = look, plane, lag_s
@@ -47,7 +47,7 @@ class SettleReader:
         return several or [found]
 
     def _classify_one(self, s: Settle, source: IdentitySource) -> Found:
-        t = s.t - self.lag_s
+        t = s.t - s.held_s - self.lag_s
         after, before = s.after[s.mask], s.before[s.mask]
         back, face = self.look.card_like(after)
         backs, faces = float(back.mean()), float(face.mean())
