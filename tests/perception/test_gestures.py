@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from tablewatch.calibration.layout import load_layout
@@ -414,3 +416,32 @@ def test_a_burn_card_taken_for_chips_on_the_burn_pile_is_a_burn() -> None:
     first = gestures.settled(Found(t=20.0, zone="burn", what="chips_in", chips={500: 1}, centre=pile))
     second = gestures.settled(Found(t=20.45, zone="burn", what="card_in", centre=pile))
     assert [e.kind for e in first + second] == ["CardBurned", "CardBurned"]
+
+
+def _episode(gestures: Gestures, t: float, settles: list[Found]) -> list:
+    """Seat 3's hand over its line and back, what it moved settling meanwhile; the events once decided."""
+    out = []
+    for depth in (-120, 60, 90, 60, -120):
+        out += gestures.arms(t, [_arm_at(depth)]) + gestures.decide(t)
+        t = round(t + 0.1, 3)
+    for found in settles:
+        out += gestures.settled(found)
+    for _ in range(round((GAP_S + DECIDE_S + 0.3) / 0.1)):
+        out += gestures.arms(t, []) + gestures.decide(t)
+        t = round(t + 0.1, 3)
+    return out
+
+
+def test_a_push_that_uncovers_felt_where_the_cards_lay_is_a_bet_and_the_cards_are_tabled_later() -> None:
+    """A large push moves chips into the bet zone and leaves felt where the cards' edge lay (read as a card
+    gone): a bet, not a fold. The player still holds his cards, and tables them at the showdown."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    bet, stack = f"seat{SEAT}.bet", f"seat{SEAT}.stack"
+    pushed = _episode(gestures, 10.0, [_settle(10.35, stack, "card_out"), _settle(10.35, stack, "chips_out"),
+                                      replace(_settle(10.45, bet, "chips_in"), chips={500: 12})])
+    assert [e.kind for e in pushed if e.kind in ("BetMotion", "CardsMucked")] == ["BetMotion"]
+
+    shown = [replace(_settle(20.45, bet, "card_in"), face_up=True, card=card) for card in ("Kd", "Kc")]
+    tabled = _episode(gestures, 20.0, [_settle(20.35, stack, "card_out"), *shown])
+    assert [(e.kind, e.cards) for e in tabled if e.kind in ("CardsTabled", "CardsMucked")] == \
+        [("CardsTabled", ("Kd", "Kc"))]

@@ -137,7 +137,10 @@ class BetsAndTaps:
         window = found_during(state, ep, self.config)
         bet, stack = bet_zone(seat), stack_zone(seat)
         times = ep.motions()
-        cards_went = any((f.zone == stack and f.what == SettleKind.CARD_OUT)
+        chips_in = any(f.zone == bet and f.what == SettleKind.CHIPS_IN for f in window)
+        # Cards gone from beside the stack with chips come into the bet zone are a bet, not a fold: a large push
+        # uncovers felt where the cards' edge lay, and no one folds by putting chips forward.
+        cards_went = any((f.zone == stack and f.what == SettleKind.CARD_OUT and not chips_in)
                          or (f.zone == bet and f.what == SettleKind.CARD_IN) for f in window)
         shown = [f for f in window if f.zone == bet and f.what == SettleKind.CARD_IN and f.face_up]
         if cards_went and seat not in state.mucked:
