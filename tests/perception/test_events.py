@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablewatch.events import BetMotion, BoardCardDealt, CardBurned, Event, PotPushed
+from tablewatch.events import BetMotion, BoardCardDealt, CardBurned, CardsTabled, Event, PotPushed
 from tablewatch.sim.session import Simulation
 from tests.perception.conftest import Window, perception_for, run_window
 
@@ -120,3 +120,17 @@ def test_a_double_burn_is_two_burns_though_the_second_lands_before_the_first_hel
                                                                              labels=False))]
     burns = [e.ts for e in run_window(sim, frames) if isinstance(e, CardBurned)]
     assert burns == pytest.approx(truth, abs=0.25)
+
+
+@pytest.mark.parametrize("phase", [0, 1], ids=["even frames", "odd frames"])
+def test_two_cards_tabled_side_by_side_on_the_slant_are_both_read(shared_dir: Path, phase: int) -> None:
+    """A showdown at a corner seat: the two cards land turned 60°, one beside the other, and settle together as
+    a region one and a half cards large: each is read, not one crop between them."""
+    sim = Simulation.from_phh(shared_dir / "data/hands/high_stakes/ps_1000nl_.phh", 106, seed=0)
+    shown = [e for e in sim.events if isinstance(e, CardsTabled)][-1]
+    fps = 15.0
+    start = round((shown.ts - 1.5) * fps) + phase
+    frames = [(f.image, (start + i) / fps) for i, f in enumerate(sim.frames(fps=fps, start=start, stop=start + 45,
+                                                                             labels=False))]
+    tabled = [e for e in run_window(sim, frames) if isinstance(e, CardsTabled)]
+    assert [(e.seat, sorted(e.cards)) for e in tabled] == [(shown.seat, sorted(shown.cards))]

@@ -14,7 +14,8 @@ from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Settle
 
 CARD_AREA = CARD_W * CARD_H
-SEVERAL_CARDS = 1.5  # a face-up region this many cards' area is several cards side by side
+SEVERAL_CARDS = 1.3  # a face-up region this many cards' area is several cards side by side (a single card shows
+# 0.85-1.1; two tabled on the slant, one partly settled a frame later, 1.5)
 MATCH_SCORE = 0.3  # a face template's correlation with a card's crop above which it names the card
 FACE_SCORE = 0.45  # ... above which the card is face up, whatever its colours say
 CHIP_READ_MM = 15.0  # a chip top is read inside this radius (its rim blends with what lies beside it)
