@@ -131,13 +131,16 @@ def test_a_hand_resting_from_the_blind_into_the_deal_then_calls_a_bet_not_a_blin
     assert [(e.kind, e.seat) for e in later if e.kind in ("BetMotion", "ChipsMoved")] == [("BetMotion", SEAT)]
 
 
-def _dealer_reaches_from_pot_to_stack(gestures: Gestures, *, gathered: bool) -> list:
-    """The dealer's hand goes into the pot, chips leave the pot, the hand goes out to seat 3's stack and back."""
+def _dealer_reaches_from_pot_to_stack(gestures: Gestures, *, gathered: bool, dealt_since: bool = False) -> list:
+    """The dealer's hand goes into the pot, chips leave the pot, the hand goes out to seat 3's stack and back
+    (``dealt_since``: after the gather, a card is dealt: the next hand has begun)."""
     pot, stack = LAYOUT.polygon("pot").mean(axis=0), LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0)
     dealer = np.asarray(LAYOUT.dealer_position, float)
     if gathered:
         gestures.settled(Found(t=9.0, zone="pot", what="chips_in", chips={500: 4}, centre=tuple(pot)))
         gestures.decide(10.5)  # the gather is over: a PotGathered
+    if dealt_since:
+        gestures.settled(_settle(10.7, "seat4.stack", "card_in"))
     gestures.settled(Found(t=11.0, zone="pot", what="chips_out", chips={500: 4}, centre=tuple(pot)))
     path = [pot, pot, (pot + stack) / 2, stack * 0.9 + pot * 0.1, stack, stack * 0.6 + dealer * 0.4, dealer * 0.8]
     out = []
@@ -151,6 +154,13 @@ def test_a_pot_push_needs_chips_gathered_into_the_pot_first() -> None:
     assert [e.seat for e in _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=True)] == [SEAT]
     # the dealer tidying by an empty pot and reaching for a player's mucked cards pushes nothing
     assert _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=False) == []
+
+
+def test_a_pot_gathered_in_an_earlier_hand_is_not_pushed_in_the_next() -> None:
+    """The last hand's pot was pushed where the camera did not see it: once the next deal has begun, the dealer
+    reaching from the pot to a stack (taking a player's mucked cards) pushes nothing."""
+    gestures = Gestures(LAYOUT, table="T1")
+    assert _dealer_reaches_from_pot_to_stack(gestures, gathered=True, dealt_since=True) == []
 
 
 def test_after_a_push_a_bet_zone_holds_nothing_to_gather_until_chips_go_into_one_again() -> None:

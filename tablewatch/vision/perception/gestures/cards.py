@@ -113,7 +113,7 @@ class CardSettles:
 
     def _dealt(self, f: Found, seat: int) -> list[Event]:
         if not self.state.hand_open:
-            self.state.hand_open = True
+            self.state.hand_open, self.state.hand_opened_at = True, f.t
             self.dealt, self.board, self.dealt_at, self.dealt_where, self.taken = {}, set(), {}, {}, set()
             self.state.mucked = set()
         if self.dealt.get(seat, 0) >= 2 or self._same_card(f, seat):

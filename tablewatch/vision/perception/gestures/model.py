@@ -201,6 +201,7 @@ class TableState:
     # From the first card dealt until the board is swept away (the card settles) or the pot is pushed (the pot's
     # recogniser: a hand won before the flop has no board to sweep, and its next deal must open the next hand).
     hand_open: bool
+    hand_opened_at: float = -1e9  # when the hand in play opened: its first card dealt (card settles)
     open: dict[str, Episode] = field(default_factory=dict)  # actor → its arm's episode, while on the table (bets)
     closed: list[Episode] = field(default_factory=list)  # episodes ended, waiting to be decided (bets)
     found: list[Found] = field(default_factory=list)  # settles classified in the last ``findings_s`` (Gestures)
