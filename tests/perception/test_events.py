@@ -102,7 +102,19 @@ def test_no_event_is_stamped_before_the_horizon_given_a_frame_earlier(demo: Simu
 
 
 
-@pytest.mark.parametrize("phase", [0, 1], ids=["even frames", "odd frames"])
+CAMERA_FPS = 15.0  # a recording's rate: perception analyses every other frame (its interval is 0.09 s at least)
+PHASES = pytest.mark.parametrize("phase", [0, 1], ids=["even frames", "odd frames"])
+
+
+def _filmed(sim: Simulation, t0: float, t1: float, phase: int) -> list[tuple[np.ndarray, float]]:
+    """``sim`` from ``t0`` to ``t1`` at ``CAMERA_FPS``, starting ``phase`` frames later (which frames are analysed
+    then changes)."""
+    start, stop = round(t0 * CAMERA_FPS) + phase, round(t1 * CAMERA_FPS)
+    frames = sim.frames(fps=CAMERA_FPS, start=start, stop=stop, labels=False)
+    return [(f.image, (start + i) / CAMERA_FPS) for i, f in enumerate(frames)]
+
+
+@PHASES
 def test_a_double_burn_is_two_burns_though_the_second_lands_before_the_first_held_still_long(
         shared_dir: Path, phase: int) -> None:
     """Two cards pitched onto the burn pile 0.4 s apart (TDA-25), filmed at 15 frames/s and so analysed every
@@ -114,23 +126,16 @@ def test_a_double_burn_is_two_burns_though_the_second_lands_before_the_first_hel
     truth = [e.ts for e in sim.events if isinstance(e, CardBurned)][1:3]
     assert truth[1] - truth[0] == pytest.approx(0.4)
 
-    fps = 15.0
-    start, stop = round((truth[0] - 2.0) * fps) + phase, round((truth[1] + 1.5) * fps)
-    frames = [(f.image, (start + i) / fps) for i, f in enumerate(sim.frames(fps=fps, start=start, stop=stop,
-                                                                             labels=False))]
-    burns = [e.ts for e in run_window(sim, frames) if isinstance(e, CardBurned)]
-    assert burns == pytest.approx(truth, abs=0.25)
+    events = run_window(sim, _filmed(sim, truth[0] - 2.0, truth[1] + 1.5, phase))
+    assert [e.ts for e in events if isinstance(e, CardBurned)] == pytest.approx(truth, abs=0.25)
 
 
-@pytest.mark.parametrize("phase", [0, 1], ids=["even frames", "odd frames"])
+@PHASES
 def test_two_cards_tabled_side_by_side_on_the_slant_are_both_read(shared_dir: Path, phase: int) -> None:
     """A showdown at a corner seat: the two cards land turned 60°, one beside the other, and settle together as
     a region one and a half cards large: each is read, not one crop between them."""
     sim = Simulation.from_phh(shared_dir / "data/hands/high_stakes/ps_1000nl_.phh", 106, seed=0)
     shown = [e for e in sim.events if isinstance(e, CardsTabled)][-1]
-    fps = 15.0
-    start = round((shown.ts - 1.5) * fps) + phase
-    frames = [(f.image, (start + i) / fps) for i, f in enumerate(sim.frames(fps=fps, start=start, stop=start + 45,
-                                                                             labels=False))]
-    tabled = [e for e in run_window(sim, frames) if isinstance(e, CardsTabled)]
+    tabled = [e for e in run_window(sim, _filmed(sim, shown.ts - 1.5, shown.ts + 1.5, phase))
+              if isinstance(e, CardsTabled)]
     assert [(e.seat, sorted(e.cards)) for e in tabled] == [(shown.seat, sorted(shown.cards))]
