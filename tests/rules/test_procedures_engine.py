@@ -43,9 +43,9 @@ class Table:
         self.ts = 0.0
         self.found: list[Violation] = []
 
-    def ev(self, cls: type[Event], **fields: Any) -> list[Violation]:
+    def ev(self, cls: type[Event], *, source: str = "sim", **fields: Any) -> list[Violation]:
         self.ts += 1.0
-        out = self.rules.feed(cls(ts=self.ts, table="T1", source="sim", **fields))
+        out = self.rules.feed(cls(ts=self.ts, table="T1", source=source, **fields))
         self.found += out
         return out
 
@@ -56,10 +56,7 @@ class Table:
             self.ev(CardDealt, seat=seat, face_up=i in face_up)
 
     def chips(self, seat: int, amount: int, prior: int = 0, *, source: str = "sim") -> None:
-        self.ts += 1.0
-        self.found += self.rules.feed(BetMotion(ts=self.ts, table="T1", source=source,  # type: ignore[arg-type]
-                                                seat=seat, chips=_chips(amount),
-                                                prior=_chips(prior) if prior else Chips()))
+        self.ev(BetMotion, source=source, seat=seat, chips=_chips(amount), prior=_chips(prior) if prior else Chips())
 
     def limp_around(self) -> None:
         self.chips(1, 100)

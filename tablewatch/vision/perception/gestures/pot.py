@@ -25,8 +25,9 @@ class GathersAndPushes:
         self.layout, self.state, self.make, self.config = layout, state, make, config
         self.dealer_path: list[Sample] = []
         self.gather: list[float] = []  # when chips of the gather under way were seen leaving bets or reaching the pot
-        self.pot_filled = hand_in_progress  # chips were gathered into the pot since it was last pushed (or may be)
-        self.filled_at = -1e9  # when they were (a pot whose push went unseen is not the next hand's)
+        # when chips were last gathered into the pot, None when not since it was last pushed (starting in the
+        # middle of a hand, there may be some); a pot whose push went unseen is not the next hand's
+        self.filled_at: float | None = -1e9 if hand_in_progress else None
         self.pushed: dict[int, float] = {}  # seat → when a pot was last pushed to it
 
     # --- the dealer's hand ----------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ class GathersAndPushes:
 
     def _pushed(self, seat: int, t: float) -> list[Event]:
         self.pushed[seat] = t
-        self.pot_filled = False
+        self.filled_at = None
         self.state.hand_open = False  # the next card dealt opens the next hand
         self.state.chips_moved.append(seat)
         return [self.make(PotPushed, t, seat=seat)]
@@ -97,7 +98,7 @@ class GathersAndPushes:
     def _pot_emptied(self, t: float) -> bool:
         """Chips left the pot in the last ``pot_emptied_s``, and there were chips in it this hand (a hand tidying
         cards by the pot changes it too; a pot whose push went unseen was pushed before the next deal)."""
-        filled = self.pot_filled and self.filled_at >= self.state.hand_opened_at
+        filled = self.filled_at is not None and self.filled_at >= self.state.hand_opened_at
         return (filled or bool(self.gather)) and any(
             f.zone == "pot" and f.what == SettleKind.CHIPS_OUT and t - self.config.pot_emptied_s <= f.t <= t
             for f in self.state.found)
@@ -112,7 +113,7 @@ class GathersAndPushes:
         first = self.gather[0]
         in_pot = [s.t for s in self.dealer_path if s.zone == "pot" and first - cfg.gather_lead_s <= s.t <= last]
         gathered = self.make(PotGathered, max([self.gather[-1], *in_pot]))
-        self.gather, self.pot_filled, self.filled_at = [], True, gathered.ts
+        self.gather, self.filled_at = [], gathered.ts
         return [gathered]
 
     def horizon(self, t: float) -> list[float]:
