@@ -98,7 +98,7 @@ class SceneTracker:
         """``seats``: the occupied seats, when known (an arm is owned by one of them or the dealer);
         ``colours``: the cards' and chips' (without them, a hand carrying a card or resting by chips is taken
         as it shows)."""
-        self.plane, self.still_s = plane, still_s
+        self.plane = plane
         self.still_need = np.full(plane.felt.shape, still_s, np.float32)  # per pixel: still this long, it rests
         if "burn" in plane.zone_masks:
             self.still_need[plane.zone_masks["burn"]] = min(still_s, BURN_STILL_S)
