@@ -28,7 +28,7 @@ from pokerkit import (
 )
 
 from tablewatch.calibration.layout import TableLayout, load_layout
-from tablewatch.events import Event, HandEnded, HandStarted, Zone, bet_zone, stack_zone
+from tablewatch.events import Event, HandEnded, HandStarted, Zone, bet_zone, seat_actor, stack_zone
 from tablewatch.sim.chips import Mint, Pile, compose_stack
 from tablewatch.sim.hand import ActionTaken, HandDriver, InjectedViolation
 from tablewatch.sim.motions import Stage
@@ -190,7 +190,12 @@ def _prepare_stacks(plan: HandPlan, piles: dict[str, Pile], stage: Stage, scenar
         if pile.value() == stack:
             continue
         # A stack that changes between hands is a player leaving with his chips and another sitting down with his:
-        # the seat stands empty a moment (the readers see the whole stack go, not some of it go south).
+        # the seat stands empty a moment (the readers see the whole stack go, not some of it go south). Chips are
+        # carried by hand: the seat's arm is over the stack while they go and come (the first hand's are there).
+        if plan.hand_no > 1:
+            (x0, y0), (x1, y1) = stage.table.stack_column(seat, 0), stage.table.stack_column(seat, 5)
+            x, y = (x0 + x1) / 2, (y0 + y1) / 2
+            stage.reach(seat_actor(seat), [(t - 1.1, x, y), (t - 0.15, x, y)], z=5.0)
         stage.vanish(pile.chips, t=t - 0.9)
         pile.columns.clear()
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from tablewatch.events import (
     Zone,
     dump_events,
     load_events,
+    seat_actor,
+    stack_zone,
 )
 from tablewatch.sim.scenario import VIOLATION_TYPES
 from tablewatch.sim.scenarios import example
@@ -206,14 +209,23 @@ def test_a_phh_session_carries_the_stacks_from_hand_to_hand(shared_dir: Path) ->
     starts = [e for e in sim.events if isinstance(e, HandStarted)]
     carried = changed = 0
     final: dict[int, int] = {}
+    sat_down: list[tuple[float, int]] = []
     for start, history in zip(starts, sim.hands, strict=True):
         for seat, stack in zip(start.seats, start.stacks, strict=True):
             if seat in final:
                 carried += final[seat] == stack
                 changed += final[seat] != stack
+                if final[seat] != stack:
+                    sat_down.append((start.ts, seat))
         *_, end = history  # the hand replayed in pokerkit to its end
         final.update(zip(history.seats or [], end.stacks, strict=True))
     assert carried >= 4 * changed > 0
     reads = sim.rfid_reads(changes_only=True)
     emptied = {r.antenna for r in reads if r.uids == () and Zone.parse(r.antenna).is_stack and r.ts > starts[1].ts - 2}
     assert emptied  # a stack that changed went whole before the new one came
+    for ts, seat in sat_down:  # the chips are carried: the seat's hand is over the stack as they go and come
+        spot = sim.run.layout.polygon(stack_zone(seat)).mean(axis=0)
+        for t in (ts - 0.9, ts - 0.2):
+            hand = sim.run.world.arms[seat_actor(seat)].track.at(t)
+            assert hand is not None and math.dist((hand.x, hand.y), spot) < 150, (seat, t, hand)
+
