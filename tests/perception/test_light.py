@@ -1,6 +1,6 @@
 """The light meter: the markers' white paper brings a dim room, light falling off across the table and a camera's
 exposure back to a well-exposed camera's picture, a covered marker left out; perception in a dim room then sees what
-it sees in full light."""
+it sees in full light. A lamp's pool of light over the middle of the table is read off the felt and taken off."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from tablewatch.events import BoardCardDealt, CardBurned
+from tablewatch.sim.conditions import CameraLook, Conditions
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.felt_light import FeltLight
 from tablewatch.vision.perception.light import PAPER_WHITE, LightMeter
 from tablewatch.vision.perception.plane import TablePlane
-from tests.perception.conftest import Window, perception_for, run_window
+from tests.perception.conftest import FPS, Window, perception_for, run_window
 
 
 def plane_of(demo: Simulation, frames: list[tuple[np.ndarray, float]]) -> tuple[TablePlane, np.ndarray]:
@@ -65,3 +67,55 @@ def test_perception_in_a_dim_room_sees_the_burn_and_the_flop(demo: Simulation, w
     board = sorted((e for e in events if isinstance(e, BoardCardDealt)), key=lambda e: e.slot)
     assert len(burns) == 1 and burns[0].ts == pytest.approx(17.7, abs=0.4)
     assert [(e.slot, e.face_up) for e in board] == [(0, True), (1, True), (2, True)]
+
+
+def _lamp(flat: np.ndarray, strength: float) -> np.ndarray:
+    """A pendant lamp's light added over the middle of the picture (``strength`` of white at its centre), clipped
+    as a camera clips it."""
+    h, w = flat.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    pool = np.exp(-0.5 * ((xx - 0.55 * w) ** 2 + (yy - 0.45 * h) ** 2) / (0.25 * w) ** 2)
+    return np.clip(flat + 255.0 * strength * pool[..., None], 0, 255).astype(np.uint8)
+
+
+def felt_cells(plane: TablePlane, picture: np.ndarray) -> np.ndarray:
+    """The felt's mean grey in 40 px squares wholly on the felt, away from its edge."""
+    grey, felt = picture.mean(axis=2), plane.felt > 0
+    h, w = grey.shape
+    return np.array([grey[y:y + 40, x:x + 40].mean() for y in range(0, h - 40, 40) for x in range(0, w - 40, 40)
+                     if felt[y:y + 40, x:x + 40].all()])
+
+
+def test_a_lamp_s_pool_of_light_is_taken_off_the_felt_and_white_stays_white(demo: Simulation,
+                                                                           window: Window) -> None:
+    plane, flat = plane_of(demo, window(0.0, 1.0))
+    clean = FeltLight(plane).correct(LightMeter(plane).correct(flat, 0.0), 0.0)
+    lit = _lamp(flat, 0.5)
+    seen = LightMeter(plane).correct(lit, 0.0)
+    assert np.ptp(felt_cells(plane, seen)) > 3 * np.ptp(felt_cells(plane, clean))  # the pool shows on the felt
+    evened = FeltLight(plane).correct(seen, 0.0)
+    assert np.ptp(felt_cells(plane, evened)) < 1.5 * np.ptp(felt_cells(plane, clean)) + 6
+    # the felt brought well over a third of the way back: what the lamp adds by the rail too stays
+    assert abs(felt_level(plane, evened) - felt_level(plane, clean)) < 0.6 * abs(felt_level(plane, seen)
+                                                                                 - felt_level(plane, clean))
+    paper = lit.min(axis=2) >= 250  # clipped white under the lamp: white paper, however bright the lamp
+    assert paper.any() and evened[paper].min() >= PAPER_WHITE - 1
+
+
+def test_even_light_is_left_as_it_is(demo: Simulation, window: Window) -> None:
+    plane, flat = plane_of(demo, window(0.0, 1.0))
+    light = FeltLight(plane)
+    assert np.array_equal(light.correct(flat, 0.0), flat) and light.fields is None
+
+
+def test_perception_under_a_lamp_over_the_board_sees_the_burn_and_reads_the_flop(demo: Simulation,
+                                                                                 window: Window) -> None:
+    look = CameraLook(Conditions(hotspot=0.5), (1280, 720), fps=FPS)
+    lit = [(look.apply(frame), ts) for frame, ts in window(16.0, 19.8)]
+    events = run_window(demo, lit)
+    burns = [e for e in events if isinstance(e, CardBurned)]
+    board = sorted((e for e in events if isinstance(e, BoardCardDealt)), key=lambda e: e.slot)
+    truth = sorted((e for e in demo.events if isinstance(e, BoardCardDealt) and 16.0 <= e.ts < 19.8),
+                   key=lambda e: e.slot)
+    assert len(burns) == 1
+    assert [(e.slot, e.card) for e in board] == [(e.slot, e.card) for e in truth]

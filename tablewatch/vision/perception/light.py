@@ -8,6 +8,11 @@ plane fitted through them spreads that over the table (light falling off across 
 the gain that brings the paper under that light back to ``PAPER_WHITE``. A marker a hand or an arm covers reads
 darker than the others and is left out; with fewer than three in view one level serves the whole table, with none
 the last one stands.
+
+A lamp's hot spot or flare in the lens adds light rather than scaling it: the markers' black ink reads grey. That
+grey, over the ink's own ``INK_BLACK``, is taken off every pixel before the gain (spread over the table as the paper's
+level is), so the veil goes and the colours under it come back. Paper clipped white says only that the light is at
+least that bright: its gain is held at 1 or less, and a pixel clipped white at the camera is taken as white paper.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ COVERED = 0.75  # a marker whose paper reads under this share of the markers' me
 GAIN_LIMITS = (0.5, 4.0)  # beyond these the picture is past saving: clipped white, or noise
 SETTLE_S = 0.3  # the gain follows the light with this time constant (one frame's reading is noisy)
 FELT_SAMPLE = 7  # the felt's level is read off every 7th of its pixels (a median: plenty)
+INK_PERCENTILE = 5  # a marker's black ink: this percentile of the grey levels over it
+INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: above it is light added (a veil)
+CLIPPED = 250  # a grey level this bright was clipped at the camera (255 less its noise and compression)
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,7 @@ class LightMeter:
         self.felt_px = np.flatnonzero(plane.felt.ravel() > 0)[::FELT_SAMPLE]
         self.reading = Reading(np.zeros(0), 0.0)  # the last frame's
         self.coefficients: np.ndarray | None = None  # the paper's grey level = a + b·x + c·y over the plane
+        self.veil: np.ndarray | None = None  # light added over the picture = d + e·x + f·y (the ink's grey)
         self.t: float | None = None
 
     @property
@@ -71,18 +80,39 @@ class LightMeter:
         measured = self._measure(flat)
         if measured is not None:
             keep = 0.0 if self.coefficients is None or self.t is None else math.exp(-(ts - self.t) / SETTLE_S)
-            self.coefficients = measured if self.coefficients is None else (
-                keep * self.coefficients + (1 - keep) * measured)
+            paper, veil = measured
+            if self.coefficients is None or self.veil is None:
+                self.coefficients, self.veil = paper, veil
+            else:
+                self.coefficients = keep * self.coefficients + (1 - keep) * paper
+                self.veil = keep * self.veil + (1 - keep) * veil
             self.t = ts
-        if self.coefficients is None:
+        if self.coefficients is None or self.veil is None:
             return flat
         a, b, c = self.coefficients
-        gains = np.clip(PAPER_WHITE / np.maximum(a + b * self.xs + c * self.ys, 1.0), *GAIN_LIMITS)
-        return np.clip(flat * gains[..., None], 0, 255).astype(np.uint8)
+        if not self.veil.any():  # (the common case: nothing to take off)
+            gains = np.clip(PAPER_WHITE / np.maximum(a + b * self.xs + c * self.ys, 1.0), *GAIN_LIMITS)
+            return np.clip(flat * gains[..., None], 0, 255).astype(np.uint8)
+        d, e, f = self.veil
+        veil = np.maximum(d + e * self.xs + f * self.ys, 0.0)
+        gains = np.clip(PAPER_WHITE / np.maximum(a + b * self.xs + c * self.ys - veil, 1.0), *GAIN_LIMITS)
+        return _exposed(flat, veil[..., None], gains[..., None])
 
-    def _measure(self, flat: np.ndarray) -> np.ndarray | None:
-        """(a, b, c) of the paper's grey level as a plane through the uncovered markers; None when no marker
-        shows."""
+    def correct_at(self, picture: np.ndarray, at_px: tuple[int, int]) -> np.ndarray:
+        """A small picture taken at ``at_px`` of the plane (a card's crop from the camera's frame) as ``correct``
+        would show it, the light there held for the whole of it."""
+        if self.coefficients is None or self.veil is None:
+            return picture
+        width, height = self.xs.shape[1], self.xs.shape[0]
+        x, y = at_px[0] / width * 2 - 1, at_px[1] / height * 2 - 1
+        a, b, c = self.coefficients
+        d, e, f = self.veil
+        veil = max(d + e * x + f * y, 0.0)
+        return _exposed(picture, veil, float(np.clip(PAPER_WHITE / max(a + b * x + c * y - veil, 1.0), *GAIN_LIMITS)))
+
+    def _measure(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(a, b, c) of the paper's grey level and (d, e, f) of the veil's, each as a plane through the uncovered
+        markers; None when no marker shows."""
         grey = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
         papers = np.array([np.percentile(grey[box], PAPER_PERCENTILE) for box in self.boxes], float)
         level = float(np.median(papers)) if len(papers) else 0.0
@@ -91,8 +121,25 @@ class LightMeter:
         self.reading = Reading(papers[shown], felt)
         if level < 8:  # no marker, or no light at all: nothing to read the gain from
             return None
+        inks = np.array([np.percentile(grey[box], INK_PERCENTILE) for box in self.boxes], float)[shown]
+        veils = np.maximum(inks - INK_BLACK, 0.0)
+        # clipped paper is at least as bright as it reads: no more gain than 1 over what the veil leaves of it
+        papers = np.where(papers[shown] >= CLIPPED, np.maximum(papers[shown], veils + PAPER_WHITE), papers[shown])
+        return self._spread(papers, shown), self._spread(veils, shown)
+
+    def _spread(self, values: np.ndarray, shown: np.ndarray) -> np.ndarray:
+        """(a, b, c) of ``values`` at the markers shown as a plane a + b·x + c·y over the table (one level for all
+        with fewer than three)."""
         if shown.sum() < 3:
-            return np.array([float(np.median(papers[shown])), 0.0, 0.0])
+            return np.array([float(np.median(values)), 0.0, 0.0])
         design = np.column_stack([np.ones(int(shown.sum())), self.centres[shown]])
-        solution, *_ = np.linalg.lstsq(design, papers[shown], rcond=None)
+        solution, *_ = np.linalg.lstsq(design, values, rcond=None)
         return np.asarray(solution, float)
+
+
+def _exposed(picture: np.ndarray, veil: np.ndarray | float, gain: np.ndarray | float) -> np.ndarray:
+    """``picture`` with ``veil`` taken off and brought up by ``gain``; a pixel clipped white stays white paper,
+    however much brighter it was."""
+    out = (picture - veil) * gain
+    white = (picture.min(axis=2) >= CLIPPED)[..., None]
+    return np.clip(np.where(white, np.maximum(out, PAPER_WHITE), out), 0, 255).astype(np.uint8)

@@ -40,6 +40,7 @@ from tablewatch.events import ButtonSeen, Event
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.button import ButtonWatch
+from tablewatch.vision.perception.felt_light import FeltLight
 from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
 from tablewatch.vision.perception.light import LightMeter
@@ -192,6 +193,8 @@ class Perception:
         self.calibration = calibration
         self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
         self.light = LightMeter(self.plane)
+        self.felt_light = FeltLight(self.plane)
+        self.plane.lighting = self._lit
         self.hand_finder = (HandFinder(self.plane, actor_places(self.layout, self.seats), self.hand_detector)
                             if self.hand_detector is not None else None)
         self.view = None
@@ -240,7 +243,7 @@ class Perception:
             flat = self.plane.rectify(image, reduction=reduction)
         except ValueError as exc:
             raise PerceptionError(str(exc)) from exc
-        flat = self.light.correct(flat, ts)
+        flat = self.felt_light.correct(self.light.correct(flat, ts), ts)
         picture = self.picture.update(self.light.reading, ts)
         t1 = time.perf_counter()
         if self.view is None:
@@ -320,7 +323,15 @@ class Perception:
         if size not in self._hires_planes:
             self._hires_planes[size] = TablePlane(scaled_calibration(self.plane.calibration, size), self.layout,
                                                   px_per_mm=0.05)  # only its crop() is used
+            self._hires_planes[size].lighting = self._lit
         return hires, self._hires_planes[size]
+
+    def _lit(self, crop: np.ndarray, centre_mm: tuple[float, float]) -> np.ndarray:
+        """A crop of the camera's frame corrected as the plane is for the light where it was taken (a card's
+        index read under a lamp's pool of light as under even light)."""
+        assert self.plane is not None
+        x, y = (int(v) for v in self.plane.to_px(np.asarray(centre_mm, float)))
+        return self.felt_light.correct_at(self.light.correct_at(crop, (x, y)), (x, y))
 
     def report_timing(self) -> dict[str, float]:
         n = max(1, int(self.timing["frames"]))

@@ -10,6 +10,8 @@ A frame may come reduced by 2, 4 or 8 (a 4K camera's JPEG decoded straight to a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -39,6 +41,8 @@ class TablePlane:
         self.felt = self.mask(layout.polygon("felt"))
         self.zone_masks = {name: self.mask(layout.polygon(name)) for name in layout.zone_names()}
         self.lines = self._static_marks()
+        # what ``crop`` does to a crop of the camera's frame for the light where it was taken (``Perception``)
+        self.lighting: Callable[[np.ndarray, tuple[float, float]], np.ndarray] | None = None
 
     def _build_maps(self, reduction: int) -> tuple[np.ndarray, np.ndarray]:
         w, h = self.size
@@ -109,4 +113,5 @@ class TablePlane:
         x = centre_mm[0] + (u * np.cos(a) - v * np.sin(a)) / px_per_mm
         y = centre_mm[1] + (u * np.sin(a) + v * np.cos(a)) / px_per_mm
         px = self.calibration.mm_to_px(np.stack([x.ravel(), y.ravel()], axis=1)).astype(np.float32)
-        return cv2.remap(frame, px[:, 0].reshape(h, w), px[:, 1].reshape(h, w), cv2.INTER_LINEAR)
+        crop = cv2.remap(frame, px[:, 0].reshape(h, w), px[:, 1].reshape(h, w), cv2.INTER_LINEAR)
+        return crop if self.lighting is None else self.lighting(crop, centre_mm)
