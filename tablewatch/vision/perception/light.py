@@ -114,15 +114,16 @@ class LightMeter:
         """(a, b, c) of the paper's grey level and (d, e, f) of the veil's, each as a plane through the uncovered
         markers; None when no marker shows."""
         grey = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
-        papers = np.array([np.percentile(grey[box], PAPER_PERCENTILE) for box in self.boxes], float)
+        levels = np.array([np.percentile(grey[box], (INK_PERCENTILE, PAPER_PERCENTILE)) for box in self.boxes],
+                          float).reshape(-1, 2)  # each marker's ink and paper
+        papers = levels[:, 1]
         level = float(np.median(papers)) if len(papers) else 0.0
         shown = papers >= COVERED * level
         felt = float(np.median(flat.reshape(-1, 3)[self.felt_px].max(axis=1))) if len(self.felt_px) else 0.0
         self.reading = Reading(papers[shown], felt)
         if level < 8:  # no marker, or no light at all: nothing to read the gain from
             return None
-        inks = np.array([np.percentile(grey[box], INK_PERCENTILE) for box in self.boxes], float)[shown]
-        veils = np.maximum(inks - INK_BLACK, 0.0)
+        veils = np.maximum(levels[shown, 0] - INK_BLACK, 0.0)
         # clipped paper is at least as bright as it reads: no more gain than 1 over what the veil leaves of it
         papers = np.where(papers[shown] >= CLIPPED, np.maximum(papers[shown], veils + PAPER_WHITE), papers[shown])
         return self._spread(papers, shown), self._spread(veils, shown)
