@@ -89,13 +89,9 @@ class LightMeter:
             self.t = ts
         if self.coefficients is None or self.veil is None:
             return flat
-        a, b, c = self.coefficients
-        if not self.veil.any():  # (the common case: nothing to take off)
-            gains = np.clip(PAPER_WHITE / np.maximum(a + b * self.xs + c * self.ys, 1.0), *GAIN_LIMITS)
+        veil, gains = self._light_at(self.xs, self.ys)
+        if not self.veil.any():  # (the common case: nothing to take off, and nothing clipped to keep white)
             return np.clip(flat * gains[..., None], 0, 255).astype(np.uint8)
-        d, e, f = self.veil
-        veil = np.maximum(d + e * self.xs + f * self.ys, 0.0)
-        gains = np.clip(PAPER_WHITE / np.maximum(a + b * self.xs + c * self.ys - veil, 1.0), *GAIN_LIMITS)
         return _exposed(flat, veil[..., None], gains[..., None])
 
     def correct_at(self, picture: np.ndarray, at_px: tuple[int, int]) -> np.ndarray:
@@ -104,11 +100,16 @@ class LightMeter:
         if self.coefficients is None or self.veil is None:
             return picture
         width, height = self.xs.shape[1], self.xs.shape[0]
-        x, y = at_px[0] / width * 2 - 1, at_px[1] / height * 2 - 1
+        veil, gain = self._light_at(np.float32(at_px[0] / width * 2 - 1), np.float32(at_px[1] / height * 2 - 1))
+        return _exposed(picture, float(veil), float(gain))
+
+    def _light_at(self, x: np.ndarray | np.floating, y: np.ndarray | np.floating) -> tuple[np.ndarray, np.ndarray]:
+        """The veil and the gain at plane positions ``x``, ``y`` (-1 … 1 across the plane)."""
+        assert self.coefficients is not None and self.veil is not None
         a, b, c = self.coefficients
         d, e, f = self.veil
-        veil = max(d + e * x + f * y, 0.0)
-        return _exposed(picture, veil, float(np.clip(PAPER_WHITE / max(a + b * x + c * y - veil, 1.0), *GAIN_LIMITS)))
+        veil = np.maximum(d + e * x + f * y, 0.0)
+        return veil, np.clip(PAPER_WHITE / np.maximum(a + b * x + c * y - veil, 1.0), *GAIN_LIMITS)
 
     def _measure(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(a, b, c) of the paper's grey level and (d, e, f) of the veil's, each as a plane through the uncovered
