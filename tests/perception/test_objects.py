@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 
 from tablewatch.bench.perception_evaluate import ObjectScore, score_detector, score_objects
+from tablewatch.bench.scenarios import DEMO_HANDS
+from tablewatch.bench.through_run import recorded_session
+from tablewatch.events import HandInZone, HandStarted
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.scene import SceneTracker
 from tablewatch.vision.table_objects import TableObjectDetector
@@ -163,3 +166,45 @@ def test_a_hand_resting_over_its_stack_stays_a_hand_and_leaves_no_imprint(felt: 
     assert sum(s.hands_found for s in resting) == sum(s.hands_true for s in resting)
     after = [s for t, s in frames if t >= 86.0]  # (the dealer's fast hand is at times 80+ mm from where seen)
     assert sum(s.hands_false for s in after) <= 1
+
+
+def test_the_chips_a_player_sits_down_with_are_no_arm_once_his_arm_has_gone() -> None:
+    """Seat 1 sits down before the session's second hand: his arm lies over his stack's place while his chips go
+    down, and leaves as the hand starts. What it left by the felt's edge lies still and was no arm in the frame
+    before it was seen: chips, not an arm of his neighbour's lying still (every arm comes into view moving)."""
+    sim, _ = recorded_session(DEMO_HANDS, hands=2, first=1, seed=1)
+    start = [e.ts for e in sim.events if isinstance(e, HandStarted)][1]
+    perception = perception_for(sim, hand_in_progress=True)
+    events, arms = [], []
+    for frame, t in rendered(sim, round(start) - 3.5, round(start) + 2.0):
+        events += perception.process(frame, t)
+        if perception.analysed is not None and perception.analysed[0] == t:
+            arms.append((t, {arm.actor for arm in perception.analysed[2]}))
+    assert any("seat1" in actors for t, actors in arms if start - 1.0 <= t <= start - 0.1)  # his arm over the stack
+    assert all(actors <= {"seat3", "seat5", "dealer"} for t, actors in arms if t >= start + 0.3)  # 3 and 5 post
+    assert not [e for e in events if isinstance(e, HandInZone) and e.actor in ("seat1", "seat2")]
+
+
+@pytest.mark.parametrize(("apart_mm", "settles"), [(40.0, 1), (None, 0)])
+def test_small_pieces_of_a_zones_change_are_one_settle_only_side_by_side(demo: Simulation, apart_mm: float | None,
+                                                                          settles: int) -> None:
+    """Pieces too small to be a settle alone add up to one when they lie together: the strips a card sticks out by
+    beyond the one beneath. Two slivers at the two ends of the pot (an arm's edge left them) are noise."""
+    perception = perception_for(demo)
+    perception.run(rendered(demo, 0.0, 0.5))  # (the camera calibrates from the first frames)
+    plane = perception.plane
+    assert plane is not None
+    table = plane.rectify(demo.renderer().render(0.0, labels=False).image)
+    ys, xs = np.nonzero(plane.zone_masks["pot"])
+    w, h, y = round(30 * plane.scale), round(8 * plane.scale), int(np.median(ys))
+    left = int(xs.min()) + w
+    right = left + round(apart_mm * plane.scale) if apart_mm is not None else int(xs.max()) - 2 * w
+    scene = SceneTracker(plane)
+    found = []
+    for i in range(20):
+        frame = table.copy()
+        if i >= 12:
+            for x in (left, right):
+                cv2.rectangle(frame, (x, y), (x + w, y + h), (30, 30, 30), -1)
+        found += [s for s in scene.update(frame, i / FPS)[1] if s.zone == "pot"]
+    assert len(found) == settles

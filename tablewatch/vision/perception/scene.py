@@ -34,6 +34,7 @@ ARM_MIN_MM2 = 9000.0  # an arm seen from above is at least ~95 mm wide and reach
 SETTLE_MIN_MM2 = 500.0  # a third of a chip's top: smaller changes are noise
 SETTLE_PIECE_MM2 = 100.0  # smaller pieces of a zone's change are noise; larger ones may add up to a settle
 SETTLE_PIECES_MIN_MM2 = 400.0  # ... of this much: two strips a card sticks out by beyond the one beneath
+PIECES_SPAN_MM = 100.0  # ... lying this near the largest of them (a card is 88 mm long)
 ARM_GUARD_PX = 5  # pixels this close to an arm are not absorbed (blur and shadow around it)
 EDGE_MM = 70.0  # the felt's outer band: every arm crosses it
 ROOT_MAX_MM = 470.0  # an arm shows within this of its owner's place (the felt's edge is 270-370 mm from it)
@@ -235,6 +236,13 @@ class SceneTracker:
         either: np.ndarray = np.logical_or(back, face)
         return either
 
+    def _uncovered(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray) -> bool:
+        """A region by the felt's edge that lies still and was no arm in the last frame: what an arm left there as
+        it went (a stack a player sat down with), not an arm; every arm comes into view moving."""
+        x, y = at
+        h, w = comp.shape
+        return moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING and self._previous_owner(comp, at) is None
+
     def _imprint(self, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> bool:
         """A region (on the half-resolution mask) that mostly shows the table as first seen: no arm, but the
         imprint of one the reference took in while it was made (an arm resting then)."""
@@ -293,6 +301,8 @@ class SceneTracker:
             pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)
             out = comp & self.outside_small[y:y + h, x:x + w]
             if area * 4 >= self.arm_min_px and out.sum() >= 0.02 * area:
+                if not warming and self._uncovered(comp, (x, y), moving):
+                    continue
                 actor = self._owner(comp, (x, y), pts)
                 if actor is not None:
                     parts.append((self._uncarried(pts, comp, (x, y), cur), k, actor, int(area)))
@@ -379,7 +389,7 @@ class SceneTracker:
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((5, 5), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
         out: list[Settle] = []
-        pieces: dict[str, list[tuple[int, int]]] = {}
+        pieces: dict[str, list[tuple[int, int, np.ndarray]]] = {}  # zone -> label, area, centre (mm)
         for k in range(1, n):
             x, y, w, h, _ = stats[k]
             area = int(((labels[y:y + h, x:x + w] == k) & changed[y:y + h, x:x + w]).sum())
@@ -387,10 +397,11 @@ class SceneTracker:
                 out.append(self._settle(t, labels, [k], stats, changed, cur))
             elif area >= self.settle_piece_px:
                 centre = self.plane.to_mm(np.array([x + w / 2, y + h / 2]))
-                pieces.setdefault(self.plane.layout.zone_at(*centre), []).append((k, area))
+                pieces.setdefault(self.plane.layout.zone_at(*centre), []).append((k, area, centre))
         for zone_pieces in pieces.values():
-            if len(zone_pieces) > 1 and sum(a for _, a in zone_pieces) >= self.settle_pieces_min_px:
-                out.append(self._settle(t, labels, [k for k, _ in zone_pieces], stats, changed, cur))
+            together = _near_the_largest(zone_pieces)
+            if len(together) > 1 and sum(a for _, a, _ in together) >= self.settle_pieces_min_px:
+                out.append(self._settle(t, labels, [k for k, _, _ in together], stats, changed, cur))
         return out
 
     def _settle(self, t: float, labels: np.ndarray, ks: list[int], stats: np.ndarray, changed: np.ndarray,
@@ -414,6 +425,13 @@ def actor_places(layout: TableLayout, seats: Iterable[int] | None = None) -> dic
     places = {seat_actor(s.number): np.array(s.player, float) for s in layout.seats if s.number in taken}
     places["dealer"] = np.array(layout.dealer_position, float)
     return places
+
+
+def _near_the_largest(pieces: list[tuple[int, int, np.ndarray]]) -> list[tuple[int, int, np.ndarray]]:
+    """The pieces of a zone's change that may be one thing: those near the largest (slivers an arm's edge left
+    far apart in a large zone are not a card's strips)."""
+    largest = max(pieces, key=lambda p: p[1])[2]
+    return [p for p in pieces if float(np.hypot(*(p[2] - largest))) <= PIECES_SPAN_MM]
 
 
 def _full_window(comp: np.ndarray, at: tuple[int, int]) -> tuple[slice, slice]:
