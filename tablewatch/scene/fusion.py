@@ -51,6 +51,7 @@ from tablewatch.events import (
     ChipsMoved,
     ChipsPulledBack,
     Event,
+    HandInZone,
     PotPushed,
     Severity,
     StackObscured,
@@ -91,6 +92,7 @@ class _Pending:
     camera: ChipAction | None = None
     parts: list[ChipAction] = field(default_factory=list)  # the RFID moves, translated into the action, as read
     instead_of_muck: bool = False  # RFID's bet of a seat the camera saw muck meanwhile: the bet stands, not the fold
+    hand: HandInZone | None = None  # the camera's hand going into the seat's bet zone for this motion
 
     @property
     def rfid(self) -> ChipAction | None:
@@ -136,6 +138,10 @@ class SceneFusion:
     button_wait: float = 1.5
     _chipless_pushes: list[PotPushed] = field(default_factory=list)
     _button: tuple[int | None, float] = (None, -1e9)  # the seat the button was last seen at, and when
+    # With readers, the camera's hand going into its own bet zone waits for the motion it began: a motion that
+    # moved no chips is a tap (``_merge``), and a tap's hand over the line was no hand in a bet.
+    _hands: dict[int, HandInZone] = field(default_factory=dict)
+    hand_wait: float = 10.0  # the longest a hand waits (a motion's report follows it by its motions' length)
 
     def _prior(self, move: ChipsMoved) -> Chips:
         """The chips in the move's betting zone before it (what a camera reports as a bet's ``prior``), kept
@@ -152,6 +158,13 @@ class SceneFusion:
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
         out = self.flush(event.ts)
+        if isinstance(event, HandInZone) and self._begins_motion(event):
+            assert event.seat is not None
+            earlier = self._hands.pop(event.seat, None)  # (each hand is followed by its motion: never so far)
+            self._hands[event.seat] = event
+            return [*out, earlier] if earlier is not None else out
+        if isinstance(event, ChipsMoved) and event.source != "rfid" and event.seat in self._hands:
+            return [*out, self._hands.pop(event.seat), event]  # a blind or an ante the camera saw posted
         if isinstance(event, ChipsMoved):
             prior = self._prior(event)
             translated = rfid_move_as_event(event)
@@ -211,6 +224,9 @@ class SceneFusion:
         # (a lone report may take its twin at another seat off the list meanwhile)
         released = [self._merge(self._pending.pop(key), key) for key in ready if key in self._pending]
         mucks, self._mucks = _waited(self._mucks, now, self.window)
+        hands, kept = _waited(list(self._hands.values()), now, self.hand_wait)
+        self._hands = {hand.seat: hand for hand in kept if hand.seat is not None}
+        released.append(hands)
         pushes, self._chipless_pushes = _waited(self._chipless_pushes, now, self.button_wait)
         released += [mucks, pushes]
         if now is None:
@@ -243,6 +259,11 @@ class SceneFusion:
         self._chipless_pushes = [p for p in self._chipless_pushes if p.seat not in (left, event.seat)]
         self._button = (event.seat, event.ts)
 
+    def _begins_motion(self, hand: HandInZone) -> bool:
+        """The camera's hand going into its own seat's bet zone, at a table whose readers may show the motion a tap."""
+        return (hand.source != "rfid" and self.expect_rfid and self.expect_camera and hand.seat is not None
+                and hand.zone == bet_zone(hand.seat))
+
     def _may_be_tap(self, camera: ChipAction | None) -> bool:
         """A camera bet with no chips seen: a tap unless RFID reads the chips it carried."""
         return isinstance(camera, BetMotion) and not camera.chips.count and self.expect_rfid
@@ -264,6 +285,8 @@ class SceneFusion:
             if not pending.parts:
                 pending.parts += self._claim_unpaired(key, since=_motion_start(event) - self.lookback)
             pending.camera = event
+            if isinstance(event, BetMotion):
+                pending.hand = self._hands.pop(event.seat, None)
         twin_expected = self.expect_camera if from_rfid else self.expect_rfid
         rfid = pending.rfid
         if not twin_expected or (pending.camera and rfid and _complete(pending.camera, rfid, pending.parts)):
@@ -276,6 +299,13 @@ class SceneFusion:
     def _merge(self, pending: _Pending, key: tuple[str, int]) -> list[Event]:
         if pending.camera is None or pending.rfid is None:
             pending = self._twin_at_another_seat(pending, key)
+        decided = self._decided(pending, key)
+        if pending.hand is None or any(isinstance(e, Tap) for e in decided):
+            return decided
+        return [pending.hand, *decided]
+
+    def _decided(self, pending: _Pending, key: tuple[str, int]) -> list[Event]:
+        """What a pair of reports (or a lone one) stands for."""
         camera, rfid = pending.camera, pending.rfid
         if camera is None:
             if isinstance(rfid, PotPushed) and rfid.seat is not None:
@@ -355,15 +385,16 @@ class SceneFusion:
             found = moves[0]
             parts = (self._pending.pop(found).parts if found in self._pending
                      else [m for m in self._unpaired.pop(found) if self._near(pending.camera, m)])
-            return _Pending(pending.first_ts, dataclasses.replace(pending.camera, seat=parts[0].seat), parts)
+            return _Pending(pending.first_ts, dataclasses.replace(pending.camera, seat=parts[0].seat), parts,
+                            hand=pending.hand)
         move = pending.parts[0]  # the RFID's lone move: one camera report at another seat meanwhile
         cameras = [k for k, p in self._pending.items() if k[0] == kind and p.camera is not None
                    and not p.parts and self._near(p.camera, move)]
         camera = self._pending[cameras[0]].camera if len(cameras) == 1 else None
         if camera is None or self._lone_moves_near(camera, kind):
             return pending
-        del self._pending[cameras[0]]
-        return _Pending(pending.first_ts, dataclasses.replace(camera, seat=move.seat), pending.parts)
+        hand = self._pending.pop(cameras[0]).hand
+        return _Pending(pending.first_ts, dataclasses.replace(camera, seat=move.seat), pending.parts, hand=hand)
 
     def _lone_moves_near(self, camera: ChipAction, kind: str) -> list[tuple[str, int]]:
         """The keys of the RFID moves of this kind, waiting or unpaired, read around the camera's motion."""

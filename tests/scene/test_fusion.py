@@ -17,6 +17,7 @@ from tablewatch.events import (
     ChipsMoved,
     ChipsPulledBack,
     Event,
+    HandInZone,
     PotPushed,
     RfidInventory,
     Severity,
@@ -272,6 +273,24 @@ def test_a_motion_that_left_no_chips_anywhere_is_a_tap() -> None:
     assert fusion.flush(5.4) == []  # RFID sweeps every 0.5 s: a full sweep is awaited before calling it a tap
     out = fusion.flush(5.8)
     assert [(e.kind, e.seat) for e in out] == [("Tap", 3)]
+
+
+def test_the_hand_of_a_motion_read_as_a_tap_is_withdrawn_and_a_bets_hand_goes_out_with_the_bet() -> None:
+    """The camera reports a hand going into the seat's bet zone with each motion. A motion that moved no chips is a
+    tap, a check: its hand over the line was no hand in a bet, and goes nowhere. A bet's hand goes out before it."""
+    def hand(ts: float) -> HandInZone:
+        return HandInZone(ts=ts, table="T1", source="vision", seat=3, actor="seat3", zone="seat3.bet")
+
+    fusion = SceneFusion()
+    assert fusion.feed(hand(4.8)) == []
+    assert fusion.feed(camera_bet(5.0, {})) == []
+    assert [e.kind for e in fusion.flush(5.8)] == ["Tap"]
+    assert fusion.feed(hand(9.8)) == []
+    fusion.feed(camera_bet(10.0, {}))
+    out = fusion.feed(rfid_move(10.3, "seat3.stack", "seat3.bet", {500: 2})) + fusion.flush(10.8)
+    assert [(e.kind, e.ts) for e in out] == [("ChipsMoved", 10.3), ("HandInZone", 9.8), ("BetMotion", 10.0)]
+    other = HandInZone(ts=20.0, table="T1", source="vision", seat=3, actor="seat3", zone="seat4.stack")
+    assert fusion.feed(other) == [other]  # a hand in another seat's place is no motion of this seat's
 
 
 def test_a_reach_that_took_chips_off_the_stack_to_nowhere_is_no_tap() -> None:
