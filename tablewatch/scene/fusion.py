@@ -160,7 +160,7 @@ class SceneFusion:
         out = self.flush(event.ts)
         if isinstance(event, HandInZone) and self._begins_motion(event):
             assert event.seat is not None
-            earlier = self._hands.pop(event.seat, None)  # (each hand is followed by its motion: never so far)
+            earlier = self._hands.pop(event.seat, None)  # a hand no motion followed goes out as it came
             self._hands[event.seat] = event
             return [*out, earlier] if earlier is not None else out
         if isinstance(event, ChipsMoved) and event.source != "rfid" and event.seat in self._hands:
