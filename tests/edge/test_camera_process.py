@@ -25,7 +25,7 @@ from tablewatch.events import CardDealt, DeviceStatus, Event, load_events
 from tablewatch.sim.session import Simulation
 from tablewatch.table.config import CameraConfig, RunConfig
 from tablewatch.table.run import run_table
-from tests.support.demo_camera import DEMO, FPS, SECONDS, render_demo_camera
+from tests.support.demo_camera import DEMO, FPS, SECONDS, render_demo_camera, run_until_the_cameras_end
 from tests.support.mjpeg_server import FPS as FPS_STREAM
 from tests.support.mjpeg_server import MjpegServer
 from tests.support.wait import wait_until
@@ -69,14 +69,13 @@ def video_and_profile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
 
 @pytest.mark.slow
 def test_a_camera_in_its_own_process_gives_the_table_the_same_vision_events(
-        video_and_profile: tuple[Path, Path], tmp_path: Path) -> None:
+        video_and_profile: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     video, profile = video_and_profile
     config = RunConfig(table="T01", out=tmp_path / "out", cameras=[
         {"source": str(video), "profile": profile, "deck": "anglo_poker", "own_process": True,
          "shared_memory_mb": 64}])
     with (tmp_path / "console.txt").open("w") as screen:
-        pipeline = run_table(config, console=Console(file=screen, width=400), duration=SECONDS + 6.0,
-                             status_every=1.0)
+        pipeline = run_until_the_cameras_end(config, console=Console(file=screen, width=400), monkeypatch=monkeypatch)
 
     camera = next(s for s in pipeline.sources if isinstance(s, CameraProcess))
     assert camera.frames == round(SECONDS * FPS) and camera.error == "" and camera.restarts == 0

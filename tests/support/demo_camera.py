@@ -1,14 +1,25 @@
 """The demo's blinds and deal as a calibrated camera sees them: the simulator's video (``tablewatch sim render``)
-and the table profile calibrated from it (``tablewatch calibrate``), for the tests that run a table on a camera."""
+and the table profile calibrated from it (``tablewatch calibrate``), for the tests that run a table on a camera;
+and such a table run until its cameras have played their videos out."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from tablewatch.calibration.cli import calibrate
 from tablewatch.sim.cli import sim
+from tablewatch.table import run as table_run
+from tablewatch.table.config import RunConfig
+from tablewatch.table.pipeline import TablePipeline
+from tablewatch.table.run import run_table
+from tablewatch.table.sources import CameraFeed
 
 DEMO = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
 FPS = 15
@@ -26,3 +37,30 @@ def render_demo_camera(folder: Path) -> tuple[Path, Path]:
                                                 "--table", "T01", "--frames", "5", "--sim-chips"])
     assert calibrated.exit_code == 0, calibrated.output
     return video, profile
+
+
+def run_until_the_cameras_end(config: RunConfig, *, console: Console, monkeypatch: pytest.MonkeyPatch,
+                              deadline_s: float = 120.0) -> TablePipeline:
+    """``run_table`` until every camera has played its video out and sent what it showed, however long a busy
+    machine takes to start a camera (its process, its model) and read it; at most ``deadline_s``."""
+    built: list[TablePipeline] = []
+
+    class Watched(TablePipeline):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(table_run, "TablePipeline", Watched)
+    stop = threading.Event()
+
+    def cameras_ended() -> bool:
+        return bool(built) and all(s.finished for s in built[0].sources if isinstance(s, CameraFeed))
+
+    def watch() -> None:
+        deadline = time.monotonic() + deadline_s
+        while not cameras_ended() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        stop.set()
+
+    threading.Thread(target=watch, name="cameras-ended", daemon=True).start()
+    return run_table(config, console=console, duration=deadline_s, stop=stop, status_every=1.0)

@@ -23,7 +23,7 @@ from tablewatch.table.config import CameraConfig, RunConfig
 from tablewatch.table.run import run_table
 from tablewatch.table.sources import CameraSource, camera_perception
 from tablewatch.vision.sources import VideoFileSource
-from tests.support.demo_camera import DEMO, FPS, SECONDS, render_demo_camera
+from tests.support.demo_camera import DEMO, FPS, SECONDS, render_demo_camera, run_until_the_cameras_end
 from tests.vision.test_sources import corrupt_frame
 
 pytestmark = pytest.mark.slow
@@ -35,13 +35,13 @@ def video_and_profile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     return render_demo_camera(tmp_path_factory.mktemp("camera"))
 
 
-def test_a_calibrated_camera_feeds_vision_events_into_the_table(video_and_profile: tuple[Path, Path],
-                                                                tmp_path: Path) -> None:
+def test_a_calibrated_camera_feeds_vision_events_into_the_table(
+        video_and_profile: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     video, profile = video_and_profile
     config = RunConfig(table="T01", out=tmp_path / "out",
                        cameras=[{"source": str(video), "profile": profile, "deck": "anglo_poker"}])
     with (tmp_path / "console.txt").open("w") as screen:
-        pipeline = run_table(config, console=Console(file=screen), duration=SECONDS + 6.0, status_every=1.0)
+        pipeline = run_until_the_cameras_end(config, console=Console(file=screen), monkeypatch=monkeypatch)
 
     logged = load_events((tmp_path / "out" / "events.jsonl").read_text())
     frame = [e for e in logged if isinstance(e, HandStarted | HandEnded)]  # the hand the table found from the deal
@@ -62,7 +62,7 @@ def test_a_calibrated_camera_feeds_vision_events_into_the_table(video_and_profil
 
 
 def test_a_motion_jpeg_camera_with_a_corrupt_frame_goes_on(video_and_profile: tuple[Path, Path],
-                                                           tmp_path: Path) -> None:
+                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The same video as a Motion-JPEG file, as a USB camera sends it: its frames reach perception and the
     # evidence ring compressed; one whose JPEG data is broken is skipped, counted, and shown in the status.
     video, profile = video_and_profile
@@ -75,7 +75,7 @@ def test_a_motion_jpeg_camera_with_a_corrupt_frame_goes_on(video_and_profile: tu
     config = RunConfig(table="T01", out=tmp_path / "out",
                        cameras=[{"source": str(mjpg), "profile": profile, "deck": "anglo_poker"}])
     with (tmp_path / "console.txt").open("w") as screen:
-        pipeline = run_table(config, console=Console(file=screen), duration=SECONDS + 6.0, status_every=1.0)
+        pipeline = run_until_the_cameras_end(config, console=Console(file=screen), monkeypatch=monkeypatch)
 
     camera = next(s for s in pipeline.sources if isinstance(s, CameraSource))
     assert VideoFileSource(mjpg).compressed and camera.bad_frames == 1 and camera.error == ""
