@@ -78,6 +78,7 @@ class CameraProcess(CameraFeed):
         self._down_since: float | None = None  # on the table's clock, from its process's death to its next frame
         self.ring: SharedFrames | None = None
         self._emit: Emit | None = None
+        self._never_ran = False  # no shared memory for its frames: started, and done at once
         self._stop = threading.Event()
         self._orders: Connection | None = None  # to the running camera process: "stop"
         self._thread: threading.Thread | None = None
@@ -95,9 +96,8 @@ class CameraProcess(CameraFeed):
 
     @property
     def finished(self) -> bool:
-        if self.ring is None:  # no shared memory: the camera never ran
-            return self._emit is not None
-        return self._thread is not None and not self._thread.is_alive()
+        # (not while it starts: between the two, it has neither its memory nor its thread yet)
+        return self._never_ran or (self._thread is not None and not self._thread.is_alive())
 
     def start(self, emit: Emit) -> None:
         self._emit = emit
@@ -105,6 +105,7 @@ class CameraProcess(CameraFeed):
             self.ring = SharedFrames.create(self.config.shared_memory_mb)
         except OSError as exc:  # the table goes on without this camera, and says why
             self.error = f"no shared memory for its frames: {exc}"
+            self._never_ran = True
             log.error("%s: %s", self.name, self.error)
             self._announce(online=False, detail=self.error)
             return

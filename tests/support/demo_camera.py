@@ -53,8 +53,9 @@ def run_until_the_cameras_end(config: RunConfig, *, console: Console, monkeypatc
     monkeypatch.setattr(table_run, "TablePipeline", Watched)
     stop = threading.Event()
 
-    def cameras_ended() -> bool:
-        return bool(built) and all(s.finished for s in built[0].sources if isinstance(s, CameraFeed))
+    def cameras_ended() -> bool:  # (the pipeline gets its sources once built: none yet is no end)
+        cameras = [s for s in built[0].sources if isinstance(s, CameraFeed)] if built else []
+        return bool(cameras) and all(camera.finished for camera in cameras)
 
     def watch() -> None:
         deadline = time.monotonic() + deadline_s
