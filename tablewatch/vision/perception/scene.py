@@ -177,7 +177,7 @@ class SceneTracker:
         fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
         fg_clean = cv2.morphologyEx(fg.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         self.fg = fg_clean > 0
-        return self._arms(fg_clean, moved, cur, warming=True)[0]
+        return self._arms(fg_clean, moved, cur)[0]
 
     def _remember_under(self, resting: np.ndarray, cur: np.ndarray, t: float) -> None:
         """An arm the reference takes in (it rested GHOST_S): keep what lay under it, to know when it leaves.
@@ -237,8 +237,9 @@ class SceneTracker:
         return either
 
     def _uncovered(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray) -> bool:
-        """A region by the felt's edge that lies still and was no arm in the last frame: what an arm left there as
-        it went (a stack a player sat down with), not an arm; every arm comes into view moving."""
+        """A region that lies still and was no arm in the last frame: no arm, since every arm comes into view
+        moving, but what came to rest (a table being set while it is learnt) or what an arm left as it went (the
+        stack a player sat down with, by the felt's edge as an arm is)."""
         x, y = at
         h, w = comp.shape
         return moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING and self._previous_owner(comp, at) is None
@@ -273,13 +274,12 @@ class SceneTracker:
         self.rested_at[gone | other | (t - self.rested_at > RESTING_MAX_S)] = np.inf
         return self.resting
 
-    def _arms(self, fg: np.ndarray, moved: np.ndarray, cur: np.ndarray, *,
-              warming: bool = False) -> tuple[list[Arm], np.ndarray]:
+    def _arms(self, fg: np.ndarray, moved: np.ndarray, cur: np.ndarray) -> tuple[list[Arm], np.ndarray]:
         """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each.
 
         A region that mostly shows the table as first seen is an imprint (``_imprint``). A small moving region
-        in a card's colours is a card in flight (a pitch), not a hand whose sleeve the felt hides. While
-        ``warming``, a region is an arm only if it moves or was one in the last frame.
+        in a card's colours is a card in flight (a pitch), not a hand whose sleeve the felt hides. A region is
+        an arm only if it moves or was one in the last frame (``_uncovered``).
         """
         small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
         moving = cv2.resize(moved.view(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -294,15 +294,12 @@ class SceneTracker:
             comp = labels[y:y + h, x:x + w] == k
             if self._imprint(comp, (x, y), cur):
                 continue
-            if warming and moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING and \
-                    self._previous_owner(comp, (x, y)) is None:
+            if self._uncovered(comp, (x, y), moving):
                 continue
             ys, xs = np.nonzero(comp)
             pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)
             out = comp & self.outside_small[y:y + h, x:x + w]
             if area * 4 >= self.arm_min_px and out.sum() >= 0.02 * area:
-                if not warming and self._uncovered(comp, (x, y), moving):
-                    continue
                 actor = self._owner(comp, (x, y), pts)
                 if actor is not None:
                     parts.append((self._uncarried(pts, comp, (x, y), cur), k, actor, int(area)))
