@@ -5,7 +5,6 @@ and such a table run until its cameras have played their videos out."""
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from tablewatch.table.config import RunConfig
 from tablewatch.table.pipeline import TablePipeline
 from tablewatch.table.run import run_table
 from tablewatch.table.sources import CameraFeed
+from tests.support.wait import wait_until
 
 DEMO = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "demo.yaml"
 FPS = 15
@@ -53,15 +53,15 @@ def run_until_the_cameras_end(config: RunConfig, *, console: Console, monkeypatc
     monkeypatch.setattr(table_run, "TablePipeline", Watched)
     stop = threading.Event()
 
-    def cameras_ended() -> bool:  # (the pipeline gets its sources once built: none yet is no end)
+    def cameras_ended() -> bool:  # (before the pipeline is built there is no camera to have ended)
         cameras = [s for s in built[0].sources if isinstance(s, CameraFeed)] if built else []
         return bool(cameras) and all(camera.finished for camera in cameras)
 
     def watch() -> None:
-        deadline = time.monotonic() + deadline_s
-        while not cameras_ended() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        stop.set()
+        try:
+            wait_until("the cameras to play their videos out", cameras_ended, deadline_s, poll=0.1)
+        finally:  # (past the deadline too: the test's own assertions say what did not come)
+            stop.set()
 
     threading.Thread(target=watch, name="cameras-ended", daemon=True).start()
     return run_table(config, console=console, duration=deadline_s, stop=stop, status_every=1.0)
