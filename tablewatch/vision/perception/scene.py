@@ -244,6 +244,23 @@ class SceneTracker:
         h, w = comp.shape
         return moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING and self._previous_owner(comp, at) is None
 
+    def _revealed(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> bool:
+        """A still region that now shows mostly bare felt where the reference held mostly something else: the
+        table uncovered, where the reference still holds what lay there (a hand that rested while the table was
+        learnt, gone since), not an arm. (A felt-coloured sleeve at rest shows felt-like where the reference
+        shows felt too.)"""
+        assert self.ref is not None
+        x, y = at
+        h, w = comp.shape
+        if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+            return False
+        window = _full_window(comp, at)
+        on_felt = comp & self.plane.felt[window]  # (bare felt tells only on the felt: the rail is never felt-like)
+        if not on_felt.any():
+            return False
+        now, before = cur[window][on_felt], self.ref[window][on_felt]
+        return bool(self._bare(now).mean() >= BARE_SHARE > self._bare(before).mean())
+
     def _imprint(self, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> bool:
         """A region (on the half-resolution mask) that mostly shows the table as first seen: no arm, but the
         imprint of one the reference took in while it was made (an arm resting then)."""
@@ -277,9 +294,10 @@ class SceneTracker:
     def _arms(self, fg: np.ndarray, moved: np.ndarray, cur: np.ndarray) -> tuple[list[Arm], np.ndarray]:
         """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each.
 
-        A region that mostly shows the table as first seen is an imprint (``_imprint``). A small moving region
-        in a card's colours is a card in flight (a pitch), not a hand whose sleeve the felt hides. A region is
-        an arm only if it moves or was one in the last frame (``_uncovered``).
+        A region that mostly shows the table as first seen is an imprint (``_imprint``), and so is one that shows
+        bare felt where the reference does not (``_revealed``). A small moving region in a card's colours is a card
+        in flight (a pitch), not a hand whose sleeve the felt hides. A region is an arm only if it moves or was one
+        in the last frame (``_uncovered``).
         """
         small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
         moving = cv2.resize(moved.view(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -294,7 +312,7 @@ class SceneTracker:
             comp = labels[y:y + h, x:x + w] == k
             if self._imprint(comp, (x, y), cur):
                 continue
-            if self._uncovered(comp, (x, y), moving):
+            if self._uncovered(comp, (x, y), moving) or self._revealed(comp, (x, y), moving, cur):
                 continue
             ys, xs = np.nonzero(comp)
             pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)
