@@ -23,13 +23,14 @@ import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tablewatch.calibration.chips import painted_chip_colours
+from tablewatch.calibration.chips import ChipColours, painted_chip_colours
 from tablewatch.calibration.decks import deck_names
 from tablewatch.events import BetMotion, BoardCardDealt, Event, HandStarted
 from tablewatch.sim.labels import Label
+from tablewatch.sim.render import Frame
 from tablewatch.sim.scenario import FELTS, HELD_OUT_DECKS, ScenarioError, load_scenario
 from tablewatch.sim.session import Simulation, phh_scenario
 from tablewatch.vision.detector import DetectorError
@@ -187,7 +188,8 @@ def _centre_mm(perception: Perception, label: Label) -> tuple[float, float]:
 def evaluate_simulation(sim: Simulation, *, fps: float = 10.0, resolution: str = "720p", hires: str | None = None,
                         seconds: float | None = None, tolerance: float = 0.5, objects: bool = False,
                         jpeg: bool = False, detector: TableObjectDetector | None = None,
-                        hand_finder: bool = True) -> tuple[Score, list[Event]]:
+                        hand_finder: bool = True, frames: Iterable[Frame] | None = None,
+                        chips: ChipColours | None = None) -> tuple[Score, list[Event]]:
     """Render ``sim`` (a ``tablewatch.sim.session.Simulation``), run perception, score it.
 
     ``hires``: a higher resolution of the same camera (``2160p``) rendered only when a card's identity is
@@ -196,15 +198,19 @@ def evaluate_simulation(sim: Simulation, *, fps: float = 10.0, resolution: str =
     ``jpeg``: hand perception each frame JPEG-compressed (encoding not timed), as a Motion-JPEG camera sends it.
     ``detector``: with ``objects``, score the table-objects detector on the same analysed planes too.
     ``hand_finder``: perception's hand finder (``HandFinder``) is on, as by default.
+    ``frames``: these frames (at ``fps``, from the start, with labels when ``objects``) instead of the 2D renderer's,
+    e.g. ``tablewatch.sim.pbr``'s; ``chips``: the chip colours perception knows (default: the scenario's paints).
     """
     from tablewatch.calibration.layout import load_layout
 
     scenario = sim.scenario
     perception = Perception(layout=load_layout(scenario.layout_name), table=scenario.table,
-                            chips=painted_chip_colours(scenario.chips), deck=scenario.deck,
+                            chips=chips or painted_chip_colours(scenario.chips), deck=scenario.deck,
                             seats=occupied_seats(sim) or None, hand_finder=hand_finder)
     stop = int(seconds * fps) if seconds else None
-    spent, frames, seen = 0.0, 0, []
+    if frames is None:
+        frames = sim.frames(resolution=resolution, fps=fps, stop=stop, labels=objects)
+    spent, count, seen = 0.0, 0, []
     last = 0.0
     big = sim.renderer(resolution=hires) if hires else None
     world = sim.run.world
@@ -212,13 +218,13 @@ def evaluate_simulation(sim: Simulation, *, fps: float = 10.0, resolution: str =
     chip_values = {chip.oid: chip.value for chip in world.chips}
     object_score, analysed = (ObjectScore() if objects else None), 0
     detector_score = ObjectScore() if objects and detector is not None else None
-    for frame in sim.frames(resolution=resolution, fps=fps, stop=stop, labels=objects):
-        picture = jpeg_frame(frame.image, index=frames, ts=frame.t) if jpeg else frame.image
+    for frame in frames:
+        picture = jpeg_frame(frame.image, index=count, ts=frame.t) if jpeg else frame.image
         t0 = time.perf_counter()
         later = (lambda t=frame.t: big.render(t, labels=False).image) if big is not None else None
         seen += perception.process(picture, frame.t, hires=later)
         spent += time.perf_counter() - t0
-        frames, last = frames + 1, frame.t
+        count, last = count + 1, frame.t
         if object_score is not None and perception.look is not None and perception.analysed is not None \
                 and perception.analysed[0] == frame.t:
             analysed += 1
@@ -231,7 +237,7 @@ def evaluate_simulation(sim: Simulation, *, fps: float = 10.0, resolution: str =
     end = last + 0.01
     truth = [e for e in sim.events if e.ts <= end - 0.6 or seconds is None]
     score = match(truth, seen, tolerance=tolerance)
-    score.frames, score.seconds, score.objects, score.detector = frames, spent, object_score, detector_score
+    score.frames, score.seconds, score.objects, score.detector = count, spent, object_score, detector_score
     return score, seen
 
 

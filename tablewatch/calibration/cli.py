@@ -188,10 +188,17 @@ def _chips(
         ) from exc
     if tray_photo is not None:
         return learn_from_tray(_read_photo(tray_photo), values, source=str(tray_photo))
+    return tray_zone_chips(image, layout, calibration, values)
+
+
+def tray_zone_chips(image: np.ndarray, layout: TableLayout, calibration: TableCalibration,
+                    denominations: list[int]) -> ChipColours:
+    """Chip colours learned from the tray zone of a calibrated camera's image (columns in ``denominations``
+    order, left to right as the camera sees the tray)."""
     tray = layout.polygon("tray")
     (x0, y0), (x1, y1) = tray.min(axis=0) + TRAY_INSET_MM, tray.max(axis=0) - TRAY_INSET_MM
     crop = calibration.rectify(image, x_range=(x0, x1), y_range=(y0, y1), px_per_mm=1.0)
-    return learn_from_tray(crop, values, source="tray zone of the calibration image")
+    return learn_from_tray(crop, denominations, source="tray zone of the calibration image")
 
 
 def _write(profile: TableProfile, output: Path, overlay: Path, image: np.ndarray, layout: TableLayout) -> None:

@@ -128,12 +128,12 @@ class Renderer:
         canvas = self.background.copy()
         ids = np.zeros(canvas.shape[:2], np.int32)
         drawn: dict[int, tuple[str, Box]] = {}
-        flat, placed = self._visible(t)
+        flat, placed = self.visible(t)
         arms = [(arm, pose) for arm, pose in placed if _reach(arm.shoulder, pose) > 25.0]
         if self.effects.shadows:
             self._shadows(canvas, arms)
         self._draw_button(canvas, ids, t)
-        covered = _covered_chips(flat)
+        covered = covered_chips(flat)
         for _z, obj, pose in sorted(flat, key=lambda it: (it[0], it[1].oid)):
             box: Box | None
             if isinstance(obj, Card):
@@ -156,7 +156,8 @@ class Renderer:
                                          else None)
         return frame
 
-    def _visible(self, t: float) -> tuple[list[Flat], list[Placed]]:
+    def visible(self, t: float) -> tuple[list[Flat], list[Placed]]:
+        """What is on the table at ``t``: cards and chips by the height they lie at, and every arm's pose."""
         flat: list[Flat] = []
         arms: list[Placed] = []
         for card in self.run.world.cards:
@@ -366,7 +367,7 @@ def _premultiply(sprite: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return sprite[..., :3].astype(np.uint16) * a, (256 - a), sprite[..., 3] > 127
 
 
-def _covered_chips(flat: list[Flat]) -> set[int]:
+def covered_chips(flat: list[Flat]) -> set[int]:  # (the physically based renderer leaves their tops off too)
     """Chips with another chip lying right on top of them (same column, next level)."""
     tops = set()
     for _z, obj, pose in flat:
