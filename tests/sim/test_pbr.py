@@ -91,3 +91,21 @@ def test_the_tray_chips_are_learned_from_the_traced_picture_each_as_its_own_colo
     paints = from_palette({c.value: CHIP_PAINTS[c.colour] for c in demo.scenario.chips})
     for chip in chips.chips:  # shaded by the lamps, each denomination still nearest its own paint
         assert paints.classify(chip.bgr, max_distance=1e9) == chip.value
+
+
+@pytest.mark.parametrize("bend", [-1.5, 0.0, 1.2])
+def test_a_card_is_a_sheet_bent_over_its_body_facing_up_with_its_art_the_right_way_round(bend: float) -> None:
+    from tablewatch.sim.pbr.render import card_sheet
+    from tablewatch.sim.world import CARD_H, CARD_W
+
+    pose = Pose(t=0.0, x=100.0, y=-50.0, z=0.0, angle=90.0)
+    vertices, faces, normals, texcoords = card_sheet(pose, 0.3, bend)
+    heights = -vertices[:, 2]
+    assert heights.min() == pytest.approx(0.3) and heights.max() == pytest.approx(0.3 + abs(bend))
+    a, b, c = (vertices[faces[:, k]] for k in range(3))
+    assert (np.cross(b - a, c - a)[:, 2] < 0).all()  # every triangle faces up (the table frame's z runs down)
+    assert (normals[:, 2] < 0).all()
+    # turned a quarter (x towards y), the art's top-left corner (texture v = 1: Mitsuba reads it upside down)
+    # lies at the card's +x, -y corner
+    corner = vertices[np.argmin(np.abs(texcoords - (0.0, 1.0)).sum(axis=1))]
+    assert corner[:2] == pytest.approx((100.0 + CARD_H / 2, -50.0 - CARD_W / 2))

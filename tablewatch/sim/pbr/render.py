@@ -12,6 +12,7 @@ objects are the same, only the arms' outlines differ.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
@@ -76,6 +77,8 @@ class PbrRenderer:
         self._felt_texture()
         self._bsdfs: dict[str, Any] = {}
         self._bitmaps: dict[str, Any] = {}
+        self._meshes: dict[Any, Any] = {}  # the meshes of the last frame, by what shapes them
+        self._meshes_now: dict[Any, Any] = {}
         self._sensor = self._make_sensor()
         self.exposure: float | None = None
 
@@ -147,7 +150,9 @@ class PbrRenderer:
             "bsdf": self._bsdf("felt", lambda: {"type": "diffuse",
                                                 "reflectance": self._texture("felt", self.felt_picture, flip=True)}),
         }
+        self._meshes_now = {}
         self._objects(scene, t)
+        self._meshes = self._meshes_now
         return scene
 
     def _objects(self, scene: dict[str, Any], t: float) -> None:
@@ -178,10 +183,9 @@ class PbrRenderer:
         place = T.translate([pose.x, pose.y, -h / 2]) @ T.rotate([0, 0, 1], pose.angle)
         scene[f"card{oid}"] = {"type": "cube", "to_world": place @ T.scale([CARD_W / 2 - 0.2, CARD_H / 2 - 0.2, h / 2]),
                                "bsdf": self._bsdf("card_edge", lambda: _plastic(self.mi, (0.82, 0.82, 0.80), 0.3))}
-        top = T.translate([pose.x, pose.y, -h - 0.01]) @ T.rotate([0, 0, 1], pose.angle)
-        scene[f"face{oid}"] = {"type": "rectangle",
-                               "to_world": top @ T.scale([CARD_W / 2, CARD_H / 2, 1]) @ T.rotate([1, 0, 0], 180),
-                               "bsdf": self._bsdf(f"card_{code}", lambda: self._card_face(code))}
+        face = self._bsdf(f"card_{code}", lambda: self._card_face(code))
+        scene[f"face{oid}"] = self._reused((oid, code, pose), lambda: _mesh(
+            self.mi, *card_sheet(pose, h + 0.01, card_bend_mm(oid)), face))
 
     def _card_face(self, code: str) -> dict[str, Any]:
         sprite = card_sprites(self.flat.deck, TEXTURE_PX_PER_MM)[code]
@@ -237,7 +241,14 @@ class PbrRenderer:
             for end, at in (("a", a), ("b", b)):
                 scene[f"{key}{end}"] = {"type": "sphere", "center": at, "radius": solid.radius, "bsdf": bsdf}
         elif isinstance(solid, Ellipsoid):
-            scene[key] = _ellipsoid(self.mi, solid, bsdf)
+            scene[key] = self._reused(solid, lambda: _ellipsoid(self.mi, solid, bsdf))
+
+    def _reused(self, key: Any, make: Any) -> Any:
+        """The mesh ``key`` shapes, made again only when it changed since the last frame (a card lying still, the
+        dealer's body): making a mesh costs more than tracing it."""
+        mesh = self._meshes.get(key) or make()
+        self._meshes_now[key] = mesh
+        return mesh
 
     def _bsdf(self, name: str, make: Any) -> Any:
         """One BSDF per look, loaded once (textures and all) and shared by every object that wears it."""
@@ -333,17 +344,54 @@ def _ellipsoid(mi: Any, solid: Ellipsoid, bsdf: Any) -> Any:
     """An ellipsoid as a mesh (Mitsuba's sphere takes no stretch): a unit sphere's vertices through its axes."""
     unit, faces = _unit_sphere()
     axes = np.array([_down(axis) for axis in solid.axes])  # rows: the three semi-axis vectors
-    vertices = unit @ axes + np.array(_down(solid.centre))
-    props = mi.Properties()
-    props["bsdf"] = bsdf
-    mesh = mi.Mesh("ellipsoid", vertex_count=len(vertices), face_count=len(faces), props=props,
-                   has_vertex_normals=True, has_vertex_texcoords=False)
-    params = mi.traverse(mesh)
-    params["vertex_positions"] = type(params["vertex_positions"])(vertices.astype(np.float32).ravel())
-    params["faces"] = type(params["faces"])(faces.astype(np.uint32).ravel())
     normals = unit @ np.linalg.inv(axes).T  # a surface's normals go through the inverse transpose
     normals /= np.linalg.norm(normals, axis=1, keepdims=True)
-    params["vertex_normals"] = type(params["vertex_normals"])(normals.astype(np.float32).ravel())
+    return _mesh(mi, unit @ axes + np.array(_down(solid.centre)), faces, normals, None, bsdf)
+
+
+def card_bend_mm(oid: int) -> float:
+    """How far a card's middle stands above its ends (negative: its ends curl up), its own for every card."""
+    return random.Random(oid * 104729).uniform(-1.5, 1.5)
+
+
+def card_sheet(pose: Pose, height: float, bend_mm: float, *, across: int = 6, along: int = 10) -> Sheet:
+    """A card's face as a bent sheet in the table frame: vertices, triangles (facing up), normals and texture
+    coordinates (the card art's top-left corner at the card's -x, -y corner before it turns by ``pose.angle``)."""
+    u, v = np.meshgrid(np.linspace(0.0, 1.0, across + 1), np.linspace(0.0, 1.0, along + 1))
+    x, y = (u - 0.5) * CARD_W, (v - 0.5) * CARD_H
+    bow, curl = max(bend_mm, 0.0), max(-bend_mm, 0.0)  # (either way the sheet lies on or above the card's body)
+    q = (2 * y / CARD_H) ** 2
+    lift = bow * (1 - q) + curl * q
+    slope = (curl - bow) * 8 * y / CARD_H**2  # d lift / d y
+    c, s = math.cos(math.radians(pose.angle)), math.sin(math.radians(pose.angle))
+    vertices = np.stack([pose.x + c * x - s * y, pose.y + s * x + c * y, -(height + lift)], axis=-1).reshape(-1, 3)
+    normals = np.stack([s * slope, -c * slope, -np.ones_like(slope)], axis=-1).reshape(-1, 3)  # up is -z
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    faces = []
+    for i in range(along):
+        for j in range(across):
+            a, b = i * (across + 1) + j, i * (across + 1) + j + 1
+            faces += [(a, a + across + 1, b), (b, a + across + 1, b + across + 1)]  # (counter-clockwise from above)
+    texcoords = np.stack([u, 1.0 - v], axis=-1).reshape(-1, 2)  # (the art is handed to Mitsuba upside down)
+    return vertices, np.array(faces), normals, texcoords
+
+
+Sheet = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _mesh(mi: Any, vertices: np.ndarray, faces: np.ndarray, normals: np.ndarray, texcoords: np.ndarray | None,
+          bsdf: Any) -> Any:
+    """A Mitsuba triangle mesh of these arrays, wearing ``bsdf``."""
+    props = mi.Properties()
+    props["bsdf"] = bsdf
+    mesh = mi.Mesh("solid", vertex_count=len(vertices), face_count=len(faces), props=props,
+                   has_vertex_normals=True, has_vertex_texcoords=texcoords is not None)
+    params = mi.traverse(mesh)
+    arrays = {"vertex_positions": vertices, "vertex_normals": normals, "vertex_texcoords": texcoords}
+    for name, values in arrays.items():
+        if values is not None:
+            params[name] = type(params[name])(values.astype(np.float32).ravel())
+    params["faces"] = type(params["faces"])(faces.astype(np.uint32).ravel())
     params.update()
     return mesh
 
