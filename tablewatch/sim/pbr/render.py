@@ -1,18 +1,19 @@
 """``PbrRenderer``: a simulated run's frames traced by Mitsuba 3 through the same camera as the 2D renderer.
 
 The felt, rail and markers are the 2D renderer's table picture, laid on the plane as a matte cloth; the dealer
-button, cards and chips are solids at their poses (a card 0.3 mm thick with its face printed on a glossy top, a
-chip a 3.3 mm disc with a striped edge and its face on top); the arms and the dealer's body are ``body``'s solids.
-Pendant lamps hang over the table and the room gives a little light. Mitsuba renders a pinhole picture a margin
-wider than the camera's; the camera's lens distortion is then applied with OpenCV, so the picture lands where the
-camera model (and so its calibration) says it does. Labels come from the 2D renderer at the same moment: the
-objects are the same, only the arms' outlines differ.
+button, cards and chips are solids at their poses (a card a 0.3 mm body under its glossy face, a sheet bowed or
+curled a little as cards lie; a chip a 3.3 mm disc with a striped edge and its face on top, satin); the arms and
+the dealer's body are ``body``'s solids. Lamps hang over the table and the room gives a little light. Mitsuba
+renders a pinhole picture a margin wider than the camera's; the camera's lens distortion is then applied with
+OpenCV, so the picture lands where the camera model (and so its calibration) says it does. Labels come from the
+2D renderer at the same moment: the objects are the same, only the arms' outlines differ.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
@@ -77,8 +78,8 @@ class PbrRenderer:
         self._felt_texture()
         self._bsdfs: dict[str, Any] = {}
         self._bitmaps: dict[str, Any] = {}
-        self._meshes: dict[Any, Any] = {}  # the meshes of the last frame, by what shapes them
-        self._meshes_now: dict[Any, Any] = {}
+        self._meshes: dict[Hashable, Any] = {}  # the meshes of the last frame, by what shapes them
+        self._meshes_now: dict[Hashable, Any] = {}
         self._sensor = self._make_sensor()
         self.exposure: float | None = None
 
@@ -182,7 +183,7 @@ class PbrRenderer:
         h = pose.z + CARD_THICK_MM
         place = T.translate([pose.x, pose.y, -h / 2]) @ T.rotate([0, 0, 1], pose.angle)
         scene[f"card{oid}"] = {"type": "cube", "to_world": place @ T.scale([CARD_W / 2 - 0.2, CARD_H / 2 - 0.2, h / 2]),
-                               "bsdf": self._bsdf("card_edge", lambda: _plastic(self.mi, (0.82, 0.82, 0.80), 0.3))}
+                               "bsdf": self._bsdf("card_edge", lambda: _plastic((0.82, 0.82, 0.80), 0.3))}
         face = self._bsdf(f"card_{code}", lambda: self._card_face(code))
         scene[f"face{oid}"] = self._reused((oid, code, pose), lambda: _mesh(
             self.mi, *card_sheet(pose, h + 0.01, card_bend_mm(oid)), face))
@@ -222,7 +223,7 @@ class PbrRenderer:
         r = BUTTON_DIAMETER / 2
         scene["button"] = {"type": "cylinder", "radius": r, "p0": [pose.x, pose.y, -pose.z],
                            "p1": [pose.x, pose.y, -(pose.z + BUTTON_HEIGHT)],
-                           "bsdf": self._bsdf("button_edge", lambda: _plastic(self.mi, (0.55, 0.55, 0.55), 0.3))}
+                           "bsdf": self._bsdf("button_edge", lambda: _plastic((0.55, 0.55, 0.55), 0.3))}
         top, _side = button_sprites(TEXTURE_PX_PER_MM)
         place = T.translate([pose.x, pose.y, -(pose.z + BUTTON_HEIGHT)]) @ T.scale([r, r, 1])
         scene["button_top"] = {"type": "disk", "to_world": place @ T.rotate([1, 0, 0], 180),
@@ -233,7 +234,7 @@ class PbrRenderer:
     def _solid(self, scene: dict[str, Any], key: str, solid: Solid) -> None:
         colour = _linear(solid.colour)
         name = f"{'skin' if solid.skin else 'cloth'}_{solid.colour}"
-        bsdf = self._bsdf(name, lambda: _plastic(self.mi, colour, 0.45) if solid.skin
+        bsdf = self._bsdf(name, lambda: _plastic(colour, 0.45) if solid.skin
                           else {"type": "diffuse", "reflectance": {"type": "rgb", "value": colour}})
         if isinstance(solid, Capsule):
             a, b = _down(solid.a), _down(solid.b)
@@ -243,14 +244,14 @@ class PbrRenderer:
         elif isinstance(solid, Ellipsoid):
             scene[key] = self._reused(solid, lambda: _ellipsoid(self.mi, solid, bsdf))
 
-    def _reused(self, key: Any, make: Any) -> Any:
+    def _reused(self, key: Hashable, make: Callable[[], Any]) -> Any:
         """The mesh ``key`` shapes, made again only when it changed since the last frame (a card lying still, the
         dealer's body): making a mesh costs more than tracing it."""
         mesh = self._meshes.get(key) or make()
         self._meshes_now[key] = mesh
         return mesh
 
-    def _bsdf(self, name: str, make: Any) -> Any:
+    def _bsdf(self, name: str, make: Callable[[], dict[str, Any]]) -> Any:
         """One BSDF per look, loaded once (textures and all) and shared by every object that wears it."""
         if name not in self._bsdfs:
             self._bsdfs[name] = self.mi.load_dict(make())
@@ -320,7 +321,7 @@ def _to_srgb(linear: np.ndarray) -> np.ndarray:
     return np.where(x <= 0.0031308, x * 12.92, 1.055 * np.power(x, 1 / 2.4) - 0.055)
 
 
-def _plastic(mi: Any, colour: tuple[float, float, float], alpha: float) -> dict[str, Any]:
+def _plastic(colour: tuple[float, float, float], alpha: float) -> dict[str, Any]:
     return {"type": "roughplastic", "alpha": alpha, "diffuse_reflectance": {"type": "rgb", "value": list(colour)}}
 
 
