@@ -135,7 +135,8 @@ def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: i
 @click.option("--seed", default=1, show_default=True)
 @click.option("--cell", "cell_names", multiple=True, help="A cell to play (repeatable): a condition at a level "
               "('noise 12', 'H.264 2 Mbit/s', 'tilt 8°'…), 'single' (each condition alone), 'mixes' (the three "
-              "rooms); default: every cell.")
+              "rooms), 'physically based' (the session drawn again by the Mitsuba renderer: about 1.6 s a frame, "
+              "never in the default); default: every cell but that one.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/conditions"),
               show_default=True)
 def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: tuple[str, ...], out: Path) -> None:

@@ -27,7 +27,7 @@ from tablewatch.bench.through_run import play, recorded_session, score_run
 from tablewatch.calibration import tomlio
 from tablewatch.events import CameraPicture, Event, load_events
 from tablewatch.sim.conditions import Conditions, degrade_video
-from tablewatch.sim.record import record, run_config, write_profile
+from tablewatch.sim.record import record, run_config, write_profile, write_video
 from tablewatch.sim.scenario import Scenario
 from tablewatch.sim.session import Simulation
 
@@ -38,13 +38,17 @@ VISION_SOURCES = ("vision", "scene")  # the camera's events, alone or paired wit
 
 @dataclass(frozen=True)
 class Cell:
-    """One column of the matrix: a camera's conditions, and its tilt off vertical."""
+    """One column of the matrix: a camera's conditions, and its tilt off vertical; or (``pbr_spp``) the session
+    rendered again by the physically based renderer at that many samples a pixel."""
 
     name: str
     conditions: Conditions = field(default_factory=Conditions)
     tilt_deg: float = 0.0
+    pbr_spp: int = 0
 
     def describe(self) -> str:
+        if self.pbr_spp:
+            return f"physically based frames, {self.pbr_spp} samples a pixel"
         tilt = f"tilt={self.tilt_deg:g}°" if self.tilt_deg else ""
         shown = self.conditions.describe()
         return ", ".join(x for x in (tilt, "" if shown == "clean" and tilt else shown) if x)
@@ -71,7 +75,9 @@ MIXES = (
     Cell("CCTV H.264 2 Mbit/s", Conditions(h264_kbps=2000, blur_px=0.8, drop=0.03)),
     Cell("camera 8° off vertical, H.264", Conditions(h264_kbps=2000), tilt_deg=8.0),
 )
-CELLS = {cell.name: cell for cell in (*SINGLE, *MIXES)}
+# Not in the default matrix (seconds a frame to render: a hand's worth takes half an hour on two cores).
+PHYSICAL = Cell("physically based", pbr_spp=4)
+CELLS = {cell.name: cell for cell in (*SINGLE, *MIXES, PHYSICAL)}
 
 
 @dataclass
@@ -123,7 +129,10 @@ def bench_conditions(hands_file: Path, out: Path, *, hands: int, seed: int, cell
 
 def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length_s: float) -> CellScore:
     shutil.rmtree(folder, ignore_errors=True)
-    if cell.tilt_deg:
+    if cell.pbr_spp:
+        _copy_recording(sim, clean, folder, length_s=length_s)
+        _render_physically(sim, folder / VIDEO, spp=cell.pbr_spp, frames=recorded_frames(clean))
+    elif cell.tilt_deg:
         tilted = Simulation(Scenario.model_validate({**sim.scenario.model_dump(), "camera_tilt_deg": cell.tilt_deg}))
         record(tilted, folder, progress=False)
         source = folder / VIDEO
@@ -133,15 +142,9 @@ def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length
             (folder / f"tilted-{VIDEO}").unlink()
             write_profile(tilted, folder / "profile.toml", video=source)
     else:
-        folder.mkdir(parents=True)
-        for name in SHARED_FILES:
-            shutil.copy2(clean / name, folder / name)
-        shutil.copytree(clean / "truth", folder / "truth")
+        _copy_recording(sim, clean, folder, length_s=length_s)
         degrade_video(clean / VIDEO, folder / VIDEO, cell.conditions, seed=sim.scenario.seed)
         write_profile(sim, folder / "profile.toml", video=folder / VIDEO)
-        (folder / "table.toml").write_text(tomlio.dumps(run_config(sim, folder, length=length_s),
-                                                        header="A recorded session: tablewatch run table.toml"),
-                                           encoding="utf-8")
     recorded = json.loads((folder / "recording.json").read_text(encoding="utf-8"))
     recorded["conditions"] = {"cell": cell.name, **asdict(cell.conditions), "tilt_deg": cell.tilt_deg}
     (folder / "recording.json").write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
@@ -151,6 +154,37 @@ def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length
     reported = tuple(dict.fromkeys(e.condition for e in seen if isinstance(e, CameraPicture) and not e.usable))
     return CellScore(cell=cell, session=session, events=_events(folder, seen), hands_found=frame.hands_found,
                      reported=reported)
+
+
+def _copy_recording(sim: Simulation, clean: Path, folder: Path, *, length_s: float) -> None:
+    """The clean recording's readers, console and truth in a cell's folder, with its table configuration."""
+    folder.mkdir(parents=True)
+    for name in SHARED_FILES:
+        shutil.copy2(clean / name, folder / name)
+    shutil.copytree(clean / "truth", folder / "truth")
+    (folder / "table.toml").write_text(tomlio.dumps(run_config(sim, folder, length=length_s),
+                                                    header="A recorded session: tablewatch run table.toml"),
+                                       encoding="utf-8")
+
+
+def recorded_frames(clean: Path) -> tuple[int, float]:
+    """How many frames the clean recording's video holds, and at what rate."""
+    recorded = json.loads((clean / "recording.json").read_text(encoding="utf-8"))
+    return int(recorded["frames"]), float(recorded["fps"])
+
+
+def _render_physically(sim: Simulation, video: Path, *, spp: int, frames: tuple[int, float]) -> None:
+    """The session's video drawn again by the physically based renderer, frame for frame, and its profile
+    calibrated from it with the chip colours learned from its tray (the lamps shade every colour)."""
+    from tablewatch.bench.pbr import tray_order
+    from tablewatch.sim.pbr.render import PbrRenderer
+
+    count, fps = frames
+    renderer = PbrRenderer(sim.renderer(effects=False), spp=spp, seed=sim.scenario.seed)
+    images = (renderer.render(i / fps, labels=False).image for i in range(count))
+    camera = sim.camera("overhead", "720p")
+    write_video(video, images, fps=fps, size=(camera.width, camera.height))
+    write_profile(sim, video.with_name("profile.toml"), video=video, tray=tray_order(sim))
 
 
 def _events(folder: Path, seen: list[Event]) -> tuple[int, int, int]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from tqdm import tqdm
 from tablewatch.calibration import tomlio
 from tablewatch.calibration.button import measure_button
 from tablewatch.calibration.chips import painted_chip_colours
-from tablewatch.calibration.cli import read_frames
+from tablewatch.calibration.cli import read_frames, tray_zone_chips
 from tablewatch.calibration.layout import load_layout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.calibration.profile import new_profile, save_profile
@@ -214,16 +214,26 @@ def _write_truth(sim: Simulation, folder: Path, fps: float) -> None:
 def _write_video(sim: Simulation, path: Path, *, fps: float, length: float, effects: bool, progress: bool) -> int:
     """The overhead camera's video; its frame count."""
     count = max(1, math.ceil(length * fps))
-    camera = sim.camera("overhead", "720p")
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps, (camera.width, camera.height))
+    write_video(path, _frames(sim, fps=fps, count=count, effects=effects, progress=progress), fps=fps,
+                size=_size(sim))
+    return count
+
+
+def write_video(path: Path, frames: Iterable[np.ndarray], *, fps: float, size: tuple[int, int]) -> None:
+    """``frames`` (BGR, ``size``) as the recorder stores the overhead camera's video."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps, size)
     if not writer.isOpened():
         raise RuntimeError(f"OpenCV cannot write {VIDEO_FOURCC} video to {path}")
     try:
-        for frame in _frames(sim, fps=fps, count=count, effects=effects, progress=progress):
+        for frame in frames:
             writer.write(frame)
     finally:
         writer.release()
-    return count
+
+
+def _size(sim: Simulation) -> tuple[int, int]:
+    camera = sim.camera("overhead", "720p")
+    return camera.width, camera.height
 
 
 def _frames(sim: Simulation, *, fps: float, count: int, effects: bool, progress: bool) -> Iterator[np.ndarray]:
@@ -232,13 +242,16 @@ def _frames(sim: Simulation, *, fps: float, count: int, effects: bool, progress:
         yield frame.image
 
 
-def write_profile(sim: Simulation, path: Path, *, video: Path) -> None:
+def write_profile(sim: Simulation, path: Path, *, video: Path, tray: Sequence[int] = ()) -> None:
     """The camera's table profile, as ``tablewatch calibrate --sim-chips`` makes it from the video's frames
-    (with the scenario's chip set), and the dealer button's look measured where it lies in the first frame."""
+    (with the scenario's chip set; or, given the ``tray``'s denominations left to right, as ``--denominations``
+    learns them from the tray zone of the first frame), and the dealer button's look measured where it lies in
+    the first frame."""
     name = sim.run.layout.name
     frames = read_frames(video, limit=CALIBRATION_FRAMES)
     calibration, _ = calibrate_frames(frames, load_layout(name))
-    profile = new_profile(table=sim.scenario.table, layout=name, calibration=calibration,
-                          chips=painted_chip_colours(sim.scenario.chips), source=str(video),
-                          button=measure_button(frames[0], calibration, load_layout(name)))
+    chips = (tray_zone_chips(frames[0], load_layout(name), calibration, list(tray)) if tray
+             else painted_chip_colours(sim.scenario.chips))
+    profile = new_profile(table=sim.scenario.table, layout=name, calibration=calibration, chips=chips,
+                          source=str(video), button=measure_button(frames[0], calibration, load_layout(name)))
     save_profile(profile, path)

@@ -21,6 +21,12 @@ def test_cells_are_chosen_by_name_single_or_mixes() -> None:
         cells_named(["fog"])
 
 
+def test_the_physically_based_cell_is_played_only_when_named() -> None:
+    assert all(not c.pbr_spp for c in cells_named([]))  # (half an hour a hand to render)
+    (cell,) = cells_named(["physically based"])
+    assert cell.pbr_spp > 0 and cell.describe().startswith("physically based frames")
+
+
 def test_an_unknown_cell_is_refused_before_anything_is_recorded(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["bench-conditions", "--cell", "fog", "-o", str(tmp_path)])
     assert result.exit_code == 2 and "no cell 'fog'" in result.output and not list(tmp_path.iterdir())
