@@ -99,13 +99,9 @@ def calibrate_table(
         pixels = np.concatenate([camera.undistort_points(detections[m]) if camera else detections[m] for m in kept])
         points_mm = np.concatenate([known[m] for m in kept])
         h, _ = fit_homography(pixels, points_mm)
-    if camera is None and fit_radial and len(kept) >= RADIAL_MIN_MARKERS:
-        lens = estimate_radial({m: detections[m] for m in kept}, layout, image_size=image_size)
-        if lens is not None:
-            return calibrate_table(detections, layout, image_size=image_size, camera=lens, fit_radial=False)
     err_mm, err_px = residuals(h, pixels, points_mm)
     centre_x, centre_y = cv2.perspectiveTransform(np.zeros((1, 1, 2)), np.linalg.inv(h)).reshape(2)
-    return TableCalibration(
+    plain = TableCalibration(
         image_size=image_size,
         homography=_tuple3(h / h[2, 2]),
         camera=camera,
@@ -116,6 +112,28 @@ def calibrate_table(
         mean_error_px=float(err_px.mean()),
         mm_per_px=scale_at(h, (float(centre_x), float(centre_y))),
     )
+    if camera is None and fit_radial:
+        lensed = _with_radial(detections, layout, image_size=image_size, groups=(kept, usable))
+        if lensed is not None and lensed.mean_error_mm < plain.mean_error_mm:
+            return lensed
+    return plain
+
+
+def _with_radial(detections: Detections, layout: TableLayout, *, image_size: tuple[int, int],
+                 groups: tuple[list[int], ...]) -> TableCalibration | None:
+    """The calibration through a one-term radial distortion fitted on each group of markers (the homography's
+    inliers, then every usable marker: a lens's curve can make the markers far from the middle look like
+    outliers to a plain homography), whichever fits its markers best (a marker stuck in the wrong place bends
+    the curve fitted with it, and fits worse); None when no distortion shows."""
+    best: TableCalibration | None = None
+    for group in dict.fromkeys(tuple(g) for g in groups if len(g) >= RADIAL_MIN_MARKERS):
+        lens = estimate_radial({m: detections[m] for m in group}, layout, image_size=image_size)
+        if lens is None:
+            continue
+        found = calibrate_table(detections, layout, image_size=image_size, camera=lens, fit_radial=False)
+        if best is None or found.mean_error_mm < best.mean_error_mm:
+            best = found
+    return best
 
 
 def estimate_radial(detections: Detections, layout: TableLayout, *, image_size: tuple[int, int]) -> CameraModel | None:

@@ -8,7 +8,7 @@ import pytest
 from tablewatch.calibration.layout import load_layout
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception import PerceptionError
-from tablewatch.vision.perception.perception import MarkerCalibration
+from tablewatch.vision.perception.perception import MORE_FRAMES, MarkerCalibration
 from tests.perception.conftest import Window, perception_for
 
 
@@ -19,6 +19,25 @@ def test_marker_calibration_slides_on_past_frames_without_markers_until_its_pati
     assert len(markers.pending) == 1
     with pytest.raises(PerceptionError, match="no table calibration after 4 frames"):
         markers.add(blank)
+
+
+def test_marker_calibration_waits_a_few_frames_for_a_marker_not_yet_seen(demo: Simulation) -> None:
+    """Marker 0 lies under an arm for the first five frames: the calibration waits for it (fitted without it,
+    the lens is guessed from the others). One that never shows is given up after ``MORE_FRAMES`` more."""
+    table = demo.renderer(effects=False).render(0.0, labels=False).image
+    corners = demo.camera().project(np.asarray(demo.run.layout.markers[0].corners, float))
+    (x0, y0), (x1, y1) = corners.min(axis=0).astype(int) - 8, corners.max(axis=0).astype(int) + 8
+    covered = table.copy()
+    covered[y0:y1, x0:x1] = (40, 40, 40)
+    markers = MarkerCalibration(demo.run.layout, frames=3, patience=50)
+    assert [markers.add(covered) for _ in range(5)] == [None] * 5
+    calibration = markers.add(table)
+    assert calibration is not None and 0 in calibration.markers_used
+    markers = MarkerCalibration(demo.run.layout, frames=3, patience=50)
+    results = [markers.add(covered) for _ in range(3 + MORE_FRAMES)]
+    assert results[:-1] == [None] * (2 + MORE_FRAMES)
+    last = results[-1]
+    assert last is not None and 0 not in last.markers_used and len(last.markers_used) == 5
 
 
 def test_the_view_of_the_table_is_built_from_the_first_analysed_frame_and_rebuilt_after_a_recalibration(

@@ -109,3 +109,16 @@ def test_a_card_is_a_sheet_bent_over_its_body_facing_up_with_its_art_the_right_w
     # lies at the card's +x, -y corner
     corner = vertices[np.argmin(np.abs(texcoords - (0.0, 1.0)).sum(axis=1))]
     assert corner[:2] == pytest.approx((100.0 + CARD_H / 2, -50.0 - CARD_W / 2))
+
+
+def test_the_table_calibrates_on_the_traced_picture_with_every_marker(demo: Simulation, traced: np.ndarray) -> None:
+    """Every marker fits, and the table's ends land where the true camera shows them (the lens fitted from the
+    markers themselves)."""
+    from tablewatch.calibration.markers import calibrate_frames
+
+    calibration, _ = calibrate_frames([traced], demo.run.layout)
+    assert calibration.markers_used == sorted(m.id for m in demo.run.layout.markers)
+    camera = demo.camera()
+    corners = np.array([[-1100.0, -300.0], [1100.0, 300.0], [0.0, 0.0]])
+    found = calibration.px_to_mm(camera.project(corners))
+    assert np.abs(found - corners).max() < 6.0  # mm, the table's ends included

@@ -7,8 +7,8 @@
             ...
     perception.flush(ts_end)   # decisions still waiting for the table to settle
 
-Calibration comes from the table's ArUco markers in the first ``calibration_frames`` frames (merged, via
-``tablewatch.calibration.markers.calibrate_frames``) unless a ``TableCalibration`` is given (a table
+Calibration comes from the table's ArUco markers in the first ``calibration_frames`` frames (merged, and a few
+more while a marker has not shown: ``MarkerCalibration``) unless a ``TableCalibration`` is given (a table
 profile's). Motion is analysed on the rectified plane at ``px_per_mm``, at most once per
 ``min_interval_s`` (frames in between return at once); card identity on a crop of the original frame, or
 of ``hires`` when given. A frame may also come compressed (``tablewatch.vision.sources.Frame`` of a
@@ -34,7 +34,14 @@ from tablewatch.calibration.button import ButtonLook
 from tablewatch.calibration.camera import CalibrationError, TableCalibration
 from tablewatch.calibration.chips import ChipColours
 from tablewatch.calibration.layout import TableLayout
-from tablewatch.calibration.markers import calibrate_frames
+from tablewatch.calibration.markers import (
+    MIN_MARKERS,
+    Detections,
+    calibrate_table,
+    detect_markers,
+    marker_detector,
+    merge_detections,
+)
 from tablewatch.calibration.profile import TableProfile
 from tablewatch.events import ButtonSeen, Event
 from tablewatch.vision.detector import DetectorError
@@ -67,25 +74,34 @@ class PerceptionError(ValueError):
     """Frames that can't be used: not a colour image, a different size, or no calibration."""
 
 
+MORE_FRAMES = 12  # frames merged beyond the first ones while a marker of the layout has not shown
 Deck = dict[str, np.ndarray]  # card code ("As", "back") → BGRA face (``tablewatch.sim.assets.load_deck``)
 
 
 class MarkerCalibration:
-    """A calibration from the table's ArUco markers: merged over ``frames`` frames, sliding on by a frame while
-    they show too few, for at most ``patience`` frames."""
+    """A calibration from the table's ArUco markers: merged over ``frames`` frames, and over up to
+    ``MORE_FRAMES`` more while a marker of the layout has not shown in any (a marker lost in one frame's noise or
+    under an arm shows in another; fitted without it, the lens's curve is guessed from the others and the far
+    side of the table lands centimetres off); sliding on by a frame while they show too few, for at most
+    ``patience`` frames."""
 
     def __init__(self, layout: TableLayout, *, frames: int, patience: int) -> None:
         self.layout, self.frames, self.patience = layout, frames, patience
-        self.pending: list[np.ndarray] = []
+        self.detector = marker_detector(layout.dictionary)
+        self.pending: list[Detections] = []  # the markers each frame showed
         self.failures = 0
 
     def add(self, frame: np.ndarray) -> TableCalibration | None:
         """The calibration once this frame completes one, else None (``PerceptionError`` past ``patience``)."""
-        self.pending.append(frame)
+        self.pending.append(detect_markers(frame, detector=self.detector))
         if len(self.pending) < self.frames:
             return None
+        merged = merge_detections(self.pending)
+        if len(self.pending) < self.frames + MORE_FRAMES and \
+                len(merged) >= MIN_MARKERS and not all(m.id in merged for m in self.layout.markers):
+            return None
         try:
-            calibration, _ = calibrate_frames(self.pending, self.layout)
+            calibration = calibrate_table(merged, self.layout, image_size=(frame.shape[1], frame.shape[0]))
         except CalibrationError as exc:
             self.pending = self.pending[1:]  # keep trying on the next frames
             self.failures += 1
