@@ -214,8 +214,9 @@ def _write_truth(sim: Simulation, folder: Path, fps: float) -> None:
 def _write_video(sim: Simulation, path: Path, *, fps: float, length: float, effects: bool, progress: bool) -> int:
     """The overhead camera's video; its frame count."""
     count = max(1, math.ceil(length * fps))
+    camera = sim.camera("overhead", "720p")
     write_video(path, _frames(sim, fps=fps, count=count, effects=effects, progress=progress), fps=fps,
-                size=_size(sim))
+                size=(camera.width, camera.height))
     return count
 
 
@@ -229,11 +230,6 @@ def write_video(path: Path, frames: Iterable[np.ndarray], *, fps: float, size: t
             writer.write(frame)
     finally:
         writer.release()
-
-
-def _size(sim: Simulation) -> tuple[int, int]:
-    camera = sim.camera("overhead", "720p")
-    return camera.width, camera.height
 
 
 def _frames(sim: Simulation, *, fps: float, count: int, effects: bool, progress: bool) -> Iterator[np.ndarray]:
