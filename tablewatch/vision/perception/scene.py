@@ -217,13 +217,11 @@ class SceneTracker:
         still too, but an arm left them or they show chips' colours; where a hand rested while the table was
         first learnt, the felt shows when it goes). Never a region in a card's colours (a card in flight). Its
         owner ("" when unknown), else None."""
-        x, y = at
-        h, w = comp.shape
         pixels = cur[_full_window(comp, at)][comp]
         if self.colours is not None and float(self._card_like(pixels).mean()) >= CARD_SHARE:
             return None
         owner = self._previous_owner(comp, at)
-        if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+        if not _still(comp, at, moving):
             return owner or ""
         if owner is None or self.colours is None or float(self.colours.chip_like(pixels).mean()) >= CHIP_SHARE:
             return None
@@ -240,9 +238,7 @@ class SceneTracker:
         """A region that lies still and was no arm in the last frame: no arm, since every arm comes into view
         moving, but what came to rest (a table being set while it is learnt) or what an arm left as it went (the
         stack a player sat down with, by the felt's edge as an arm is)."""
-        x, y = at
-        h, w = comp.shape
-        return moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING and self._previous_owner(comp, at) is None
+        return _still(comp, at, moving) and self._previous_owner(comp, at) is None
 
     def _revealed(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> bool:
         """A still region that now shows mostly bare felt where the reference held mostly something else: the
@@ -250,9 +246,7 @@ class SceneTracker:
         learnt, gone since), not an arm. (A felt-coloured sleeve at rest shows felt-like where the reference
         shows felt too.)"""
         assert self.ref is not None
-        x, y = at
-        h, w = comp.shape
-        if moving[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+        if not _still(comp, at, moving):
             return False
         window = _full_window(comp, at)
         on_felt = comp & self.plane.felt[window]  # (bare felt tells only on the felt: the rail is never felt-like)
@@ -447,6 +441,14 @@ def _near_the_largest(pieces: list[tuple[int, int, np.ndarray]]) -> list[tuple[i
     far apart in a large zone are not a card's strips)."""
     largest = max(pieces, key=lambda p: p[1])[2]
     return [p for p in pieces if float(np.hypot(*(p[2] - largest))) <= PIECES_SPAN_MM]
+
+
+def _still(comp: np.ndarray, at: tuple[int, int], moving: np.ndarray) -> bool:
+    """Whether too little of a component (of the half-resolution mask, its box at ``at``) moved since the last
+    frame for it to be a hand on the move."""
+    x, y = at
+    h, w = comp.shape
+    return bool(moving[y:y + h, x:x + w][comp].mean() < HAND_MOVING)
 
 
 def _full_window(comp: np.ndarray, at: tuple[int, int]) -> tuple[slice, slice]:
