@@ -113,27 +113,29 @@ def calibrate_table(
         mm_per_px=scale_at(h, (float(centre_x), float(centre_y))),
     )
     if camera is None and fit_radial:
-        lensed = _with_radial(detections, layout, image_size=image_size, groups=(kept, usable))
-        if lensed is not None and lensed.mean_error_mm < plain.mean_error_mm:
-            return lensed
+        return _with_radial(detections, layout, image_size=image_size, plain=plain, kept=kept, usable=usable)
     return plain
 
 
 def _with_radial(detections: Detections, layout: TableLayout, *, image_size: tuple[int, int],
-                 groups: tuple[list[int], ...]) -> TableCalibration | None:
-    """The calibration through a one-term radial distortion fitted on each group of markers (the homography's
-    inliers, then every usable marker: a lens's curve can make the markers far from the middle look like
-    outliers to a plain homography), whichever fits its markers best (a marker stuck in the wrong place bends
-    the curve fitted with it, and fits worse); None when no distortion shows."""
-    best: TableCalibration | None = None
-    for group in dict.fromkeys(tuple(g) for g in groups if len(g) >= RADIAL_MIN_MARKERS):
+                 plain: TableCalibration, kept: list[int], usable: list[int]) -> TableCalibration:
+    """Through a one-term radial distortion fitted on the homography's inliers, when one shows and every usable
+    marker then fits. Otherwise whichever fits best of that, the plain homography, and a distortion fitted on
+    every usable marker: a lens's curve can make the markers far from the middle look like outliers to a plain
+    homography (fitted on the rest alone, the curve puts the table's far side centimetres off), while a marker
+    stuck in the wrong place bends the curve fitted with it, and fits worse."""
+    candidates = [plain]
+    for group in (kept, usable):
+        if len(group) < RADIAL_MIN_MARKERS or (group is usable and usable == kept):
+            continue
         lens = estimate_radial({m: detections[m] for m in group}, layout, image_size=image_size)
         if lens is None:
             continue
-        found = calibrate_table(detections, layout, image_size=image_size, camera=lens, fit_radial=False)
-        if best is None or found.mean_error_mm < best.mean_error_mm:
-            best = found
-    return best
+        lensed = calibrate_table(detections, layout, image_size=image_size, camera=lens, fit_radial=False)
+        if group is kept and lensed.markers_used == usable:
+            return lensed
+        candidates.append(lensed)
+    return min(candidates, key=lambda c: c.mean_error_mm)
 
 
 def estimate_radial(detections: Detections, layout: TableLayout, *, image_size: tuple[int, int]) -> CameraModel | None:
