@@ -13,12 +13,22 @@ from tablewatch.bench.scenarios import DEMO_HANDS
 from tablewatch.bench.through_run import recorded_session
 from tablewatch.events import HandInZone, HandStarted
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import SceneTracker
 from tablewatch.vision.table_objects import TableObjectDetector
 
 from .conftest import FPS, perception_for, rendered
 
 ALL_VIOLATIONS = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "all_violations.yaml"
+
+
+def table_plane(sim: Simulation) -> tuple[TablePlane, np.ndarray]:
+    """The plane perception calibrates on the first frames of ``sim``, and its table at the start, rectified."""
+    perception = perception_for(sim)
+    perception.run(rendered(sim, 0.0, 0.5))
+    plane = perception.plane
+    assert plane is not None
+    return plane, plane.rectify(sim.renderer().render(0.0, labels=False).image)
 
 
 def scored(sim: Simulation, t0: float, t1: float, *, chips_at: float | None = None,
@@ -94,11 +104,7 @@ def test_chips_set_out_while_the_table_is_learnt_are_no_arm_but_an_arm_moving_th
     fifth frame. A row of stacks set out on the felt in the third frame, reaching its edge as an arm does,
     differs from that median for a while (the simulated table of each bench hand is set so): it never moved
     since, so it is no arm."""
-    perception = perception_for(demo)
-    perception.run(rendered(demo, 0.0, 0.5))  # (the camera calibrates from the first frames)
-    plane = perception.plane
-    assert plane is not None
-    table = plane.rectify(demo.renderer().render(0.0, labels=False).image)
+    plane, table = table_plane(demo)
     scene = SceneTracker(plane)
     centre = np.zeros(2)
 
@@ -157,11 +163,7 @@ def test_where_an_arm_rested_while_the_table_was_learnt_the_felt_it_leaves_bare_
     draws back and is gone. Where it lay, the frame shows bare felt that the reference does not: the table
     uncovered, not an arm lying still there (which it was taken for until the reference took it in 6 s later,
     as the physically based renderer's arms first showed)."""
-    perception = perception_for(demo)
-    perception.run(rendered(demo, 0.0, 0.5))  # (the camera calibrates from the first frames)
-    plane = perception.plane
-    assert plane is not None
-    table = plane.rectify(demo.renderer().render(0.0, labels=False).image)
+    plane, table = table_plane(demo)
     scene = SceneTracker(plane)
     origin, width = scene.origins["seat3"], round(100 * plane.scale)
     way = -origin / np.hypot(*origin)
@@ -220,11 +222,7 @@ def test_small_pieces_of_a_zones_change_are_one_settle_only_side_by_side(demo: S
                                                                           settles: int) -> None:
     """Pieces too small to be a settle alone add up to one when they lie together: the strips a card sticks out by
     beyond the one beneath. Two slivers at the two ends of the pot (an arm's edge left them) are noise."""
-    perception = perception_for(demo)
-    perception.run(rendered(demo, 0.0, 0.5))  # (the camera calibrates from the first frames)
-    plane = perception.plane
-    assert plane is not None
-    table = plane.rectify(demo.renderer().render(0.0, labels=False).image)
+    plane, table = table_plane(demo)
     ys, xs = np.nonzero(plane.zone_masks["pot"])
     w, h, y = round(30 * plane.scale), round(8 * plane.scale), int(np.median(ys))
     left = int(xs.min()) + w
