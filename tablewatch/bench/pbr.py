@@ -31,9 +31,8 @@ from tablewatch.calibration.layout import load_layout
 from tablewatch.calibration.markers import calibrate_frames
 from tablewatch.sim.pbr.render import PbrRenderer
 from tablewatch.sim.render import Frame
+from tablewatch.sim.scenarios import example
 from tablewatch.sim.session import Simulation
-
-DEMO = Path(__file__).resolve().parents[1] / "sim" / "scenarios" / "demo.yaml"
 
 
 class Timed:
@@ -57,7 +56,7 @@ def pbr_frames(sim: Simulation, *, fps: float, seconds: float, spp: int, save: P
     renderer = PbrRenderer(sim.renderer(effects=False), spp=spp, seed=sim.scenario.seed)
     for i in range(int(seconds * fps)):
         frame = renderer.render(i / fps)
-        if save is not None and i % int(fps) == 0:
+        if save is not None and i % max(1, round(fps)) == 0:
             cv2.imwrite(str(save / f"pbr-{i / fps:06.2f}.png"), frame.image)
         yield frame
 
@@ -98,7 +97,8 @@ def report(name: str, score: Score, timed: Timed) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tablewatch.bench.pbr", description=__doc__.split("\n\n")[0])
-    parser.add_argument("scenario", nargs="?", default=str(DEMO), help="a scenario YAML file (default: the demo)")
+    parser.add_argument("scenario", nargs="?", default=str(example("demo")),
+                        help="a scenario YAML file (default: the demo)")
     parser.add_argument("--seconds", type=float, default=30.0, help="the first SECONDS of the run")
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--spp", type=int, default=8, help="Mitsuba's samples per pixel")

@@ -110,7 +110,7 @@ def _palm(forward: np.ndarray, left: np.ndarray, centre: tuple[float, float, flo
 
 
 def dealer_body(arm: Arm, dealer_position: tuple[float, float]) -> list[Solid]:
-    """The dealer standing at the rail: a torso and a head behind the shoulders, in the arm's sleeve colour."""
+    """The dealer standing at the rail: a torso in the arm's sleeve colour and a head behind the shoulders."""
     sx, sy = arm.shoulder
     back = np.array(dealer_position) - (sx, sy)
     norm = float(np.hypot(*back))
