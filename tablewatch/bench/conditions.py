@@ -131,7 +131,7 @@ def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length
     shutil.rmtree(folder, ignore_errors=True)
     if cell.pbr_spp:
         _copy_recording(sim, clean, folder, length_s=length_s)
-        _render_physically(sim, folder / VIDEO, spp=cell.pbr_spp, frames=recorded_frames(clean))
+        _render_physically(sim, folder / VIDEO, spp=cell.pbr_spp, frames=_recorded_frames(clean))
     elif cell.tilt_deg:
         tilted = Simulation(Scenario.model_validate({**sim.scenario.model_dump(), "camera_tilt_deg": cell.tilt_deg}))
         record(tilted, folder, progress=False)
@@ -167,7 +167,7 @@ def _copy_recording(sim: Simulation, clean: Path, folder: Path, *, length_s: flo
                                        encoding="utf-8")
 
 
-def recorded_frames(clean: Path) -> tuple[int, float]:
+def _recorded_frames(clean: Path) -> tuple[int, float]:
     """How many frames the clean recording's video holds, and at what rate."""
     recorded = json.loads((clean / "recording.json").read_text(encoding="utf-8"))
     return int(recorded["frames"]), float(recorded["fps"])
