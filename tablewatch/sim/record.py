@@ -244,10 +244,11 @@ def write_profile(sim: Simulation, path: Path, *, video: Path, tray: Sequence[in
     learns them from the tray zone of the first frame), and the dealer button's look measured where it lies in
     the first frame."""
     name = sim.run.layout.name
+    layout = load_layout(name)
     frames = read_frames(video, limit=CALIBRATION_FRAMES)
-    calibration, _ = calibrate_frames(frames, load_layout(name))
-    chips = (tray_zone_chips(frames[0], load_layout(name), calibration, list(tray)) if tray
+    calibration, _ = calibrate_frames(frames, layout)
+    chips = (tray_zone_chips(frames[0], layout, calibration, list(tray)) if tray
              else painted_chip_colours(sim.scenario.chips))
     profile = new_profile(table=sim.scenario.table, layout=name, calibration=calibration, chips=chips,
-                          source=str(video), button=measure_button(frames[0], calibration, load_layout(name)))
+                          source=str(video), button=measure_button(frames[0], calibration, layout))
     save_profile(profile, path)

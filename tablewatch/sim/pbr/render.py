@@ -21,6 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tablewatch.calibration.chips import CHIP_PAINTS
 from tablewatch.sim.pbr.body import Capsule, Ellipsoid, Solid, arm_solids, dealer_body
 from tablewatch.sim.render import Frame, Renderer, covered_chips
 from tablewatch.sim.scenario import ChipSpec
@@ -308,12 +309,13 @@ def _down(point: tuple[float, float, float]) -> list[float]:
 
 
 def _linear(bgr: tuple[int, int, int] | tuple[float, ...]) -> tuple[float, float, float]:
-    b, g, r = (float(c) / 255 for c in bgr[:3])
-    return (_srgb_to_linear(r), _srgb_to_linear(g), _srgb_to_linear(b))
+    r, g, b = (float(c) for c in _srgb_to_linear(np.asarray(bgr[:3], np.float64)[::-1] / 255))
+    return (r, g, b)
 
 
-def _srgb_to_linear(c: float) -> float:
-    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+def _srgb_to_linear(srgb: np.ndarray) -> np.ndarray:
+    """The sRGB curve undone (values 0..1)."""
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
 
 
 def _to_srgb(linear: np.ndarray) -> np.ndarray:
@@ -333,11 +335,8 @@ def _satin(texture: dict[str, Any]) -> dict[str, Any]:
 
 def _bitmap(mi: Any, image: np.ndarray, *, colour: bool) -> Any:
     """A Mitsuba bitmap of an 8-bit picture: BGR as linear RGB floats (``colour``), or one channel as it is."""
-    if colour:
-        rgb = image[..., ::-1].astype(np.float32) / 255
-        values = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    else:
-        values = image.astype(np.float32) / 255
+    scaled = image.astype(np.float32) / 255
+    values = _srgb_to_linear(scaled[..., ::-1]) if colour else scaled
     return mi.Bitmap(np.ascontiguousarray(values, dtype=np.float32))
 
 
@@ -428,8 +427,6 @@ def _polar(sprite: np.ndarray) -> np.ndarray:
 
 def _edge_stripes(spec: ChipSpec) -> np.ndarray:
     """A chip's edge unrolled (u around, v across its height): its colour with six stripes of its spots' colour."""
-    from tablewatch.calibration.chips import CHIP_PAINTS
-
     base, spot = np.array(CHIP_PAINTS[spec.colour], float), np.array(CHIP_PAINTS[spec.spots], float)
     strip = np.empty((8, 240, 3), np.uint8)
     strip[:] = (base * 0.8).astype(np.uint8)
