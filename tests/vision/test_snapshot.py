@@ -140,6 +140,51 @@ def test_an_index_is_found_only_in_a_paper_corner() -> None:
     assert faces.shows_back(down, paper) and not faces.shows_back(up, paper)
 
 
+def _zone(seed: int = 0) -> np.ndarray:
+    """A blank index zone of slightly noisy paper, in the reader's own pixels."""
+    zw, zh = (round(v * faces.PX_PER_MM) for v in faces.INDEX_ZONE_MM)
+    noise = np.random.default_rng(seed).normal(0, 1.5, (zh, zw, 3))
+    zone: np.ndarray = np.clip(np.array([235, 238, 240]) + noise, 0, 255).astype(np.uint8)
+    return zone
+
+
+def _diamond(zone: np.ndarray, centre: tuple[int, int], colour: tuple[int, int, int]) -> None:
+    x, y = centre
+    points = np.array([[x, y - 18], [x + 13, y], [x, y + 18], [x - 13, y]], np.int32)
+    cv2.fillPoly(zone, [points], colour)
+
+
+def test_a_faded_rank_over_a_bold_red_suit_is_still_an_index() -> None:
+    # a washed-out photo: the rank's ink has faded to a pale pink, the suit's red is as saturated as ever
+    zone = _zone()
+    cv2.putText(zone, "7", (22, 78), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (200, 200, 238), 5)
+    _diamond(zone, (40, 110), (40, 30, 220))
+    box = faces.find_index(zone)
+    assert box is not None
+    assert box[1] < 40 and box[3] > 120  # from the rank's top to the suit's foot
+
+
+def test_a_blurred_rank_broken_into_pieces_is_one_glyph() -> None:
+    zone = _zone(1)
+    for top in (26, 38, 50, 62):  # a rank's stroke broken at the ink threshold into four pieces a millimetre apart
+        cv2.rectangle(zone, (30, top), (44, top + 6), (40, 40, 40), -1)
+    _diamond(zone, (38, 110), (40, 40, 40))
+    box = faces.find_index(zone)
+    assert box is not None
+    assert box[1] <= 26 and box[3] >= 128
+
+
+def test_stretching_a_red_index_keeps_the_paper_white_and_the_ink_red() -> None:
+    zone = _zone(2)
+    _diamond(zone, (38, 110), (60, 60, 225))
+    stretched = faces._stretch(zone, zone).astype(np.float32)
+    paper = stretched[5:60, 5:20].reshape(-1, 3)
+    assert paper.mean(axis=0).min() > 235  # white, not tinted
+    assert paper.std(axis=0).max() < 8  # the paper's noise is not blown up in the channel the ink hardly darkens
+    b, g, r = stretched[110, 38]
+    assert r > 200 and g < 80 and b < 80
+
+
 def test_the_index_zone_follows_the_card(found: dict[str, object]) -> None:
     corners = np.array([[100, 100], [163, 100], [163, 188], [100, 188]], np.float32)
     zone = faces.zone_polygon(corners, 0)

@@ -35,6 +35,7 @@ LINE_MM = (8.0, 12.0)  # a horizontal or vertical mark longer than this is a lin
 EDGE_MM = 0.6  # ink this close to the card's edge is the edge's shadow, not print
 PAPER_DISTANCE = 25.0  # Lab distance from the paper within which a pixel is paper
 MIN_PAPER_SHARE = 0.6  # an index zone is mostly blank paper (an index covers about a fifth of it)
+JOIN_MM = 2.0  # marks this close are pieces of one glyph
 MAX_GLYPHS = 4  # marks of an index: a rank (two for a ten), a suit, and one broken off
 INK_NOISE_FACTOR = 4.0  # ink differs from the paper by this many times the zone's median difference...
 INK_SHARE = 0.25  # ...and by this share of its boldest marks' difference
@@ -191,10 +192,22 @@ def find_index(zone: np.ndarray) -> tuple[float, float, float, float] | None:
     distance = np.linalg.norm(lab - paper_colour(zone), axis=2)
     if float((distance < PAPER_DISTANCE).mean()) < MIN_PAPER_SHARE:
         return None  # the zone is not mostly paper: a back, a picture, or not a card corner
-    # print is what stands out of the paper's own noise and is not far fainter than the zone's boldest marks
+    # print is what stands out of the paper's own noise and is not far fainter than the zone's boldest marks;
+    # in a washed-out photo a red suit keeps its colour while the rank above it fades, so when that leaves no
+    # index, the faint marks are looked at too
     noise = float(np.median(distance))
-    threshold = max(INK_NOISE_FACTOR * noise, INK_SHARE * float(np.percentile(distance, 99)), MIN_INK)
-    ink = (distance > threshold).astype(np.uint8)
+    floor = max(INK_NOISE_FACTOR * noise, MIN_INK)
+    for threshold in (max(floor, INK_SHARE * float(np.percentile(distance, 99))), floor):
+        box = _index_box(distance > threshold)
+        if box is not None:
+            return box
+    return None
+
+
+def _index_box(ink_mask: np.ndarray) -> tuple[float, float, float, float] | None:
+    """The box round the marks of ``ink_mask`` away from the zone's sides, if they are a few and of an index's
+    size."""
+    ink = ink_mask.astype(np.uint8)
     # long straight marks are a court card's frame or an edge, never a glyph: cut them off the print
     tall: np.ndarray = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((round(LINE_MM[1] * PX_PER_MM), 1), np.uint8))
     wide: np.ndarray = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, round(LINE_MM[0] * PX_PER_MM)), np.uint8))
@@ -212,7 +225,7 @@ def find_index(zone: np.ndarray) -> tuple[float, float, float, float] | None:
         if x <= edge or y <= edge or x + w >= zw - 1 or y + h >= zh - 1:
             continue  # touches the card's edge or the zone's inner sides: not the index
         boxes.append((x, y, x + w, y + h))
-    if not boxes or len(boxes) > MAX_GLYPHS:
+    if not boxes or _glyphs(boxes) > MAX_GLYPHS:
         return None  # no print, or a pattern (a back's) rather than a rank and a suit
     array = np.array(boxes, np.float32)
     box = (float(array[:, 0].min()), float(array[:, 1].min()), float(array[:, 2].max()), float(array[:, 3].max()))
@@ -221,6 +234,25 @@ def find_index(zone: np.ndarray) -> tuple[float, float, float, float] | None:
     if not (wmin <= width <= wmax and hmin <= height <= hmax):
         return None
     return box
+
+
+def _glyphs(boxes: list[tuple[int, int, int, int]]) -> int:
+    """How many marks ``boxes`` (xyxy) make when pieces within ``JOIN_MM`` of each other are one: a blurred
+    glyph's thin strokes break into pieces at the ink threshold."""
+    gap = JOIN_MM * PX_PER_MM
+    group = list(range(len(boxes)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, a in enumerate(boxes):
+        for j in range(i):
+            b = boxes[j]
+            if max(a[0] - b[2], b[0] - a[2]) <= gap and max(a[1] - b[3], b[1] - a[3]) <= gap:
+                group[root(i)] = root(j)
+    return len({root(i) for i in range(len(boxes))})
 
 
 def shows_back(card: np.ndarray, paper: np.ndarray | None = None, *, seen: np.ndarray | None = None) -> bool:
@@ -264,13 +296,15 @@ def _corner(card: np.ndarray, which: int) -> np.ndarray:
 
 
 def _stretch(card: np.ndarray, zone: np.ndarray) -> np.ndarray:
-    """The card with the zone's paper made white and its darkest print black, channel by channel: a washed-out
-    or tinted photo's index looks like crisp print (the classifier learned from many lights, not this one)."""
+    """The card with the zone's paper made white in each channel and its darkest print black, by one gain for
+    all channels: a washed-out or tinted photo's index looks like crisp print (the classifier learned from many
+    lights, not this one), and red ink stays red (a gain per channel would blow up the paper's noise in the
+    channel red ink hardly darkens)."""
     paper = cv2.cvtColor(np.clip(paper_colour(zone), 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_Lab2BGR)
     paper = paper.reshape(3).astype(np.float32)
     low = np.percentile(zone.reshape(-1, 3), 1, axis=0).astype(np.float32)
-    span = np.maximum(paper - low, 16.0)
-    stretched: np.ndarray = np.clip((card.astype(np.float32) - low) / span * 255.0, 0, 255).astype(np.uint8)
+    span = max(float((paper - low).max()), 16.0)
+    stretched: np.ndarray = np.clip(255.0 - (paper - card.astype(np.float32)) / span * 255.0, 0, 255).astype(np.uint8)
     return stretched
 
 
