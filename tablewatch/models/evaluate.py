@@ -9,7 +9,8 @@ Two figures, over a prepared split (``out/cards-real/test``: every copy of each 
   has up to two index boxes); the reader's cards come from ``group_cards`` at the working confidence.
   A labelled card is *found* when a read card has an index box at IoU >= 0.5 with one of its boxes, and
   *correct* when such a read card names it. Accuracy = correct / found; recall = correct / labelled;
-  precision = read cards that match a labelled card of the same name / read cards.
+  precision = read cards that match a labelled card of the same name / read cards, each labelled card matched
+  by one read card at most (a card listed twice is right once and wrong once).
 
 Figures are also given per kind of photo (``source_group``), since the webcam frames are the closest to
 a table camera.
@@ -132,11 +133,15 @@ def tally_cards(cards: list[Card], gt_cls: np.ndarray, gt_xyxy: np.ndarray, name
         near = [card for card in cards if box_iou(np.array(card.index_boxes), boxes).max(initial=0) >= MATCH_IOU]
         tally.found += bool(near)
         tally.correct += any(card.label == names[c] for card in near)
-    for card in cards:
+    claimed: set[str] = set()
+    for card in cards:  # strongest first: the surest listing of a card is the right one
         same = gt_xyxy[gt_cls == _class_of(card.label, names)]
-        right = len(same) and box_iou(np.array(card.index_boxes), same).max(initial=0) >= MATCH_IOU
-        tally.read_right += bool(right)
-        tally.agreed_right += bool(right) and card.agreed
+        right = (card.label not in claimed and len(same) > 0
+                 and box_iou(np.array(card.index_boxes), same).max(initial=0) >= MATCH_IOU)
+        if right:
+            claimed.add(card.label)
+        tally.read_right += right
+        tally.agreed_right += right and card.agreed
     return tally
 
 
@@ -184,7 +189,7 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
         ap_inputs.tp.append(match_predictions(found.class_id, found.xyxy, gt_cls, gt_xyxy))
         for c in gt_cls.tolist():
             ap_inputs.n_labels[c] += 1
-        cards = group_cards(found[found.confidence >= conf], names)
+        cards = group_cards(found[found.confidence >= conf], names, one_deck=True)
         tallies[source_group(source_of(image_path.name))].add(tally_cards(cards, gt_cls, gt_xyxy, names))
     total = CardTally()
     for tally in tallies.values():

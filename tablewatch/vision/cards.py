@@ -5,12 +5,15 @@ apart; an overlapped one may show one). Here the boxes of one frame become ``Car
 
 1. boxes of *different* classes on the same spot (IoU above ``overlap_iou``) are one index read two ways:
    the stronger reading stays, the other is kept as an ``alternative`` (the card is then not ``agreed``);
-2. boxes of the *same* class close enough to be the two corners of one card (centre distance at most
+2. boxes of the *same* class within an index's size of each other are one index boxed twice: the stronger
+   stays;
+3. boxes of the *same* class close enough to be the two corners of one card (centre distance at most
    ``pair_factor`` times the index size) pair up, closest first: such a card is ``agreed``;
-3. every box left over is a card seen by one index only.
+4. every box left over is a card seen by one index only.
 
-With one deck an identity occurs once, so a third box of a class becomes a second card: the caller can
-flag a duplicate. ``BACK`` boxes (whole card backs) are counted apart, never as face-up cards.
+With one deck an identity occurs once: a third box of a class becomes a second card, or, with ``one_deck``,
+only the surest card of an identity is listed. ``BACK`` boxes (whole card backs) are counted apart, never as
+face-up cards.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ BACK_LABEL = "BACK"
 INDEX_LABEL = "INDEX"  # a box-only detector's face-up class: the identity comes from the classifier
 RANKS = {"10": "T", "A": "A", "K": "K", "Q": "Q", "J": "J"} | {str(n): str(n) for n in range(2, 10)}
 SUITS = {"C": "c", "D": "d", "H": "h", "S": "s"}
+SAME_INDEX_FACTOR = 1.0  # boxes of one class whose centres are within this many index sizes box one index
 
 
 @dataclass(frozen=True)
@@ -65,8 +69,9 @@ def is_face_up_label(label: str) -> bool:
 
 
 def group_cards(detections: Detections, names: dict[int, str], *, pair_factor: float = 10.0,
-                overlap_iou: float = 0.6) -> list[Card]:
-    """The face-up cards of one frame's index boxes, strongest first."""
+                overlap_iou: float = 0.6, one_deck: bool = False) -> list[Card]:
+    """The face-up cards of one frame's index boxes, strongest first. ``one_deck``: each identity is listed
+    once, on its surest card (a photo of one deck)."""
     labels = np.array([names[int(c)] for c in detections.class_id], dtype=object)
     face_up = np.array([is_face_up_label(str(label)) for label in labels], dtype=bool)
     face = detections[face_up] if len(labels) else detections
@@ -82,7 +87,13 @@ def group_cards(detections: Detections, names: dict[int, str], *, pair_factor: f
             idx = members[group]
             alts = tuple(sorted({alt for i in idx for alt in alternatives.get(int(keep[i]), ())}))
             cards.append(_card(label, face.xyxy[idx], face.confidence[idx], alts))
-    return sorted(cards, key=lambda card: -card.confidence)
+    cards.sort(key=lambda card: -card.confidence)
+    if one_deck:
+        surest: dict[str, Card] = {}
+        for card in cards:
+            surest.setdefault(card.label, card)
+        cards = list(surest.values())
+    return cards
 
 
 def count_backs(detections: Detections, names: dict[int, str]) -> int:
@@ -98,20 +109,36 @@ def _resolve_conflicts(
     suppressed = np.zeros(len(face), dtype=bool)
     keep: list[int] = []
     alternatives: dict[int, tuple[str, ...]] = {}
+    same_index = _same_index(face.xyxy)
     for i in order:
         if suppressed[i]:
             continue
         keep.append(int(i))
-        rivals = np.flatnonzero((iou[i] > overlap_iou) & ~suppressed & (face.class_id != face.class_id[i]))
-        rivals = rivals[rivals != i]
-        suppressed[rivals] = True
+        same_class = face.class_id == face.class_id[i]
+        # the same spot read two ways; fanned cards' indices lie side by side, so only boxes that overlap well
+        rivals = np.flatnonzero((iou[i] > overlap_iou) & ~suppressed & ~same_class)
         if len(rivals):
-            alternatives[int(i)] = tuple(names[int(face.class_id[r])] for r in rivals)
+            alternatives[int(i)] = tuple(dict.fromkeys(names[int(face.class_id[r])] for r in rivals))
+        # one index boxed twice (one deck holds no two cards of a class side by side)
+        echoes = np.flatnonzero(same_index[i] & ~suppressed & same_class)
+        suppressed[rivals] = True
+        suppressed[echoes[echoes != i]] = True
     return np.asarray(keep, dtype=np.int64), alternatives
 
 
+def _same_index(xyxy: np.ndarray) -> np.ndarray:
+    """(n, n): whether two boxes are one index boxed twice (their centres within ``SAME_INDEX_FACTOR`` index
+    sizes): a card's other index lies at its opposite corner, much farther away."""
+    centers = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    sizes = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
+    distance = np.linalg.norm(centers[:, None] - centers[None], axis=2)
+    near: np.ndarray = distance <= SAME_INDEX_FACTOR * np.maximum(sizes[:, None], sizes[None])
+    return near
+
+
 def _pair_boxes(xyxy: np.ndarray, pair_factor: float) -> list[list[int]]:
-    """Groups of one or two indices (into ``xyxy``): the closest plausible pairs first."""
+    """Groups of one or two indices (into ``xyxy``): the closest plausible pairs first. A card's two indices
+    lie at opposite corners, never within ``SAME_INDEX_FACTOR`` index sizes of each other."""
     n = len(xyxy)
     centers = (xyxy[:, :2] + xyxy[:, 2:]) / 2
     sizes = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
@@ -119,7 +146,8 @@ def _pair_boxes(xyxy: np.ndarray, pair_factor: float) -> list[list[int]]:
     for i in range(n):
         for j in range(i + 1, n):
             distance = float(np.linalg.norm(centers[i] - centers[j]))
-            if distance <= pair_factor * float(max(sizes[i], sizes[j])):
+            size = float(max(sizes[i], sizes[j]))
+            if SAME_INDEX_FACTOR * size < distance <= pair_factor * size:
                 candidates.append((distance, i, j))
     used: set[int] = set()
     groups = []

@@ -89,7 +89,7 @@ class CardReader:
             self.times.add("classify", time.perf_counter() - start)
             detections = detections[detections.confidence >= self.conf]
         start = time.perf_counter()
-        cards = group_cards(detections, self.names)
+        cards = group_cards(detections, self.names, one_deck=True)
         backs = count_backs(detections, self.names)
         self.times.add("cards", time.perf_counter() - start)
         self.times.calls += 1

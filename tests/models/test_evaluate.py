@@ -48,3 +48,12 @@ def test_tally_counts_found_correct_and_precision_per_card():
     assert (tally.read, tally.read_right, tally.agreed_read, tally.agreed_right) == (2, 1, 1, 1)
     figures = tally.figures()
     assert figures["identity_accuracy"] == 0.5 and figures["precision"] == 0.5 and figures["agreed_precision"] == 1.0
+
+
+def test_a_card_listed_twice_is_right_once():
+    # the ace's two indices were not paired: two listings of one card
+    gt_cls = np.array([0, 0])
+    gt = np.array([[0, 0, 10, 10], [100, 100, 110, 110]], np.float32)
+    read = [card("AS", (0, 0, 10, 10)), card("AS", (100, 100, 110, 110))]
+    tally = tally_cards(read, gt_cls, gt, NAMES)
+    assert (tally.labelled, tally.correct, tally.read, tally.read_right) == (1, 1, 2, 1)

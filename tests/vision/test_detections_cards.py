@@ -70,6 +70,19 @@ def test_one_index_read_two_ways_keeps_the_stronger_reading_as_unconfirmed():
     assert cards[0].card == "6h" and cards[0].alternatives == ("9H",) and not cards[0].agreed
 
 
+def test_one_index_boxed_twice_is_one_index_and_pairs_with_the_cards_other_corner():
+    # the detector boxed the Ten's top index twice, a little apart; its other index is across the card
+    cards = group_cards(dets([(0, 0, 20, 30, 0.8, 0), (6, 8, 26, 38, 0.7, 0), (150, 200, 170, 230, 0.6, 0)]), NAMES)
+    assert len(cards) == 1
+    assert cards[0].agreed and cards[0].index_boxes == ((0, 0, 20, 30), (150, 200, 170, 230))
+
+
+def test_with_one_deck_an_identity_is_listed_once_on_its_surest_card():
+    rows = [(0, 0, 20, 30, 0.6, 0), (900, 900, 920, 930, 0.9, 0), (400, 0, 420, 30, 0.7, 1)]
+    cards = group_cards(dets(rows), NAMES, one_deck=True)
+    assert [(c.card, c.index_boxes[0][0]) for c in cards] == [("Th", 900), ("As", 400)]
+
+
 def test_a_joker_is_a_face_up_card_without_a_poker_identity():
     cards = group_cards(dets([(0, 0, 20, 30, 0.8, 5)]), NAMES)
     assert cards[0].label == "RED JOKER" and cards[0].card is None
