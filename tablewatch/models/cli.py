@@ -80,10 +80,13 @@ def train(
               help="Also read tiles down to this many pixels (default: whole images only, as in training).")
 @click.option("--classifier", default="auto", show_default=True,
               help="Index classifier ONNX for identity from crops: a path, 'auto' (the shipped one if any) or 'none'.")
+@click.option("--enlarge", type=click.FloatRange(1.0, 8.0), default=1.0, show_default=True,
+              help="Enlarge each photo this many times first and read it as `tablewatch cards` does (the tile "
+                   "pyramid down to --min-tile, default 640 px): a phone's or a 4K camera's larger picture.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def evaluate(
     model: Path | None, prepared: Path, data_root: Path, split: str, conf: float, min_tile: int | None,
-    classifier: str, as_json: bool,
+    classifier: str, enlarge: float, as_json: bool,
 ) -> None:
     """Score a detector on held-out source photos: mAP50 and per-card identity accuracy."""
     import json
@@ -97,8 +100,10 @@ def evaluate(
         if not (prepared / "split.json").exists():
             prepare_dataset(data_root, prepared)
         classifier_path = resolve_classifier(classifier)
+        if enlarge > 1.0 and min_tile is None:
+            min_tile = 640
         report = evaluate_split(model or default_model_path(), prepared / split, conf=conf, min_tile=min_tile,
-                                classifier_path=classifier_path)
+                                classifier_path=classifier_path, enlarge=enlarge)
     except (DatasetError, DetectorError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps(report, indent=1) if as_json else format_report(report))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
+import cv2
 import numpy as np
 
 from tablewatch.models.dataset import DatasetError, read_class_names, source_group, source_of
@@ -154,6 +155,7 @@ class SplitReport(TypedDict):
     sources: int
     conf: float
     min_tile: int | None
+    enlarge: float
     classifier: str | None
     mAP50: float
     cards: dict[str, float | int]  # CardTally.figures() of every image
@@ -162,11 +164,12 @@ class SplitReport(TypedDict):
 
 
 def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF, min_tile: int | None = None,
-                   classifier_path: Path | None = None) -> SplitReport:
+                   classifier_path: Path | None = None, enlarge: float = 1.0) -> SplitReport:
     """mAP50 and card identity figures of ``model_path`` on the images of ``split_dir``.
 
     Each image is seen whole at the model's input size (as in training), or, with ``min_tile``, also as a
-    pyramid of tiles down to that size (what ``tablewatch cards`` does on large photos).
+    pyramid of tiles down to that size (what ``tablewatch cards`` does on large photos); with ``enlarge``, each
+    image is first enlarged that many times (bicubic), as a larger camera would show the same scene.
     """
     images = sorted((split_dir / "images").glob("*")) if (split_dir / "images").is_dir() else []
     if not images:
@@ -181,6 +184,8 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
     tallies: dict[str, CardTally] = defaultdict(CardTally)
     for image_path in images:
         image = read_image(image_path)
+        if enlarge != 1.0:
+            image = cv2.resize(image, None, fx=enlarge, fy=enlarge, interpolation=cv2.INTER_CUBIC)
         gt_cls, gt_xyxy = read_labels(split_dir / "labels" / f"{image_path.stem}.txt", image.shape[1], image.shape[0])
         gt_cls = to_reader_id[gt_cls]
         found = reader.read(image).detections
@@ -197,7 +202,7 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
     m, per_class = map50(ap_inputs)
     sources = {source_of(path.name) for path in images}
     return {"model": str(model_path), "split": str(split_dir), "images": len(images), "sources": len(sources),
-            "conf": conf, "min_tile": min_tile,
+            "conf": conf, "min_tile": min_tile, "enlarge": enlarge,
             "classifier": str(classifier_path) if classifier_path else None,
             "mAP50": round(m, 4), "cards": total.figures(),
             "by_kind": {kind: tally.figures() for kind, tally in sorted(tallies.items())},
@@ -209,6 +214,7 @@ def format_report(report: SplitReport) -> str:
     lines = [
         f"model {report['model']}",
         f"split {report['split']}: {report['images']} images of {report['sources']} held-out source photos"
+        + (f", enlarged {report['enlarge']:g} times" if report["enlarge"] != 1.0 else "")
         + (f", tiles down to {report['min_tile']} px" if report["min_tile"] else ", whole images")
         + (f", identity from crops by {report['classifier']}" if report["classifier"] else ""),
         f"mAP50 (index boxes; classes present: {len(report['ap50_per_class'])}): {report['mAP50']:.3f}",

@@ -8,17 +8,22 @@ from pathlib import Path
 
 import numpy as np
 
-from tablewatch.vision.cards import Card, count_backs, group_cards
+from tablewatch.vision.cards import BACK_LABEL, Card, count_backs, group_cards
 from tablewatch.vision.classifier import OnnxIndexClassifier, is_box_only
 from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import DetectorError, OnnxDetector, default_model_path
-from tablewatch.vision.tiling import StageTimes, Window, detect_windows, pyramid_windows
+from tablewatch.vision.tiling import StageTimes, Window, detect_windows, merge_found, pyramid_levels, read_enough
 
 BOX_CONF_WITH_CLASSIFIER = 0.05
 # A card is reported from this confidence (box score x identity probability, square-rooted). Chosen on the
 # val split with the session-4 models: 0.25 -> 0.4 kept recall (0.861 -> 0.852) and raised precision
 # (0.56 -> 0.74); 0.5 costs recall (0.81).
 CARD_CONF = 0.4
+# A level of the tile pyramid whose indices are this large (px at the detector's input) is read, and no finer one:
+# the training photos' index boxes are 15-70 px at a 320-px input (5th to 95th percentile; lower quartile 22,
+# median 28)
+READABLE_PX = 20.0
+SURE_BOX = 0.25  # the boxes that say how large a level shows the indices
 
 
 @dataclass(frozen=True)
@@ -32,8 +37,9 @@ class CardReading:
 class CardReader:
     """Reads the cards of any image. ``tiles`` chooses the windows the detector sees:
 
-    - ``"auto"``: the whole image plus a pyramid of tiles down to ``min_tile`` px (default: twice the
-      model input, the scale the model was trained at), so any resolution works;
+    - ``"auto"``: the whole image, then a pyramid of tiles down to ``min_tile`` px (default: twice the
+      model input, the scale the model was trained at), so any resolution works; the descent stops at the
+      first level that shows the indices ``READABLE_PX`` large (finer tiles would read pips and pictures);
     - ``"none"``: the whole image once (fastest; fine when the cards fill the picture).
 
     With a ``classifier``, the identity of each face-up box comes from a full-resolution crop instead of
@@ -60,10 +66,11 @@ class CardReader:
         # the classes of what ``read`` returns (a box-only detector's boxes are named by the classifier)
         self.names = classifier.output_names(self.detector.names) if classifier else self.detector.names
 
-    def windows(self, height: int, width: int) -> list[Window]:
+    def levels(self, height: int, width: int) -> list[list[Window]]:
+        """The windows the detector may see, coarsest first (``tiling.pyramid_levels``)."""
         if self.tiles == "none":
-            return [(0, 0, width, height)]
-        return pyramid_windows(height, width, min_tile=self.min_tile, overlap=self.overlap)
+            return [[(0, 0, width, height)]]
+        return pyramid_levels(height, width, min_tile=self.min_tile, overlap=self.overlap)
 
     def detect(self, image: np.ndarray) -> Detections:
         """One window through the detector, each stage timed into ``self.times``."""
@@ -79,10 +86,22 @@ class CardReader:
         self.times.windows += 1
         return found
 
+    def _sure_faces(self, found: Detections) -> Detections:
+        """The face-up boxes the detector is fairly sure of (they tell how large a level shows the indices)."""
+        sure = [self.detector.names[int(c)] != BACK_LABEL and score >= SURE_BOX
+                for c, score in zip(found.class_id, found.confidence, strict=True)]
+        return found[np.array(sure, bool)]
+
     def read(self, image: np.ndarray) -> CardReading:
         height, width = image.shape[:2]
-        windows = self.windows(height, width)
-        detections = detect_windows(self.detect, image, windows, times=self.times)
+        parts, windows = [], 0
+        for level in self.levels(height, width):
+            found = detect_windows(self.detect, image, level, times=self.times)
+            parts.append(found)
+            windows += len(level)
+            if read_enough(self._sure_faces(found), level, self.detector.imgsz, readable_px=READABLE_PX):
+                break
+        detections = merge_found(parts, times=self.times)
         if self.classifier is not None:
             start = time.perf_counter()
             detections = self.classifier.relabel(image, detections, self.detector.names)
@@ -93,4 +112,4 @@ class CardReader:
         backs = count_backs(detections, self.names)
         self.times.add("cards", time.perf_counter() - start)
         self.times.calls += 1
-        return CardReading(cards=cards, backs=backs, detections=detections, windows=len(windows))
+        return CardReading(cards=cards, backs=backs, detections=detections, windows=windows)

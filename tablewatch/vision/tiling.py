@@ -4,7 +4,8 @@ The detector sees its input at ``imgsz`` (e.g. 320 px). A whole 4K frame squeeze
 corner index 1-2 px tall, so a large image is also cut into tiles: a pyramid of square windows, from the
 whole image down to ``min_tile`` pixels, each level overlapping by ``overlap`` so every index lies whole in
 some tile. Boxes cut by a tile's inner edge are dropped (the neighbour tile has them whole), and the rest
-are merged with per-class NMS.
+are merged with per-class NMS. A level whose indices are already large enough to read ends the descent
+(``read_enough``): finer tiles would only magnify the cards.
 """
 
 from __future__ import annotations
@@ -51,14 +52,35 @@ def pyramid_windows(
     height: int, width: int, *, min_tile: int, overlap: float = 0.25, max_levels: int = 6
 ) -> list[Window]:
     """The whole image, then square tiles of half the size, and so on down to ``min_tile`` px."""
-    windows: list[Window] = [(0, 0, width, height)]
+    return [w for level in pyramid_levels(height, width, min_tile=min_tile, overlap=overlap, max_levels=max_levels)
+            for w in level]
+
+
+def pyramid_levels(
+    height: int, width: int, *, min_tile: int, overlap: float = 0.25, max_levels: int = 6
+) -> list[list[Window]]:
+    """``pyramid_windows`` level by level, the whole image first."""
+    levels: list[list[Window]] = [[(0, 0, width, height)]]
     tile = max(height, width) // 2
     for _level in range(max_levels - 1):
         if tile < min_tile:
             break
-        windows += [w for w in tile_windows(height, width, tile=tile, overlap=overlap) if w != (0, 0, width, height)]
+        level = [w for w in tile_windows(height, width, tile=tile, overlap=overlap) if w != (0, 0, width, height)]
+        if level:
+            levels.append(level)
         tile //= 2
-    return windows
+    return levels
+
+
+def read_enough(found: Detections, windows: list[Window], imgsz: int, *, readable_px: float) -> bool:
+    """Whether a level's detections show the image's indices large enough to read, so finer tiles would only
+    magnify the cards: pips and a court card's picture, seen at an index's size, look like indices. The
+    median box, as the detector saw it in its window (``imgsz`` px), at least ``readable_px``."""
+    if not len(found):
+        return False
+    side = max(max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in windows)
+    sizes = np.maximum(found.xyxy[:, 2] - found.xyxy[:, 0], found.xyxy[:, 3] - found.xyxy[:, 1]) * imgsz / side
+    return float(np.median(sizes)) >= readable_px
 
 
 def detect_windows(
@@ -78,6 +100,11 @@ def detect_windows(
         if len(found):
             found = found[~_cut_by_edge(found.xyxy, (x0, y0, x1, y1), (width, height), edge_margin)]
             parts.append(found.shifted(x0, y0))
+    return merge_found(parts, nms_iou=nms_iou, times=times)
+
+
+def merge_found(parts: list[Detections], *, nms_iou: float = 0.5, times: StageTimes | None = None) -> Detections:
+    """Detections of several windows (in image pixels) as one set: per-class NMS over them all."""
     start = time.perf_counter()
     merged = Detections.merge(parts)
     if len(merged):

@@ -10,7 +10,14 @@ import pytest
 
 from tablewatch.vision.cards import group_cards, pokerkit_card
 from tablewatch.vision.detections import Detections
-from tablewatch.vision.tiling import detect_windows, pyramid_windows, tile_windows, windows_1d
+from tablewatch.vision.tiling import (
+    detect_windows,
+    pyramid_levels,
+    pyramid_windows,
+    read_enough,
+    tile_windows,
+    windows_1d,
+)
 
 NAMES = {0: "10H", 1: "AS", 2: "BACK", 3: "6H", 4: "9H", 5: "RED JOKER"}
 
@@ -106,6 +113,19 @@ def test_pyramid_starts_with_the_whole_image_and_stops_at_min_tile():
     for x0, y0, x1, y1 in tile_windows(2160, 3840, tile=960):
         covered[y0:y1, x0:x1] = True
     assert covered.all()
+
+
+def test_the_pyramid_level_by_level_is_the_pyramid_coarsest_first():
+    levels = pyramid_levels(2160, 3840, min_tile=640)
+    assert levels[0] == [(0, 0, 3840, 2160)]
+    assert [w for level in levels for w in level] == pyramid_windows(2160, 3840, min_tile=640)
+
+
+def test_a_level_is_read_enough_when_its_indices_are_large_at_the_detectors_input():
+    level = [(0, 0, 3200, 3200)]  # one window, seen at 320 px: a tenth of its size
+    assert read_enough(dets([(0, 0, 150, 250, 0.5, 0), (900, 0, 1000, 220, 0.5, 1)]), level, 320, readable_px=20)
+    assert not read_enough(dets([(0, 0, 80, 120, 0.5, 0)]), level, 320, readable_px=20)  # 12 px: tiles needed
+    assert not read_enough(dets([]), level, 320, readable_px=20)
 
 
 def test_detect_windows_drops_boxes_cut_by_a_tile_edge_and_merges_duplicates():

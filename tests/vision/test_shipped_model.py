@@ -117,14 +117,22 @@ def test_cards_command_json_and_annotation(tmp_path: Path):
     assert np.array_equal(annotated, read_image(PHOTO)) == (not payload["cards"])  # drawn over only if cards
 
 
-def test_cards_command_on_a_large_photo_uses_tiles(tmp_path: Path):
-    big = cv2.resize(read_image(PHOTO), (2400, 2400))
+def _windows_read(tmp_path: Path, image: np.ndarray) -> int:
     path = tmp_path / "big.jpg"
-    cv2.imwrite(str(path), big)
+    cv2.imwrite(str(path), image)
     result = CliRunner().invoke(cli, ["cards", str(path), "--json"])
     assert result.exit_code == 0, result.output
-    payload = json.loads(result.output)
-    assert payload["windows"] == 10  # the whole image, then 3 × 3 tiles of 1200 px
+    windows: int = json.loads(result.output)["windows"]
+    return windows
+
+
+def test_cards_command_on_a_large_photo_of_small_cards_uses_tiles(tmp_path: Path):
+    many = np.tile(read_image(PHOTO), (4, 4, 1))  # 2,560 px: its indices a quarter of their size at the input
+    assert _windows_read(tmp_path, many) > 1  # the whole image, then tiles
+
+
+def test_cards_command_on_a_large_photo_of_large_cards_reads_it_whole(tmp_path: Path):
+    assert _windows_read(tmp_path, cv2.resize(read_image(PHOTO), (2400, 2400))) == 1
 
 
 @pytest.mark.parametrize(("content", "message"), [
