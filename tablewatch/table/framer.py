@@ -17,7 +17,9 @@ and the round begins again there; so a player who left is not dealt in because h
 lone card whose face was read face up, dealt again, is a misdeal (TDA-22A(7)): that hand goes to the rules with its
 exposed card and ends void (``HandEnded.void``), and the redeal is the next hand, in the same frame.
 ``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
-follow it in order.
+follow it in order; but for a seat's whole stack going, or a stack put down on an empty seat, before that seat's
+first card or chips of the deal: a player leaving or sitting down as the deal began, which the rules take as
+between hands (the hand's stacks count the new player's chips).
 
 Its button is the console's (``button N``); else the dealer button puck the camera saw since the last hand started
 (``ButtonSeen``, the latest); else the big blind's seat places it, as the blinds were seen going forward (what the
@@ -54,6 +56,8 @@ from tablewatch.events import (
     CardExposed,
     CardsMucked,
     Chips,
+    ChipsAppeared,
+    ChipsLeftTable,
     ChipsMoved,
     DealerChanged,
     Declaration,
@@ -311,9 +315,12 @@ class HandFramer:
                             dealer=self.dealer, players=tuple((s, self.players[s]) for s in seats if s in self.players),
                             **_stakes(level))
         self._hand, self.last, self.button = _Hand(start=start, push_counted=self.stack_chips is not None), start, None
-        out: list[Event] = [*self._void_hand(start), start, *self._posted_at_wrong_level(deal, start),
+        # a player sitting down or leaving with his stack as the deal began, before his first card or chips of it:
+        # between hands for the rules (the stacks above already count his chips)
+        ahead = [e for e in deal.held if _seat_changing(e) and not _in_the_deal(deal, e)]
+        out: list[Event] = [*ahead, *self._void_hand(start), start, *self._posted_at_wrong_level(deal, start),
                             *self._rotation_advisories(start)]
-        for event in deal.held + (after or []):
+        for event in [e for e in deal.held if e not in ahead] + (after or []):
             out += self._hand_event(event)
         return out
 
@@ -435,6 +442,21 @@ def chips_forward(event: Event) -> tuple[int, int] | None:
 def _add(sums: dict[int, int], seat: int | None, value: int) -> None:
     if seat is not None:
         sums[seat] = sums.get(seat, 0) + value
+
+
+def _seat_changing(event: Event) -> bool:
+    """A seat's whole stack going, or a stack put down where there was none (the RFID ledger's readings)."""
+    if isinstance(event, ChipsLeftTable):
+        return event.emptied and Zone.parse(event.zone).is_stack
+    return isinstance(event, ChipsAppeared) and event.onto_empty and Zone.parse(event.zone).is_stack
+
+
+def _in_the_deal(deal: _Deal, event: Event) -> bool:
+    """Whether ``event``'s seat had had a card of this deal (a stray dropped does not count) or put chips forward
+    in it before ``event``."""
+    seat = event.seat
+    return (seat is None or any(_card_at(e, seat) and e.ts < event.ts for e in deal.held)
+            or any(s == seat and ts < event.ts for ts, s, _, _ in deal.forward))
 
 
 def _card_at(event: Event, seat: int) -> bool:

@@ -10,6 +10,8 @@ from tablewatch.events import (
     CardExposed,
     CardsMucked,
     Chips,
+    ChipsAppeared,
+    ChipsLeftTable,
     ChipsMoved,
     DealerChanged,
     Declaration,
@@ -176,6 +178,25 @@ def test_a_player_leaving_is_not_dealt_in_though_his_chips_are_still_counted() -
     out = frame(first + second, framer)
     assert [(s.ts, s.seats, s.button) for s in starts(out)][1] == (24.0, (1, 2), 1)
     assert stray not in out  # a misreading: the rules never see it
+
+
+def test_a_stack_changing_hands_as_the_deal_begins_goes_out_before_the_hand() -> None:
+    # seat 6's player leaves with his chips and another sits down with his just as the next deal begins: the
+    # readers confirm both a moment after the deal began
+    first = [*deal(1.0, [5, 6, 1]), push(20.0, 6), muck(21.0, 6)]
+    leaves = ChipsLeftTable(ts=24.3, table=T, source="rfid", seat=6, zone="seat6.stack", chips=Chips.of({500: 35}),
+                            emptied=True)
+    sits = ChipsAppeared(ts=24.2, table=T, source="rfid", seat=6, zone="seat6.stack", chips=Chips.of({500: 44}),
+                         onto_empty=True)
+    added = ChipsAppeared(ts=24.4, table=T, source="rfid", seat=1, zone="seat1.stack", chips=Chips.of({500: 2}))
+    stray = card(23.9, 6)  # the new stack's chips set down, read as a card pitched
+    second = [stray, leaves, sits, added, *deal(24.5, [6, 1, 5])]
+    out = frame(first + second)
+    start = starts(out)[1]
+    assert start.seats == (1, 5, 6)
+    before = out[:out.index(start)]
+    assert leaves in before and sits in before  # between hands for the rules: a seat changing players
+    assert out.index(added) > out.index(start)  # chips added to a stack in play are the hand's
 
 
 def test_a_player_joining_is_dealt_in_and_the_blinds_show_the_button() -> None:
