@@ -82,7 +82,8 @@ def train(
               help="Index classifier ONNX for identity from crops: a path, 'auto' (the shipped one if any) or 'none'.")
 @click.option("--enlarge", type=click.FloatRange(1.0, 8.0), default=1.0, show_default=True,
               help="Enlarge each photo this many times first and read it as `tablewatch cards` does (the tile "
-                   "pyramid down to --min-tile, default 640 px): a phone's or a 4K camera's larger picture.")
+                   "pyramid down to --min-tile, by default twice the model's input): a phone's or a 4K camera's "
+                   "larger picture.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def evaluate(
     model: Path | None, prepared: Path, data_root: Path, split: str, conf: float, min_tile: int | None,
@@ -100,8 +101,6 @@ def evaluate(
         if not (prepared / "split.json").exists():
             prepare_dataset(data_root, prepared)
         classifier_path = resolve_classifier(classifier)
-        if enlarge > 1.0 and min_tile is None:
-            min_tile = 640
         report = evaluate_split(model or default_model_path(), prepared / split, conf=conf, min_tile=min_tile,
                                 classifier_path=classifier_path, enlarge=enlarge)
     except (DatasetError, DetectorError) as exc:

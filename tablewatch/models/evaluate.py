@@ -176,7 +176,8 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
         raise DatasetError(f"no images in {split_dir / 'images'}; prepare the dataset first ('tablewatch train').")
     detector = OnnxDetector(model_path, conf=MAP_CONF, iou=MAP_NMS_IOU)
     classifier = OnnxIndexClassifier(classifier_path) if classifier_path else None
-    reader = CardReader(detector, conf=MAP_CONF, tiles="auto" if min_tile else "none", min_tile=min_tile,
+    tiled = min_tile is not None or enlarge != 1.0  # an enlarged photo is read as `tablewatch cards` reads it
+    reader = CardReader(detector, conf=MAP_CONF, tiles="auto" if tiled else "none", min_tile=min_tile,
                         classifier=classifier)
     names = reader.names
     to_reader_id = _label_ids(read_class_names(split_dir.parent), names)
@@ -202,7 +203,7 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
     m, per_class = map50(ap_inputs)
     sources = {source_of(path.name) for path in images}
     return {"model": str(model_path), "split": str(split_dir), "images": len(images), "sources": len(sources),
-            "conf": conf, "min_tile": min_tile, "enlarge": enlarge,
+            "conf": conf, "min_tile": reader.min_tile if tiled else None, "enlarge": enlarge,
             "classifier": str(classifier_path) if classifier_path else None,
             "mAP50": round(m, 4), "cards": total.figures(),
             "by_kind": {kind: tally.figures() for kind, tally in sorted(tallies.items())},

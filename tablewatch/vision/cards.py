@@ -137,8 +137,8 @@ def _same_index(xyxy: np.ndarray) -> np.ndarray:
 
 
 def _pair_boxes(xyxy: np.ndarray, pair_factor: float) -> list[list[int]]:
-    """Groups of one or two indices (into ``xyxy``): the closest plausible pairs first. A card's two indices
-    lie at opposite corners, never within ``SAME_INDEX_FACTOR`` index sizes of each other."""
+    """Groups of one or two indices (into ``xyxy``): the closest plausible pairs first. (Two boxes of one class
+    closer than a card's corners are apart are one index, already merged by ``_resolve_conflicts``.)"""
     n = len(xyxy)
     centers = (xyxy[:, :2] + xyxy[:, 2:]) / 2
     sizes = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
@@ -146,8 +146,7 @@ def _pair_boxes(xyxy: np.ndarray, pair_factor: float) -> list[list[int]]:
     for i in range(n):
         for j in range(i + 1, n):
             distance = float(np.linalg.norm(centers[i] - centers[j]))
-            size = float(max(sizes[i], sizes[j]))
-            if SAME_INDEX_FACTOR * size < distance <= pair_factor * size:
+            if distance <= pair_factor * float(max(sizes[i], sizes[j])):
                 candidates.append((distance, i, j))
     used: set[int] = set()
     groups = []

@@ -48,18 +48,11 @@ def tile_windows(height: int, width: int, *, tile: int, overlap: float = 0.25) -
     return [(x0, y0, x1, y1) for y0, y1 in rows for x0, x1 in columns]
 
 
-def pyramid_windows(
-    height: int, width: int, *, min_tile: int, overlap: float = 0.25, max_levels: int = 6
-) -> list[Window]:
-    """The whole image, then square tiles of half the size, and so on down to ``min_tile`` px."""
-    return [w for level in pyramid_levels(height, width, min_tile=min_tile, overlap=overlap, max_levels=max_levels)
-            for w in level]
-
-
 def pyramid_levels(
     height: int, width: int, *, min_tile: int, overlap: float = 0.25, max_levels: int = 6
 ) -> list[list[Window]]:
-    """``pyramid_windows`` level by level, the whole image first."""
+    """The windows level by level: the whole image, then square tiles of half the size, and so on down to
+    ``min_tile`` px."""
     levels: list[list[Window]] = [[(0, 0, width, height)]]
     tile = max(height, width) // 2
     for _level in range(max_levels - 1):

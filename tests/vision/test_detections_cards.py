@@ -13,7 +13,6 @@ from tablewatch.vision.detections import Detections
 from tablewatch.vision.tiling import (
     detect_windows,
     pyramid_levels,
-    pyramid_windows,
     read_enough,
     tile_windows,
     windows_1d,
@@ -104,21 +103,14 @@ def test_windows_1d_cover_with_overlap(length, tile, overlap, expected):
     assert windows_1d(length, tile, overlap) == expected
 
 
-def test_pyramid_starts_with_the_whole_image_and_stops_at_min_tile():
-    windows = pyramid_windows(2160, 3840, min_tile=640)
-    assert windows[0] == (0, 0, 3840, 2160)
-    sides = {max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in windows[1:]}
-    assert sides == {1920, 960}
+def test_pyramid_starts_with_the_whole_image_and_stops_at_min_tile_coarsest_first():
+    levels = pyramid_levels(2160, 3840, min_tile=640)
+    assert levels[0] == [(0, 0, 3840, 2160)]
+    assert [{max(x1 - x0, y1 - y0) for x0, y0, x1, y1 in level} for level in levels[1:]] == [{1920}, {960}]
     covered = np.zeros((2160, 3840), bool)
     for x0, y0, x1, y1 in tile_windows(2160, 3840, tile=960):
         covered[y0:y1, x0:x1] = True
     assert covered.all()
-
-
-def test_the_pyramid_level_by_level_is_the_pyramid_coarsest_first():
-    levels = pyramid_levels(2160, 3840, min_tile=640)
-    assert levels[0] == [(0, 0, 3840, 2160)]
-    assert [w for level in levels for w in level] == pyramid_windows(2160, 3840, min_tile=640)
 
 
 def test_a_level_is_read_enough_when_its_indices_are_large_at_the_detectors_input():

@@ -197,7 +197,7 @@ def find_index(zone: np.ndarray) -> tuple[float, float, float, float] | None:
     # index, the faint marks are looked at too
     noise = float(np.median(distance))
     floor = max(INK_NOISE_FACTOR * noise, MIN_INK)
-    for threshold in (max(floor, INK_SHARE * float(np.percentile(distance, 99))), floor):
+    for threshold in dict.fromkeys((max(floor, INK_SHARE * float(np.percentile(distance, 99))), floor)):
         box = _index_box(distance > threshold)
         if box is not None:
             return box
