@@ -4,17 +4,22 @@
   still a card dealt (missing it made the rules call a misdeal, TDA-22A/24/25, that never happened).
 - A hand tabled at the showdown settles as one region of two face-up cards; each card is read (unread
   cards left the pot's winner unknown, and the rules called the right push a misaward, TDA-5).
+- A new player's stack set down as the deal begins is chips, not a card dealt: its white chips show the
+  paper's colour, and read as a face-up card they opened the hand early, made the blinds bets (TDA-39) and
+  the seat's two real cards its second and third (TDA-22A).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from tablewatch.bench.scenarios import DEMO_HANDS, hand_simulations
+from tablewatch.bench.through_run import recorded_session
 from tablewatch.calibration.chips import painted_chip_colours
-from tablewatch.events import CardDealt, CardsTabled, Event
+from tablewatch.events import BetMotion, CardDealt, CardsTabled, ChipsMoved, Event, HandStarted
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.perception import Perception
 
@@ -68,3 +73,19 @@ def test_both_cards_of_a_tabled_hand_are_read(bench_hands: list[Simulation]) -> 
               if isinstance(e, CardsTabled)]
 
     assert [(e.seat, sorted(e.cards)) for e in tabled] == [(e.seat, sorted(e.cards)) for e in truth]
+
+
+def test_a_stack_set_down_on_an_empty_seat_as_the_deal_begins_is_no_card(shared_dir: Path) -> None:
+    # the file's first five hands as `bench-conditions` records them: seat 6's player leaves after hand 4 and a
+    # new one sits down as hand 5 begins
+    sim, _ = recorded_session(shared_dir / "data/hands/high_stakes/ps_1000nl_.phh", hands=5, first=1, seed=1)
+    start = [e for e in sim.events if isinstance(e, HandStarted)][4]
+    assert not sim.antenna_contents(start.ts - 0.5)["seat6.stack"] and sim.antenna_contents(start.ts)["seat6.stack"]
+    truth = [e for e in sim.events if isinstance(e, CardDealt) and e.ts > start.ts][:10]
+    blinds = [e for e in sim.events if isinstance(e, ChipsMoved) and start.ts < e.ts < truth[0].ts]
+    assert blinds
+
+    seen = perceive(sim, start.ts - 3.0, truth[-1].ts + 1.5)
+
+    assert [(e.seat, e.face_up) for e in seen if isinstance(e, CardDealt)] == [(e.seat, False) for e in truth]
+    assert not [e for e in seen if isinstance(e, BetMotion)]  # the blinds went in before the cards

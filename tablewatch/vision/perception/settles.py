@@ -21,6 +21,8 @@ FACE_SCORE = 0.45  # ... above which the card is face up, whatever its colours s
 CHIP_READ_MM = 15.0  # a chip top is read inside this radius (its rim blends with what lies beside it)
 CHIP_READ_PX_PER_MM = 1.0  # enough to see a chip's body ring apart from its inlay and spots
 FACES_MIN = 0.3  # share of paper-light pixels from which a region may be face-up cards (a face template decides)
+UNREAD_FACE_MIN = 0.6  # of a card's area: a face-up region no face matches is a card only from this size (white
+# chip tops show the paper's colour; a card settles whole, and a piece of one is read on the card round it)
 
 # The frame card identity and chip tops are read from, and its plane (the analysed frame's, or a higher
 # resolution of the same moment's)
@@ -60,8 +62,9 @@ class SettleReader:
             return Found(t=t, zone=s.zone, what=SettleKind.CARD_ON_CARD, centre=s.centre_mm)
         if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
             up, card = self._face_up(s, backs, faces, source)
-            return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=up, card=card, centre=s.centre_mm)
-        pictures = faces >= max(FACES_MIN, backs) and s.area_mm2 >= 0.6 * CARD_AREA
+            if card is not None or not up or s.area_mm2 >= UNREAD_FACE_MIN * CARD_AREA:
+                return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=up, card=card, centre=s.centre_mm)
+        pictures = faces >= max(FACES_MIN, backs) and s.area_mm2 >= UNREAD_FACE_MIN * CARD_AREA
         if pictures and (read := self._faces_match(s, source)) is not None:
             return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=True, card=read or None,
                          centre=s.centre_mm)
