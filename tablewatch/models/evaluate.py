@@ -31,7 +31,7 @@ from tablewatch.vision.boxes import box_iou
 from tablewatch.vision.cards import BACK_LABEL, Card, group_cards
 from tablewatch.vision.classifier import OnnxIndexClassifier
 from tablewatch.vision.detector import OnnxDetector
-from tablewatch.vision.reader import CARD_CONF, CardReader
+from tablewatch.vision.reader import CARD_CONF, LONE_CARD_CONF, CardReader
 from tablewatch.vision.sources import read_image
 
 MAP_CONF, MAP_NMS_IOU, MATCH_IOU = 0.001, 0.7, 0.5
@@ -195,7 +195,8 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
         ap_inputs.tp.append(match_predictions(found.class_id, found.xyxy, gt_cls, gt_xyxy))
         for c in gt_cls.tolist():
             ap_inputs.n_labels[c] += 1
-        cards = group_cards(found[found.confidence >= conf], names, one_deck=True)
+        cards = group_cards(found[found.confidence >= conf], names, one_deck=True,
+                            lone_conf=max(conf, LONE_CARD_CONF))
         tallies[source_group(source_of(image_path.name))].add(tally_cards(cards, gt_cls, gt_xyxy, names))
     total = CardTally()
     for tally in tallies.values():

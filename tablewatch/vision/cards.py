@@ -69,9 +69,10 @@ def is_face_up_label(label: str) -> bool:
 
 
 def group_cards(detections: Detections, names: dict[int, str], *, pair_factor: float = 10.0,
-                overlap_iou: float = 0.6, one_deck: bool = False) -> list[Card]:
+                overlap_iou: float = 0.6, one_deck: bool = False, lone_conf: float = 0.0) -> list[Card]:
     """The face-up cards of one frame's index boxes, strongest first. ``one_deck``: each identity is listed
-    once, on its surest card (a photo of one deck)."""
+    once, on its surest card (a photo of one deck). ``lone_conf``: a card whose other index no box confirms is
+    listed only from this confidence."""
     labels = np.array([names[int(c)] for c in detections.class_id], dtype=object)
     face_up = np.array([is_face_up_label(str(label)) for label in labels], dtype=bool)
     face = detections[face_up] if len(labels) else detections
@@ -86,7 +87,9 @@ def group_cards(detections: Detections, names: dict[int, str], *, pair_factor: f
         for group in _pair_boxes(face.xyxy[members], pair_factor):
             idx = members[group]
             alts = tuple(sorted({alt for i in idx for alt in alternatives.get(int(keep[i]), ())}))
-            cards.append(_card(label, face.xyxy[idx], face.confidence[idx], alts))
+            card = _card(label, face.xyxy[idx], face.confidence[idx], alts)
+            if len(idx) > 1 or card.confidence >= lone_conf:
+                cards.append(card)
     cards.sort(key=lambda card: -card.confidence)
     if one_deck:
         surest: dict[str, Card] = {}

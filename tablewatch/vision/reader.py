@@ -19,6 +19,9 @@ BOX_CONF_WITH_CLASSIFIER = 0.05
 # val split with the session-4 models: 0.25 -> 0.4 kept recall (0.861 -> 0.852) and raised precision
 # (0.56 -> 0.74); 0.5 costs recall (0.81).
 CARD_CONF = 0.4
+# ... and from this one when its other index confirms nothing: a lone box is most of what a pip, a court picture or
+# a back's corner read as an index gives (val split: 0.4 -> 0.5 kept 29 of 31 right lone cards, 6 of 10 wrong).
+LONE_CARD_CONF = 0.5
 # A level of the tile pyramid whose indices are this large (px at the detector's input) is read, and no finer one:
 # the training photos' index boxes are 15-70 px at a 320-px input (5th to 95th percentile; lower quartile 22,
 # median 28)
@@ -108,7 +111,7 @@ class CardReader:
             self.times.add("classify", time.perf_counter() - start)
             detections = detections[detections.confidence >= self.conf]
         start = time.perf_counter()
-        cards = group_cards(detections, self.names, one_deck=True)
+        cards = group_cards(detections, self.names, one_deck=True, lone_conf=max(self.conf, LONE_CARD_CONF))
         backs = count_backs(detections, self.names)
         self.times.add("cards", time.perf_counter() - start)
         self.times.calls += 1

@@ -89,6 +89,16 @@ def test_with_one_deck_an_identity_is_listed_once_on_its_surest_card():
     assert [(c.card, c.index_boxes[0][0]) for c in cards] == [("Th", 900), ("As", 400)]
 
 
+def test_a_card_on_one_index_needs_more_confidence_than_one_its_two_indices_confirm():
+    # a Ten read on both its indices at 0.45 each; a lone Ace of spades box at 0.45 (a pip read as an index) and
+    # a lone six at 0.6
+    rows = [(0, 0, 20, 30, 0.45, 0), (150, 200, 170, 230, 0.45, 0), (400, 0, 420, 30, 0.45, 1),
+            (600, 0, 620, 30, 0.6, 3)]
+    cards = group_cards(dets(rows), NAMES, lone_conf=0.5)
+    assert sorted(c.card for c in cards) == ["6h", "Th"]
+    assert len(group_cards(dets(rows), NAMES)) == 3
+
+
 def test_a_joker_is_a_face_up_card_without_a_poker_identity():
     cards = group_cards(dets([(0, 0, 20, 30, 0.8, 5)]), NAMES)
     assert cards[0].label == "RED JOKER" and cards[0].card is None
