@@ -31,7 +31,8 @@ the button seen arriving at that seat or leaving it meanwhile makes it that move
 
 A stack the camera reports obscured (its largest denomination out of sight) gets its hidden value from
 the RFID ledger when the table has readers (``stack_chips``): the chips of that denomination and up that
-the stack's antenna counts. The camera knows which chips can't be seen, RFID how many there are.
+the stack's antenna counts. The camera knows which chips can't be seen, RFID how many there are; a report of
+chips RFID counts none of in a stack it reads is dropped.
 """
 
 from __future__ import annotations
@@ -189,17 +190,21 @@ class SceneFusion:
         if isinstance(event, RfidFact):
             return [*out, *self.rfid_fact(event)]
         if isinstance(event, StackObscured):
-            return [*out, self._counted(event)]
+            return [*out, *self._counted(event)]
         return [*out, event]
 
-    def _counted(self, event: StackObscured) -> StackObscured:
-        """An obscured stack with the value RFID counts out of sight: its chips of the hidden denomination and up."""
+    def _counted(self, event: StackObscured) -> list[Event]:
+        """An obscured stack with the value RFID counts out of sight: its chips of the hidden denomination and up.
+        None when RFID counts chips in that stack but none that large: those the camera lost sight of are not
+        there (a new player's stack set down where the last one's big chips were)."""
         if self.stack_chips is None or event.hidden_value is not None or event.denomination is None \
                 or event.seat is None:
-            return event
+            return [event]
         chips = self.stack_chips(stack_zone(event.seat))
         hidden = sum(d * n for d, n in chips.counts if d >= event.denomination)
-        return dataclasses.replace(event, hidden_value=hidden) if hidden else event
+        if not hidden and chips.count:
+            return []
+        return [dataclasses.replace(event, hidden_value=hidden) if hidden else event]
 
     def rfid_fact(self, event: RfidFact) -> list[Event]:
         """Chips counted gone, or a UID the registry does not know: facts no camera report changes, so the

@@ -414,6 +414,19 @@ def test_an_obscured_stack_gets_the_value_rfid_counts_out_of_sight() -> None:
     assert without_readers.feed(dataclasses.replace(seen, ts=7.0)) == [dataclasses.replace(seen, ts=7.0)]
 
 
+def test_chips_reported_out_of_sight_that_rfid_counts_none_of_in_the_stack_are_not_there() -> None:
+    # a new player sat down with 100s and 1,000s where the last one's 5,000s stood: the camera's watch still
+    # looks for 5,000s
+    registry = TagRegistry.generate({100: 20, 1000: 10, 5000: 2}, chip_set="t", seed=3)
+    ledger = ChipLedger(registry, table="T1")
+    stack = [*registry.uids_of(100)[:20], *registry.uids_of(1000)[:6]]
+    ledger.apply([RfidInventory(ts=0.0, table="T1", source="rfid", antenna="seat3.stack", uids=tuple(stack))])
+    fusion = SceneFusion(window=0.5, stack_chips=ledger.chips)
+    seen = StackObscured(ts=5.0, table="T1", source="vision", seat=3, duration=3.0, denomination=5000)
+    assert fusion.feed(seen) == []
+    assert fusion.feed(dataclasses.replace(seen, denomination=1000)) != []
+
+
 def test_a_bet_the_camera_gives_to_the_neighbour_is_the_seat_rfid_read_it_at() -> None:
     """The camera took seat 3's arm for seat 4's; the antennas under seat 3 counted the chips: seat 3 bet."""
     fusion = SceneFusion(window=0.5)
