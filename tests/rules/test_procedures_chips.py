@@ -57,6 +57,12 @@ def test_tda_16a_alerts_at_once_while_a_player_faces_an_all_in_decision() -> Non
     assert facing == [Severity.VIOLATION]
 
 
+def test_tda_16a_a_player_all_in_has_no_stack_to_hide() -> None:
+    # seat 4 pushed its whole stack forward: the camera's watch still misses the big chips it saw there
+    assert obscured([11.0, 130.0], phase="river", to_act=2, bets={4: 20000}, stacks={2: 30000, 4: 0},
+                    all_in=(4,)) == []
+
+
 @pytest.mark.parametrize(
     ("profile", "phase", "expected"),
     [

@@ -47,8 +47,8 @@ class StackVisibilityCheck(HandCheck):
         self.episodes: dict[int, tuple[float, Severity | None]] = {}  # seat -> (last duration, level reported)
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
-        if not isinstance(event, StackObscured) or event.seat is None:
-            return []
+        if not isinstance(event, StackObscured) or event.seat is None or event.seat in snapshot.all_in:
+            return []  # (a player all in has no chips behind: none are out of sight)
         last, reported = self.episodes.get(event.seat, (0.0, None))
         if event.duration < last:
             reported = None  # a new episode: the stack was visible in between
