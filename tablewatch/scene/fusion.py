@@ -195,7 +195,7 @@ class SceneFusion:
 
     def _counted(self, event: StackObscured) -> list[Event]:
         """An obscured stack with the value RFID counts out of sight: its chips of the hidden denomination and up.
-        None when RFID counts chips in that stack but none that large: those the camera lost sight of are not
+        Nothing when RFID counts chips in that stack but none that large: those the camera lost sight of are not
         there (a new player's stack set down where the last one's big chips were)."""
         if self.stack_chips is None or event.hidden_value is not None or event.denomination is None \
                 or event.seat is None:
