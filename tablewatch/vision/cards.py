@@ -129,13 +129,20 @@ def _resolve_conflicts(
     return np.asarray(keep, dtype=np.int64), alternatives
 
 
+def _index_distances(xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n, n) each: the distance between two boxes' centres, and the larger of their index sizes (a box's longer
+    side), the unit a distance between indices is judged in."""
+    centers = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    sizes = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
+    distance: np.ndarray = np.linalg.norm(centers[:, None] - centers[None], axis=2)
+    return distance, np.maximum(sizes[:, None], sizes[None])
+
+
 def _same_index(xyxy: np.ndarray) -> np.ndarray:
     """(n, n): whether two boxes are one index boxed twice (their centres within ``SAME_INDEX_FACTOR`` index
     sizes): a card's other index lies at its opposite corner, much farther away."""
-    centers = (xyxy[:, :2] + xyxy[:, 2:]) / 2
-    sizes = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
-    distance = np.linalg.norm(centers[:, None] - centers[None], axis=2)
-    near: np.ndarray = distance <= SAME_INDEX_FACTOR * np.maximum(sizes[:, None], sizes[None])
+    distance, size = _index_distances(xyxy)
+    near: np.ndarray = distance <= SAME_INDEX_FACTOR * size
     return near
 
 
@@ -143,14 +150,9 @@ def _pair_boxes(xyxy: np.ndarray, pair_factor: float) -> list[list[int]]:
     """Groups of one or two indices (into ``xyxy``): the closest plausible pairs first. (Two boxes of one class
     closer than a card's corners are apart are one index, already merged by ``_resolve_conflicts``.)"""
     n = len(xyxy)
-    centers = (xyxy[:, :2] + xyxy[:, 2:]) / 2
-    sizes = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
-    candidates = []
-    for i in range(n):
-        for j in range(i + 1, n):
-            distance = float(np.linalg.norm(centers[i] - centers[j]))
-            if distance <= pair_factor * float(max(sizes[i], sizes[j])):
-                candidates.append((distance, i, j))
+    distance, size = _index_distances(xyxy)
+    candidates = [(float(distance[i, j]), int(i), int(j)) for i, j in zip(*np.triu_indices(n, k=1), strict=True)
+                  if distance[i, j] <= pair_factor * size[i, j]]
     used: set[int] = set()
     groups = []
     for _distance, i, j in sorted(candidates):
