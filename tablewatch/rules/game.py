@@ -38,6 +38,25 @@ AUTOMATIONS: tuple[Automation, ...] = (
 )
 
 
+def _unknown_cards_rank_no_hand() -> None:
+    """pokerkit 0.7.7 ranks a hand holding an unknown card (a board card dealt as ``??``: unread, or read as a
+    card already out) by raising ``KeyError`` where its hand classes catch ``ValueError`` as "no hand": the
+    showdown's hand killing then fails mid-way. Its lookup raises ``ValueError`` instead, so such cards make no
+    hand, as pokerkit means them to."""
+    get_key = pokerkit.lookups.Lookup._get_key
+
+    def known_key(self: pokerkit.lookups.Lookup, cards: pokerkit.CardsLike) -> tuple[int, bool]:
+        try:
+            return get_key(self, cards)
+        except KeyError as exc:
+            raise ValueError(f"The cards {cards!r} hold an unknown card: no hand.") from exc
+
+    pokerkit.lookups.Lookup._get_key = known_key  # type: ignore[method-assign]
+
+
+_unknown_cards_rank_no_hand()
+
+
 class Variant(enum.StrEnum):
     NLHE = "NLHE"
     PLHE = "PLHE"

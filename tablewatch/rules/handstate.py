@@ -252,10 +252,13 @@ class HandState:
 
     @property
     def unread_showdown(self) -> bool:
-        """Hands were tabled against each other and one was not read: pokerkit judged it as no hand (or a muck, as
-        it takes no unknown card at the last showdown), so its awards are no judgment and the pot stands as the
-        dealer pushes it."""
-        return len(self.shown_at_showdown) >= 2 and not all(self.shown_at_showdown.values())
+        """Hands were tabled against each other and one was not read, or the board has a card not read (a card
+        already out read again goes to pokerkit unknown): pokerkit judged the hands on the cards it knows (an unread
+        hand as no hand, or a muck, as it takes no unknown card at the last showdown), so its awards are no judgment
+        and the pot stands as the dealer pushes it."""
+        if len(self.shown_at_showdown) < 2:
+            return False
+        return not all(self.shown_at_showdown.values()) or None in self.board_text()
 
     def expected_awards(self) -> dict[int, int]:
         """The chips pokerkit pushed to each seat; none when a hand tabled unread stood in as a muck."""

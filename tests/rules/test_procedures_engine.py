@@ -233,6 +233,31 @@ def test_a_hand_tabled_unread_leaves_the_pot_as_the_dealer_pushed_it() -> None:
     assert any("not read" in note for note in hand.notes)
 
 
+def test_a_board_card_misread_as_one_already_out_leaves_the_pot_as_the_dealer_pushed_it() -> None:
+    """All in before the flop, hands tabled, and the turn read as the flop's king again (a club read as a spade):
+    pokerkit gets it as an unknown card, which it can't rank a hand with; its awards on the cards it knows would
+    be no judgment: the pot stands as the dealer pushed it."""
+    t = Table()
+    t.start()
+    t.chips(1, 10000)
+    t.chips(2, 9950, prior=50)
+    t.ev(CardsMucked, seat=3)
+    t.ev(CardsTabled, seat=1, cards=("As", "Kc"))
+    t.ev(CardsTabled, seat=2, cards=("Kh", "Ad"))
+    t.burn()
+    t.board(*FLOP)
+    t.burn()
+    t.board((3, "Kd"))
+    t.burn()
+    t.board((4, "9d"))
+    t.ev(PotPushed, seat=1, value=20100)
+    t.ev(HandEnded, hand_no=1)
+    assert t.ids() == []
+    (hand,) = t.rules.pop_finished()
+    assert hand.final_stacks == {1: 20100, 2: 0, 3: 9900}
+    assert any("not read" in note for note in hand.notes)
+
+
 def test_ex_107_premature_turn_2017_through_the_engine() -> None:
     t = Table(preset("tda-2017"))
     t.start()
