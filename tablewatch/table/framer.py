@@ -4,7 +4,7 @@ in and their stacks, written as ``HandStarted`` and ``HandEnded`` into the event
 A hand starts at the first of these (any one is enough; the others, within the same deal, confirm it):
 - the dealer's "new hand" on the console (``NewHandPressed``);
 - blinds or antes going forward between hands (a ``BetMotion``, or the RFID ledger's chips from a seat's stack to
-  its betting zone);
+  its betting zone; at a table with readers, only chips they count: what the camera alone saw may be cards swept);
 - the first hole card pitched (``CardDealt``) between hands.
 
 The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second
@@ -222,7 +222,12 @@ class HandFramer:
         if isinstance(event, NewHandPressed):  # within the same deal it confirms the start; after betting, a new hand
             return between or (self._hand is not None and self._hand.acted)
         pitched = isinstance(event, CardDealt) and event.seat is not None
-        return between and (chips_forward(event) is not None or pitched)
+        return between and (self._posted(event) or pitched)
+
+    def _posted(self, event: Event) -> bool:
+        """Chips going forward that may be a blind or an ante: with readers, those they count (the camera's report
+        alone may be a winner's cards swept, overexposed white as chips; the readers count every post)."""
+        return chips_forward(event) is not None and (self.stack_chips is None or event.source != "vision")
 
     def _deal_event(self, event: Event) -> list[Event]:
         deal = self._deal

@@ -199,6 +199,28 @@ def test_a_stack_changing_hands_as_the_deal_begins_goes_out_before_the_hand() ->
     assert out.index(added) > out.index(start)  # chips added to a stack in play are the hand's
 
 
+def test_with_readers_chips_the_camera_alone_saw_going_forward_start_no_hand() -> None:
+    """The winner's cards swept in an overexposed picture look like white chips going forward from his seat: a
+    blind for the camera, none for the readers. The hand starts at the blinds they count, so seat 4's player
+    leaving and another sitting down with his stack meanwhile is between hands."""
+    counted = {stack_zone(seat): Chips.of({500: 40}) for seat in (2, 3, 4)}
+    framer = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
+    first = [*deal(1.0, [2, 3, 4]), push(20.0, 2), muck(21.0, 3)]
+    swept = ChipsMoved(ts=22.0, table=T, source="vision", seat=2, src="seat2.stack", dst="seat2.bet",
+                       chips=Chips.of({125: 2, 5: 2}))
+    leaves = ChipsLeftTable(ts=25.0, table=T, source="rfid", seat=4, zone="seat4.stack", chips=Chips.of({500: 30}),
+                            emptied=True)
+    sits = ChipsAppeared(ts=25.0, table=T, source="rfid", seat=4, zone="seat4.stack", chips=Chips.of({500: 50}),
+                         onto_empty=True)
+    blinds = [ChipsMoved(ts=26.0 + i, table=T, source="rfid", seat=seat, src=f"seat{seat}.stack",
+                         dst=f"seat{seat}.bet", chips=Chips.of({500: i + 1})) for i, seat in enumerate((3, 4))]
+    out = frame([*first, swept, PotGathered(ts=22.5, table=T, source="vision"), leaves, sits, *blinds,
+                 *deal(28.0, [3, 4, 2])], framer)
+    start = starts(out)[1]
+    assert (start.ts, start.seats, start.button) == (26.0, (2, 3, 4), 2)
+    assert out.index(leaves) < out.index(start) and out.index(sits) < out.index(start)
+
+
 def test_a_player_joining_is_dealt_in_and_the_blinds_show_the_button() -> None:
     heads_up = [bet(0.5, 1, 50), bet(1.0, 2, 100), *deal(2.0, [2, 1]), push(10.0, 1), muck(11.0, 1)]
     seat_4_joins = [bet(15.0, 4, 50), bet(15.5, 1, 100), *deal(16.0, [4, 1, 2])]  # a rotation would say 1
