@@ -8,6 +8,7 @@ import pytest
 
 from tablewatch.events import StackObscured
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.stacks import SeatStack
 from tests.perception.conftest import rendered, run_window
 
 ALL_VIOLATIONS = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "all_violations.yaml"
@@ -58,3 +59,21 @@ def test_a_bet_of_the_largest_chips_is_not_a_hidden_stack(demo: Simulation) -> N
     events = run_window(demo, rendered(demo, 17.0, 24.0))
     assert any(e.kind == "BetMotion" and e.seat == 3 for e in events)
     assert not [e for e in events if isinstance(e, StackObscured)]
+
+
+def test_big_chips_a_lamp_whitens_in_part_stay_the_stack_s_largest_after_a_bet_of_small_ones() -> None:
+    """Under a lamp's glare a 5,000's yellow shows on fewer pixels than a whole chip's share (the floor). Learnt
+    before, they stay the largest after the player bets small chips, so a hand laid on them is seen; chips bet
+    away leave none of their colour, and the next denomination down is the largest."""
+    floor = 32.0
+    stack = SeatStack()
+    stack.read(0.0, live={}, settled={2500: 50, 5000: 33}, floor=floor)
+    assert stack.largest == 5000
+    after_small_bet = stack.relearnt()
+    after_small_bet.read(1.0, live={}, settled={2500: 45, 5000: 21}, floor=floor)
+    assert after_small_bet.largest == 5000
+    after_small_bet.read(1.5, live={2500: 45, 5000: 2}, settled={2500: 45, 5000: 21}, floor=floor)  # a hand on them
+    assert after_small_bet.hidden_since == 1.5
+    after_big_bet = stack.relearnt()
+    after_big_bet.read(1.0, live={}, settled={2500: 45, 5000: 3}, floor=floor)
+    assert after_big_bet.largest == 2500

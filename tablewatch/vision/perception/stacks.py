@@ -4,7 +4,9 @@ Every ``period`` seconds each seat's stack zone (with the felt just around it) i
 rectified frame (arms included, so a covering hand counts): how many pixels show each denomination. A
 seat's *largest* denomination is the biggest one seen there clearly; when its pixels fall below
 ``HIDDEN_SHARE`` of what they were, the stack is obscured until they come back. Chips that leave
-legitimately (a bet, a push) reset the baseline through ``reset``.
+legitimately (a bet, a push) reset the baseline through ``reset``; the largest denomination before it stays the
+largest while its colour still shows on more pixels than a covered stack leaves, though fewer than a clear chip's
+(a lamp's glare whitens part of a chip's top: a stack of big chips must not lose them by a bet of small ones).
 """
 
 from __future__ import annotations
@@ -26,9 +28,35 @@ EDGE_MM = 20.0  # a stack zone is read this far beyond its edge, on the felt (a 
 
 @dataclass
 class SeatStack:
+    """What one seat's stack shows: its largest denomination, how many pixels showed that colour when it was
+    learnt, and since when they are out of sight."""
+
     largest: int | None = None
     baseline: int = 0
     hidden_since: float | None = None
+    before: tuple[int, int] | None = None  # (largest, baseline) before the last bet or push
+
+    def relearnt(self) -> SeatStack:
+        """The stack to learn again once chips left or joined it legitimately (a bet, a push), remembering what it
+        showed."""
+        return SeatStack(before=(self.largest, self.baseline) if self.largest is not None else None)
+
+    def read(self, t: float, *, live: dict[int, int], settled: dict[int, int], floor: float) -> None:
+        """One reading: ``settled`` (pixels by denomination with no arm in the way) sets the largest, ``live`` says
+        whether it still shows; a denomination counts from ``floor`` pixels."""
+        top = max((d for d, n in settled.items() if n >= floor), default=None)
+        if self.largest is None and self.before is not None:
+            kept, was = self.before
+            if (top is None or kept > top) and settled.get(kept, 0) >= max(HIDDEN_SHARE * was, floor / 2):
+                top = kept  # still there after the bet, in part whitened
+        if self.largest is None or (top is not None and top > self.largest):
+            self.largest, self.baseline, self.hidden_since = top, settled.get(top, 0) if top else 0, None
+            return
+        n = live.get(self.largest, 0)
+        if n < HIDDEN_SHARE * self.baseline:
+            self.hidden_since = self.hidden_since if self.hidden_since is not None else t
+        else:
+            self.hidden_since = None
 
 
 class StackWatch:
@@ -44,7 +72,7 @@ class StackWatch:
 
     def reset(self, seat: int) -> None:
         if seat in self.seats:
-            self.seats[seat] = SeatStack()
+            self.seats[seat] = self.seats[seat].relearnt()
 
     def update(self, t: float, live: np.ndarray, settled: np.ndarray) -> dict[int, tuple[float, int | None]]:
         """Seat → (time its largest chips went out of sight, their denomination), for every stack obscured now.
@@ -55,22 +83,10 @@ class StackWatch:
         if t - self.last >= self.period:
             self.last = t
             for seat, (box, mask) in self.masks.items():
-                self._read(seat, t, live=self.look.chip_pixels(live[box][mask]),
-                           settled=self.look.chip_pixels(settled[box][mask]))
+                self.seats[seat].read(t, live=self.look.chip_pixels(live[box][mask]),
+                                      settled=self.look.chip_pixels(settled[box][mask]),
+                                      floor=MIN_PIXELS * self.look.chip_px)
         return {s: (st.hidden_since, st.largest) for s, st in self.seats.items() if st.hidden_since is not None}
-
-    def _read(self, seat: int, t: float, *, live: dict[int, int], settled: dict[int, int]) -> None:
-        st = self.seats[seat]
-        floor = MIN_PIXELS * self.look.chip_px
-        top = max((d for d, n in settled.items() if n >= floor), default=None)
-        if st.largest is None or (top is not None and top > st.largest):
-            st.largest, st.baseline, st.hidden_since = top, settled.get(top, 0) if top else 0, None
-            return
-        n = live.get(st.largest, 0)
-        if n < HIDDEN_SHARE * st.baseline:
-            st.hidden_since = st.hidden_since if st.hidden_since is not None else t
-        else:
-            st.hidden_since = None
 
 
 def _read_area(plane: TablePlane, stack_zone: str, free: np.ndarray) -> np.ndarray:
