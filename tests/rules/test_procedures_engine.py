@@ -226,11 +226,7 @@ def test_a_hand_tabled_unread_leaves_the_pot_as_the_dealer_pushed_it() -> None:
     t.ev(CardsTabled, seat=3, cards=())  # shown, but the camera could not read it
     t.ev(CardsMucked, seat=1)
     t.ev(PotPushed, seat=3, value=300)
-    t.ev(HandEnded, hand_no=1)
-    assert t.ids() == []
-    (hand,) = t.rules.pop_finished()
-    assert hand.final_stacks == {1: 9900, 2: 9900, 3: 10200}
-    assert any("not read" in note for note in hand.notes)
+    assert_settled_as_pushed(t, {1: 9900, 2: 9900, 3: 10200})
 
 
 def test_a_board_card_misread_as_one_already_out_leaves_the_pot_as_the_dealer_pushed_it() -> None:
@@ -251,10 +247,15 @@ def test_a_board_card_misread_as_one_already_out_leaves_the_pot_as_the_dealer_pu
     t.burn()
     t.board((4, "9d"))
     t.ev(PotPushed, seat=1, value=20100)
+    assert_settled_as_pushed(t, {1: 20100, 2: 0, 3: 9900})
+
+
+def assert_settled_as_pushed(t: Table, final_stacks: dict[int, int]) -> None:
+    """The hand ends with no finding, recorded with the pot as the dealer pushed it (the hands not judged)."""
     t.ev(HandEnded, hand_no=1)
     assert t.ids() == []
     (hand,) = t.rules.pop_finished()
-    assert hand.final_stacks == {1: 20100, 2: 0, 3: 9900}
+    assert hand.final_stacks == final_stacks
     assert any("not read" in note for note in hand.notes)
 
 
