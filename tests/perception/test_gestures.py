@@ -451,7 +451,24 @@ def test_a_push_that_uncovers_felt_where_the_cards_lay_is_a_bet_and_the_cards_ar
                                       replace(_settle(10.45, bet, "chips_in"), chips={500: 12})])
     assert [e.kind for e in pushed if e.kind in ("BetMotion", "CardsMucked")] == ["BetMotion"]
 
-    shown = [replace(_settle(20.45, bet, "card_in"), face_up=True, card=card) for card in ("Kd", "Kc")]
-    tabled = _episode(gestures, 20.0, [_settle(20.35, stack, "card_out"), *shown])
+    tabled = _episode(gestures, 20.0, [_settle(20.35, stack, "card_out"), *_side_by_side(20.45, ("Kd", "Kc"))])
     assert [(e.kind, e.cards) for e in tabled if e.kind in ("CardsTabled", "CardsMucked")] == \
         [("CardsTabled", ("Kd", "Kc"))]
+
+
+def test_tabled_cards_settling_again_where_they_were_read_are_not_another_card() -> None:
+    """A hand tabled is read card by card; part of it settles again a moment later (a card straightened) and is
+    read weakly as another face: the same place, the same card, not a third one."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    kd, kc = _side_by_side(20.45, ("Kd", "Kc"))
+    again = replace(kd, t=20.6, card="Qd", centre=(kd.centre[0] + 6.0, kd.centre[1] + 25.0))
+    tabled = _episode(gestures, 20.0, [_settle(20.35, f"seat{SEAT}.stack", "card_out"), kd, kc, again])
+    assert [(e.kind, e.cards) for e in tabled if e.kind in ("CardsTabled", "CardsMucked")] == \
+        [("CardsTabled", ("Kd", "Kc"))]
+
+
+def _side_by_side(t: float, cards: tuple[str, ...]) -> list[Found]:
+    """Face-up cards settled in seat 3's betting zone, a card's width apart."""
+    middle = _settle(t, f"seat{SEAT}.bet", "card_in")
+    return [replace(middle, face_up=True, card=card, centre=(middle.centre[0] + 65.0 * i, middle.centre[1]))
+            for i, card in enumerate(cards)]

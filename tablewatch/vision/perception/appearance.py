@@ -21,6 +21,7 @@ import numpy as np
 from tablewatch.calibration.chips import ChipColours
 
 CARD_W, CARD_H = 63.0, 88.0
+CARDS_APART = 0.6 * CARD_W  # mm: face-up cards read with their centres closer than this are one card read twice
 CHIP_DIAMETER = 39.0
 FELT_DISTANCE = 28.0  # Lab units: closer than this to the felt is felt
 BACK_DISTANCE = 22.0  # Lab units: this close to one of the back's colours (as the plane shows them) may be a back

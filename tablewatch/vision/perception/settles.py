@@ -8,7 +8,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from tablewatch.vision.perception.appearance import CARD_H, CARD_W, Appearance
+from tablewatch.vision.perception.appearance import CARD_H, CARD_W, CARDS_APART, Appearance
 from tablewatch.vision.perception.gestures import Found, SettleKind, board_slot
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Settle
@@ -154,7 +154,7 @@ class SettleReader:
                     read.append((score, card, where))
         chosen: list[tuple[str, tuple[float, float]]] = []
         for _, card, at in sorted(read, key=lambda r: -r[0]):
-            if all(card != c and np.hypot(at[0] - a[0], at[1] - a[1]) >= 0.6 * CARD_W for c, a in chosen):
+            if all(card != c and np.hypot(at[0] - a[0], at[1] - a[1]) >= CARDS_APART for c, a in chosen):
                 chosen.append((card, at))
         return chosen[:count]
 

@@ -24,6 +24,7 @@ from tablewatch.events import (
     bet_zone,
     stack_zone,
 )
+from tablewatch.vision.perception.appearance import CARDS_APART
 from tablewatch.vision.perception.gestures.model import (
     Episode,
     EventMaker,
@@ -142,7 +143,7 @@ class BetsAndTaps:
         # uncovers felt where the cards' edge lay, and no one folds by putting chips forward.
         cards_went = any((f.zone == stack and f.what == SettleKind.CARD_OUT and not chips_in)
                          or (f.zone == bet and f.what == SettleKind.CARD_IN) for f in window)
-        shown = [f for f in window if f.zone == bet and f.what == SettleKind.CARD_IN and f.face_up]
+        shown = one_a_place([f for f in window if f.zone == bet and f.what == SettleKind.CARD_IN and f.face_up])
         if cards_went and seat not in state.mucked:
             state.mucked.add(seat)
             at = times[-1] if times else ep.last
@@ -200,6 +201,16 @@ def _not_his(zone: str, seat: int) -> bool:
 
 def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
     return float(np.hypot(a[0] - b[0], a[1] - b[1]))
+
+
+def one_a_place(cards: list[Found]) -> list[Found]:
+    """Face-up cards found in turn, one a place: a region settling again over cards already read (part of a hand
+    tabled, the cards straightened) is those cards read again, not another one beside them."""
+    kept: list[Found] = []
+    for card in cards:
+        if all(np.hypot(card.centre[0] - k.centre[0], card.centre[1] - k.centre[1]) >= CARDS_APART for k in kept):
+            kept.append(card)
+    return kept
 
 
 def found_during(state: TableState, ep: Episode, config: GestureConfig) -> list[Found]:
