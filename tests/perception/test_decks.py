@@ -94,22 +94,22 @@ def test_faces_seen_blurred_and_a_little_off_are_read_by_their_pips(deck: str) -
 def test_faces_seen_out_of_focus_and_overexposed_are_still_read_by_their_pips() -> None:
     """A 720p camera a pixel out of focus, and its auto-exposure clipping the paper white: a club's lobes blur
     into a spade's point, a heart's notch fills to a diamond's. Compared as such a camera shows them, the decks'
-    faces (once blurred, once blurred and overexposed) are read with at most 9 % wrong (17 % compared sharp)."""
+    faces (every other one overexposed too) are read with at most 5 % wrong (8 % compared only as a camera in
+    focus shows them)."""
     rng = np.random.default_rng(7)
     misread, crops = [], 0
     for deck in deck_names():
         cards = load_deck(deck)
         look = Appearance(felt_bgr=np.array([40, 110, 40], np.uint8), chips=painted_chip_colours(), deck=cards,
                           px_per_mm=0.3)
-        for code in sorted(code for code in cards if code != "back"):
-            for gain in (1.0, 1.6):
-                shift, turn = rng.uniform(-1.5, 1.5, size=2), float(rng.uniform(-2.0, 2.0))
-                read, _ = look.identify(_as_a_camera_shows(cards[code][..., :3], shift, turn, blur_px=1.0,
-                                                           gain=gain), SEEN_PX_PER_MM)
-                crops += 1
-                if read != code:
-                    misread.append((deck, code, read))
-    assert len(misread) <= 0.09 * crops, misread
+        for k, code in enumerate(sorted(code for code in cards if code != "back")):
+            shift, turn = rng.uniform(-1.5, 1.5, size=2), float(rng.uniform(-2.0, 2.0))
+            read, _ = look.identify(_as_a_camera_shows(cards[code][..., :3], shift, turn, blur_px=1.0,
+                                                       gain=(1.0, 1.6)[k % 2]), SEEN_PX_PER_MM)
+            crops += 1
+            if read != code:
+                misread.append((deck, code, read))
+    assert len(misread) <= 0.05 * crops, misread
 
 
 def _as_a_camera_shows(face: np.ndarray, shift_px: np.ndarray, turn_deg: float, *, blur_px: float = 0.0,
