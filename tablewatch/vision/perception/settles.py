@@ -36,6 +36,7 @@ class SettleReader:
 
     def __init__(self, look: Appearance, plane: TablePlane, *, lag_s: float) -> None:
         self.look, self.plane, self.lag_s = look, plane, lag_s
+        self.overexposed = False  # the camera's picture is (``PictureWatch``): faces are read as it pales them
 
     def classify(self, s: Settle, source: IdentitySource) -> list[Found]:
         """What came to rest (or left): one finding, or one per card when face-up cards settle together."""
@@ -126,7 +127,7 @@ class SettleReader:
         reads = []
         for where, a in ((at, turn), self._refine(image, plane, at, turn, scale)):
             crop = plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=a)
-            reads.append((*self.look.identify(crop, native), where))
+            reads.append((*self.look.identify(crop, native, overexposed=self.overexposed), where))
         return reads
 
     def _identify_several(self, s: Settle, source: IdentitySource, *,
