@@ -35,6 +35,7 @@ from pokerkit import (
     CompletionBettingOrRaisingTo,
     Folding,
     HandHistory,
+    HoleCardsShowingOrMucking,
     State,
 )
 
@@ -208,8 +209,9 @@ def _players(state: State, names: list[str], unnamed: list[int | None],
 
 def replayed(hh: HandHistory) -> tuple[State, bool]:
     """The hand's state once pokerkit has played its history through (one state, changed at each step), and
-    whether it got to the end: hands no camera saw show ``????`` at the showdown, which pokerkit can't rank, so
-    it stops there with every action before it read."""
+    whether it got to the end with a judgment: hands no camera saw show ``????`` at the showdown on a board of
+    ``??``, which pokerkit can't rank (it stops there with every action before it read, or takes them for no
+    hand: no judgment either)."""
     state: State | None = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pokerkit warns about fields it doesn't know; the hand is still read
@@ -222,7 +224,14 @@ def replayed(hh: HandHistory) -> tuple[State, bool]:
             return state, False
     if state is None:
         raise ValueError("no hand in the history")
-    return state, True
+    return state, not _ranked_unknown_cards(state)
+
+
+def _ranked_unknown_cards(state: State) -> bool:
+    """Hands were shown down on a board with a card unknown: pokerkit ranks none of them (its lookup has no
+    rank for ``?``)."""
+    shown = any(isinstance(op, HoleCardsShowingOrMucking) for op in state.operations)
+    return shown and any(card.unknown_status for cards in state.board_cards for card in cards)
 
 
 def _outcome(hh: HandHistory, state: State, complete: bool) -> tuple[list[float], float]:

@@ -253,9 +253,9 @@ class Appearance:
         ``seen_px_per_mm``: the resolution the camera saw the card at, when the crop is finer (resampled up):
         the faces are compared as the camera would show them, blurred alike. A sharp template would favour
         whichever face has the blurrier ink: a club's three lobes seen at 0.5 px/mm (720p) look like a spade's
-        point, and match a sharp spade better than a sharp club. ``overexposed``: the camera's picture is (the
-        paper clipped white): its pale ink thins a club's lobes to a spade's point, so the faces are also compared
-        as drawn overexposed (``OVEREXPOSED_GAIN``), and the pips aligned under either decide.
+        point, and match a sharp spade better than a sharp club. ``overexposed``: the camera's picture is overexposed
+        (the paper clipped white): its pale ink thins a club's lobes to a spade's point, so the faces are also
+        compared as drawn overexposed (``OVEREXPOSED_GAIN``), and the pips aligned under either decide.
         """
         if not self.deck:
             return None, 0.0

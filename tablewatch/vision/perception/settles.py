@@ -36,7 +36,7 @@ class SettleReader:
 
     def __init__(self, look: Appearance, plane: TablePlane, *, lag_s: float) -> None:
         self.look, self.plane, self.lag_s = look, plane, lag_s
-        self.overexposed = False  # the camera's picture is (``PictureWatch``): faces are read as it pales them
+        self.overexposed = False  # the picture is overexposed (``PictureWatch``): faces are read as it pales them
 
     def classify(self, s: Settle, source: IdentitySource) -> list[Found]:
         """What came to rest (or left): one finding, or one per card when face-up cards settle together."""
