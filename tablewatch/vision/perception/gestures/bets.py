@@ -208,7 +208,7 @@ def one_a_place(cards: list[Found]) -> list[Found]:
     tabled, the cards straightened) is those cards read again, not another one beside them."""
     kept: list[Found] = []
     for card in cards:
-        if all(np.hypot(card.centre[0] - k.centre[0], card.centre[1] - k.centre[1]) >= CARDS_APART for k in kept):
+        if all(_distance(card.centre, k.centre) >= CARDS_APART for k in kept):
             kept.append(card)
     return kept
 
