@@ -13,6 +13,12 @@ first second the reference is the median of the frames so far, and moving arms a
 An arm that rests without moving for GHOST_S is taken into the reference (so is the imprint of one that
 left, which looks the same), but what lay under it is kept: the arm stays foreground until the table under
 it shows again, and then the table goes back into the reference at once, leaving no imprint behind.
+
+A camera's auto-exposure brightens the whole picture when a dark sleeve fills the view, and darkens it again
+when it goes. The still table is taken into the reference meanwhile, but not what lay under an arm: where it
+went, the table shows at another exposure than the reference holds, a region of the arm's shape that never
+moves. So the reference remembers each pixel's exposure (the felt's brightness when it was taken) and is
+compared as the camera shows it now; bare felt and the table as first seen are judged likewise.
 """
 
 from __future__ import annotations
@@ -57,6 +63,8 @@ CHIP_SHARE = 0.25  # a still region this much in chips' colours is chips put dow
 BARE_DIFF = 24  # grey levels (max over channels) from the felt's colour: bare felt (its weave stays within ~13)
 BARE_SHARE = 0.5  # a still region this much bare felt is where a hand was, not a hand
 IMPRINT_SHARE = 0.8  # a foreground region this much as the table was first seen is the imprint of an arm
+FELT_SAMPLE = 7  # the felt's brightness is read off every 7th of its pixels (a median: plenty)
+EXPOSURE_STEP = 0.03  # exposures closer than this share are the same (the felt's median moves ~1 % by noise)
 
 
 class ObjectColours(Protocol):
@@ -125,13 +133,17 @@ class SceneTracker:
         self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
         self.unowned: list[np.ndarray] = []  # points (mm) of each moving hand-sized region no arm took
         self.first: np.ndarray | None = None  # the table as first seen
-        self.felt: np.ndarray | None = None  # the felt's median colour (int16 BGR)
+        self.felt: np.ndarray | None = None  # the felt's median colour as first seen (int16 BGR)
+        self.felt_sample = np.flatnonzero((plane.felt & (plane.lines == 0)).ravel())[::FELT_SAMPLE]
+        self.first_level = self.level = 1.0  # the felt's brightness in the first frame and now
+        self.exposure = np.zeros((0, 0), np.float32)  # per pixel: the felt's brightness when the reference took it
         self.colours = colours
         self.rested_at = np.zeros((0, 0), np.float32)
         self.under = np.zeros((0, 0, 3), np.uint8)
 
     def update(self, rectified: np.ndarray, t: float) -> tuple[list[Arm], list[Settle]]:
         cur = cv2.GaussianBlur(rectified, (3, 3), 0)
+        self.level = self._felt_level(cur)
         if self.ref is None or self.prev is None or self.still_since is None:
             self.ref, self.prev = cur.copy(), cur
             self.still_since = np.full(cur.shape[:2], t, np.float32)
@@ -139,6 +151,8 @@ class SceneTracker:
             self.first = cur
             felt = np.median(cur[self.plane.felt & (self.plane.lines == 0)], axis=0)
             self.felt = felt.astype(np.uint8).astype(np.int16)
+            self.first_level = self.level
+            self.exposure = np.full(cur.shape[:2], self.level, np.float32)
             self.rested_at = np.full(cur.shape[:2], np.inf, np.float32)  # since when an arm the reference took in rests
             self.under = np.zeros_like(cur)  # what lay under it
             self.warm = [cur]
@@ -149,7 +163,7 @@ class SceneTracker:
             return self._warming(cur, moved), []  # (what is still is timed from the first frame)
         self.warm.clear()
         self.still_since = np.where(moved, np.float32(t), self.still_since)
-        fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
+        fg = self._foreground(cur)
         seen = fg | self._still_resting(cur, t)
         fg_clean = cv2.morphologyEx(seen.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         arms, arm_mask = self._arms(fg_clean, moved, cur)
@@ -162,8 +176,30 @@ class SceneTracker:
         settles = self._settles(changed, cur, t) if cv2.countNonZero(changed.view(np.uint8)) else []
         self._remember_under(changed & guard, cur, t)
         cv2.copyTo(cur, absorb.view(np.uint8), self.ref)
+        self.exposure[absorb] = self.level
         self.fg = fg_clean > 0
         return arms, settles
+
+    def _felt_level(self, cur: np.ndarray) -> float:
+        """The felt's brightness in this frame: the median of its pixels' brightest channel (most of the felt
+        is bare whatever lies on it)."""
+        return max(float(np.median(cur.reshape(-1, 3)[self.felt_sample].max(axis=1))), 1.0)
+
+    def _relative(self, level: float | np.ndarray, to: float | np.ndarray) -> np.ndarray:
+        """How much brighter the camera shows things at ``level`` than at ``to`` (1 when within EXPOSURE_STEP)."""
+        ratio = np.asarray(level, np.float32) / np.asarray(to, np.float32)
+        same: np.ndarray = np.abs(ratio - 1.0) < EXPOSURE_STEP
+        return np.where(same, np.float32(1.0), ratio)
+
+    def _foreground(self, cur: np.ndarray) -> np.ndarray:
+        """Pixels that differ from the reference as the camera's exposure now shows it."""
+        assert self.ref is not None
+        expected = self.ref
+        ratio = self._relative(self.level, self.exposure)
+        if float(ratio.min()) != 1.0 or float(ratio.max()) != 1.0:
+            expected = np.clip(self.ref * ratio[..., None], 0, 255).astype(np.uint8)
+        fg: np.ndarray = _channel_max(cv2.absdiff(cur, expected)) > FG_DIFF
+        return fg
 
     def _warming(self, cur: np.ndarray, moved: np.ndarray) -> list[Arm]:
         """The first moments: the reference is the median of the frames so far (a moving arm leaves no trace
@@ -172,6 +208,7 @@ class SceneTracker:
         set.)"""
         self.warm.append(cur)
         self.ref = np.median(np.stack(self.warm[-WARM_MAX_FRAMES:]), axis=0).astype(np.uint8)
+        self.exposure[:] = self.level
         if len(self.warm) < WARM_MIN_FRAMES:
             return []
         fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
@@ -195,19 +232,21 @@ class SceneTracker:
             part = labels == k
             on_felt = part & self.plane.felt  # bare felt tells only there (a grey sleeve on a dark rail is felt-like)
             judged = on_felt if on_felt.any() else part
-            if self._covers(cur[judged], self.ref[judged]):
+            if self._covers(cur[judged], self.ref[judged], self.exposure[judged]):
                 self.under[part] = self.ref[part]
                 self.rested_at[part] = t
 
-    def _covers(self, now: np.ndarray, before: np.ndarray) -> bool:
+    def _covers(self, now: np.ndarray, before: np.ndarray, before_level: np.ndarray) -> bool:
         """Whether these pixels of the frame show something over the table the reference held (fewer of them
         are bare felt than before), rather than the table where the reference held an arm's imprint."""
-        return bool(self._bare(now).mean() < self._bare(before).mean())
+        return bool(self._bare(now).mean() < self._bare(before, before_level).mean())
 
-    def _bare(self, bgr: np.ndarray) -> np.ndarray:
-        """Which of these pixels show bare felt."""
+    def _bare(self, bgr: np.ndarray, level: float | np.ndarray | None = None) -> np.ndarray:
+        """Which of these pixels show bare felt, seen at the felt brightness ``level`` (per pixel, or the frame's
+        now when None)."""
         assert self.felt is not None
-        bare: np.ndarray = np.abs(bgr.astype(np.int16) - self.felt).max(axis=1) <= BARE_DIFF
+        seen_as = self._relative(self.level if level is None else level, self.first_level).reshape(-1, 1)
+        bare: np.ndarray = np.abs(bgr.astype(np.float32) - self.felt * seen_as).max(axis=1) <= BARE_DIFF
         return bare
 
     def _lone_hand(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> str | None:
@@ -253,14 +292,16 @@ class SceneTracker:
         if not on_felt.any():
             return False
         now, before = cur[window][on_felt], self.ref[window][on_felt]
-        return bool(self._bare(now).mean() >= BARE_SHARE > self._bare(before).mean())
+        before_level = self.exposure[window][on_felt]
+        return bool(self._bare(now).mean() >= BARE_SHARE > self._bare(before, before_level).mean())
 
     def _imprint(self, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> bool:
         """A region (on the half-resolution mask) that mostly shows the table as first seen: no arm, but the
         imprint of one the reference took in while it was made (an arm resting then)."""
         assert self.first is not None
         window = _full_window(comp, at)
-        diff = np.abs(cur[window][comp].astype(np.int16) - self.first[window][comp]).max(axis=1)
+        first = self.first[window][comp] * self._relative(self.level, self.first_level)
+        diff = np.abs(cur[window][comp].astype(np.float32) - first).max(axis=1)
         return float((diff <= FG_DIFF).mean()) >= IMPRINT_SHARE
 
     @property
