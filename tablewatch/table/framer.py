@@ -11,7 +11,7 @@ The seats dealt in are those that get a card in the deal's first round, which en
 card: the round's first seat once every seat with chips has had one, or any two seats (cards seen at that same
 moment still count: one frame shows them in no order). At a table no camera watches it ends at the first betting
 action or after ``DEAL_WAIT_S``; the seats are then those the console opened, else those the RFID ledger sees chips
-in, else the last hand's, else those that posted.
+in, else the last hand's, else those that posted. (Betting only the camera saw before the first card is none.)
 A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), dropped,
 and the round begins again there; so a player who left is not dealt in because his chips are still counted. A
 lone card whose face was read face up, dealt again, is a misdeal (TDA-22A(7)): that hand goes to the rules with its
@@ -258,9 +258,16 @@ class HandFramer:
         elif isinstance(event, CardsMucked) and self._cards_dealt(deal, event.seat) < self.game.hole_cards:
             return []  # nobody mucks a hand not yet dealt: the dealer took back a card turned over or misdealt
         deal.held.append(event)
-        if isinstance(event, BETTING) or self._all_open_seats_dealt(deal) or event.ts - deal.ts >= DEAL_WAIT_S:
-            return self._start()
-        return []
+        return self._start() if self._ends_deal(deal, event) else []
+
+    def _ends_deal(self, deal: _Deal, event: Event) -> bool:
+        """Betting, every seat the console opened dealt, or ``DEAL_WAIT_S`` gone. What the camera alone saw before
+        the deal's first card is no betting: nobody acts without cards (the blinds' chips brightening under
+        auto-exposure read as the pot gathered, and the hand began with every seat that has chips, one sitting
+        out among them)."""
+        if self._all_open_seats_dealt(deal) or event.ts - deal.ts >= DEAL_WAIT_S:
+            return True
+        return isinstance(event, BETTING) and (bool(deal.first_round) or event.source != "vision")
 
     @staticmethod
     def _cards_dealt(deal: _Deal, seat: int | None) -> int:

@@ -353,3 +353,16 @@ def test_with_readers_counting_the_pot_only_a_push_lets_chips_forward_start_a_ha
     with_readers = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
     assert len(starts(frame(hand, with_readers))) == 1
     assert len(starts(frame(hand))) == 2
+
+
+def test_the_pot_gathered_only_the_camera_saw_before_the_first_card_does_not_close_the_deal() -> None:
+    """Seat 5 sits out with his chips in front of him. As the blinds go in, auto-exposure brightens them and the
+    camera reports the pot gathered before any card is dealt: nobody bets without cards, so the deal goes on and
+    its first round places the seats (not every seat with chips) and, from the big blind, the button."""
+    counted = {stack_zone(seat): Chips.of({500: 40}) for seat in (1, 2, 3, 5)}
+    framer = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
+    blinds = [ChipsMoved(ts=1.0 + i, table=T, source="rfid", seat=seat, src=f"seat{seat}.stack",
+                         dst=f"seat{seat}.bet", chips=Chips.of({500: i + 1})) for i, seat in enumerate((1, 2))]
+    gathered = PotGathered(ts=2.5, table=T, source="vision")
+    start = starts(frame([*blinds, gathered, *deal(3.0, [1, 2, 3])], framer))[0]
+    assert (start.seats, start.button) == ((1, 2, 3), 3)
