@@ -218,8 +218,9 @@ class CardFlow:
             return self._table(False if not state.all_in_status and live > 1 else unknown, shown=False)
         if info.tabled and len(info.tabled) < len(state.hole_cards[index]) and not force:
             return False  # tabled before its last cards came (stud, all in): the whole hand is tabled again
-        if info.tabled is not None:
-            done = self._table("".join(info.tabled) if info.tabled else unknown)
+        if info.tabled is not None:  # cards the camera did not read (one of a fanned pair) are unknown, not none
+            missing = "??" * max(0, len(state.hole_cards[index]) - len(info.tabled))
+            done = self._table("".join(info.tabled) + missing if info.tabled else unknown)
             if not info.tabled:
                 info.tabled = None  # cards shown unread: the next showdown round needs a new look
             return done

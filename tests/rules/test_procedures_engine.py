@@ -229,6 +229,19 @@ def test_a_hand_tabled_unread_leaves_the_pot_as_the_dealer_pushed_it() -> None:
     assert_settled_as_pushed(t, {1: 9900, 2: 9900, 3: 10200})
 
 
+def test_a_hand_tabled_with_one_card_read_leaves_the_pot_as_the_dealer_pushed_it() -> None:
+    """Two cards tabled fanned, the second under the first's edge: the camera read only the first. The hand is not
+    known (pokerkit would rank the one card read with the board and lose it): no misaward is called."""
+    t = Table()
+    t.start()
+    play_to_showdown(t)
+    t.ev(CardsTabled, seat=2, cards=("As", "4c"))  # aces
+    t.ev(CardsTabled, seat=3, cards=("7h",))  # 7h 7d: three sevens with the board's 7c; read, a pair of sevens
+    t.ev(CardsMucked, seat=1)
+    t.ev(PotPushed, seat=3, value=300)
+    assert_settled_as_pushed(t, {1: 9900, 2: 9900, 3: 10200})
+
+
 def test_a_board_card_misread_as_one_already_out_leaves_the_pot_as_the_dealer_pushed_it() -> None:
     """All in before the flop, hands tabled, and the turn read as the flop's king again (a club read as a spade):
     pokerkit gets it as an unknown card, which it can't rank a hand with; its awards on the cards it knows would
