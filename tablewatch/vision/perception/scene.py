@@ -63,7 +63,7 @@ CHIP_SHARE = 0.25  # a still region this much in chips' colours is chips put dow
 BARE_DIFF = 24  # grey levels (max over channels) from the felt's colour: bare felt (its weave stays within ~13)
 BARE_SHARE = 0.5  # a still region this much bare felt is where a hand was, not a hand
 IMPRINT_SHARE = 0.8  # a foreground region this much as the table was first seen is the imprint of an arm
-FELT_SAMPLE = 7  # the felt's brightness is read off every 7th of its pixels (a median: plenty)
+FELT_SAMPLE = 31  # the felt's brightness is read off every 31st of its pixels (thousands: plenty for a median)
 EXPOSURE_STEP = 0.03  # exposures closer than this share are the same (the felt's median moves ~1 % by noise)
 
 
@@ -137,6 +137,7 @@ class SceneTracker:
         self.felt_sample = np.flatnonzero((plane.felt & (plane.lines == 0)).ravel())[::FELT_SAMPLE]
         self.first_level = self.level = 1.0  # the felt's brightness in the first frame and now
         self.exposure = np.zeros((0, 0), np.float32)  # per pixel: the felt's brightness when the reference took it
+        self._now = np.zeros((0, 0), np.float32)
         self.colours = colours
         self.rested_at = np.zeros((0, 0), np.float32)
         self.under = np.zeros((0, 0, 3), np.uint8)
@@ -153,6 +154,7 @@ class SceneTracker:
             self.felt = felt.astype(np.uint8).astype(np.int16)
             self.first_level = self.level
             self.exposure = np.full(cur.shape[:2], self.level, np.float32)
+            self._now = self.exposure.copy()  # (the level now, to copy where the reference takes the frame)
             self.rested_at = np.full(cur.shape[:2], np.inf, np.float32)  # since when an arm the reference took in rests
             self.under = np.zeros_like(cur)  # what lay under it
             self.warm = [cur]
@@ -176,14 +178,17 @@ class SceneTracker:
         settles = self._settles(changed, cur, t) if cv2.countNonZero(changed.view(np.uint8)) else []
         self._remember_under(changed & guard, cur, t)
         cv2.copyTo(cur, absorb.view(np.uint8), self.ref)
-        self.exposure[absorb] = self.level
+        self._now.fill(self.level)
+        cv2.copyTo(self._now, absorb.view(np.uint8), self.exposure)
         self.fg = fg_clean > 0
         return arms, settles
 
     def _felt_level(self, cur: np.ndarray) -> float:
         """The felt's brightness in this frame: the median of its pixels' brightest channel (most of the felt
         is bare whatever lies on it)."""
-        return max(float(np.median(cur.reshape(-1, 3)[self.felt_sample].max(axis=1))), 1.0)
+        brightest = cur.reshape(-1, 3)[self.felt_sample].max(axis=1)
+        counts = np.cumsum(np.bincount(brightest, minlength=256))  # (a median by histogram: no sort every frame)
+        return max(float(np.searchsorted(counts, counts[-1] / 2)), 1.0)
 
     def _relative(self, level: float | np.ndarray, to: float | np.ndarray) -> np.ndarray:
         """How much brighter the camera shows things at ``level`` than at ``to`` (1 when within EXPOSURE_STEP)."""
@@ -195,9 +200,9 @@ class SceneTracker:
         """Pixels that differ from the reference as the camera's exposure now shows it."""
         assert self.ref is not None
         expected = self.ref
-        ratio = self._relative(self.level, self.exposure)
-        if float(ratio.min()) != 1.0 or float(ratio.max()) != 1.0:
-            expected = np.clip(self.ref * ratio[..., None], 0, 255).astype(np.uint8)
+        taken = np.array([self.exposure.min(), self.exposure.max()])
+        if (self._relative(self.level, taken) != 1.0).any():  # (rare: a whole-plane ratio only then)
+            expected = np.clip(self.ref * self._relative(self.level, self.exposure)[..., None], 0, 255).astype(np.uint8)
         fg: np.ndarray = _channel_max(cv2.absdiff(cur, expected)) > FG_DIFF
         return fg
 
