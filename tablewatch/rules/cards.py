@@ -70,6 +70,11 @@ class CardFlow:
         self._deal_holes()
         self.hand.hole_flushed = True
 
+    def dealing(self) -> bool:
+        """Hole cards are being pitched: some seat has its first card and not every seat all of the deal's."""
+        return not self.hand.hole_flushed and any(s.cards for s in self.hand.seats.values()) \
+            and not self._deal_complete()
+
     def _deal_may_end(self, *, force: bool) -> bool:
         """Every card of the deal is out, or (``force``) the table has moved on without them. Stud waits for every
         card: pokerkit finds who brings in (and who opens each street) from the up cards."""

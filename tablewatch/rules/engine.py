@@ -195,6 +195,14 @@ class HandEngine:
             if seat is not None:
                 self.hand.pushes.append((seat, event.value if event.value is not None else event.chips.value, event.ts))
 
+    def card_landing(self, event: Event) -> bool:
+        """A tap while the hole cards are still being pitched is a card coming down by that seat (nobody acts
+        before the deal is out): noted in the hand's history, and neither the checks nor the betting see it."""
+        if not isinstance(event, Tap) or not self.cards.dealing():
+            return False
+        self.hand.note(f"seat {event.seat}'s tap while the hole cards were being pitched: a card landing, no check")
+        return True
+
     def _betting_event(self, event: Event, seat: int) -> None:
         self.cards.flush_hole()
         if isinstance(event, Declaration) and (self.to_act() is None or self._word_for_last_round(event, seat)) \

@@ -173,6 +173,8 @@ class TableRules:
     def feed(self, event: Event) -> list[Violation]:
         if isinstance(event, CameraPicture):
             self._picture(event)
+        if self.current is not None and self.current.card_landing(event):
+            return []
         found = self._checks_on(event) if self.checks else []
         if not isinstance(event, HandStarted):
             self._keep(found)  # before a HandEnded closes the hand

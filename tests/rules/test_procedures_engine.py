@@ -205,6 +205,21 @@ def test_tda_9_all_in_run_out_with_a_hand_face_down_through_the_engine() -> None
     assert hand.final_stacks == {1: 11050, 2: 9950, 3: 0}
 
 
+def test_a_tap_the_camera_saw_as_the_hole_cards_were_pitched_is_no_check() -> None:
+    """The dealer's second pitch lands by seat 3 before seats 1 and 2 have their second cards: a blurred camera
+    takes the card coming down for seat 3's tap. Nobody acts before the deal is out: no action out of turn, and the
+    hand plays on from seat 1."""
+    t = Table()
+    t.ev(HandStarted, hand_no=1, button=1, seats=(1, 2, 3), stacks=t.stacks)
+    for seat in (2, 3, 1, 2):
+        t.ev(CardDealt, seat=seat)
+    t.ev(Tap, source="scene", seat=3)
+    t.ev(CardDealt, seat=3)
+    t.ev(CardDealt, seat=1)
+    play_to_showdown(t)
+    assert t.ids() == []
+
+
 def test_tda_5_misaward_through_the_engine() -> None:
     t = Table()
     t.start()
