@@ -45,6 +45,12 @@ class Reading:
     felt: float
 
 
+def felt_level(picture: np.ndarray, felt_px: np.ndarray) -> float:
+    """The felt's brightness: the median of the brightest channel of these pixels (flat indices into the BGR
+    picture; most of the felt is bare whatever lies on it), 0 when there are none."""
+    return float(np.median(picture.reshape(-1, 3)[felt_px].max(axis=1))) if len(felt_px) else 0.0
+
+
 class LightMeter:
     """The light over the table, from the markers' paper, kept up to date frame by frame."""
 
@@ -120,7 +126,7 @@ class LightMeter:
         papers = levels[:, 1]
         level = float(np.median(papers)) if len(papers) else 0.0
         shown = papers >= COVERED * level
-        felt = float(np.median(flat.reshape(-1, 3)[self.felt_px].max(axis=1))) if len(self.felt_px) else 0.0
+        felt = felt_level(flat, self.felt_px)
         self.reading = Reading(papers[shown], felt)
         if level < 8:  # no marker, or no light at all: nothing to read the gain from
             return None

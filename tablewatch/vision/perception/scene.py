@@ -32,6 +32,7 @@ import numpy as np
 
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.events import seat_actor
+from tablewatch.vision.perception.light import felt_level
 from tablewatch.vision.perception.plane import TablePlane
 
 FG_DIFF = 24  # grey levels (max over channels) from the reference: foreground
@@ -144,7 +145,7 @@ class SceneTracker:
 
     def update(self, rectified: np.ndarray, t: float) -> tuple[list[Arm], list[Settle]]:
         cur = cv2.GaussianBlur(rectified, (3, 3), 0)
-        self.level = self._felt_level(cur)
+        self.level = max(felt_level(cur, self.felt_sample), 1.0)  # (a ratio's denominator)
         if self.ref is None or self.prev is None or self.still_since is None:
             self.ref, self.prev = cur.copy(), cur
             self.still_since = np.full(cur.shape[:2], t, np.float32)
@@ -182,13 +183,6 @@ class SceneTracker:
         cv2.copyTo(self._now, absorb.view(np.uint8), self.exposure)
         self.fg = fg_clean > 0
         return arms, settles
-
-    def _felt_level(self, cur: np.ndarray) -> float:
-        """The felt's brightness in this frame: the median of its pixels' brightest channel (most of the felt
-        is bare whatever lies on it)."""
-        brightest = cur.reshape(-1, 3)[self.felt_sample].max(axis=1)
-        counts = np.cumsum(np.bincount(brightest, minlength=256))  # (a median by histogram: no sort every frame)
-        return max(float(np.searchsorted(counts, counts[-1] / 2)), 1.0)
 
     def _relative(self, level: float | np.ndarray, to: float | np.ndarray) -> np.ndarray:
         """How much brighter the camera shows things at ``level`` than at ``to`` (1 when within EXPOSURE_STEP)."""
