@@ -11,6 +11,8 @@ Conventions shared by every event:
 - ``seat``: 1-based seat number, or ``None`` when the event belongs to no seat (board, dealer, tray).
 - Cards are two-character strings as pokerkit writes them: rank ``23456789TJQKA`` + suit ``cdhs``
   (``"As"``, ``"Td"``); ``None`` when the card was seen face down and its identity is unknown.
+  A card event's ``doubts`` pairs a card it names with one the camera could not tell it apart from (at 720p a
+  club and a spade, or a diamond and a heart, differ only in a few pixels of their pips).
 - Chips are ``Chips``: a mapping of denomination (in the table's smallest unit) to count.
 - Zones are named as in the calibration layouts: ``seat3.stack``, ``seat3.bet``, ``pot``, ``board``,
   ``burn``, ``muck``, ``tray``, ``dealer``, ``off_table``.
@@ -318,6 +320,7 @@ class CardDealt(Event):
 
     card: str | None = None
     face_up: bool = False
+    doubts: tuple[tuple[str, str], ...] = ()  # (card read, a card the camera did not tell it apart from)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -340,6 +343,7 @@ class BoardCardDealt(Event):
     card: str | None
     slot: int
     face_up: bool = True
+    doubts: tuple[tuple[str, str], ...] = ()  # (card read, a card the camera did not tell it apart from)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -354,6 +358,7 @@ class CardExposed(Event):
     """A player's hole card seen face up (dropped, flashed, shown) outside the showdown."""
 
     card: str | None
+    doubts: tuple[tuple[str, str], ...] = ()  # (card read, a card the camera did not tell it apart from)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -368,6 +373,7 @@ class CardsTabled(Event):
     """``seat`` turned its hole cards face up on the table (showdown)."""
 
     cards: tuple[str, ...]
+    doubts: tuple[tuple[str, str], ...] = ()  # (card read, a card the camera did not tell it apart from)
 
 
 # --- Chips, declarations and gestures ----------------------------------------------------------------

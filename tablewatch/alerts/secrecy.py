@@ -34,11 +34,9 @@ def redact_event(event: Event) -> tuple[Event, bool]:
     Always, not only between HandStarted and HandEnded: a card is dealt only while a hand is on, and a
     monitor started in the middle of a hand must not leak the cards of that hand either.
     """
-    if isinstance(event, CardDealt) and not event.face_up and event.card is not None:
-        return dataclasses.replace(event, card=None), True
+    if isinstance(event, CardDealt | BoardCardDealt) and not event.face_up and (event.card or event.doubts):
+        return dataclasses.replace(event, card=None, doubts=()), True  # (a doubt names the card too)
     if isinstance(event, CardBurned) and event.card is not None:
-        return dataclasses.replace(event, card=None), True
-    if isinstance(event, BoardCardDealt) and not event.face_up and event.card is not None:
         return dataclasses.replace(event, card=None), True
     return event, False
 

@@ -178,6 +178,7 @@ def test_hand_end_closes_open_alerts_of_that_hand(tmp_path: Path, mqtt_broker: M
 
 @pytest.mark.parametrize(("event", "hidden"), [
     (CardDealt(ts=1.0, table="T01", source="vision", seat=4, card="Ah"), True),
+    (CardDealt(ts=1.0, table="T01", source="vision", seat=4, card="Ah", doubts=(("Ah", "Ad"),)), True),
     (CardDealt(ts=1.0, table="T01", source="vision", seat=4, card="Ah", face_up=True), False),  # exposed: public
     (CardBurned(ts=1.0, table="T01", source="vision", card="2d"), True),
     (BoardCardDealt(ts=1.0, table="T01", source="vision", card="9s", slot=0, face_up=False), True),
@@ -189,6 +190,7 @@ def test_redaction_needs_no_hand_started(event: CardDealt | CardBurned | BoardCa
     public, redacted = redact_event(event)
     assert redacted is hidden
     assert (getattr(public, "card", None) is None) is (hidden or event.card is None)
+    assert not hidden or not getattr(public, "doubts", ())  # a doubt names the card it doubts
 
 
 def test_a_throttled_state_change_still_goes_out(tmp_path: Path, mqtt_broker: Mosquitto) -> None:

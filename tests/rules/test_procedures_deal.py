@@ -265,6 +265,21 @@ def test_tda_22e_the_same_card_in_a_legitimate_place_is_not_a_duplicate(
     assert s.found == []
 
 
+@pytest.mark.parametrize("unsure", ["board", "tabled"])
+def test_a_duplicate_the_camera_could_not_tell_from_its_suits_sibling_asks_the_floor_to_look(unsure: str) -> None:
+    """At 720p a club and a spade differ by a few pixels of their pips: a board 6c read as the 6s a seat then
+    tables is a misread as likely as a fouled deck. The floor is asked to look; play is not stopped."""
+    s = Script(FouledDeckCheck(RuleProfile()))
+    s.start()
+    s.do(BoardCardDealt, slot=0, card="6s", doubts=(("6s", "6c"),) if unsure == "board" else ())
+    s.do(CardsTabled, seat=3, cards=("6s", "Kd"), doubts=(("6s", "6c"),) if unsure == "tabled" else ())
+    (finding,) = s.found
+    assert finding.rule_id == "TDA-22E" and finding.severity is Severity.ADVISORY
+    assert "could not tell one of them from 6c" in finding.observed and "Look at both cards" in finding.ruling
+    s.do(CardsTabled, seat=5, cards=("Kd", "2h"))  # a duplicate read for sure is still the fouled deck
+    assert [v.severity for v in s.found] == [Severity.ADVISORY, Severity.VIOLATION]
+
+
 def test_ex_115_two_exposed_cards_are_a_misdeal() -> None:
     s = table()
     s.deal([2, 3, 4, 5, 1], face_up=(3,))

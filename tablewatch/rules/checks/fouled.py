@@ -4,11 +4,25 @@ Every card identity seen this hand is kept with where it was seen. The same card
 can legitimately reach is not a duplicate: a hole card exposed and later tabled by the same seat, a board
 card laid out again, a board card or a replaced hole card moved to the burn pile (TDA-26A/26B repairs, an
 exposed deal card used as the burn), a premature board card shuffled back and dealt again (TDA-57).
+
+A duplicate that rests on a card the camera could not tell apart from another (its event's ``doubts``: a club
+read where a spade may lie) is as likely a misread as a fouled deck: it goes out as an advisory asking the floor to
+look, not as the ruling that stops play and returns every bet.
 """
 
 from __future__ import annotations
 
-from tablewatch.events import BoardCardDealt, CardBurned, CardDealt, CardExposed, CardsTabled, Event, Party, Violation
+from tablewatch.events import (
+    BoardCardDealt,
+    CardBurned,
+    CardDealt,
+    CardExposed,
+    CardsTabled,
+    Event,
+    Party,
+    Severity,
+    Violation,
+)
 from tablewatch.rules.checks.base import HandCheck, is_standard_card
 from tablewatch.rules.snapshot import HandSnapshot
 
@@ -23,9 +37,13 @@ class FouledDeckCheck(HandCheck):
     def reset(self) -> None:
         self.seen: dict[str, Place] = {}
         self.first_ts: dict[str, float] = {}
+        self.doubted: dict[str, str] = {}  # card → the card it may as well be, where a sighting of it was unsure
         self.fouled = False
+        self.asked: set[str] = set()  # cards the floor was asked to look at
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        doubts = dict(getattr(event, "doubts", ()))
+        found: list[Violation] = []
         for card, place in _sightings(event):
             if not is_standard_card(card):
                 continue  # a joker is TDA-22A(6), not a duplicate
@@ -33,10 +51,28 @@ class FouledDeckCheck(HandCheck):
             if before is None:
                 self.seen[card], self.first_ts[card] = place, event.ts
             elif before != place and not _may_move(before, place):
-                return self._fouled(snapshot, event, card, before, place)
+                rival = doubts.get(card) or self.doubted.get(card)
+                found += (self._misread(snapshot, event, card, rival, before, place) if rival is not None
+                          else self._fouled(snapshot, event, card, before, place))
             else:
                 self.seen[card] = place
-        return []
+            if card in doubts:
+                self.doubted[card] = doubts[card]
+        return found
+
+    def _misread(self, snapshot: HandSnapshot, event: Event, card: str, rival: str, before: Place,
+                 now: Place) -> list[Violation]:
+        if self.fouled or card in self.asked:
+            return []
+        self.asked.add(card)
+        return [self.violation(
+            snapshot, event, title="Same card seen twice: a fouled deck or a misread",
+            severity=Severity.ADVISORY, seats=[p[1] for p in (before, now) if p[1] is not None],
+            evidence_ts=(self.first_ts[card],),
+            observed=f"{card} seen at {_describe(before)} and again at {_describe(now)}; the camera could not "
+            f"tell one of them from {rival}.",
+            ruling="Look at both cards: if they are the same card the deck is fouled, and play stops with all bets "
+            "returned (TDA-22E).")]
 
     def _fouled(self, snapshot: HandSnapshot, event: Event, card: str, before: Place, now: Place) -> list[Violation]:
         if self.fouled:

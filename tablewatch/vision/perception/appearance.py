@@ -35,6 +35,11 @@ CHIP_TOP_SHARE = 0.15  # of a chip top's pixels in its denomination's colour (in
 ALIGN_CANDIDATES = 4  # faces scoring within ALIGN_GAP of the best are told apart on the crop aligned to each
 ALIGN_GAP = 0.08
 ALIGN_MAX_WARP = 0.15  # an alignment that scales, shears or shifts a card by more than this is rejected
+# A face whose suit's sibling (clubs/spades, diamonds/hearts: the same shape but for the pip) aligns within this of it
+# is not told apart from it: at 720p under a 1 px blur every misread lay within 0.015, and a fifth to a third of the
+# right reads (faces of every shipped deck seen as the camera shows them, ``tests/perception/test_decks.py``)
+UNSURE_MARGIN = 0.02
+SUIT_SIBLING = {"c": "s", "s": "c", "d": "h", "h": "d"}
 # An overexposed picture (the paper clipped white: auto-exposure opening up on a dark scene) pales the ink: faces are
 # also compared as drawn this much brighter, clipped (the light meter brings the paper back, not the ink's shape).
 OVEREXPOSED_GAIN = 1.6
@@ -57,6 +62,14 @@ def _resampled_pixels(card: np.ndarray, px_per_mm: float) -> np.ndarray:
     small = cv2.resize(card, size, interpolation=cv2.INTER_AREA)
     inside: np.ndarray = small[small[..., 3] == 255][:, :3]
     return inside
+
+
+class Identity(NamedTuple):
+    """A card's face as read: the deck's face (None: no deck), its score, and the face it may as well be."""
+
+    card: str | None
+    score: float
+    rival: str | None = None
 
 
 class CardLook(NamedTuple):
@@ -247,8 +260,9 @@ class Appearance:
     # --- card identity -------------------------------------------------------------------------------------
 
     def identify(self, crop: np.ndarray, seen_px_per_mm: float | None = None, *,
-                 overexposed: bool = False) -> tuple[str | None, float]:
-        """The deck face best matching a portrait crop of one card (either way up), with its score.
+                 overexposed: bool = False) -> Identity:
+        """The deck face best matching a portrait crop of one card (either way up), with its score, and the face
+        of its suit's sibling when the two are not told apart (``UNSURE_MARGIN``).
 
         ``seen_px_per_mm``: the resolution the camera saw the card at, when the crop is finer (resampled up):
         the faces are compared as the camera would show them, blurred alike. A sharp template would favour
@@ -258,18 +272,25 @@ class Appearance:
         compared as drawn overexposed (``OVEREXPOSED_GAIN``), and the pips aligned under either decide.
         """
         if not self.deck:
-            return None, 0.0
+            return Identity(None, 0.0)
         h, w = crop.shape[:2]
         seen = None if seen_px_per_mm is None or seen_px_per_mm * CARD_W >= 0.95 * w else seen_px_per_mm
         x = crop.astype(np.float32).reshape(-1)
         x = (x - x.mean()) / (x.std() + 1e-6)
         gains = (1.0, OVEREXPOSED_GAIN) if overexposed and seen is not None else (1.0,)
         candidates = [c for gain in gains for c in self._candidates(x, self._bank(w, h, seen, gain))]
-        code = candidates[0][1]
+        code, rival = candidates[0][1], None
         if len(candidates) > 1:  # faces alike but for their pips (a club and a spade): aligned closely, the pips decide
             image = x.reshape(h, w, 3)
-            code = max(candidates, key=lambda c: _aligned_score(image, c[2].reshape(h, w, 3)))[1]
-        return code, max(score for score, face, _ in candidates if face == code)  # (its best way up and look)
+            aligned: dict[str, float] = {}
+            for _, face, template in candidates:
+                aligned[face] = max(aligned.get(face, -1.0), _aligned_score(image, template.reshape(h, w, 3)))
+            code = max(aligned, key=aligned.__getitem__)
+            sibling = code[:-1] + SUIT_SIBLING.get(code[-1], code[-1])
+            if sibling != code and aligned[code] - aligned.get(sibling, -1.0) < UNSURE_MARGIN:
+                rival = sibling
+        return Identity(code, max(score for score, face, _ in candidates if face == code),  # (its best way up and look)
+                        rival)
 
     @staticmethod
     def _candidates(x: np.ndarray, banked: tuple[list[str], np.ndarray]) -> list[tuple[float, str, np.ndarray]]:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from tablewatch.vision.perception.appearance import CARD_H, CARD_W, CARDS_APART, Appearance
+from tablewatch.vision.perception.appearance import CARD_H, CARD_W, CARDS_APART, Appearance, Identity
 from tablewatch.vision.perception.gestures import Found, SettleKind, board_slot
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Settle
@@ -44,10 +44,10 @@ class SettleReader:
         if found.what != SettleKind.CARD_IN or not found.face_up or s.area_mm2 < SEVERAL_CARDS * CARD_AREA:
             return [found]
         several = []
-        for card, at in self._identify_several(s, source):
+        for read, at in self._identify_several(s, source):
             zone = self.plane.layout.zone_at(*at)  # a board slot is each card's own; elsewhere the region's zone
             several.append(Found(t=found.t, zone=zone if board_slot(zone) is not None else found.zone,
-                                 what=SettleKind.CARD_IN, face_up=True, card=card, centre=at))
+                                 what=SettleKind.CARD_IN, face_up=True, card=read.card, rival=read.rival, centre=at))
         return several or [found]
 
     def _classify_one(self, s: Settle, source: IdentitySource) -> Found:
@@ -62,13 +62,14 @@ class SettleReader:
         if strip and (cardish >= 0.5 or (s.zone == "burn" and self._burn_strip(after, back))):
             return Found(t=t, zone=s.zone, what=SettleKind.CARD_ON_CARD, centre=s.centre_mm)
         if cardish >= 0.5 and s.area_mm2 >= 0.3 * CARD_AREA:
-            up, card = self._face_up(s, backs, faces, source)
-            if card is not None or not up or s.area_mm2 >= UNREAD_FACE_MIN * CARD_AREA:
-                return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=up, card=card, centre=s.centre_mm)
+            up, read = self._face_up(s, backs, faces, source)
+            if read.card is not None or not up or s.area_mm2 >= UNREAD_FACE_MIN * CARD_AREA:
+                return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=up, card=read.card, rival=read.rival,
+                             centre=s.centre_mm)
         pictures = faces >= max(FACES_MIN, backs) and s.area_mm2 >= UNREAD_FACE_MIN * CARD_AREA
-        if pictures and (read := self._faces_match(s, source)) is not None:
-            return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=True, card=read or None,
-                         centre=s.centre_mm)
+        if pictures and (matched := self._faces_match(s, source)) is not None:
+            return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=True, card=matched.card,
+                         rival=matched.rival, centre=s.centre_mm)
         if float(self.look.felt_like(after).mean()) >= 0.6:
             if was_card:
                 return Found(t=t, zone=s.zone, what=SettleKind.CARD_OUT, centre=s.centre_mm)
@@ -78,21 +79,21 @@ class SettleReader:
         what = SettleKind.CHIPS_IN if chips else SettleKind.OTHER
         return Found(t=t, zone=s.zone, what=what, chips=chips, centre=s.centre_mm)
 
-    def _faces_match(self, s: Settle, source: IdentitySource) -> str | None:
+    def _faces_match(self, s: Settle, source: IdentitySource) -> Identity | None:
         """Face-up cards whose pictures leave under half their pixels paper-light (court cards, a hand tabled
-        with chips beside it) still match their face templates: the card read ("" when several cards lie
+        with chips beside it) still match their face templates: the card read (no card when several cards lie
         there, each read later), or None when no face matches."""
         if s.area_mm2 >= SEVERAL_CARDS * CARD_AREA:
-            return "" if self._identify_several(s, source, min_score=FACE_SCORE) else None
-        card, score = self._read(s, source)
-        return card if score >= FACE_SCORE else None
+            return Identity(None, FACE_SCORE) if self._identify_several(s, source, min_score=FACE_SCORE) else None
+        read = self._read(s, source)
+        return read if read.score >= FACE_SCORE else None
 
     def _burn_strip(self, after: np.ndarray, back: np.ndarray) -> bool:
         """A burn dropped onto the burn pile shows only the narrow strips it sticks out by, many of whose pixels
         mix the card's edge with the felt. Only cards go there, so the back's colours need not fill them."""
         return float(back.mean()) >= 0.25 and float((back | self.look.card_edge(after)).mean()) >= 0.5
 
-    def _face_up(self, s: Settle, back: float, face: float, source: IdentitySource) -> tuple[bool, str | None]:
+    def _face_up(self, s: Settle, back: float, face: float, source: IdentitySource) -> tuple[bool, Identity]:
         """Is the card that came to rest face up, and which is it.
 
         Colour decides when one side clearly dominates. A light patterned back blends into a tint the faces'
@@ -100,12 +101,12 @@ class SettleReader:
         (scores 0.55-0.85 on 720p frames), a back matches none (0.3 at most).
         """
         if back > face and face < 0.5 * back:
-            return False, None
-        card, score = self._read(s, source)
-        up = face > back or score >= FACE_SCORE
-        return up, card if up and score > MATCH_SCORE else None
+            return False, Identity(None, 0.0)
+        read = self._read(s, source)
+        up = face > back or read.score >= FACE_SCORE
+        return up, read if up and read.score > MATCH_SCORE else Identity(None, read.score)
 
-    def _read(self, s: Settle, source: IdentitySource) -> tuple[str | None, float]:
+    def _read(self, s: Settle, source: IdentitySource) -> Identity:
         """The best-matching face for a crop of the original frame, upright along the card's long side."""
         ys, xs = np.nonzero(s.mask)
         pts = np.stack([xs + s.box[0], ys + s.box[1]], axis=1).astype(np.float32)
@@ -115,11 +116,11 @@ class SettleReader:
         centre = self.plane.to_mm(np.array([cx, cy]))
         image, plane = source()
         reads = self._reads_at(image, plane, (float(centre[0]), float(centre[1])), angle)
-        return max([(None, 0.0), *((card, score) for card, score, _ in reads)], key=lambda r: r[1])
+        return max([Identity(None, 0.0), *(read for read, _ in reads)], key=lambda r: r.score)
 
     def _reads_at(self, image: np.ndarray, plane: TablePlane, at: tuple[float, float],
-                  turn: float) -> list[tuple[str | None, float, tuple[float, float]]]:
-        """(card, score, centre) read at ``at`` turned ``turn``, and at the card itself round it (``_refine``).
+                  turn: float) -> list[tuple[Identity, tuple[float, float]]]:
+        """(read, centre) at ``at`` turned ``turn``, and at the card itself round it (``_refine``).
         Crops at 1.5 times the camera's own resolution (2.4 px/mm at most), compared with the faces as the camera
         saw them."""
         native = 1.0 / max(plane.calibration.mm_per_px, 1e-3)
@@ -127,13 +128,13 @@ class SettleReader:
         reads = []
         for where, a in ((at, turn), self._refine(image, plane, at, turn, scale)):
             crop = plane.crop(image, where, size_mm=(CARD_W, CARD_H), px_per_mm=scale, angle_deg=a)
-            reads.append((*self.look.identify(crop, native, overexposed=self.overexposed), where))
+            reads.append((self.look.identify(crop, native, overexposed=self.overexposed), where))
         return reads
 
     def _identify_several(self, s: Settle, source: IdentitySource, *,
-                          min_score: float = MATCH_SCORE) -> list[tuple[str, tuple[float, float]]]:
+                          min_score: float = MATCH_SCORE) -> list[tuple[Identity, tuple[float, float]]]:
         """Face-up cards laid side by side that settled as one region (a hand tabled, a flop spread
-        touching): (card, centre) of each one read, best first.
+        touching): (read, centre) of each card read, best first.
 
         The cards lie in a row along the region's long side: a card-sized crop slides along that row and
         the best-read distinct cards, a card's width apart, are kept.
@@ -147,16 +148,15 @@ class SettleReader:
         centre = self.plane.to_mm(np.array([cx, cy]))
         image, plane = source()
         turn = float(np.degrees(row))
-        read: list[tuple[float, str, tuple[float, float]]] = []
+        reads: list[tuple[Identity, tuple[float, float]]] = []
         for offset in np.linspace(-1.0, 1.0, 2 * count + 1) * max(0.0, length - CARD_W) / 2:
             at = (float(centre[0] + offset * np.cos(row)), float(centre[1] + offset * np.sin(row)))
-            for card, score, where in self._reads_at(image, plane, at, turn):
-                if card is not None and score > min_score:
-                    read.append((score, card, where))
-        chosen: list[tuple[str, tuple[float, float]]] = []
-        for _, card, at in sorted(read, key=lambda r: -r[0]):
-            if all(card != c and np.hypot(at[0] - a[0], at[1] - a[1]) >= CARDS_APART for c, a in chosen):
-                chosen.append((card, at))
+            reads += [(read, where) for read, where in self._reads_at(image, plane, at, turn)
+                      if read.card is not None and read.score > min_score]
+        chosen: list[tuple[Identity, tuple[float, float]]] = []
+        for read, at in sorted(reads, key=lambda r: -r[0].score):
+            if all(read.card != c.card and np.hypot(at[0] - a[0], at[1] - a[1]) >= CARDS_APART for c, a in chosen):
+                chosen.append((read, at))
         return chosen[:count]
 
     def _refine(self, image: np.ndarray, plane: TablePlane, centre: tuple[float, float], angle: float,

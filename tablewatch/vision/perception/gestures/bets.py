@@ -33,6 +33,7 @@ from tablewatch.vision.perception.gestures.model import (
     Sample,
     SettleKind,
     TableState,
+    doubts,
 )
 
 
@@ -148,7 +149,8 @@ class BetsAndTaps:
             state.mucked.add(seat)
             at = times[-1] if times else ep.last
             if shown:  # turned face up in front of the player: a showdown, not a fold
-                return [self.make(CardsTabled, at, seat=seat, cards=tuple(f.card for f in shown if f.card))]
+                return [self.make(CardsTabled, at, seat=seat, cards=tuple(f.card for f in shown if f.card),
+                                  doubts=doubts(*shown))]
             return [self.make(CardsMucked, at, seat=seat, count=2)]
         if cards_went:
             return []

@@ -13,6 +13,7 @@ from tablewatch.vision.perception.gestures.model import (
     SettleKind,
     TableState,
     board_slot,
+    doubts,
 )
 
 
@@ -51,7 +52,7 @@ class CardSettles:
             return [self.make(CardBurned, f.t)]
         if slot is not None and f.face_up and slot not in self.board:
             self.board.add(slot)
-            return [self.make(BoardCardDealt, f.t, card=f.card, slot=slot, face_up=True)]
+            return [self.make(BoardCardDealt, f.t, card=f.card, slot=slot, face_up=True, doubts=doubts(f))]
         if zone.is_bet and seat is not None and not f.face_up and seat not in self.state.mucked \
                 and self.state.hand_at(seat) is None:  # with the player's hand there, its episode decides
             self.state.mucked.add(seat)
@@ -121,7 +122,7 @@ class CardSettles:
         self.dealt[seat] = self.dealt.get(seat, 0) + 1
         self.last_dealt = self.dealt_at[seat] = f.t
         self.dealt_where[seat] = f.centre
-        out = [self.make(CardDealt, f.t, seat=seat, card=f.card, face_up=f.face_up)]
+        out = [self.make(CardDealt, f.t, seat=seat, card=f.card, face_up=f.face_up, doubts=doubts(f))]
         if f.face_up:
-            out.append(self.make(CardExposed, f.t, seat=seat, card=f.card))
+            out.append(self.make(CardExposed, f.t, seat=seat, card=f.card, doubts=doubts(f)))
         return out

@@ -83,6 +83,7 @@ class Found:
     what: SettleKind
     face_up: bool = False
     card: str | None = None
+    rival: str | None = None  # the face the card may as well be: the camera did not tell the two apart
     chips: dict[int, int] = field(default_factory=dict)
     centre: tuple[float, float] = (0.0, 0.0)
 
@@ -92,6 +93,11 @@ class Found:
     @property
     def place(self) -> Zone:
         return Zone.parse(self.zone)
+
+
+def doubts(*found: Found) -> tuple[tuple[str, str], ...]:
+    """(card, rival) of each card read that the camera did not tell apart from another (an event's ``doubts``)."""
+    return tuple((f.card, f.rival) for f in found if f.card and f.rival)
 
 
 def board_slot(zone: str) -> int | None:
