@@ -45,6 +45,17 @@ def test_a_dim_room_and_light_falling_off_are_brought_back(demo: Simulation, win
     assert far_to_near(evened) == pytest.approx(far_to_near(clean), rel=0.05)  # the far side lit as before
 
 
+def test_light_added_over_a_dimmed_picture_is_taken_off_whole(demo: Simulation, window: Window) -> None:
+    """A dim club under a lamp: the picture at 0.6 of its light with a grey veil of 50 over it (what the markers'
+    ink reads). The veil goes whole, not less the ink's own black: the felt, and the chips' colours on it, come
+    back to the clean picture's."""
+    plane, flat = plane_of(demo, window(0.0, 1.0))
+    clean = LightMeter(plane).correct(flat, 0.0)
+    veiled = LightMeter(plane).correct(np.clip(flat * 0.6 + 50, 0, 255).astype(np.uint8), 0.0)
+    felt = plane.felt > 0
+    assert np.abs(np.median(veiled[felt], axis=0) - np.median(clean[felt], axis=0)).max() <= 6
+
+
 def test_a_covered_marker_is_left_out_and_the_gain_follows_the_light_within_a_second(demo: Simulation,
                                                                                     window: Window) -> None:
     plane, flat = plane_of(demo, window(0.0, 1.0))

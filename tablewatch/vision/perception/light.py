@@ -9,10 +9,11 @@ the gain that brings the paper under that light back to ``PAPER_WHITE``. A marke
 darker than the others and is left out; with fewer than three in view one level serves the whole table, with none
 the last one stands.
 
-A lamp's hot spot or flare in the lens adds light rather than scaling it: the markers' black ink reads grey. That
-grey, over the ink's own ``INK_BLACK``, is taken off every pixel before the gain (spread over the table as the paper's
-level is), so the veil goes and the colours under it come back. Paper clipped white says only that the light is at
-least that bright: its gain is held at 1 or less, and a pixel clipped white at the camera is taken as white paper.
+A lamp's hot spot or flare in the lens adds light rather than scaling it: the markers' black ink reads grey. Once
+that grey is clearly above the ink's own black (``INK_BLACK``) it is taken off every pixel, whole, before the gain
+(spread over the table as the paper's level is), so the veil goes and the colours under it come back. Paper clipped
+white says only that the light is at least that bright: its gain is held at 1 or less, and a pixel clipped white at
+the camera is taken as white paper.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ GAIN_LIMITS = (0.5, 4.0)  # beyond these the picture is past saving: clipped whi
 SETTLE_S = 0.3  # the gain follows the light with this time constant (one frame's reading is noisy)
 FELT_SAMPLE = 7  # the felt's level is read off every 7th of its pixels (a median: plenty)
 INK_PERCENTILE = 5  # a marker's black ink: this percentile of the grey levels over it
-INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: above it is light added (a veil)
+INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: from twice it, all light added
 CLIPPED = 250  # a grey level this bright was clipped at the camera (255 less its noise and compression)
 
 
@@ -130,7 +131,7 @@ class LightMeter:
         self.reading = Reading(papers[shown], felt)
         if level < 8:  # no marker, or no light at all: nothing to read the gain from
             return None
-        veils = np.maximum(levels[shown, 0] - INK_BLACK, 0.0)
+        veils = _veil(levels[shown, 0])
         # clipped paper is at least as bright as it reads: no more gain than 1 over what the veil leaves of it
         papers = np.where(papers[shown] >= CLIPPED, np.maximum(papers[shown], veils + PAPER_WHITE), papers[shown])
         return self._spread(papers, shown), self._spread(veils, shown)
@@ -143,6 +144,13 @@ class LightMeter:
         design = np.column_stack([np.ones(int(shown.sum())), self.centres[shown]])
         solution, *_ = np.linalg.lstsq(design, values, rcond=None)
         return np.asarray(solution, float)
+
+
+def _veil(ink: np.ndarray) -> np.ndarray:
+    """The light added over the picture, from the markers' black ink as it reads: none while the ink is as dark as
+    printed black reads (``INK_BLACK``), all of the ink's grey from twice that on (the ink's own black is then a
+    small part of it), and a ramp between, so a lamp's veil growing does not jump."""
+    return np.clip(2.0 * (ink - INK_BLACK), 0.0, ink)
 
 
 def _exposed(picture: np.ndarray, veil: np.ndarray | float, gain: np.ndarray | float) -> np.ndarray:
