@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tablewatch.events import StackObscured
 from tablewatch.sim.session import Simulation
-from tablewatch.vision.perception.stacks import SeatStack
-from tests.perception.conftest import rendered, run_window
+from tablewatch.vision.perception.stacks import MIN_PIXELS, SeatStack, StackWatch
+from tests.perception.conftest import Window, perception_for, rendered, run_window
 
 ALL_VIOLATIONS = Path(__file__).resolve().parents[2] / "tablewatch" / "sim" / "scenarios" / "all_violations.yaml"
 
@@ -77,3 +78,30 @@ def test_big_chips_a_lamp_whitens_in_part_stay_the_stack_s_largest_after_a_bet_o
     after_big_bet = stack.relearnt()
     after_big_bet.read(1.0, live={}, settled={2500: 45, 5000: 3}, floor=floor)
     assert after_big_bet.largest == 2500
+
+
+def test_a_sliver_of_the_largest_chips_the_smoothed_reference_thins_is_read_off_the_frame_while_nothing_moves(
+        demo: Simulation, window: Window) -> None:
+    """A short column of the largest chips shows a sliver of its top past taller ones. The scene's reference is
+    smoothed against noise, which thins such a sliver under the floor; while nothing in the stack's area differs
+    from the reference, the frame itself shows the stack as settled and sets its largest chips."""
+    perception = perception_for(demo)
+    for frame, ts in window(0.0, 1.0):
+        perception.process(frame, ts)
+    assert perception.plane is not None and perception.look is not None and perception.analysed is not None
+    look, flat = perception.look, perception.analysed[1]
+    largest = max(look.chip_values)
+    seat = 4
+    settled = flat.copy()
+    live = flat.copy()
+    (box, mask) = StackWatch(perception.plane, look).masks[seat]
+    ys, xs = np.nonzero(mask)
+    sliver = int(1.5 * MIN_PIXELS * look.chip_px)
+    colour = look.chips.chips[-1].bgr if look.chips.chips[-1].value == largest else None
+    assert colour is not None
+    live[box][ys[:sliver], xs[:sliver]] = colour  # the sliver, in the frame; the reference lost it
+    clear, moving = StackWatch(perception.plane, look), StackWatch(perception.plane, look)
+    clear.update(1.0, live, settled, np.zeros(flat.shape[:2], bool))
+    moving.update(1.0, live, settled, np.ones(flat.shape[:2], bool))  # an arm there: the reference decides
+    assert clear.seats[seat].largest == largest
+    assert moving.seats[seat].largest != largest

@@ -284,7 +284,7 @@ class Perception:
             view.stacks.reset(seat)
         self.gestures.chips_moved.clear()
         assert view.scene.ref is not None  # (set by the scene's first update)
-        events += self.gestures.obscured(ts, view.stacks.update(ts, flat, view.scene.ref))
+        events += self.gestures.obscured(ts, view.stacks.update(ts, flat, view.scene.ref, view.scene.fg))
         if (button_seat := view.button.update(ts, view.scene.ref)) is not None:
             since = max(ts - self.settle_lag_s, view.scene.t0 if view.scene.t0 is not None else ts)
             events.append(ButtonSeen(ts=round(since, 3), table=self.table, source="vision", seat=button_seat))

@@ -74,17 +74,22 @@ class StackWatch:
         if seat in self.seats:
             self.seats[seat] = self.seats[seat].relearnt()
 
-    def update(self, t: float, live: np.ndarray, settled: np.ndarray) -> dict[int, tuple[float, int | None]]:
+    def update(self, t: float, live: np.ndarray, settled: np.ndarray,
+               changed: np.ndarray | None = None) -> dict[int, tuple[float, int | None]]:
         """Seat → (time its largest chips went out of sight, their denomination), for every stack obscured now.
 
         ``settled`` (the scene's reference, no arms in it) sets what each stack shows; ``live`` (the
-        current frame) says whether it still shows it.
+        current frame) says whether it still shows it. Where nothing in a stack's area differs from the reference
+        (``changed``: the scene's foreground), the live frame shows the stack settled as well, and sharper: the
+        reference is smoothed against the camera's noise, which thins the sliver of a short column's top showing
+        past taller ones (a dim club's largest chips fell under ``MIN_PIXELS`` there, not in the frame).
         """
         if t - self.last >= self.period:
             self.last = t
             for seat, (box, mask) in self.masks.items():
-                self.seats[seat].read(t, live=self.look.chip_pixels(live[box][mask]),
-                                      settled=self.look.chip_pixels(settled[box][mask]),
+                now = self.look.chip_pixels(live[box][mask])
+                clear = changed is not None and not changed[box][mask].any()
+                self.seats[seat].read(t, live=now, settled=now if clear else self.look.chip_pixels(settled[box][mask]),
                                       floor=MIN_PIXELS * self.look.chip_px)
         return {s: (st.hidden_since, st.largest) for s, st in self.seats.items() if st.hidden_since is not None}
 
