@@ -80,17 +80,18 @@ class StackWatch:
 
         ``settled`` (the scene's reference, no arms in it) sets what each stack shows; ``live`` (the
         current frame) says whether it still shows it. Where nothing in a stack's area differs from the reference
-        (``changed``: the scene's foreground), the live frame shows the stack settled as well, and sharper: the
-        reference is smoothed against the camera's noise, which thins the sliver of a short column's top showing
-        past taller ones (a dim club's largest chips fell under ``MIN_PIXELS`` there, not in the frame).
+        (``changed``: the scene's foreground), the live frame shows the stack settled as well, and each colour
+        counts as much as the one of the two that shows more of it: the reference is smoothed against the camera's
+        noise, which thins the sliver of a short column's top showing past taller ones (a dim club's largest chips
+        fell under ``MIN_PIXELS`` there, not in the frame), while the frame carries its own noise and exposure.
         """
         if t - self.last >= self.period:
             self.last = t
             for seat, (box, mask) in self.masks.items():
-                now = self.look.chip_pixels(live[box][mask])
-                clear = changed is not None and not changed[box][mask].any()
-                self.seats[seat].read(t, live=now, settled=now if clear else self.look.chip_pixels(settled[box][mask]),
-                                      floor=MIN_PIXELS * self.look.chip_px)
+                now, still = self.look.chip_pixels(live[box][mask]), self.look.chip_pixels(settled[box][mask])
+                if changed is not None and not changed[box][mask].any():
+                    still = {value: max(n, now.get(value, 0)) for value, n in still.items()}
+                self.seats[seat].read(t, live=now, settled=still, floor=MIN_PIXELS * self.look.chip_px)
         return {s: (st.hidden_since, st.largest) for s, st in self.seats.items() if st.hidden_since is not None}
 
 
