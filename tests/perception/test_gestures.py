@@ -131,10 +131,11 @@ def test_a_hand_resting_from_the_blind_into_the_deal_then_calls_a_bet_not_a_blin
     assert [(e.kind, e.seat) for e in later if e.kind in ("BetMotion", "ChipsMoved")] == [("BetMotion", SEAT)]
 
 
-def _dealer_reaches_from_pot_to_stack(gestures: Gestures, *, gathered: bool, dealt_since: bool = False) -> list:
-    """The dealer's hand goes into the pot, chips leave the pot, the hand goes out to seat 3's stack and back
-    (``dealt_since``: after the gather, a card is dealt: the next hand has begun)."""
-    pot, stack = LAYOUT.polygon("pot").mean(axis=0), LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0)
+def _dealer_reaches_from_pot_to_stack(gestures: Gestures, *, gathered: bool, dealt_since: bool = False,
+                                      zone: str = "stack") -> list:
+    """The dealer's hand goes into the pot, chips leave the pot, the hand goes out to seat 3's stack (or its
+    ``zone``) and back (``dealt_since``: after the gather, a card is dealt: the next hand has begun)."""
+    pot, stack = LAYOUT.polygon("pot").mean(axis=0), LAYOUT.polygon(f"seat{SEAT}.{zone}").mean(axis=0)
     dealer = np.asarray(LAYOUT.dealer_position, float)
     if gathered:
         gestures.settled(Found(t=9.0, zone="pot", what="chips_in", chips={500: 4}, centre=tuple(pot)))
@@ -154,6 +155,14 @@ def test_a_pot_push_needs_chips_gathered_into_the_pot_first() -> None:
     assert [e.seat for e in _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=True)] == [SEAT]
     # the dealer tidying by an empty pot and reaching for a player's mucked cards pushes nothing
     assert _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=False) == []
+
+
+def test_a_small_pot_slid_in_front_of_the_player_is_pushed_to_that_seat() -> None:
+    """From the emptied pot the dealer slides one chip to seat 3's bet zone and turns back there: a push to seat 3.
+    The same reach with nothing gathered (the dealer taking a player's cards) pushes nothing."""
+    slid = _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=True, zone="bet")
+    assert [e.seat for e in slid] == [SEAT]
+    assert _dealer_reaches_from_pot_to_stack(Gestures(LAYOUT, table="T1"), gathered=False, zone="bet") == []
 
 
 def test_a_pot_gathered_in_an_earlier_hand_is_not_pushed_in_the_next() -> None:

@@ -34,7 +34,10 @@ class GathersAndPushes:
 
     def dealer(self, s: Sample) -> list[Event]:
         """A pot pushed to a seat: the dealer's hand turns back in that seat's stack zone after visiting the pot
-        (with the pot's chips gone) or after a push to another seat (a wrong push corrected)."""
+        (with the pot's chips gone) or after a push to another seat (a wrong push corrected). Straight from the
+        emptied pot, a turn in the seat's bet zone is a push too: a small pot is slid in front of the player, who
+        takes it in (a gather goes the other way, from the bet zone to the pot); not once the pot went to another
+        seat."""
         cfg, path = self.config, self.dealer_path
         path.append(s)
         if len(path) < 3 or path[-2].t < s.t - cfg.push_turn_s:
@@ -46,10 +49,15 @@ class GathersAndPushes:
             return []  # the hand is still going out
         zone = Zone.parse(peak.zone)
         seat = zone.seat
-        if seat is None or not zone.is_stack or peak.t - self.pushed.get(seat, -1e9) < cfg.push_again_s:
+        if seat is None or not (zone.is_stack or zone.is_bet):
             return []
+        if peak.t - self.pushed.get(seat, -1e9) < cfg.push_again_s:
+            return []  # the same push
         zones = [p.zone for p in path if peak.t - cfg.push_path_s <= p.t < peak.t]
-        if not ((self._pot_emptied(peak.t) and "pot" in zones) or self._moved_on(seat, peak.t)):
+        from_pot = self._pot_emptied(peak.t) and "pot" in zones
+        if zone.is_bet and (not from_pot or self._moved_on(seat, peak.t)):
+            return []  # (the pot gone to another seat, the hand in front of a player is after his cards)
+        if not (from_pot or self._moved_on(seat, peak.t)):
             return []  # e.g. an uncalled bet going back to its owner
         return self._pushed(seat, peak.t)
 
