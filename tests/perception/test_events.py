@@ -10,6 +10,8 @@ import pytest
 
 from tablewatch.events import BetMotion, BoardCardDealt, CardBurned, CardsTabled, Event, PotPushed
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.appearance import CARD_H, CARD_W
+from tablewatch.vision.perception.scene import Settle
 from tests.perception.conftest import Window, perception_for, run_window
 
 
@@ -139,3 +141,23 @@ def test_two_cards_tabled_side_by_side_on_the_slant_are_both_read(shared_dir: Pa
     tabled = [e for e in run_window(sim, _filmed(sim, shown.ts - 1.5, shown.ts + 1.5, phase))
               if isinstance(e, CardsTabled)]
     assert [(e.seat, sorted(e.cards)) for e in tabled] == [(shown.seat, sorted(shown.cards))]
+
+
+@pytest.mark.parametrize(("zone", "kind"), [("board.3", "card_out"), ("pot", "chips_out")])
+def test_a_card_s_worth_of_chips_leaving_a_board_slot_is_the_card_taken(demo: Simulation, window: Window,
+                                                                        zone: str, kind: str) -> None:
+    """A blurred face taken back from the board (a four-card flop's extra card) can read as chips by its colours.
+    Only cards lie in a board slot: what leaves one, a card's size, is the card, and the slot takes the next;
+    in the pot, chips leaving are chips."""
+    perception = perception_for(demo)
+    for frame, ts in window(0.0, 1.0):
+        perception.process(frame, ts)
+    assert perception.view is not None and perception.look is not None
+    chip = np.array(perception.look.chips.chips[2].bgr, np.uint8)  # a coloured chip's top
+    felt = perception.look.felt_bgr.astype(np.uint8)
+    side = 20
+    settle = Settle(t=5.0, centre_mm=(0.0, 0.0), area_mm2=CARD_W * CARD_H, zone=zone, held_s=0.3,
+                    box=(0, 0, side, side), mask=np.ones((side, side), bool),
+                    before=np.tile(chip, (side, side, 1)), after=np.tile(felt, (side, side, 1)))
+    (found,) = perception.view.settles.classify(settle, lambda: (np.zeros((1, 1, 3), np.uint8), perception.plane))
+    assert found.what.value == kind

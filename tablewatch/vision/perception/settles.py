@@ -71,7 +71,8 @@ class SettleReader:
             return Found(t=t, zone=s.zone, what=SettleKind.CARD_IN, face_up=True, card=matched.card,
                          rival=matched.rival, centre=s.centre_mm)
         if float(self.look.felt_like(after).mean()) >= 0.6:
-            if was_card:
+            # only cards lie in a board slot: a card's worth of "chips" leaving one is a face misread as chips
+            if was_card or (board_slot(s.zone) is not None and s.area_mm2 >= 0.3 * CARD_AREA):
                 return Found(t=t, zone=s.zone, what=SettleKind.CARD_OUT, centre=s.centre_mm)
             return Found(t=t, zone=s.zone, what=SettleKind.CHIPS_OUT, chips=self.look.chip_counts(before),
                          centre=s.centre_mm)
