@@ -42,7 +42,7 @@ class FouledDeckCheck(HandCheck):
         self.asked: set[str] = set()  # cards the floor was asked to look at
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
-        doubts = dict(getattr(event, "doubts", ()))
+        doubts = dict(getattr(event, "doubts", ()))  # (a burn is never read with a doubt)
         found: list[Violation] = []
         for card, place in _sightings(event):
             if not is_standard_card(card):
@@ -52,37 +52,33 @@ class FouledDeckCheck(HandCheck):
                 self.seen[card], self.first_ts[card] = place, event.ts
             elif before != place and not _may_move(before, place):
                 rival = doubts.get(card) or self.doubted.get(card)
-                found += (self._misread(snapshot, event, card, rival, before, place) if rival is not None
-                          else self._fouled(snapshot, event, card, before, place))
+                found += self._duplicate(snapshot, event, card, before, place, rival)
             else:
                 self.seen[card] = place
             if card in doubts:
                 self.doubted[card] = doubts[card]
         return found
 
-    def _misread(self, snapshot: HandSnapshot, event: Event, card: str, rival: str, before: Place,
-                 now: Place) -> list[Violation]:
-        if self.fouled or card in self.asked:
+    def _duplicate(self, snapshot: HandSnapshot, event: Event, card: str, before: Place, now: Place,
+                   rival: str | None) -> list[Violation]:
+        """The fouled deck, once a hand; or, where a sighting was read with a doubt (``rival``), an advisory once a
+        card, until the deck is found fouled."""
+        if self.fouled or (rival is not None and card in self.asked):
             return []
-        self.asked.add(card)
-        return [self.violation(
-            snapshot, event, title="Same card seen twice: a fouled deck or a misread",
-            severity=Severity.ADVISORY, seats=[p[1] for p in (before, now) if p[1] is not None],
-            evidence_ts=(self.first_ts[card],),
-            observed=f"{card} seen at {_describe(before)} and again at {_describe(now)}; the camera could not "
-            f"tell one of them from {rival}.",
-            ruling="Look at both cards: if they are the same card the deck is fouled, and play stops with all bets "
-            "returned (TDA-22E).")]
-
-    def _fouled(self, snapshot: HandSnapshot, event: Event, card: str, before: Place, now: Place) -> list[Violation]:
-        if self.fouled:
-            return []
+        seen = f"{card} seen at {_describe(before)} and again at {_describe(now)}"
+        seats = [p[1] for p in (before, now) if p[1] is not None]
+        if rival is not None:
+            self.asked.add(card)
+            return [self.violation(
+                snapshot, event, title="Same card seen twice: a fouled deck or a misread", severity=Severity.ADVISORY,
+                seats=seats, evidence_ts=(self.first_ts[card],),
+                observed=f"{seen}; the camera could not tell one of them from {rival}.",
+                ruling="Look at both cards: if they are the same card the deck is fouled, and play stops with all "
+                "bets returned (TDA-22E).")]
         self.fouled = True
         return [self.violation(
-            snapshot, event, title="Fouled deck (duplicate card)",
-            seats=[p[1] for p in (before, now) if p[1] is not None],
-            evidence_ts=(self.first_ts[card],),
-            observed=f"{card} seen at {_describe(before)} and again at {_describe(now)}.",
+            snapshot, event, title="Fouled deck (duplicate card)", seats=seats, evidence_ts=(self.first_ts[card],),
+            observed=f"{seen}.",
             ruling="The deck is fouled: stop play and return all bets, whether or not substantial action has "
             "taken place (TDA-22E).")]
 
