@@ -73,6 +73,12 @@ E = TypeVar("E", bound=Event)  # an event held back a while (a muck, a chipless 
 POT_MEMORY_S = 120.0  # a foreign chip read in the pot is still there when the pot is pushed, up to a hand later
 
 
+def _chipless_motion(tap: Tap) -> BetMotion:
+    """A tap as the motion it may have been: one reach to the line, no chips seen (``SceneFusion._may_be_tap``)."""
+    return BetMotion(ts=tap.ts, table=tap.table, source=tap.source, seat=tap.seat, chips=Chips(), motions=1,
+                     motion_times=(tap.ts,))
+
+
 def rfid_move_as_event(move: ChipsMoved) -> ChipAction | None:
     """The table action an RFID ledger move stands for, or None when it stands for none."""
     src, dst = Zone.parse(move.src), Zone.parse(move.dst)
@@ -181,6 +187,8 @@ class SceneFusion:
             if not self._button_set_down(event):
                 self._chipless_pushes.append(event)  # until the button is seen leaving its seat, or not
             return out
+        if isinstance(event, Tap) and self._may_be_bet(event):
+            return [*out, *self._hold(_chipless_motion(event), from_rfid=False)]
         if isinstance(event, BetMotion | ChipsPulledBack | PotPushed) and event.source != "rfid":
             if isinstance(event, PotPushed) and self._reported_by_rfid(event):
                 return out
@@ -268,6 +276,12 @@ class SceneFusion:
         """The camera's hand going into its own seat's bet zone, at a table whose readers may show the motion a tap."""
         return (hand.source != "rfid" and self.expect_rfid and self.expect_camera and hand.seat is not None
                 and hand.zone == bet_zone(hand.seat))
+
+    def _may_be_bet(self, tap: Tap) -> bool:
+        """The camera's tap at a table whose readers may count chips going forward with it: one chip set on a chip
+        of its colour already in front shows the camera nothing new, and a hand that seemed to rest at the line
+        (a frame delivered twice) reads as a tap."""
+        return tap.source != "scene" and tap.seat is not None and self.expect_rfid and self.expect_camera
 
     def _may_be_tap(self, camera: ChipAction | None) -> bool:
         """A camera bet with no chips seen: a tap unless RFID reads the chips it carried."""

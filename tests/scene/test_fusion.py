@@ -144,11 +144,10 @@ def test_chips_well_beyond_the_cameras_error_are_found_at_once() -> None:
 def test_lone_report_is_released_after_the_window() -> None:
     fusion = SceneFusion(window=0.5)
     assert fusion.feed(camera_bet(10.0, {100: 3})) == []
-    assert fusion.feed(Tap(ts=10.3, table="T1", source="vision", seat=4)) == [
-        Tap(ts=10.3, table="T1", source="vision", seat=4)
-    ]
-    out = fusion.feed(Tap(ts=10.6, table="T1", source="vision", seat=5))
-    assert [e.kind for e in out] == ["BetMotion", "Tap"]
+    button = ButtonSeen(ts=10.3, table="T1", source="vision", seat=4)
+    assert fusion.feed(button) == [button]  # what is no chip action goes through at once
+    out = fusion.feed(ButtonSeen(ts=10.6, table="T1", source="vision", seat=5))
+    assert [e.kind for e in out] == ["BetMotion", "ButtonSeen"]
 
 
 def test_without_readers_camera_reports_pass_at_once() -> None:
@@ -221,7 +220,7 @@ def test_a_motion_read_over_two_sweeps_adds_up_before_pairing() -> None:
 def test_a_two_motion_bet_claims_the_rfid_moves_read_while_it_went_on() -> None:
     fusion = SceneFusion(window=0.4)
     fusion.feed(rfid_move(29.25, "seat3.stack", "seat3.bet", {500: 2}))  # first motion, read alone
-    fusion.feed(Tap(ts=29.8, table="T1", source="vision", seat=5))  # the window passes
+    fusion.feed(ButtonSeen(ts=29.8, table="T1", source="vision", seat=5))  # the window passes
     bet = BetMotion(ts=30.1, table="T1", source="vision", seat=3, chips=Chips.of({500: 4}), motions=2,
                     motion_times=(29.05, 30.1))
     assert fusion.feed(bet) == []
@@ -318,6 +317,23 @@ def test_chips_the_camera_missed_and_rfid_reads_a_sweep_later_are_a_call_not_a_t
     bets = [e for e in out if e.kind == "BetMotion"]
     assert not [e for e in out if e.kind == "Tap"]
     assert len(bets) == 1 and bets[0].chips.value == 1000 and bets[0].source == "scene"
+
+
+def test_a_tap_the_camera_saw_while_the_readers_counted_a_chip_going_forward_is_a_call() -> None:
+    """A call of one chip set on the small blind's chip of the same colour shows the camera nothing new, and a
+    hand that seemed to rest at the line (a frame dropped and the one before delivered twice) reads as a tap. The
+    chip the readers count going into that seat's bet a sweep later makes it the call; a tap with nothing counted
+    stays a tap (a check), a window later."""
+    fusion = SceneFusion()
+    assert fusion.feed(Tap(ts=217.07, table="T1", source="vision", seat=3)) == []
+    out = fusion.feed(rfid_move(217.2, "seat3.stack", "seat3.bet", {500: 1})) + fusion.flush(218.0)
+    assert [e.kind for e in out] == ["ChipsMoved", "BetMotion"]
+    assert (out[1].seat, out[1].chips.value, out[1].motions, out[1].ts) == (3, 500, 1, 217.07)
+    assert fusion.feed(Tap(ts=231.47, table="T1", source="vision", seat=3)) == []
+    assert [(e.kind, e.seat, e.ts) for e in fusion.flush(232.2)] == [("Tap", 3, 231.47)]
+    alone = SceneFusion(expect_rfid=False)  # no readers to count chips: the camera's tap is the check
+    tap = Tap(ts=5.0, table="T1", source="vision", seat=3)
+    assert alone.feed(tap) == [tap]
 
 
 def test_rfid_reads_between_motions_give_the_value_of_each_motion() -> None:
