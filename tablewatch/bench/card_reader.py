@@ -136,20 +136,24 @@ SHARED_TEST_PHOTOS = shared_dir() / "data" / "cards-real" / "test" / "images"
               show_default=True)
 @click.option("--classifier", default="auto", show_default=True,
               help="Index classifier ONNX (identity from crops): a path, 'auto' (the shipped one if any) or 'none'.")
+@click.option("--verifier", default="auto", show_default=True,
+              help="Index verifier ONNX (drops boxes that are no card's corner): a path, 'auto' or 'none'.")
 def bench_vision(
     video: tuple[Path, ...], photos: Path | None, frames: int, model: Path | None, threads: int, modes: tuple[str, ...],
-    classifier: str,
+    classifier: str, verifier: str,
 ) -> None:
     """Per-stage ms and fps of the card path at 1280x720 and 3840x2160."""
     from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
     from tablewatch.vision.detector import OnnxDetector, default_model_path
     from tablewatch.vision.reader import CardReader
+    from tablewatch.vision.verifier import OnnxIndexVerifier, resolve_verifier
 
     try:
-        classifier_path = resolve_classifier(classifier)
+        classifier_path, verifier_path = resolve_classifier(classifier), resolve_verifier(verifier)
         index_classifier = OnnxIndexClassifier(classifier_path, threads=threads or None) if classifier_path else None
+        index_verifier = OnnxIndexVerifier(verifier_path, threads=threads or None) if verifier_path else None
         reader = CardReader(OnnxDetector(model or default_model_path(), threads=threads or None),
-                            classifier=index_classifier)
+                            classifier=index_classifier, verifier=index_verifier)
         if video:
             results = [bench_video(reader, path, label=path.name, mode=mode, max_frames=frames)
                        for path in video for mode in modes]

@@ -164,9 +164,11 @@ def run_cards_baseline(truths: list[Truth], folder: Path, progress: Any) -> list
     from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
     from tablewatch.vision.reader import CardReader
     from tablewatch.vision.sources import read_image
+    from tablewatch.vision.verifier import OnnxIndexVerifier, resolve_verifier
 
-    classifier_path = resolve_classifier("auto")
-    reader = CardReader(classifier=OnnxIndexClassifier(classifier_path) if classifier_path else None)
+    classifier_path, verifier_path = resolve_classifier("auto"), resolve_verifier("auto")
+    reader = CardReader(classifier=OnnxIndexClassifier(classifier_path) if classifier_path else None,
+                        verifier=OnnxIndexVerifier(verifier_path) if verifier_path else None)
     scores = []
     for truth in progress(truths):
         path = find_photo(folder, truth.image)

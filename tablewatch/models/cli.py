@@ -84,10 +84,12 @@ def train(
               help="Enlarge each photo this many times first and read it as `tablewatch cards` does (the tile "
                    "pyramid down to --min-tile, by default twice the model's input): a phone's or a 4K camera's "
                    "larger picture.")
+@click.option("--verifier", default="auto", show_default=True,
+              help="Index verifier ONNX (drops boxes that are no card's corner): a path, 'auto' or 'none'.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def evaluate(
     model: Path | None, prepared: Path, data_root: Path, split: str, conf: float, min_tile: int | None,
-    classifier: str, enlarge: float, as_json: bool,
+    classifier: str, verifier: str, enlarge: float, as_json: bool,
 ) -> None:
     """Score a detector on held-out source photos: mAP50 and per-card identity accuracy."""
     import json
@@ -96,13 +98,14 @@ def evaluate(
     from tablewatch.models.evaluate import evaluate_split, format_report
     from tablewatch.vision.classifier import resolve_classifier
     from tablewatch.vision.detector import DetectorError, default_model_path
+    from tablewatch.vision.verifier import resolve_verifier
 
     try:
         if not (prepared / "split.json").exists():
             prepare_dataset(data_root, prepared)
-        classifier_path = resolve_classifier(classifier)
         report = evaluate_split(model or default_model_path(), prepared / split, conf=conf, min_tile=min_tile,
-                                classifier_path=classifier_path, enlarge=enlarge)
+                                classifier_path=resolve_classifier(classifier),
+                                verifier_path=resolve_verifier(verifier), enlarge=enlarge)
     except (DatasetError, DetectorError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps(report, indent=1) if as_json else format_report(report))

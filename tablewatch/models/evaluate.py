@@ -33,6 +33,7 @@ from tablewatch.vision.classifier import OnnxIndexClassifier
 from tablewatch.vision.detector import OnnxDetector
 from tablewatch.vision.reader import CARD_CONF, LONE_CARD_CONF, CardReader
 from tablewatch.vision.sources import read_image
+from tablewatch.vision.verifier import OnnxIndexVerifier
 
 MAP_CONF, MAP_NMS_IOU, MATCH_IOU = 0.001, 0.7, 0.5
 
@@ -157,6 +158,7 @@ class SplitReport(TypedDict):
     min_tile: int | None
     enlarge: float
     classifier: str | None
+    verifier: str | None
     mAP50: float
     cards: dict[str, float | int]  # CardTally.figures() of every image
     by_kind: dict[str, dict[str, float | int]]  # the same by source group
@@ -164,7 +166,8 @@ class SplitReport(TypedDict):
 
 
 def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF, min_tile: int | None = None,
-                   classifier_path: Path | None = None, enlarge: float = 1.0) -> SplitReport:
+                   classifier_path: Path | None = None, verifier_path: Path | None = None,
+                   enlarge: float = 1.0) -> SplitReport:
     """mAP50 and card identity figures of ``model_path`` on the images of ``split_dir``.
 
     Each image is seen whole at the model's input size (as in training), or, with ``min_tile``, also as a
@@ -177,8 +180,9 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
     detector = OnnxDetector(model_path, conf=MAP_CONF, iou=MAP_NMS_IOU)
     classifier = OnnxIndexClassifier(classifier_path) if classifier_path else None
     tiled = min_tile is not None or enlarge != 1.0  # an enlarged photo is read as `tablewatch cards` reads it
+    verifier = OnnxIndexVerifier(verifier_path) if verifier_path else None
     reader = CardReader(detector, conf=MAP_CONF, tiles="auto" if tiled else "none", min_tile=min_tile,
-                        classifier=classifier)
+                        classifier=classifier, verifier=verifier)
     names = reader.names
     to_reader_id = _label_ids(read_class_names(split_dir.parent), names)
     ap_inputs = ApInputs()
@@ -206,6 +210,7 @@ def evaluate_split(model_path: Path, split_dir: Path, *, conf: float = CARD_CONF
     return {"model": str(model_path), "split": str(split_dir), "images": len(images), "sources": len(sources),
             "conf": conf, "min_tile": reader.min_tile if tiled else None, "enlarge": enlarge,
             "classifier": str(classifier_path) if classifier_path else None,
+            "verifier": str(verifier_path) if verifier_path else None,
             "mAP50": round(m, 4), "cards": total.figures(),
             "by_kind": {kind: tally.figures() for kind, tally in sorted(tallies.items())},
             "ap50_per_class": {names[c]: round(ap, 4) for c, ap in per_class.items()}}
@@ -218,7 +223,8 @@ def format_report(report: SplitReport) -> str:
         f"split {report['split']}: {report['images']} images of {report['sources']} held-out source photos"
         + (f", enlarged {report['enlarge']:g} times" if report["enlarge"] != 1.0 else "")
         + (f", tiles down to {report['min_tile']} px" if report["min_tile"] else ", whole images")
-        + (f", identity from crops by {report['classifier']}" if report["classifier"] else ""),
+        + (f", identity from crops by {report['classifier']}" if report["classifier"] else "")
+        + (f", boxes verified by {report['verifier']}" if report["verifier"] else ""),
         f"mAP50 (index boxes; classes present: {len(report['ap50_per_class'])}): {report['mAP50']:.3f}",
         f"cards (conf >= {report['conf']}): {cards['labelled_cards']} labelled; identity accuracy "
         f"{cards['identity_accuracy']:.3f}, recall {cards['recall']:.3f}, precision {cards['precision']:.3f}; "

@@ -26,19 +26,24 @@ from tablewatch.vision.sources import SourceError
               help="Smallest tile side in pixels (default: twice the model input).")
 @click.option("--classifier", default="auto", show_default=True,
               help="Index classifier ONNX (identity from crops): a path, 'auto' (the shipped one if any) or 'none'.")
+@click.option("--verifier", default="auto", show_default=True,
+              help="Index verifier ONNX (drops boxes that are no card's corner): a path, 'auto' or 'none'.")
 def cards(image: Path, as_json: bool, annotate: Path | None, model: Path | None, conf: float, tiles: str,
-          min_tile: int | None, classifier: str) -> None:
+          min_tile: int | None, classifier: str, verifier: str) -> None:
     """List the face-up cards recognised in IMAGE, with boxes and confidences."""
     from tablewatch.vision.annotate import draw_cards, write_image
     from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
     from tablewatch.vision.reader import CardReader
     from tablewatch.vision.sources import read_image
+    from tablewatch.vision.verifier import OnnxIndexVerifier, resolve_verifier
 
     try:
         picture = read_image(image)
-        classifier_path = resolve_classifier(classifier)
+        classifier_path, verifier_path = resolve_classifier(classifier), resolve_verifier(verifier)
         index_classifier = OnnxIndexClassifier(classifier_path) if classifier_path else None
-        reader = CardReader(model_path=model, conf=conf, tiles=tiles, min_tile=min_tile, classifier=index_classifier)
+        index_verifier = OnnxIndexVerifier(verifier_path) if verifier_path else None
+        reader = CardReader(model_path=model, conf=conf, tiles=tiles, min_tile=min_tile, classifier=index_classifier,
+                            verifier=index_verifier)
         reading = reader.read(picture)
         if annotate is not None:
             write_image(str(annotate), draw_cards(picture, reading.cards))

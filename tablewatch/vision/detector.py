@@ -19,7 +19,9 @@ from tablewatch.vision.detections import Detections
 
 MODELS_DIR = Path(__file__).resolve().parent / "weights"  # in the package: the wheel carries them
 DEFAULT_MODEL_GLOB = "cards-*.onnx"
-CLASSIFIER_MARK = "-cls-"  # ``cards-index-cls-*.onnx`` is the identity classifier, not a detector
+# ``cards-index-cls-*.onnx`` (the identity classifier) and ``cards-index-verify-*.onnx`` (the index verifier) are
+# the crops' models, not detectors
+CROP_MODEL_MARK = "cards-index-"
 
 
 class DetectorError(RuntimeError):
@@ -28,7 +30,7 @@ class DetectorError(RuntimeError):
 
 def default_model_path(models_dir: Path = MODELS_DIR) -> Path:
     """The shipped card detector: ``tablewatch/vision/weights/cards-*.onnx`` (the newest if there are several)."""
-    found = sorted((path for path in models_dir.glob(DEFAULT_MODEL_GLOB) if CLASSIFIER_MARK not in path.name),
+    found = sorted((path for path in models_dir.glob(DEFAULT_MODEL_GLOB) if not path.name.startswith(CROP_MODEL_MARK)),
                    key=lambda path: path.stat().st_mtime)
     if not found:
         raise DetectorError(f"no card model ({DEFAULT_MODEL_GLOB}) in {models_dir}; train one with 'tablewatch train'.")

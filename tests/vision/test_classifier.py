@@ -139,7 +139,7 @@ def test_a_box_only_detector_without_a_classifier_is_a_clear_error():
         CardReader(BoxOnlyDetector())  # type: ignore[arg-type]
 
 
-def test_the_default_detector_is_never_the_classifier(tmp_path: Path):
+def test_the_default_detector_is_never_the_classifier_or_the_verifier(tmp_path: Path):
     import os
 
     from tablewatch.vision.detector import default_model_path
@@ -147,5 +147,6 @@ def test_the_default_detector_is_never_the_classifier(tmp_path: Path):
     detector, classifier = tmp_path / "cards-yolo11n-320.onnx", tmp_path / "cards-index-cls-32.onnx"
     detector.write_bytes(b"d")
     classifier.write_bytes(b"c")
-    os.utime(detector, (1, 1))  # the classifier is the newer file
+    (tmp_path / "cards-index-verify-32.onnx").write_bytes(b"v")
+    os.utime(detector, (1, 1))  # the classifier and the verifier are the newer files
     assert default_model_path(tmp_path) == detector
