@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -18,6 +19,9 @@ from tablewatch.vision.boxes import nms
 from tablewatch.vision.cards import BACK_LABEL, INDEX_LABEL
 from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import MODELS_DIR, DetectorError
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 CROP_HW = (32, 32)
 CROP_MARGIN = 1.25  # the square crop's side, relative to the box's longer side
@@ -69,24 +73,33 @@ def resolve_classifier(choice: str | Path) -> Path | None:
     return Path(choice)
 
 
+def crop_model_session(path: Path, *, name: str, threads: int | None = None) -> InferenceSession:
+    """An ONNX Runtime CPU session of one of the crops' models (the index classifier or verifier); a clear
+    ``DetectorError`` naming it when the file is missing or is no model."""
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise DetectorError(f"{name} model file not found: {path}")
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    if threads:
+        options.intra_op_num_threads = threads
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's own exception types
+        raise DetectorError(f"cannot load the index {name} {path}: {exc}") from exc
+
+
 class OnnxIndexClassifier:
     """Classifies index crops; ``names`` are its classes (the detector's names without ``BACK``)."""
 
     def __init__(self, model_path: str | Path, *, threads: int | None = None):
-        import onnxruntime as ort
-
         self.path = Path(model_path)
-        if not self.path.is_file():
-            raise DetectorError(f"classifier model file not found: {self.path}")
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        if threads:
-            options.intra_op_num_threads = threads
+        self.session = crop_model_session(self.path, name="classifier", threads=threads)
         try:
-            self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
             self.names: list[str] = ast.literal_eval(self.session.get_modelmeta().custom_metadata_map["names"])
-        except Exception as exc:  # onnxruntime's own exception types, or missing metadata
-            raise DetectorError(f"cannot load the index classifier {self.path}: {exc}") from exc
+        except (KeyError, ValueError, SyntaxError) as exc:
+            raise DetectorError(f"cannot load the index classifier {self.path}: no class names ({exc})") from exc
         self.input_name = self.session.get_inputs()[0].name
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tablewatch.vision.classifier import CROP_MARGIN, crop_index
-from tablewatch.vision.detector import MODELS_DIR, DetectorError
+from tablewatch.vision.classifier import CROP_MARGIN, crop_index, crop_model_session
+from tablewatch.vision.detector import MODELS_DIR
 
 CONTEXT_MARGIN = 3.0  # the context crop's side, relative to the box's longer side
 VERIFIER_GLOB = "cards-index-verify-*.onnx"
@@ -50,19 +50,8 @@ class OnnxIndexVerifier:
     """The probability that each box is a card's corner index (``probabilities``)."""
 
     def __init__(self, model_path: str | Path, *, threads: int | None = None):
-        import onnxruntime as ort
-
         self.path = Path(model_path)
-        if not self.path.is_file():
-            raise DetectorError(f"index verifier model file not found: {self.path}")
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        if threads:
-            options.intra_op_num_threads = threads
-        try:
-            self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime's own exception types
-            raise DetectorError(f"cannot load the index verifier {self.path}: {exc}") from exc
+        self.session = crop_model_session(self.path, name="verifier", threads=threads)
         self.input_name = self.session.get_inputs()[0].name
 
     def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
