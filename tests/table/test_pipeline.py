@@ -8,6 +8,7 @@ from typing import Any
 
 from tablewatch.events import (
     BetMotion,
+    ButtonSeen,
     Chips,
     ChipsLeftTable,
     Declaration,
@@ -27,6 +28,11 @@ from tablewatch.table.sources import ConsoleSource, earliest_horizon
 
 def tap(ts: float, seat: int = 1) -> Tap:
     return Tap(ts=ts, table="T1", source="vision", seat=seat)
+
+
+def button(ts: float, seat: int = 1) -> ButtonSeen:
+    """An event fusion passes straight on (a tap waits there a window for chips the readers may count with it)."""
+    return ButtonSeen(ts=ts, table="T1", source="vision", seat=seat)
 
 
 def test_reorder_buffer_releases_in_time_order_after_the_lateness() -> None:
@@ -88,7 +94,7 @@ def test_a_failing_output_is_counted_and_the_others_still_get_everything(tmp_pat
     files = FilesOutput(tmp_path)
     pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[Broken(), files], lateness=0.0)
     for ts in (0.1, 0.2, 0.3):
-        pipeline.process(tap(ts))
+        pipeline.process(button(ts))
     pipeline.drain()
     files.close()
     assert [e.ts for e in load_events((tmp_path / "events.jsonl").read_text())] == [0.1, 0.2, 0.3]
@@ -115,7 +121,7 @@ class ListSource:
 
 def test_start_and_stop_process_everything_the_sources_sent(tmp_path: Path) -> None:
     files = FilesOutput(tmp_path)
-    events = [tap(i / 10) for i in range(50)]
+    events = [button(i / 10) for i in range(50)]
     pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[files],
                              sources=[ListSource(events)])
     pipeline.start()
@@ -126,7 +132,7 @@ def test_start_and_stop_process_everything_the_sources_sent(tmp_path: Path) -> N
 def test_a_quiet_table_releases_what_it_holds_as_time_passes(tmp_path: Path) -> None:
     files = FilesOutput(tmp_path)
     pipeline = TablePipeline(rules=TableRules(GameConfig(), table="T1"), outputs=[files], lateness=0.3)
-    pipeline.process(tap(1.0))
+    pipeline.process(button(1.0))
     pipeline.tick(1.2)
     assert (tmp_path / "events.jsonl").read_text() == ""
     pipeline.tick(1.31)
