@@ -59,18 +59,29 @@ def is_box_only(detector_names: dict[int, str]) -> bool:
     return INDEX_LABEL in detector_names.values()
 
 
-def default_classifier_path(models_dir: Path = MODELS_DIR) -> Path | None:
-    found = sorted(models_dir.glob(CLASSIFIER_GLOB))
+def shipped_model(pattern: str, models_dir: Path = MODELS_DIR) -> Path | None:
+    """The last of the shipped models whose file name matches ``pattern``, if any."""
+    found = sorted(models_dir.glob(pattern))
     return found[-1] if found else None
+
+
+def resolve_model(choice: str | Path, pattern: str) -> Path | None:
+    """A model option: ``"auto"``, the shipped model matching ``pattern`` if there is one; ``"none"``, none;
+    otherwise a path."""
+    if str(choice) == "none":
+        return None
+    if str(choice) == "auto":
+        return shipped_model(pattern)
+    return Path(choice)
+
+
+def default_classifier_path(models_dir: Path = MODELS_DIR) -> Path | None:
+    return shipped_model(CLASSIFIER_GLOB, models_dir)
 
 
 def resolve_classifier(choice: str | Path) -> Path | None:
     """``"auto"``: the shipped classifier if there is one; ``"none"``: none; otherwise a path."""
-    if str(choice) == "none":
-        return None
-    if str(choice) == "auto":
-        return default_classifier_path()
-    return Path(choice)
+    return resolve_model(choice, CLASSIFIER_GLOB)
 
 
 def crop_model_session(path: Path, *, name: str, threads: int | None = None) -> InferenceSession:

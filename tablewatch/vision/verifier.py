@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablewatch.vision.classifier import CROP_MARGIN, crop_index, crop_model_session
+from tablewatch.vision.classifier import CROP_MARGIN, crop_index, crop_model_session, resolve_model, shipped_model
 from tablewatch.vision.detector import MODELS_DIR
 
 CONTEXT_MARGIN = 3.0  # the context crop's side, relative to the box's longer side
@@ -28,17 +28,12 @@ def verifier_input(image: np.ndarray, box: np.ndarray | tuple[float, ...]) -> np
 
 
 def default_verifier_path(models_dir: Path = MODELS_DIR) -> Path | None:
-    found = sorted(models_dir.glob(VERIFIER_GLOB))
-    return found[-1] if found else None
+    return shipped_model(VERIFIER_GLOB, models_dir)
 
 
 def resolve_verifier(choice: str | Path) -> Path | None:
     """``"auto"``: the shipped verifier if there is one; ``"none"``: none; otherwise a path."""
-    if str(choice) == "none":
-        return None
-    if str(choice) == "auto":
-        return default_verifier_path()
-    return Path(choice)
+    return resolve_model(choice, VERIFIER_GLOB)
 
 
 def to_blob(inputs: np.ndarray) -> np.ndarray:
