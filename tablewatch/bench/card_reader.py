@@ -143,15 +143,11 @@ def bench_vision(
     classifier: str, verifier: str,
 ) -> None:
     """Per-stage ms and fps of the card path at 1280x720 and 3840x2160."""
-    from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
     from tablewatch.vision.detector import OnnxDetector, default_model_path
-    from tablewatch.vision.reader import CardReader
-    from tablewatch.vision.verifier import OnnxIndexVerifier, resolve_verifier
+    from tablewatch.vision.reader import CardReader, crop_models
 
     try:
-        classifier_path, verifier_path = resolve_classifier(classifier), resolve_verifier(verifier)
-        index_classifier = OnnxIndexClassifier(classifier_path, threads=threads or None) if classifier_path else None
-        index_verifier = OnnxIndexVerifier(verifier_path, threads=threads or None) if verifier_path else None
+        index_classifier, index_verifier = crop_models(classifier, verifier, threads=threads or None)
         reader = CardReader(OnnxDetector(model or default_model_path(), threads=threads or None),
                             classifier=index_classifier, verifier=index_verifier)
         if video:

@@ -161,14 +161,11 @@ def run_snapshot(truths: list[Truth], folder: Path, progress: Any) -> list[Photo
 
 def run_cards_baseline(truths: list[Truth], folder: Path, progress: Any) -> list[PhotoScore]:
     """``tablewatch cards`` with its defaults on each photo, scored by the same card rule."""
-    from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
-    from tablewatch.vision.reader import CardReader
+    from tablewatch.vision.reader import CardReader, crop_models
     from tablewatch.vision.sources import read_image
-    from tablewatch.vision.verifier import OnnxIndexVerifier, resolve_verifier
 
-    classifier_path, verifier_path = resolve_classifier("auto"), resolve_verifier("auto")
-    reader = CardReader(classifier=OnnxIndexClassifier(classifier_path) if classifier_path else None,
-                        verifier=OnnxIndexVerifier(verifier_path) if verifier_path else None)
+    index_classifier, index_verifier = crop_models()
+    reader = CardReader(classifier=index_classifier, verifier=index_verifier)
     scores = []
     for truth in progress(truths):
         path = find_photo(folder, truth.image)

@@ -58,7 +58,7 @@ def _crops(pairs: list[tuple[Path, Path]], names: list[str], classes: list[str],
             cx, cy, w, h = (float(v) for v in parts[1:5])
             box = np.array([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height])
             for k in range(1 + jitter):
-                moved = box if k == 0 else _jitter(box, rng)
+                moved = box if k == 0 else jitter_box(box, rng)
                 crops.append(crop_index(image, moved))
                 labels.append(index_of[names[int(parts[0])]])
     if not crops:
@@ -66,7 +66,8 @@ def _crops(pairs: list[tuple[Path, Path]], names: list[str], classes: list[str],
     return np.stack(crops), np.asarray(labels, dtype=np.int64)
 
 
-def _jitter(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def jitter_box(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``box`` moved by up to 15 % of its size and scaled by 0.85-1.15 (a detector's boxes are not exact)."""
     w, h = box[2] - box[0], box[3] - box[1]
     cx, cy = (box[0] + box[2]) / 2 + rng.uniform(-0.15, 0.15) * w, (box[1] + box[3]) / 2 + rng.uniform(-0.15, 0.15) * h
     s = rng.uniform(0.85, 1.15)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from tablewatch.models.crops import _jitter
+from tablewatch.models.crops import jitter_box
 from tablewatch.models.dataset import read_class_names
 from tablewatch.models.evaluate import read_labels
 from tablewatch.vision.boxes import box_iou
@@ -72,7 +72,7 @@ def box_samples(split_dir: Path, reader: CardReader, *, labelled_copies: int = 0
             labels.append(0)
         for box in faces:
             for _ in range(labelled_copies):
-                inputs.append(verifier_input(image, _jitter(box, rng)))
+                inputs.append(verifier_input(image, jitter_box(box, rng)))
                 labels.append(1)
     if not inputs:
         return np.zeros((0, *CROP_HW, 6), np.uint8), np.zeros(0, np.int64)

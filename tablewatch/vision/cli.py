@@ -32,16 +32,12 @@ def cards(image: Path, as_json: bool, annotate: Path | None, model: Path | None,
           min_tile: int | None, classifier: str, verifier: str) -> None:
     """List the face-up cards recognised in IMAGE, with boxes and confidences."""
     from tablewatch.vision.annotate import draw_cards, write_image
-    from tablewatch.vision.classifier import OnnxIndexClassifier, resolve_classifier
-    from tablewatch.vision.reader import CardReader
+    from tablewatch.vision.reader import CardReader, crop_models
     from tablewatch.vision.sources import read_image
-    from tablewatch.vision.verifier import OnnxIndexVerifier, resolve_verifier
 
     try:
         picture = read_image(image)
-        classifier_path, verifier_path = resolve_classifier(classifier), resolve_verifier(verifier)
-        index_classifier = OnnxIndexClassifier(classifier_path) if classifier_path else None
-        index_verifier = OnnxIndexVerifier(verifier_path) if verifier_path else None
+        index_classifier, index_verifier = crop_models(classifier, verifier)
         reader = CardReader(model_path=model, conf=conf, tiles=tiles, min_tile=min_tile, classifier=index_classifier,
                             verifier=index_verifier)
         reading = reader.read(picture)

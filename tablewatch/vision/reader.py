@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from tablewatch.vision.cards import BACK_LABEL, Card, count_backs, group_cards
-from tablewatch.vision.classifier import OnnxIndexClassifier, is_box_only
+from tablewatch.vision.classifier import OnnxIndexClassifier, is_box_only, resolve_classifier
 from tablewatch.vision.detections import Detections
 from tablewatch.vision.detector import DetectorError, OnnxDetector, default_model_path
 from tablewatch.vision.tiling import StageTimes, Window, detect_windows, merge_found, pyramid_levels, read_enough
-from tablewatch.vision.verifier import OnnxIndexVerifier
+from tablewatch.vision.verifier import OnnxIndexVerifier, resolve_verifier
 
 BOX_CONF_WITH_CLASSIFIER = 0.05
 # A card is reported from this confidence (box score x identity probability, square-rooted). Chosen on the
@@ -31,6 +31,15 @@ SURE_BOX = 0.25  # the boxes that say how large a level shows the indices
 # With the index verifier, a face-up box it gives less than even odds of being a corner index is dropped (its
 # decision boundary, not tuned: on the val photos 0.3-0.6 each lose one card of 101 and drop 0-2 of 9 wrong listings).
 INDEX_MIN_P = 0.5
+
+
+def crop_models(classifier: str | Path = "auto", verifier: str | Path = "auto", *,
+                threads: int | None = None) -> tuple[OnnxIndexClassifier | None, OnnxIndexVerifier | None]:
+    """The index classifier and verifier a ``CardReader`` uses, from the commands' options (``"auto"``, ``"none"``
+    or a path each)."""
+    classifier_path, verifier_path = resolve_classifier(classifier), resolve_verifier(verifier)
+    return (OnnxIndexClassifier(classifier_path, threads=threads) if classifier_path else None,
+            OnnxIndexVerifier(verifier_path, threads=threads) if verifier_path else None)
 
 
 @dataclass(frozen=True)

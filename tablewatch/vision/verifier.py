@@ -2,10 +2,10 @@
 
 Many wrong cards a photo's reader lists are one box on something else that looks like an index at the
 detector's scale: a pip, a court card's picture, a chip's print, a back's corner (most of them where tiles
-magnify a large photo). The classifier names any
-such box confidently, as it only ever learned indices. The verifier looks at the box twice: the index as
-the classifier sees it, and the box three times as wide, where a real index shows the corner of a card (the
-card's edges close by on two sides, the rank over the suit) and a pip shows more pips or a picture around it.
+magnify a large photo). The classifier names any such box confidently, as it only ever learned indices. The
+verifier looks at the box twice: the index as the classifier sees it, and the box three times as wide, where a
+real index shows the corner of a card (the card's edges close by on two sides, the rank over the suit) and a pip
+shows more pips or a picture around it.
 """
 
 from __future__ import annotations
