@@ -9,7 +9,6 @@ deck prints it (black paper, gold red suits, silver black suits), the kind of de
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tablewatch.models import schedule
 from tablewatch.models.crops import extract_crops, extract_rendered_crops, face_up_names
 from tablewatch.models.dataset import read_class_names
 from tablewatch.vision.classifier import CROP_HW
@@ -172,7 +172,7 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
     out_dir.mkdir(parents=True, exist_ok=True)
     best, best_path, started, done = -1.0, out_dir / "best.pt", time.time(), 0
     for epoch in range(epochs):
-        progress = _progress(step, steps, time.time() - started, minutes)
+        progress = schedule.progress(step, steps, time.time() - started, minutes)
         if progress >= 1:
             break
         net.train()
@@ -187,10 +187,10 @@ def train_classifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: 
             optimizer.zero_grad()
             loss.backward()
             for group in optimizer.param_groups:
-                group["lr"] = BASE_LR * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
+                group["lr"] = schedule.cosine_rate(BASE_LR, progress)
             optimizer.step()
             step += 1
-            progress = _progress(step, steps, time.time() - started, minutes)
+            progress = schedule.progress(step, steps, time.time() - started, minutes)
             losses.append(loss.item())
             if len(losses) % 10 == 0:
                 print(f"  step {len(losses)} loss {np.mean(losses[-10:]):.3f}", flush=True)
@@ -231,11 +231,6 @@ def photo_look(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
                                                                             int(rng.integers(35, 85))])
     photo = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
     return photo if photo is not None else np.clip(out, 0, 255).astype(np.uint8)
-
-
-def _progress(step: int, steps: int, elapsed: float, minutes: float | None) -> float:
-    """How far through the schedule a run is: by steps, or by time when that is further along."""
-    return max(step / steps, elapsed / (minutes * 60) if minutes else 0.0)
 
 
 def training_crops(prepared: Path, names: list[str], rendered: list[Path], *, real: bool,

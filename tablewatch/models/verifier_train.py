@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from tablewatch.models import schedule
 from tablewatch.models.crops import jitter_box
 from tablewatch.models.dataset import read_class_names
 from tablewatch.models.evaluate import read_labels
@@ -191,7 +192,7 @@ def train_verifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: in
     steps = epochs * math.ceil(len(train_y) / batch)
     step = 0
     for epoch in range(epochs):
-        if minutes and time.time() - started > minutes * 60:
+        if schedule.progress(step, steps, time.time() - started, minutes) >= 1:
             break
         net.train()
         order = rng.permutation(len(train_y))
@@ -200,7 +201,8 @@ def train_verifier(prepared: Path, out_dir: Path, *, epochs: int = 30, batch: in
             x = torch.from_numpy(to_blob(np.stack([augment(train_x[i], rng) for i in idx])))
             loss = loss_fn(net(x).ravel(), torch.from_numpy(train_y[idx]).float())
             for group in optimizer.param_groups:
-                group["lr"] = BASE_LR * 0.5 * (1 + math.cos(math.pi * step / steps))
+                group["lr"] = schedule.cosine_rate(BASE_LR, schedule.progress(step, steps, time.time() - started,
+                                                                              minutes))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
