@@ -71,6 +71,25 @@ def test_a_covered_marker_is_left_out_and_the_gain_follows_the_light_within_a_se
     assert meter.gain == pytest.approx(2 * steady, rel=0.05)
 
 
+def test_a_light_sleeve_over_a_marker_is_left_out_though_it_reads_nearly_as_bright_as_paper(
+        demo: Simulation, window: Window) -> None:
+    """A pale grey sleeve over a marker in a dim room reads three quarters as bright as the others' paper and
+    shows no ink: taken for a marker under a lamp's veil, it tilted the light across the table, and the picture
+    beside it changed at once by more than an arm does (a hand hiding a stack read as a tap)."""
+    plane, flat = plane_of(demo, window(0.0, 1.0))
+    dim = (flat * 0.7).astype(np.uint8)
+    meter = LightMeter(plane)
+    meter.correct(dim, 0.0)
+    steady, veil = meter.gain, meter.veil.copy()
+    paper = np.median([np.percentile(dim.mean(axis=2)[box], 90) for box in meter.boxes])
+    sleeved = dim.copy()
+    sleeved[meter.boxes[0]] = round(0.8 * paper)  # pale and even: paper's brightness, no ink
+    for k in range(10):
+        meter.correct(sleeved, 0.1 + k * 0.1)
+    assert meter.gain == pytest.approx(steady, rel=0.02)
+    assert meter.veil == pytest.approx(veil, abs=1.0)
+
+
 def test_perception_in_a_dim_room_sees_the_burn_and_the_flop(demo: Simulation, window: Window) -> None:
     dim = [((frame * 0.35).astype(np.uint8), ts) for frame, ts in window(16.0, 19.8)]
     events = run_window(demo, dim)

@@ -29,6 +29,9 @@ from tablewatch.vision.perception.plane import TablePlane
 PAPER_WHITE = 232.0  # the grey level the markers' paper is brought to (a well-exposed camera's white)
 PAPER_PERCENTILE = 90  # a marker's paper: this percentile of the grey levels over it and its quiet zone
 COVERED = 0.75  # a marker whose paper reads under this share of the markers' median is covered
+FADED = 0.5  # ... and one whose paper and ink differ by under this share of the markers' median difference: a
+# light sleeve over it reads nearly as bright as paper but shows no ink, where light added over a marker (a veil)
+# lifts its ink and paper alike and leaves their difference
 GAIN_LIMITS = (0.5, 4.0)  # beyond these the picture is past saving: clipped white, or noise
 SETTLE_S = 0.3  # the gain follows the light with this time constant (one frame's reading is noisy)
 FELT_SAMPLE = 7  # the felt's level is read off every 7th of its pixels (a median: plenty)
@@ -126,7 +129,9 @@ class LightMeter:
                           float).reshape(-1, 2)  # each marker's ink and paper
         papers = levels[:, 1]
         level = float(np.median(papers)) if len(papers) else 0.0
-        shown = papers >= COVERED * level
+        contrast = papers - levels[:, 0]
+        typical = float(np.median(contrast)) if len(contrast) else 0.0
+        shown = (papers >= COVERED * level) & (contrast >= FADED * typical)
         felt = felt_level(flat, self.felt_px)
         self.reading = Reading(papers[shown], felt)
         if level < 8:  # no marker, or no light at all: nothing to read the gain from
