@@ -149,3 +149,30 @@ def test_perception_under_a_lamp_over_the_board_sees_the_burn_and_reads_the_flop
                    key=lambda e: e.slot)
     assert len(burns) == 1
     assert [(e.slot, e.card) for e in board] == [(e.slot, e.card) for e in truth]
+
+
+def _tungsten(picture: np.ndarray) -> np.ndarray:
+    """Warm light on a camera balanced for daylight: blue down, red up, clipped as a camera clips it."""
+    return np.clip(picture.astype(np.float32) * np.array([0.78, 0.95, 1.12], np.float32), 0, 255).astype(np.uint8)
+
+
+def test_a_colour_cast_is_taken_off_by_the_markers_white_paper(demo: Simulation, window: Window) -> None:
+    plane, flat = plane_of(demo, window(0.0, 1.0))
+    clean = LightMeter(plane).correct(flat, 0.0)
+    meter = LightMeter(plane)
+    warm = meter.correct(_tungsten(flat), 0.0)
+    felt = plane.felt > 0
+    assert np.abs(np.median(warm[felt], axis=0) - np.median(clean[felt], axis=0)).max() <= 6
+    assert meter.cast()[0] < 0.85 and meter.cast()[2] > 1.05
+    assert np.array_equal(LightMeter(plane).cast(), np.ones(3))  # white light: nothing taken off
+
+
+def test_perception_under_tungsten_light_sees_the_burn_and_reads_the_flop(demo: Simulation, window: Window) -> None:
+    warm = [(_tungsten(frame), ts) for frame, ts in window(16.0, 19.8)]
+    events = run_window(demo, warm)
+    burns = [e for e in events if isinstance(e, CardBurned)]
+    board = sorted((e for e in events if isinstance(e, BoardCardDealt)), key=lambda e: e.slot)
+    truth = sorted((e for e in demo.events if isinstance(e, BoardCardDealt) and 16.0 <= e.ts < 19.8),
+                   key=lambda e: e.slot)
+    assert len(burns) == 1
+    assert [(e.slot, e.card) for e in board] == [(e.slot, e.card) for e in truth]

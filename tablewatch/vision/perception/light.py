@@ -14,6 +14,10 @@ that grey is clearly above the ink's own black (``INK_BLACK``) it is taken off e
 (spread over the table as the paper's level is), so the veil goes and the colours under it come back. Paper clipped
 white says only that the light is at least that bright: its gain is held at 1 or less, and a pixel clipped white at
 the camera is taken as white paper.
+
+The paper is white in every channel, so it also tells a colour cast: a tungsten lamp, or a camera's white balance
+set for other light, shows it tinted. Each channel is brought back by its share of the paper's grey (once any is
+off by ``BALANCE_STEP``), so the felt, the chips and the cards keep the colours they were calibrated in.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ FELT_SAMPLE = 7  # the felt's level is read off every 7th of its pixels (a media
 INK_PERCENTILE = 5  # a marker's black ink: this percentile of the grey levels over it
 INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: from twice it, all light added
 CLIPPED = 250  # a grey level this bright was clipped at the camera (255 less its noise and compression)
+BALANCE_STEP = 0.04  # a channel of the paper this far off its grey is a colour cast (compression's tint is less)
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ class LightMeter:
         self.reading = Reading(np.zeros(0), 0.0)  # the last frame's
         self.coefficients: np.ndarray | None = None  # the paper's grey level = a + b·x + c·y over the plane
         self.veil: np.ndarray | None = None  # light added over the picture = d + e·x + f·y (the ink's grey)
+        self.tint = np.ones(3)  # the paper's B, G, R as shares of its grey: (1, 1, 1) under white light
         self.t: float | None = None
 
     @property
@@ -90,19 +96,27 @@ class LightMeter:
         measured = self._measure(flat)
         if measured is not None:
             keep = 0.0 if self.coefficients is None or self.t is None else math.exp(-(ts - self.t) / SETTLE_S)
-            paper, veil = measured
+            paper, veil, tint = measured
             if self.coefficients is None or self.veil is None:
-                self.coefficients, self.veil = paper, veil
+                self.coefficients, self.veil, self.tint = paper, veil, tint
             else:
                 self.coefficients = keep * self.coefficients + (1 - keep) * paper
                 self.veil = keep * self.veil + (1 - keep) * veil
+                self.tint = keep * self.tint + (1 - keep) * tint
             self.t = ts
         if self.coefficients is None or self.veil is None:
             return flat
         veil, gains = self._light_at(self.xs, self.ys)
+        channel_gains = gains[..., None] / self.cast()
         if not self.veil.any():  # (the common case: nothing to take off, and nothing clipped to keep white)
-            return np.clip(flat * gains[..., None], 0, 255).astype(np.uint8)
-        return _exposed(flat, veil[..., None], gains[..., None])
+            return np.clip(flat * channel_gains, 0, 255).astype(np.uint8)
+        return _exposed(flat, veil[..., None], channel_gains)
+
+    def cast(self) -> np.ndarray:
+        """What each channel is divided by to take off a colour cast: the paper's tint, or 1 under white light
+        (within ``BALANCE_STEP``)."""
+        tint = np.asarray(self.tint, np.float32)
+        return tint if float(np.abs(tint - 1.0).max()) >= BALANCE_STEP else np.ones(3, np.float32)
 
     def correct_at(self, picture: np.ndarray, at_px: tuple[int, int]) -> np.ndarray:
         """A small picture taken at ``at_px`` of the plane (a card's crop from the camera's frame) as ``correct``
@@ -111,7 +125,7 @@ class LightMeter:
             return picture
         width, height = self.xs.shape[1], self.xs.shape[0]
         veil, gain = self._light_at(np.float32(at_px[0] / width * 2 - 1), np.float32(at_px[1] / height * 2 - 1))
-        return _exposed(picture, float(veil), float(gain))
+        return _exposed(picture, float(veil), float(gain) / self.cast())
 
     def _light_at(self, x: np.ndarray | np.floating, y: np.ndarray | np.floating) -> tuple[np.ndarray, np.ndarray]:
         """The veil and the gain at plane positions ``x``, ``y`` (-1 … 1 across the plane)."""
@@ -121,9 +135,9 @@ class LightMeter:
         veil = np.maximum(d + e * x + f * y, 0.0)
         return veil, np.clip(PAPER_WHITE / np.maximum(a + b * x + c * y - veil, 1.0), *GAIN_LIMITS)
 
-    def _measure(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def _measure(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """(a, b, c) of the paper's grey level and (d, e, f) of the veil's, each as a plane through the uncovered
-        markers; None when no marker shows."""
+        markers, and the paper's tint (``tint``); None when no marker shows."""
         grey = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
         levels = np.array([np.percentile(grey[box], (INK_PERCENTILE, PAPER_PERCENTILE)) for box in self.boxes],
                           float).reshape(-1, 2)  # each marker's ink and paper
@@ -134,12 +148,19 @@ class LightMeter:
         shown = (papers >= COVERED * level) & (contrast >= FADED * typical)
         felt = felt_level(flat, self.felt_px)
         self.reading = Reading(papers[shown], felt)
-        if level < 8:  # no marker, or no light at all: nothing to read the gain from
+        if level < 8 or not shown.any():  # no marker in view, or no light at all: nothing to read the gain from
             return None
         veils = _veil(levels[shown, 0])
         # clipped paper is at least as bright as it reads: no more gain than 1 over what the veil leaves of it
         papers = np.where(papers[shown] >= CLIPPED, np.maximum(papers[shown], veils + PAPER_WHITE), papers[shown])
-        return self._spread(papers, shown), self._spread(veils, shown)
+        return self._spread(papers, shown), self._spread(veils, shown), self._tint(flat, shown, levels[shown, 1])
+
+    def _tint(self, flat: np.ndarray, shown: np.ndarray, papers: np.ndarray) -> np.ndarray:
+        """The paper's B, G, R as shares of its grey, the median over the markers shown (a channel clipped white
+        reads no brighter than 255: under a strong cast its share is a little short)."""
+        boxes = [box for box, seen in zip(self.boxes, shown, strict=True) if seen]
+        channels = np.array([np.percentile(flat[box].reshape(-1, 3), PAPER_PERCENTILE, axis=0) for box in boxes])
+        return np.median(channels / np.maximum(papers, 1.0)[:, None], axis=0)
 
     def _spread(self, values: np.ndarray, shown: np.ndarray) -> np.ndarray:
         """(a, b, c) of ``values`` at the markers shown as a plane a + b·x + c·y over the table (one level for all
