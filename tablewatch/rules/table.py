@@ -5,10 +5,12 @@ The table's pipeline feeds every event of the table, in time order, to ``TableRu
 new ``HandStarted``) becomes a ``FinishedHand`` in ``finished`` — what the hand-history writers take — except a
 misdealt one (``HandEnded.void``): its redeal is the hand.
 
-While a camera's picture is reported past relying on (``CameraPicture``: too dark, washed out), what it reports may
-be wrong, and so may any finding: each is kept and sent, but as an ADVISORY that names the camera's condition, at half
-its confidence. The floor reviews it rather than acts on it. So are the findings that rest on a hand's betting once
-that is a guess (chips a camera alone saw: ``HandState.estimate``).
+While a camera's picture is reported past relying on (``CameraPicture``: too dark, washed out), or the camera is off
+its calibration (``CameraMoved`` until ``CameraRecalibrated``) or offline, what it reports may be wrong or missing, and
+so may any finding: each is kept and sent, but as an ADVISORY that names the camera's condition, at half its
+confidence. The floor reviews it rather than acts on it. This lasts to the end of the hand in which the condition
+held: an action the camera missed meanwhile shows later in the hand as the next player acting out of turn. So are the
+findings that rest on a hand's betting once that is a guess (chips a camera alone saw: ``HandState.estimate``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,17 @@ from collections.abc import Callable, Sequence
 
 from pokerkit import ChipsPushing
 
-from tablewatch.events import CameraPicture, Event, HandEnded, HandStarted, Severity, Violation
+from tablewatch.events import (
+    CameraMoved,
+    CameraPicture,
+    CameraRecalibrated,
+    DeviceStatus,
+    Event,
+    HandEnded,
+    HandStarted,
+    Severity,
+    Violation,
+)
 from tablewatch.hands import FinishedHand, Push
 from tablewatch.rules.engine import HandEngine
 from tablewatch.rules.game import GameConfig, phh_code
@@ -42,6 +54,28 @@ def _dealers_pushes(hand: HandState) -> tuple[Push, ...]:
     """The pots as the dealer pushed them, one per push in order (a showdown pokerkit could not judge)."""
     return tuple(Push(pot_index=i, amount=value, winners=(seat,), amounts=((seat, value),))
                  for i, (seat, value, _) in enumerate(hand.pushes))
+
+
+def camera_condition(event: CameraPicture | CameraMoved | CameraRecalibrated | DeviceStatus,
+                     tolerance_mm: float) -> tuple[tuple[str, str], str | None] | None:
+    """(camera, condition) and what is wrong with the camera's picture (None: it is over), for an event that says a
+    camera's reports may not be relied on, or may again; None for any other (a warning whose reports stand, a device
+    that is no camera, a move within the tolerance)."""
+    if isinstance(event, CameraPicture):
+        if event.reliable:
+            return None
+        what = None if event.usable else f"camera {event.camera}'s picture {event.condition}"
+        return (event.camera, event.condition), what
+    if isinstance(event, CameraMoved):
+        if event.shift_mm <= tolerance_mm:
+            return None
+        return (event.camera, "moved"), f"camera {event.camera} moved off its calibration"
+    if isinstance(event, CameraRecalibrated):
+        return (event.camera, "moved"), None
+    if event.source != "vision":  # a reader or a console: RFID's and the dealer's reports do not rest on it
+        return None
+    what = None if event.online else f"camera {event.device} offline"
+    return (event.device, "offline"), what
 
 
 def finished_hand(hand: HandState) -> FinishedHand:
@@ -168,11 +202,13 @@ class TableRules:
         self.last: HandEngine | None = None
         self.finished: list[FinishedHand] = []
         self.misdealt: list[Violation] = []  # the findings of a deal that ended void, for its redeal
-        self.unreadable: set[tuple[str, str]] = set()  # (camera, condition) past relying on, while it holds
+        # (camera, condition) -> what is wrong, for each camera past relying on now; and each that was during the hand
+        self.unreadable: dict[tuple[str, str], str] = {}
+        self.unreadable_in_hand: dict[tuple[str, str], str] = {}
 
     def feed(self, event: Event) -> list[Violation]:
-        if isinstance(event, CameraPicture):
-            self._picture(event)
+        if isinstance(event, CameraPicture | CameraMoved | CameraRecalibrated | DeviceStatus):
+            self._camera(event)
         if self.current is not None and self.current.card_landing(event):
             return []
         found = self._checks_on(event) if self.checks else []
@@ -186,28 +222,34 @@ class TableRules:
             self._keep(found)  # the new hand's, once it exists
         return found + applied
 
-    def _picture(self, event: CameraPicture) -> None:
-        if event.reliable:
-            return  # a warning to set the camera right: its reports stand
-        if event.usable:
-            self.unreadable.discard((event.camera, event.condition))
+    def _camera(self, event: CameraPicture | CameraMoved | CameraRecalibrated | DeviceStatus) -> None:
+        """A camera's picture past relying on, or again relied on (``camera_condition``)."""
+        change = camera_condition(event, self.profile.camera_shift_tolerance_mm)
+        if change is None:
+            return
+        key, what = change
+        if what is None:
+            self.unreadable.pop(key, None)
         else:
-            self.unreadable.add((event.camera, event.condition))
+            self.unreadable[key] = self.unreadable_in_hand[key] = what
         if self.current is not None:
             self.current.hand.doubt = self._doubt
         self._note_unreadable()
 
     @property
     def _doubt(self) -> str:
-        """Why findings are doubted now: the cameras whose pictures are past relying on; empty when none is."""
-        return "; ".join(f"camera {camera}'s picture {condition}" for camera, condition in sorted(self.unreadable))
+        """Why findings are doubted now: the cameras past relying on now or earlier in the hand; empty when none."""
+        now = [self.unreadable[key] for key in sorted(self.unreadable)]
+        earlier = [f"{what} earlier in the hand" for key, what in sorted(self.unreadable_in_hand.items())
+                   if key not in self.unreadable]
+        return "; ".join(now + earlier)
 
     def _note_unreadable(self) -> None:
-        """The hand in play's history says while which cameras' pictures were past relying on."""
-        if self.current is not None and self.unreadable:
+        """The hand in play's history says while which cameras were past relying on."""
+        if self.current is not None:
             seen = self.current.hand.notes
-            for camera, condition in sorted(self.unreadable):
-                note = f"camera {camera}'s picture {condition} during the hand: its findings are advisories"
+            for _, what in sorted(self.unreadable_in_hand.items()):
+                note = f"{what} during the hand: its findings are advisories"
                 if note not in seen:
                     seen.append(note)
 
@@ -268,6 +310,7 @@ class TableRules:
         if isinstance(event, HandStarted):
             found = self._close(event.ts, why="a new hand started before it ended") if self.current else []
             self.current = HandEngine(self.config, event, profile=self.profile)
+            self.unreadable_in_hand = dict(self.unreadable)
             self.current.hand.doubt = self._doubt  # the engine's own findings are doubted as they are made
             self._note_unreadable()
             if self.misdealt:  # the redeal's history keeps what the misdealt deal's findings were

@@ -11,8 +11,10 @@ ledger move itself always goes on to the rules as well (the hidden-chip and ledg
 camera report with no RFID twin goes through alone once the window has passed; an RFID move with no
 camera twin stays a plain ``ChipsMoved`` (a blind posted, chips tidied) unless the table has no camera,
 in which case it stands for the action itself (its ``prior``, the chips already in front, kept from the
-earlier moves); chips counted from the pot into a stack stand for a push in
-any case (the camera may miss the dealer's hand, the count is the push), after a wait for the camera's twin.
+earlier moves), and so it does while the table's perceiving cameras are all off their calibration or offline
+(``CameraMoved`` until ``CameraRecalibrated``, ``DeviceStatus``): vision reports nothing then; chips counted
+from the pot into a stack stand for a push in any case (the camera may miss the dealer's hand, the count is the
+push), after a wait for the camera's twin.
 
 When the two disagree on the value, the RFID chips win (they are counted, not seen). A SYSTEM finding
 (``SYS-SENSORS``) says so only when the camera saw more chips than RFID counts where it looked (a bet's zone:
@@ -46,11 +48,14 @@ from typing import TypeVar
 from tablewatch.events import (
     BetMotion,
     ButtonSeen,
+    CameraMoved,
+    CameraRecalibrated,
     CardsMucked,
     Chips,
     ChipsLeftTable,
     ChipsMoved,
     ChipsPulledBack,
+    DeviceStatus,
     Event,
     HandInZone,
     PotPushed,
@@ -122,6 +127,8 @@ class SceneFusion:
     window: float = 0.7
     expect_rfid: bool = True
     expect_camera: bool = True
+    cameras: frozenset[str] = frozenset()  # the perceiving cameras' names (none given: any one blind blinds all)
+    _blind: set[str] = field(default_factory=set)  # cameras off their calibration or offline: vision paused
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
     _unpaired: dict[tuple[str, int], list[ChipAction]] = field(default_factory=dict)  # RFID moves a camera may claim
     lookback: float = 2.0  # how long before a camera report's motion began its RFID moves may have been read
@@ -162,9 +169,28 @@ class SceneFusion:
             self._in_front[move.src] = _less(self._in_front.get(move.src, Chips()), move.chips)
         return before
 
+    @property
+    def camera_sees(self) -> bool:
+        """Whether a camera reports actions now: the table has one, and one of them is not paused."""
+        if not self.expect_camera or not self._blind:
+            return self.expect_camera
+        return bool(self.cameras - self._blind)
+
+    def _camera_state(self, event: Event) -> None:
+        """A camera's vision paused (moved off its calibration, offline) or going on again."""
+        if isinstance(event, CameraMoved):
+            self._blind.add(event.camera)
+        elif isinstance(event, CameraRecalibrated):
+            self._blind.discard(event.camera)
+        elif isinstance(event, DeviceStatus) and event.source == "vision" and not event.online:
+            self._blind.add(event.device)
+        elif isinstance(event, DeviceStatus) and event.source == "vision":
+            self._blind.discard(event.device)
+
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
         out = self.flush(event.ts)
+        self._camera_state(event)
         if isinstance(event, HandInZone) and self._begins_motion(event):
             assert event.seat is not None
             earlier = self._hands.pop(event.seat, None)  # a hand no motion followed goes out as it came
@@ -175,12 +201,12 @@ class SceneFusion:
         if isinstance(event, ChipsMoved):
             prior = self._prior(event)
             translated = rfid_move_as_event(event)
-            if isinstance(translated, BetMotion) and not self.expect_camera:  # no camera to say what was in front
+            if isinstance(translated, BetMotion) and not self.camera_sees:  # no camera to say what was in front
                 translated = dataclasses.replace(translated, prior=prior)
             if translated is None or not self.expect_rfid:
                 return [*out, event]
             return [*out, event, *self._hold(translated, from_rfid=True)]
-        if isinstance(event, CardsMucked) and event.source != "rfid" and self.expect_rfid and self.expect_camera:
+        if isinstance(event, CardsMucked) and event.source != "rfid" and self.expect_rfid and self.camera_sees:
             self._mucks.append(event)
             return out
         if isinstance(event, PotPushed) and self._unseen_chips_pushed(event):
@@ -250,7 +276,7 @@ class SceneFusion:
         """How long after its first report a pair is released without agreement: a window past the camera's
         last motion (its chips are read up to a sweep after it), or past the first report; a push read by RFID
         alone waits ``push_wait`` past its last read."""
-        if pending.camera is None and pending.parts and isinstance(pending.parts[0], PotPushed) and self.expect_camera:
+        if pending.camera is None and pending.parts and isinstance(pending.parts[0], PotPushed) and self.camera_sees:
             return pending.parts[-1].ts - pending.first_ts + self.push_wait
         last_motion = _motion_end(pending.camera) if pending.camera is not None else pending.first_ts
         return max(last_motion, pending.first_ts) - pending.first_ts + self.window
@@ -274,14 +300,14 @@ class SceneFusion:
 
     def _begins_motion(self, hand: HandInZone) -> bool:
         """The camera's hand going into its own seat's bet zone, at a table whose readers may show the motion a tap."""
-        return (hand.source != "rfid" and self.expect_rfid and self.expect_camera and hand.seat is not None
+        return (hand.source != "rfid" and self.expect_rfid and self.camera_sees and hand.seat is not None
                 and hand.zone == bet_zone(hand.seat))
 
     def _may_be_bet(self, tap: Tap) -> bool:
         """The camera's tap at a table whose readers may count chips going forward with it: one chip set on a chip
         of its colour already in front shows the camera nothing new, and a hand that seemed to rest at the line
         (a frame delivered twice) reads as a tap."""
-        return tap.source != "scene" and tap.seat is not None and self.expect_rfid and self.expect_camera
+        return tap.source != "scene" and tap.seat is not None and self.expect_rfid and self.camera_sees
 
     def _may_be_tap(self, camera: ChipAction | None) -> bool:
         """A camera bet with no chips seen: a tap unless RFID reads the chips it carried."""
@@ -306,7 +332,7 @@ class SceneFusion:
             pending.camera = event
             if isinstance(event, BetMotion):
                 pending.hand = self._hands.pop(event.seat, None)
-        twin_expected = self.expect_camera if from_rfid else self.expect_rfid
+        twin_expected = self.camera_sees if from_rfid else self.expect_rfid
         rfid = pending.rfid
         if not twin_expected or (pending.camera and rfid and _complete(pending.camera, rfid, pending.parts)):
             return self._merge(self._pending.pop(key), key)
@@ -334,10 +360,10 @@ class SceneFusion:
             if isinstance(rfid, BetMotion) and pending.instead_of_muck:
                 return [rfid]  # chips counted going forward from a seat whose cards the camera saw go: a bet
             # RFID alone: the raw ChipsMoved already went out; it stands for the action only without a camera.
-            if rfid is not None and self.expect_camera:
+            if rfid is not None and self.camera_sees:
                 kept = [e for e in self._unpaired.get(key, []) if rfid.ts - e.ts <= self.lookback]
                 self._unpaired[key] = kept + pending.parts
-            return [rfid] if rfid is not None and not self.expect_camera else []
+            return [rfid] if rfid is not None and not self.camera_sees else []
         if rfid is None:
             if self._may_be_tap(camera):
                 # A hand over the line that left no chips the camera could see, and no chips moved by RFID:
@@ -395,7 +421,7 @@ class SceneFusion:
         camera may give an arm reaching across to the neighbour's seat. The pending unchanged unless the two
         are each other's only candidates."""
         kind = key[0]
-        if kind not in (BetMotion.__name__, ChipsPulledBack.__name__) or not (self.expect_camera and self.expect_rfid):
+        if kind not in (BetMotion.__name__, ChipsPulledBack.__name__) or not (self.camera_sees and self.expect_rfid):
             return pending
         if pending.camera is not None:  # the camera's lone report: one RFID move at another seat meanwhile
             moves = self._lone_moves_near(pending.camera, kind)

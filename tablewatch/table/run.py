@@ -141,12 +141,12 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
         sinks = [recorder.add_frame] if recorder is not None else []
         sources = _sources(config, clock=clock, frame_sinks=sinks, perceptions=perceptions, conductor=conductor)
         del perceptions  # checked; a camera in a process of its own builds its own, this copy would only hold memory
-        perceiving = any(isinstance(s, CameraFeed) and s.perceiving for s in sources)
+        perceiving = frozenset(s.name for s in sources if isinstance(s, CameraFeed) and s.perceiving)
         # Only a perceiving camera reports actions: with evidence-only cameras an RFID move stands for one.
         readers = [s for s in sources if isinstance(s, RfidSource)]
         stack_chips = rfid_chips(readers)
-        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=perceiving, stack_chips=stack_chips,
-                             chips_lifted=rfid_lifted(readers))
+        fusion = SceneFusion(expect_rfid=bool(config.readers), expect_camera=bool(perceiving), cameras=perceiving,
+                             stack_chips=stack_chips, chips_lifted=rfid_lifted(readers))
         late = [s for s in sources if isinstance(s, ConsoleSource) or (isinstance(s, CameraFeed) and s.perceiving)]
         pipeline = TablePipeline(rules=TableRules(config.game, table=config.table, profile=config.rules),
                                  outputs=outputs, sources=sources, fusion=fusion, clock=clock,

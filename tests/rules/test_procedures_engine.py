@@ -11,7 +11,9 @@ import pytest
 from tablewatch.events import (
     BetMotion,
     BoardCardDealt,
+    CameraMoved,
     CameraPicture,
+    CameraRecalibrated,
     CardBurned,
     CardDealt,
     CardExposed,
@@ -403,6 +405,32 @@ def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name
     t.ev(HandEnded, hand_no=2)
     (clear,) = t.rules.pop_finished()
     assert not any("picture" in note for note in clear.notes)
+
+
+def test_findings_after_the_camera_was_off_its_calibration_are_advisories_to_the_end_of_that_hand() -> None:
+    """The camera was knocked during the hand and recalibrated: vision was paused meanwhile, and an action it missed
+    then shows later as the next player acting out of turn. The hand's findings stay advisories to its end, naming
+    the move; the next hand's are violations again. A shift within the tolerance changes nothing."""
+    t = Table()
+    t.ev(CameraMoved, camera="overhead", shift_mm=2.0)  # within the tolerance: no move
+    t.start()
+    t.ev(CameraMoved, camera="overhead", shift_mm=12.0)
+    t.ev(CameraRecalibrated, camera="overhead", error_mm=0.6, markers=6)
+    t.chips(2, 50, prior=50)  # the small blind completes while seat 1 is to act (its call unseen, say)
+    (out_of_turn,) = [v for v in t.found if v.rule_id == "TDA-39"]
+    assert out_of_turn.severity is Severity.ADVISORY
+    assert "camera overhead moved off its calibration earlier in the hand" in out_of_turn.observed
+    t.chips(1, 100)
+    t.ev(Tap, seat=3)
+    t.ev(HandEnded, hand_no=1)
+    (hand,) = t.rules.pop_finished()
+    assert "camera overhead moved off its calibration during the hand: its findings are advisories" in hand.notes
+    t.found = []
+    t.ev(HandStarted, hand_no=2, button=1, seats=(1, 2, 3), stacks=t.stacks)
+    for seat in (2, 3, 1, 2, 3, 1):
+        t.ev(CardDealt, seat=seat)
+    play_to_showdown(t, turn_burns=0)
+    assert [(v.rule_id, v.severity) for v in t.found] == [("TDA-25", Severity.VIOLATION)]
 
 
 def test_findings_on_betting_that_a_camera_alone_guessed_are_advisories_and_the_rest_stand() -> None:

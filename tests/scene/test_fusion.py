@@ -11,11 +11,14 @@ from tablewatch.devices.registry import TagRegistry
 from tablewatch.events import (
     BetMotion,
     ButtonSeen,
+    CameraMoved,
+    CameraRecalibrated,
     CardsMucked,
     Chips,
     ChipsLeftTable,
     ChipsMoved,
     ChipsPulledBack,
+    DeviceStatus,
     Event,
     HandInZone,
     PotPushed,
@@ -199,6 +202,37 @@ def test_without_camera_a_bet_from_rfid_knows_the_chips_already_in_front() -> No
     fusion.feed(rfid_move(8.0, "seat3.bet", "pot", {500: 1, 2500: 1}))  # gathered: nothing in front
     next_bet = fusion.feed(rfid_move(12.0, "seat3.stack", "seat3.bet", {500: 2}))[1]
     assert isinstance(next_bet, BetMotion) and next_bet.prior == Chips()
+
+
+def _bets_counted(fusion: SceneFusion, ts: float) -> list[tuple[int | None, int]]:
+    """The bets fusion gives for seat 3's chips the readers alone count going forward at ``ts``."""
+    out = fusion.feed(rfid_move(ts, "seat3.stack", "seat3.bet", {100: 2})) + fusion.flush(ts + 2.0)
+    return [(e.seat, e.chips.value) for e in out if isinstance(e, BetMotion)]
+
+
+def test_while_the_camera_is_off_its_calibration_or_offline_rfid_moves_stand_for_the_action() -> None:
+    """Vision is paused from a camera's move until its recalibration, and while it is offline: chips only the
+    readers count going forward are the bet then, as at a table without a camera (else the action is lost, and
+    the next player's reads as out of turn). Once the camera sees again, a camera report is waited for again."""
+    fusion = SceneFusion(window=0.5, cameras=frozenset({"overhead"}))
+    assert _bets_counted(fusion, 1.0) == []  # a chip tidied in front: no action without the camera's motion
+    fusion.feed(CameraMoved(ts=4.0, table="T1", source="vision", camera="overhead", shift_mm=12.0))
+    assert _bets_counted(fusion, 5.0) == [(3, 200)]
+    fusion.feed(CameraRecalibrated(ts=8.0, table="T1", source="vision", camera="overhead", error_mm=0.6, markers=6))
+    assert _bets_counted(fusion, 9.0) == []
+    fusion.feed(DeviceStatus(ts=12.0, table="T1", source="vision", device="overhead", online=False))
+    assert _bets_counted(fusion, 13.0) == [(3, 200)]
+    fusion.feed(DeviceStatus(ts=16.0, table="T1", source="vision", device="overhead", online=True))
+    assert _bets_counted(fusion, 17.0) == []
+
+
+def test_one_camera_of_two_moved_leaves_the_other_reporting() -> None:
+    fusion = SceneFusion(window=0.5, cameras=frozenset({"overhead", "side"}))
+    fusion.feed(CameraMoved(ts=4.0, table="T1", source="vision", camera="overhead", shift_mm=12.0))
+    assert _bets_counted(fusion, 5.0) == []
+    fusion.feed(DeviceStatus(ts=6.0, table="T1", source="rfid", device="rfid-1", online=False))  # not a camera
+    fusion.feed(DeviceStatus(ts=7.0, table="T1", source="vision", device="side", online=False))
+    assert _bets_counted(fusion, 8.0) == [(3, 200)]
 
 
 def test_flush_releases_everything_in_time_order() -> None:
