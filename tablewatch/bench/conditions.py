@@ -68,6 +68,7 @@ SINGLE = (
     Cell("MJPEG q50", Conditions(jpeg_quality=50)), Cell("MJPEG q25", Conditions(jpeg_quality=25)),
     Cell("drops 5 %", Conditions(drop=0.05)), Cell("drops 20 %", Conditions(drop=0.2)),
     Cell("auto-exposure 0.5", Conditions(auto_exposure=0.5)), Cell("auto-exposure 1", Conditions(auto_exposure=1.0)),
+    Cell("warm light 0.5", Conditions(warmth=0.5)), Cell("warm light 1", Conditions(warmth=1.0)),
     Cell("tilt 8°", tilt_deg=8.0), Cell("tilt 15°", tilt_deg=15.0),
 )
 MIXES = (

@@ -25,6 +25,7 @@ from tablewatch.sim.output import VIDEO_FOURCC
 LAMP_AT = (0.55, 0.45)  # where the lamp's hot spot and its glare fall, as a fraction of the frame's width, height
 AE_TARGET = 118.0  # the grey level auto-exposure aims the picture's mean at
 AE_SETTLE_S = 1.0  # ... moving its gain this fast (a time constant)
+WARM_CAST = np.array([-0.22, -0.05, 0.12])  # B, G, R: what warmth 1 takes off and adds (about 3000 K on 5500 K)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Conditions:
     jpeg_quality: int = 0  # each frame stored as Motion-JPEG at this quality (0: not)
     drop: float = 0.0  # share of frames dropped, the one before delivered again
     auto_exposure: float = 0.0  # auto-exposure's pull toward a mean brightness (0: fixed exposure, 1: full)
+    warmth: float = 0.0  # light warmer than the camera's white balance (1: a tungsten lamp on a daylight setting)
 
     def describe(self) -> str:
         """The conditions that depart from a clean camera, as ``name=value`` pairs."""
@@ -66,6 +68,8 @@ class CameraLook:
         if self.last is not None and self.c.drop and self.rng.random() < self.c.drop:
             return self.last
         img = frame.astype(np.float32) * self.light[..., None]
+        if self.c.warmth:
+            img *= (1.0 + WARM_CAST * self.c.warmth).astype(np.float32)
         if self.c.hotspot:
             img += self.hot
         if self.c.glare:

@@ -63,6 +63,12 @@ def test_dropped_frames_deliver_the_one_before_and_auto_exposure_lifts_a_dark_vi
     assert means[0] < 45 and means[-1] > 90 and means == sorted(means)  # it brightens, within about a second
 
 
+def test_warm_light_tints_the_picture_blue_down_and_red_up() -> None:
+    warm = look(warmth=1.0).apply(felt()).astype(float)
+    b, g, r = (warm[..., k].mean() / felt()[..., k].mean() for k in range(3))
+    assert b == pytest.approx(0.78, abs=0.02) and g == pytest.approx(0.95, abs=0.02) and r > 1.08
+
+
 def test_h264_is_stored_near_its_bitrate_and_read_back_whole(tmp_path: Path) -> None:
     source = tmp_path / "clean.mp4"
     writer = cv2.VideoWriter(str(source), cv2.VideoWriter.fourcc(*"mp4v"), FPS, SIZE)
