@@ -69,6 +69,14 @@ SINGLE = (
     Cell("drops 5 %", Conditions(drop=0.05)), Cell("drops 20 %", Conditions(drop=0.2)),
     Cell("auto-exposure 0.5", Conditions(auto_exposure=0.5)), Cell("auto-exposure 1", Conditions(auto_exposure=1.0)),
     Cell("warm light 0.5", Conditions(warmth=0.5)), Cell("warm light 1", Conditions(warmth=1.0)),
+    Cell("gamma 1.4", Conditions(gamma=1.4)), Cell("gamma 0.7", Conditions(gamma=0.7)),
+    Cell("colour 60 %", Conditions(saturation=0.6)), Cell("colour 30 %", Conditions(saturation=0.3)),
+    Cell("lens 0.06", Conditions(barrel=0.06)), Cell("lens 0.12", Conditions(barrel=0.12)),
+    Cell("shake 1 px", Conditions(shake_px=1.0)), Cell("shake 2 px", Conditions(shake_px=2.0)),
+    Cell("stall 0.5 s", Conditions(freeze_s=0.5)), Cell("stall 1 s", Conditions(freeze_s=1.0)),
+    Cell("time burnt in", Conditions(timestamp=True)),
+    Cell("7.5 frames/s", Conditions(frame_step=2)), Cell("5 frames/s", Conditions(frame_step=3)),
+    Cell("480p", Conditions(height=480)), Cell("360p", Conditions(height=360)),
     Cell("tilt 8°", tilt_deg=8.0), Cell("tilt 15°", tilt_deg=15.0),
 )
 MIXES = (

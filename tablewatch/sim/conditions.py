@@ -1,7 +1,9 @@
 """A camera's conditions laid over a recorded session's video, each on its own scale: the room's light (its level,
-its fall-off across the table, a pendant lamp's hot spot), glare off glossy cards and chips, focus, sensor noise,
-compression as a surveillance recorder stores it (H.264 at a bitrate, or Motion-JPEG at a quality), frames the
-camera drops, and auto-exposure pulling the picture's brightness about (a dark sleeve filling the view).
+its fall-off across the table, a pendant lamp's hot spot, a warm lamp's tint), glare off glossy cards and chips,
+focus, sensor noise, compression as a surveillance recorder stores it (H.264 at a bitrate, or Motion-JPEG at a
+quality), frames the camera drops, a stream that stalls, auto-exposure pulling the picture's brightness about (a dark
+sleeve filling the view), the camera's tone curve and colour setting, a wide lens's distortion, a vibrating mount,
+and a recorder that burns in the time, keeps fewer frames or scales the picture down.
 
 The renderer draws what the table shows (with its own light drift, vignetting, noise and motion blur of moving
 hands: ``render.Effects``); these act on its frames as a camera and recorder would, so one clean recording is
@@ -26,6 +28,7 @@ LAMP_AT = (0.55, 0.45)  # where the lamp's hot spot and its glare fall, as a fra
 AE_TARGET = 118.0  # the grey level auto-exposure aims the picture's mean at
 AE_SETTLE_S = 1.0  # ... moving its gain this fast (a time constant)
 WARM_CAST = np.array([-0.22, -0.05, 0.12])  # B, G, R: what warmth 1 takes off and adds (about 3000 K on 5500 K)
+FREEZE_EVERY_S = 20.0  # a stalling stream stalls this often
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,14 @@ class Conditions:
     drop: float = 0.0  # share of frames dropped, the one before delivered again
     auto_exposure: float = 0.0  # auto-exposure's pull toward a mean brightness (0: fixed exposure, 1: full)
     warmth: float = 0.0  # light warmer than the camera's white balance (1: a tungsten lamp on a daylight setting)
+    freeze_s: float = 0.0  # the stream stalls this long every FREEZE_EVERY_S, its last frame delivered meanwhile
+    shake_px: float = 0.0  # a vibrating mount: each frame moved up to this many pixels each way
+    barrel: float = 0.0  # a wide lens's barrel distortion, uncorrected (its k1: 0.12 bends the edges inward)
+    gamma: float = 1.0  # the camera's tone curve (above 1: mid-tones darker)
+    saturation: float = 1.0  # colour in the camera's settings (below 1: turned down)
+    timestamp: bool = False  # the recorder's date and time burnt into the picture's top left corner
+    frame_step: int = 1  # the recorder keeps every n-th frame (its frame rate divided by n)
+    height: int = 0  # the recorder scales the picture to this height (0: as the camera gives it)
 
     def describe(self) -> str:
         """The conditions that depart from a clean camera, as ``name=value`` pairs."""
@@ -62,11 +73,21 @@ class CameraLook:
         self.hot = (255.0 * conditions.hotspot * _lamp(size, sigma=0.25))[..., None]
         self.gain = 1.0
         self.last: np.ndarray | None = None
+        self.index = -1  # the frame being applied, counted from 0
+        self.lens = _barrel_maps(size, conditions.barrel) if conditions.barrel else None
+        self.tone = _tone(conditions.gamma) if conditions.gamma != 1.0 else None
 
     def apply(self, frame: np.ndarray) -> np.ndarray:
         """The frame as the camera delivers it (before the recorder's compression)."""
-        if self.last is not None and self.c.drop and self.rng.random() < self.c.drop:
+        self.index += 1
+        if self.last is not None and (self._stalled() or (self.c.drop and self.rng.random() < self.c.drop)):
             return self.last
+        if self.lens is not None:
+            frame = cv2.remap(frame, *self.lens, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if self.c.shake_px:
+            dx, dy = self.rng.uniform(-self.c.shake_px, self.c.shake_px, 2)
+            moved = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
+            frame = cv2.warpAffine(frame, moved, (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REPLICATE)
         img = frame.astype(np.float32) * self.light[..., None]
         if self.c.warmth:
             img *= (1.0 + WARM_CAST * self.c.warmth).astype(np.float32)
@@ -84,12 +105,47 @@ class CameraLook:
             img = cv2.GaussianBlur(img, (0, 0), self.c.blur_px)
         if self.c.noise:
             img += self.rng.normal(0.0, self.c.noise, img.shape).astype(np.float32)
-        out = np.clip(img, 0, 255).astype(np.uint8)
+        out = self._processed(np.clip(img, 0, 255).astype(np.uint8))
         if self.c.jpeg_quality:
             ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, self.c.jpeg_quality])
-            out = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
+            out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR)) if ok else out
         self.last = out
         return out
+
+    def _stalled(self) -> bool:
+        """Whether the stream is stalled at this frame: ``freeze_s`` from a third of the way into each
+        ``FREEZE_EVERY_S``."""
+        if not self.c.freeze_s:
+            return False
+        into = (self.index / self.fps) % FREEZE_EVERY_S - FREEZE_EVERY_S / 3
+        return 0.0 <= into < self.c.freeze_s
+
+    def _processed(self, out: np.ndarray) -> np.ndarray:
+        """The camera's tone curve and colour setting, and the recorder's time burnt in."""
+        if self.tone is not None:
+            out = cv2.LUT(out, self.tone)
+        if self.c.saturation != 1.0:
+            hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV)
+            hsv[..., 1] = np.clip(hsv[..., 1] * self.c.saturation, 0, 255).astype(np.uint8)
+            out = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+        if self.c.timestamp:
+            seconds = int(self.index / self.fps)
+            text = f"2026-12-05 21:{seconds // 60 % 60:02d}:{seconds % 60:02d}  CAM 07"
+            for colour, width in (((0, 0, 0), 4), ((255, 255, 255), 2)):  # white on a black edge, as NVRs draw it
+                cv2.putText(out, text, (20, 40), cv2.FONT_HERSHEY_SIMPLEX, 0.9, colour, width, cv2.LINE_AA)
+        return out
+
+
+def _barrel_maps(size: tuple[int, int], k1: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where each pixel of the distorted picture comes from in the scene's (a pinhole of focal length the width)."""
+    w, h = size
+    matrix = np.array([[w, 0, w / 2], [0, w, h / 2], [0, 0, 1]], np.float64)
+    maps = cv2.initUndistortRectifyMap(matrix, np.array([k1, 0, 0, 0, 0.0]), None, matrix, size, cv2.CV_16SC2)
+    return maps[0], maps[1]
+
+
+def _tone(gamma: float) -> np.ndarray:
+    return np.round(np.linspace(0.0, 1.0, 256) ** gamma * 255).astype(np.uint8)
 
 
 def _lamp(size: tuple[int, int], *, sigma: float) -> np.ndarray:
@@ -126,7 +182,13 @@ def degrade_video(source: Path, dest: Path, conditions: Conditions, *, seed: int
     size = (int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)), int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     capture.release()
     look = CameraLook(conditions, size, fps=fps, seed=seed)
-    frames = (look.apply(frame) for frame in frames_of(source))
+    step = max(1, conditions.frame_step)
+    fps /= step
+    kept = (look.apply(frame) for i, frame in enumerate(frames_of(source)) if i % step == 0)
+    if conditions.height:
+        size = (round(size[0] * conditions.height / size[1]), conditions.height)
+        kept = (cv2.resize(frame, size, interpolation=cv2.INTER_AREA) for frame in kept)
+    frames = kept
     if conditions.h264_kbps:
         return _write_h264(dest, frames, fps=fps, size=size, kbps=conditions.h264_kbps)
     writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps, size)

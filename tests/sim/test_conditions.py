@@ -69,6 +69,53 @@ def test_warm_light_tints_the_picture_blue_down_and_red_up() -> None:
     assert b == pytest.approx(0.78, abs=0.02) and g == pytest.approx(0.95, abs=0.02) and r > 1.08
 
 
+def test_a_stalled_stream_delivers_its_last_frame_a_while_every_twenty_seconds() -> None:
+    camera = look(freeze_s=1.0)
+    frames = [camera.apply(felt(i % 200 + 20)) for i in range(int(25 * FPS))]
+    repeated = [i for i in range(1, len(frames)) if np.array_equal(frames[i], frames[i - 1])]
+    stall = round(20.0 / 3 * FPS)  # a third of the way into the first twenty seconds
+    assert repeated == list(range(stall, stall + round(FPS)))
+
+
+def test_shake_moves_the_picture_a_pixel_or_two_and_a_lens_bends_its_edges_not_its_middle() -> None:
+    frame = felt()
+    shaken = look(shake_px=2.0).apply(frame)
+    assert not np.array_equal(shaken, frame)
+    ys, xs = np.nonzero(shaken[..., 0] > 200)  # the card, moved under 2 px each way
+    assert abs(xs.mean() - 159.5) <= 2.0 and abs(ys.mean() - 89.5) <= 2.0
+    grid = felt()
+    grid[::20, :] = 0
+    bent = look(barrel=0.12).apply(grid)
+    middle = (slice(80, 100), slice(150, 170))
+    assert np.array_equal(bent[middle], grid[middle]) and not np.array_equal(bent[:20], grid[:20])
+
+
+def test_tone_colour_and_the_burnt_in_time_change_what_they_should() -> None:
+    grey = np.full((SIZE[1], SIZE[0], 3), 128, np.uint8)
+    assert look(gamma=1.4).apply(grey).mean() == pytest.approx(255 * (128 / 255) ** 1.4, abs=1)
+    green = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
+    green[..., 1] = 160
+    muted = cv2.cvtColor(look(saturation=0.5).apply(green), cv2.COLOR_BGR2HSV)
+    assert muted[..., 1].mean() == pytest.approx(128, abs=2)
+    stamped = look(timestamp=True).apply(felt())
+    changed = np.nonzero((stamped != felt()).any(axis=2))
+    assert changed[0].max() < 50 and changed[1].min() >= 15  # the time, top left, and nothing else
+
+
+def test_the_recorder_keeps_every_nth_frame_and_scales_the_picture(tmp_path: Path) -> None:
+    source = tmp_path / "clean.mp4"
+    writer = cv2.VideoWriter(str(source), cv2.VideoWriter.fourcc(*"mp4v"), FPS, SIZE)
+    for i in range(30):
+        writer.write(felt(100 + i))
+    writer.release()
+    dest = tmp_path / "nvr.mp4"
+    assert degrade_video(source, dest, Conditions(frame_step=3, height=90)) == 10
+    capture = cv2.VideoCapture(str(dest))
+    assert capture.get(cv2.CAP_PROP_FPS) == pytest.approx(FPS / 3)
+    assert (capture.get(cv2.CAP_PROP_FRAME_WIDTH), capture.get(cv2.CAP_PROP_FRAME_HEIGHT)) == (160, 90)
+    capture.release()
+
+
 def test_h264_is_stored_near_its_bitrate_and_read_back_whole(tmp_path: Path) -> None:
     source = tmp_path / "clean.mp4"
     writer = cv2.VideoWriter(str(source), cv2.VideoWriter.fourcc(*"mp4v"), FPS, SIZE)
