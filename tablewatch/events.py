@@ -538,12 +538,15 @@ class CameraRecalibrated(Event):
     markers: int  # how many markers it was fitted to
 
 
+PICTURE_FROZEN = "frozen"  # a camera's stream stalled: the same picture delivered again, nothing new seen
+
+
 @dataclass(frozen=True, kw_only=True)
 class CameraPicture(Event):
     """A camera's picture can't be read right (``vision.perception.picture``), or can again."""
 
     camera: str
-    condition: str  # "too dark", "overexposed", "washed out"
+    condition: str  # "too dark", "overexposed", "washed out"; PICTURE_FROZEN (``vision.perception.stall``)
     usable: bool  # False: the condition holds; True: it is over
     reliable: bool = True  # whether what the camera reports may still be relied on while the condition holds
     detail: str = ""

@@ -11,10 +11,10 @@ ledger move itself always goes on to the rules as well (the hidden-chip and ledg
 camera report with no RFID twin goes through alone once the window has passed; an RFID move with no
 camera twin stays a plain ``ChipsMoved`` (a blind posted, chips tidied) unless the table has no camera,
 in which case it stands for the action itself (its ``prior``, the chips already in front, kept from the
-earlier moves), and so it does while the table's perceiving cameras are all off their calibration or offline
-(``CameraMoved`` until ``CameraRecalibrated``, ``DeviceStatus``): vision reports nothing then; chips counted
-from the pot into a stack stand for a push in any case (the camera may miss the dealer's hand, the count is the
-push), after a wait for the camera's twin.
+earlier moves), and so it does while the table's perceiving cameras are all off their calibration, offline or
+stalled (``CameraMoved`` until ``CameraRecalibrated``, ``DeviceStatus``, ``CameraPicture`` frozen): vision reports
+nothing then; chips counted from the pot into a stack stand for a push in any case (the camera may miss the
+dealer's hand, the count is the push), after a wait for the camera's twin.
 
 When the two disagree on the value, the RFID chips win (they are counted, not seen). A SYSTEM finding
 (``SYS-SENSORS``) says so only when the camera saw more chips than RFID counts where it looked (a bet's zone:
@@ -46,9 +46,11 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tablewatch.events import (
+    PICTURE_FROZEN,
     BetMotion,
     ButtonSeen,
     CameraMoved,
+    CameraPicture,
     CameraRecalibrated,
     CardsMucked,
     Chips,
@@ -181,6 +183,10 @@ class SceneFusion:
         if isinstance(event, CameraMoved):
             self._blind.add(event.camera)
         elif isinstance(event, CameraRecalibrated):
+            self._blind.discard(event.camera)
+        elif isinstance(event, CameraPicture) and event.condition == PICTURE_FROZEN and not event.usable:
+            self._blind.add(event.camera)  # a stalled stream: the camera reports nothing new meanwhile
+        elif isinstance(event, CameraPicture) and event.condition == PICTURE_FROZEN:
             self._blind.discard(event.camera)
         elif isinstance(event, DeviceStatus) and event.source == "vision" and not event.online:
             self._blind.add(event.device)

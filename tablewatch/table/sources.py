@@ -348,8 +348,8 @@ class CameraSource(CameraFeed):
     @property
     def view_status(self) -> str:
         drift = self.drift.status() if self.drift is not None else ""
-        picture = self.perception.picture.status if self.perception is not None else ""
-        return ", ".join(part for part in (drift, picture) if part)
+        pictures = (self.perception.picture.status, self.perception.stall.status) if self.perception else ()
+        return ", ".join(part for part in (drift, *pictures) if part)
 
 
 def camera_perception(camera: CameraConfig, *, table: str) -> Perception | None:

@@ -9,9 +9,11 @@ import pytest
 from tablewatch.devices.ledger import ChipLedger
 from tablewatch.devices.registry import TagRegistry
 from tablewatch.events import (
+    PICTURE_FROZEN,
     BetMotion,
     ButtonSeen,
     CameraMoved,
+    CameraPicture,
     CameraRecalibrated,
     CardsMucked,
     Chips,
@@ -210,10 +212,11 @@ def _bets_counted(fusion: SceneFusion, ts: float) -> list[tuple[int | None, int]
     return [(e.seat, e.chips.value) for e in out if isinstance(e, BetMotion)]
 
 
-def test_while_the_camera_is_off_its_calibration_or_offline_rfid_moves_stand_for_the_action() -> None:
-    """Vision is paused from a camera's move until its recalibration, and while it is offline: chips only the
-    readers count going forward are the bet then, as at a table without a camera (else the action is lost, and
-    the next player's reads as out of turn). Once the camera sees again, a camera report is waited for again."""
+def test_while_the_camera_is_off_its_calibration_offline_or_stalled_rfid_moves_stand_for_the_action() -> None:
+    """Vision is paused from a camera's move until its recalibration, and while it is offline or its stream stalls
+    (the same picture delivered again): chips only the readers count going forward are the bet then, as at a table
+    without a camera (else the action is lost, and the next player's reads as out of turn). Once the camera sees
+    again, a camera report is waited for again."""
     fusion = SceneFusion(window=0.5, cameras=frozenset({"overhead"}))
     assert _bets_counted(fusion, 1.0) == []  # a chip tidied in front: no action without the camera's motion
     fusion.feed(CameraMoved(ts=4.0, table="T1", source="vision", camera="overhead", shift_mm=12.0))
@@ -224,6 +227,12 @@ def test_while_the_camera_is_off_its_calibration_or_offline_rfid_moves_stand_for
     assert _bets_counted(fusion, 13.0) == [(3, 200)]
     fusion.feed(DeviceStatus(ts=16.0, table="T1", source="vision", device="overhead", online=True))
     assert _bets_counted(fusion, 17.0) == []
+    frozen = CameraPicture(ts=20.0, table="T1", source="vision", camera="overhead", condition=PICTURE_FROZEN,
+                           usable=False, reliable=False)
+    fusion.feed(frozen)  # its stream stalled
+    assert _bets_counted(fusion, 20.2) == [(3, 200)]
+    fusion.feed(dataclasses.replace(frozen, ts=23.0, usable=True))
+    assert _bets_counted(fusion, 24.0) == []
 
 
 def test_one_camera_of_two_moved_leaves_the_other_reporting() -> None:

@@ -56,6 +56,7 @@ from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import Arm, SceneTracker, actor_places
 from tablewatch.vision.perception.settles import SettleReader
 from tablewatch.vision.perception.stacks import StackWatch
+from tablewatch.vision.perception.stall import StallWatch
 from tablewatch.vision.table_objects import TableObjectDetector
 
 HiRes = np.ndarray | Callable[[], np.ndarray]
@@ -147,6 +148,7 @@ class Perception:
                  hand_finder: bool = True, button: ButtonLook | None = None, camera: str = "camera") -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
         self.picture = PictureWatch(table=table, camera=camera)  # (camera: its name in the events it raises)
+        self.stall = StallWatch(table=table, camera=camera)
         self.min_interval_s = min_interval_s
         self.chips = chips
         self.button = button or ButtonLook()
@@ -254,6 +256,7 @@ class Perception:
         if reduction > 1 and hires is None:
             hires = lambda whole=frame: decoded(whole)  # noqa: E731 (card identity from the whole frame)
         image = decoded(frame, reduction)
+        stalled = self.stall.update(image, ts)
         t_decoded = time.perf_counter()
         try:
             flat = self.plane.rectify(image, reduction=reduction)
@@ -275,7 +278,7 @@ class Perception:
         self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
         self._frame, self._hires = image, hires
-        events = picture + self.gestures.arms(ts, arms)
+        events = picture + stalled + self.gestures.arms(ts, arms)
         for settle in settles:
             for found in view.settles.classify(settle, self._identity_source):
                 events += self.gestures.settled(found)

@@ -1,0 +1,74 @@
+"""A camera's stream that stalls: the same picture delivered again and again, then a jump to the present.
+
+A live camera's picture is never the same twice: its sensor's noise changes every pixel a little from one frame to
+the next, even over a still table. A stream that stalls (a network camera's encoder or a recorder filling a gap)
+delivers its last frame meanwhile, and the frames stop changing at all. What happened then is not seen: a check or a
+fold made meanwhile is missed, and the next player's action reads as out of turn.
+
+Each analysed frame is compared with the last on a small grey thumbnail. The change is judged against this camera's
+own: a frame changing less than ``FROZEN_SHARE`` of its typical change (the median over the last ``HISTORY`` frames)
+changed by nothing but the stream's coding. Held ``FROZEN_S``, that is reported (``CameraPicture`` "frozen", its
+reports not to be relied on: the rules send the hand's findings as advisories), and over at the next frame that
+changes. A stream that sends exact copies as a matter of course (a still scene heavily compressed) shows a typical
+change of about nothing, and no stall is ever reported on it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import cv2
+import numpy as np
+
+from tablewatch.events import PICTURE_FROZEN, CameraPicture
+
+THUMB = (160, 90)  # the picture compared, in pixels: enough for a sensor's noise to show in its mean
+FROZEN_SHARE = 0.05  # a frame changing less than this share of the camera's typical change is a copy
+FROZEN_S = 0.4  # copies for this long are a stall (a frame dropped and delivered again is one copy)
+HISTORY = 300  # analysed frames the typical change is taken over (about half a minute)
+
+
+class StallWatch:
+    """Whether one camera's stream has stalled, from each analysed frame."""
+
+    def __init__(self, *, table: str, camera: str) -> None:
+        self.table, self.camera = table, camera
+        self.last: np.ndarray | None = None
+        self.changes: deque[float] = deque(maxlen=HISTORY)
+        self.since: float | None = None  # when the frames stopped changing
+        self.reported = False
+
+    @property
+    def status(self) -> str:
+        return f"picture {PICTURE_FROZEN}" if self.reported else ""
+
+    def update(self, image: np.ndarray, ts: float) -> list[CameraPicture]:
+        """The stall reported, or reported over, at this frame (``image``: the frame as analysed, BGR)."""
+        thumb = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), THUMB, interpolation=cv2.INTER_AREA)
+        last, self.last = self.last, thumb.astype(np.float32)
+        if last is None:
+            return []
+        change = float(cv2.absdiff(self.last, last).mean())
+        copy = bool(self.changes) and change < FROZEN_SHARE * float(np.median(self.changes))
+        if not copy:
+            self.changes.append(change)
+            return self._moving(ts)
+        if self.since is None:
+            self.since = ts
+        if not self.reported and ts - self.since >= FROZEN_S - 1e-6:
+            self.reported = True
+            return [self._change(ts, usable=False, detail=f"the picture has not changed for {ts - self.since:.1f} s, "
+                                 "not even its noise: the stream stalled; check the camera's network and recorder")]
+        return []
+
+    def _moving(self, ts: float) -> list[CameraPicture]:
+        since, self.since = self.since, None
+        if not self.reported or since is None:
+            return []
+        self.reported = False
+        return [self._change(ts, usable=True, detail=f"moving again after {ts - since:.1f} s: what happened meanwhile "
+                             "was not seen")]
+
+    def _change(self, ts: float, *, usable: bool, detail: str) -> CameraPicture:
+        return CameraPicture(ts=round(ts, 3), table=self.table, source="vision", camera=self.camera,
+                             condition=PICTURE_FROZEN, usable=usable, reliable=False, detail=detail)
