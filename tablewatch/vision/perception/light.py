@@ -107,7 +107,8 @@ class LightMeter:
         if self.coefficients is None or self.veil is None:
             return flat
         veil, gains = self._light_at(self.xs, self.ys)
-        channel_gains = gains[..., None] / self.cast()
+        cast = self.cast()
+        channel_gains = gains[..., None] if (cast == 1.0).all() else gains[..., None] / cast
         if not self.veil.any():  # (the common case: nothing to take off, and nothing clipped to keep white)
             return np.clip(flat * channel_gains, 0, 255).astype(np.uint8)
         return _exposed(flat, veil[..., None], channel_gains)
