@@ -130,7 +130,7 @@ class SceneFusion:
     expect_rfid: bool = True
     expect_camera: bool = True
     cameras: frozenset[str] = frozenset()  # the perceiving cameras' names (none given: any one blind blinds all)
-    _blind: set[str] = field(default_factory=set)  # cameras off their calibration or offline: vision paused
+    _blind: set[str] = field(default_factory=set)  # cameras moved, offline or stalled: they report nothing
     _pending: dict[tuple[str, int], _Pending] = field(default_factory=dict)
     _unpaired: dict[tuple[str, int], list[ChipAction]] = field(default_factory=dict)  # RFID moves a camera may claim
     lookback: float = 2.0  # how long before a camera report's motion began its RFID moves may have been read
@@ -179,7 +179,7 @@ class SceneFusion:
         return bool(self.cameras - self._blind)
 
     def _camera_state(self, event: Event) -> None:
-        """A camera's vision paused (moved off its calibration, offline) or going on again."""
+        """A camera's vision paused (moved off its calibration, offline, its stream stalled) or going on again."""
         if isinstance(event, CameraMoved):
             self._blind.add(event.camera)
         elif isinstance(event, CameraRecalibrated):

@@ -48,7 +48,7 @@ class Conditions:
     warmth: float = 0.0  # light warmer than the camera's white balance (1: a tungsten lamp on a daylight setting)
     freeze_s: float = 0.0  # the stream stalls this long every FREEZE_EVERY_S, its last frame delivered meanwhile
     shake_px: float = 0.0  # a vibrating mount: each frame moved up to this many pixels each way
-    barrel: float = 0.0  # a wide lens's barrel distortion, uncorrected (its k1: 0.12 bends the edges inward)
+    barrel: float = 0.0  # a wide lens's distortion, uncorrected: the k1 of its radial model (0.12: strong)
     gamma: float = 1.0  # the camera's tone curve (above 1: mid-tones darker)
     saturation: float = 1.0  # colour in the camera's settings (below 1: turned down)
     timestamp: bool = False  # the recorder's date and time burnt into the picture's top left corner
