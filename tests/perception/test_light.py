@@ -141,8 +141,12 @@ def test_even_light_is_left_as_it_is(demo: Simulation, window: Window) -> None:
 def test_perception_under_a_lamp_over_the_board_sees_the_burn_and_reads_the_flop(demo: Simulation,
                                                                                  window: Window) -> None:
     look = CameraLook(Conditions(hotspot=0.5), (1280, 720), fps=FPS)
-    lit = [(look.apply(frame), ts) for frame, ts in window(16.0, 19.8)]
-    events = run_window(demo, lit)
+    assert_burn_and_flop_read(demo, [(look.apply(frame), ts) for frame, ts in window(16.0, 19.8)])
+
+
+def assert_burn_and_flop_read(demo: Simulation, frames: list[tuple[np.ndarray, float]]) -> None:
+    """Perception on the demo's burn and flop (16.0-19.8 s) sees one burn and reads the flop's cards right."""
+    events = run_window(demo, frames)
     burns = [e for e in events if isinstance(e, CardBurned)]
     board = sorted((e for e in events if isinstance(e, BoardCardDealt)), key=lambda e: e.slot)
     truth = sorted((e for e in demo.events if isinstance(e, BoardCardDealt) and 16.0 <= e.ts < 19.8),
@@ -168,11 +172,4 @@ def test_a_colour_cast_is_taken_off_by_the_markers_white_paper(demo: Simulation,
 
 
 def test_perception_under_tungsten_light_sees_the_burn_and_reads_the_flop(demo: Simulation, window: Window) -> None:
-    warm = [(_tungsten(frame), ts) for frame, ts in window(16.0, 19.8)]
-    events = run_window(demo, warm)
-    burns = [e for e in events if isinstance(e, CardBurned)]
-    board = sorted((e for e in events if isinstance(e, BoardCardDealt)), key=lambda e: e.slot)
-    truth = sorted((e for e in demo.events if isinstance(e, BoardCardDealt) and 16.0 <= e.ts < 19.8),
-                   key=lambda e: e.slot)
-    assert len(burns) == 1
-    assert [(e.slot, e.card) for e in board] == [(e.slot, e.card) for e in truth]
+    assert_burn_and_flop_read(demo, [(_tungsten(frame), ts) for frame, ts in window(16.0, 19.8)])

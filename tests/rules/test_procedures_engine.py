@@ -396,12 +396,7 @@ def test_findings_while_a_cameras_picture_is_unreadable_are_advisories_that_name
     assert [(v.rule_id, v.severity) for v in hand.violations] == [(v.rule_id, v.severity) for v in dark if v.hand_no]
     assert "camera overhead's picture too dark during the hand: its findings are advisories" in hand.notes
     t.ev(CameraPicture, camera="overhead", condition="too dark", usable=True, reliable=False, detail="over")
-    t.found = []
-    t.ev(HandStarted, hand_no=2, button=1, seats=(1, 2, 3), stacks=t.stacks)
-    for seat in (2, 3, 1, 2, 3, 1):
-        t.ev(CardDealt, seat=seat)
-    play_to_showdown(t, turn_burns=0)
-    assert [(v.rule_id, v.severity) for v in t.found] == [("TDA-25", Severity.VIOLATION)]
+    assert_next_hand_findings_are_violations(t)
     t.ev(HandEnded, hand_no=2)
     (clear,) = t.rules.pop_finished()
     assert not any("picture" in note for note in clear.notes)
@@ -425,6 +420,11 @@ def test_findings_after_the_camera_was_off_its_calibration_are_advisories_to_the
     t.ev(HandEnded, hand_no=1)
     (hand,) = t.rules.pop_finished()
     assert "camera overhead moved off its calibration during the hand: its findings are advisories" in hand.notes
+    assert_next_hand_findings_are_violations(t)
+
+
+def assert_next_hand_findings_are_violations(t: Table) -> None:
+    """Hand 2, dealt and played to the showdown with no burn before the turn: its TDA-25 is a VIOLATION."""
     t.found = []
     t.ev(HandStarted, hand_no=2, button=1, seats=(1, 2, 3), stacks=t.stacks)
     for seat in (2, 3, 1, 2, 3, 1):
