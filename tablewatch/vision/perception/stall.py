@@ -7,9 +7,10 @@ fold made meanwhile is missed, and the next player's action reads as out of turn
 
 Each analysed frame is compared with the last on a small grey thumbnail. The change is judged against this camera's
 own: a frame changing less than ``FROZEN_SHARE`` of its typical change (the median over the last ``HISTORY`` frames)
-changed by nothing but the stream's coding. Held ``FROZEN_S``, that is reported (``CameraPicture`` "frozen", its
-reports not to be relied on: the rules send the hand's findings as advisories), and over at the next frame that
-changes. A stream that sends exact copies as a matter of course (a still scene heavily compressed) shows a typical
+changed by nothing but the stream's coding. Held ``FROZEN_S`` (one frame between copies may change: a coder's
+key frame codes the same picture again a little differently), that is reported (``CameraPicture`` "frozen", its
+reports not to be relied on: the rules send the hand's findings as advisories), and over at the second frame in a
+row that changes. A stream that sends exact copies as a matter of course (a still scene heavily compressed) shows a typical
 change of about nothing, and no stall is ever reported on it.
 """
 
@@ -24,7 +25,7 @@ from tablewatch.events import PICTURE_FROZEN, CameraPicture
 
 THUMB = (160, 90)  # the picture compared, in pixels: enough for a sensor's noise to show in its mean
 FROZEN_SHARE = 0.05  # a frame changing less than this share of the camera's typical change is a copy
-FROZEN_S = 0.4  # copies for this long are a stall (a frame dropped and delivered again is one copy)
+FROZEN_S = 0.6  # copies for this long are a stall (a frame dropped and delivered again is one copy)
 HISTORY = 300  # analysed frames the typical change is taken over (about half a minute)
 
 
@@ -36,6 +37,7 @@ class StallWatch:
         self.last: np.ndarray | None = None
         self.changes: deque[float] = deque(maxlen=HISTORY)
         self.since: float | None = None  # when the frames stopped changing
+        self.refreshed = False  # whether the last frame changed, amid copies
         self.reported = False
 
     @property
@@ -52,7 +54,11 @@ class StallWatch:
         copy = bool(self.changes) and change < FROZEN_SHARE * float(np.median(self.changes))
         if not copy:
             self.changes.append(change)
+            if self.since is not None and not self.refreshed:
+                self.refreshed = True  # one frame amid copies: the coder refreshing the same picture, or the end
+                return []
             return self._moving(ts)
+        self.refreshed = False
         if self.since is None:
             self.since = ts
         if not self.reported and ts - self.since >= FROZEN_S - 1e-6:
@@ -62,7 +68,7 @@ class StallWatch:
         return []
 
     def _moving(self, ts: float) -> list[CameraPicture]:
-        since, self.since = self.since, None
+        since, self.since, self.refreshed = self.since, None, False
         if not self.reported or since is None:
             return []
         self.reported = False
