@@ -10,8 +10,8 @@ own: a frame changing less than ``FROZEN_SHARE`` of its typical change (the medi
 changed by nothing but the stream's coding. Held ``FROZEN_S`` (one frame between copies may change: a coder's
 key frame codes the same picture again a little differently), that is reported (``CameraPicture`` "frozen", its
 reports not to be relied on: the rules send the hand's findings as advisories), and over at the second frame in a
-row that changes. A stream that sends exact copies as a matter of course (a still scene heavily compressed) shows a typical
-change of about nothing, and no stall is ever reported on it.
+row that changes. A stream that sends exact copies as a matter of course (a still scene heavily compressed) shows
+a typical change of about nothing, and no stall is ever reported on it.
 """
 
 from __future__ import annotations
