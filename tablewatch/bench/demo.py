@@ -11,6 +11,7 @@ are named.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -26,6 +27,9 @@ from tablewatch.table.config import RunConfig
 from tablewatch.table.outputs import MqttOutput
 
 SITE = "demo"
+# What a demo's run leaves in its folder: a table's run appends to its logs and keeps its outbox (nothing lost when it
+# restarts), so a demo run again would score, report and publish the last run's alerts with its own
+LAST_RUN = ("alerts.jsonl", "events.jsonl", "hands", "outbox.sqlite", "broker", "evidence", "score.json", "report.html")
 
 
 def run_demo(hands_file: Path, *, hands: int, seed: int, out: Path, mqtt_url: str | None, broker: bool,
@@ -36,6 +40,7 @@ def run_demo(hands_file: Path, *, hands: int, seed: int, out: Path, mqtt_url: st
 
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    clear_last_run(out)
     sim, injected = recorded_session(hands_file, hands=hands, first=1, seed=seed)
     recording = out / "recording"
     started = time.perf_counter()
@@ -61,6 +66,16 @@ def run_demo(hands_file: Path, *, hands: int, seed: int, out: Path, mqtt_url: st
     (out / "score.json").write_text(json.dumps(score.as_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     _report(out, pipeline, session, evidence_dir, console=console, web_url=web_url)
     return score
+
+
+def clear_last_run(out: Path) -> None:
+    """Take the last demo run's outputs out of ``out`` (``LAST_RUN``); nothing else in it is touched."""
+    for name in LAST_RUN:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
 
 
 def _table_config(recording: Path, *, out: Path, url: str | None, evidence_dir: Path | None) -> RunConfig:

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from tablewatch.bench.cli import demo
+from tablewatch.bench.demo import clear_last_run
 from tests.support.mosquitto import mosquitto_binary
 
 
@@ -26,3 +27,16 @@ def test_the_demo_runs_its_recording_through_the_table_and_scores_what_the_table
     said = "embedded mosquitto" if mosquitto_binary() else "no embedded broker (mosquitto is not installed"
     assert said in result.output and "report:" in result.output
     assert (tmp_path / "report.html").read_text().count("<tr>") >= 2
+
+
+def test_a_demo_run_again_starts_from_none_of_the_last_run_s_outputs(tmp_path: Path) -> None:
+    """A table's run appends to its logs and keeps its outbox; the demo takes the last run's away first, so it
+    scores and publishes its own alerts only. Anything else in the folder stays."""
+    (tmp_path / "alerts.jsonl").write_text('{"type": "Violation"}\n', encoding="utf-8")
+    (tmp_path / "outbox.sqlite").write_bytes(b"old")
+    (tmp_path / "hands").mkdir()
+    (tmp_path / "hands" / "T01-1.phh").write_text("old", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    clear_last_run(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    clear_last_run(tmp_path)  # nothing left to take: no error
