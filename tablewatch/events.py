@@ -552,6 +552,34 @@ class CameraPicture(Event):
     detail: str = ""
 
 
+CAMERA_MOVED = "moved"  # a camera off its calibration (``CameraMoved`` until ``CameraRecalibrated``)
+CAMERA_OFFLINE = "offline"  # a camera's stream gone (``DeviceStatus`` of a camera)
+BLINDING = (CAMERA_MOVED, CAMERA_OFFLINE, PICTURE_FROZEN)  # conditions in which a camera reports nothing new
+
+
+def camera_condition(event: CameraPicture | CameraMoved | CameraRecalibrated | DeviceStatus,
+                     tolerance_mm: float) -> tuple[tuple[str, str], str | None] | None:
+    """(camera, condition) and what is wrong with the camera's picture (None: it is over), for an event that says a
+    camera's reports may not be relied on, or may again; None for any other (a warning whose reports stand, a device
+    that is no camera, a move within the tolerance). The rules doubt findings on it; fusion, for the conditions in
+    which the camera reports nothing (``BLINDING``), lets the readers' counts stand for actions."""
+    if isinstance(event, CameraPicture):
+        if event.reliable:
+            return None
+        what = None if event.usable else f"camera {event.camera}'s picture {event.condition}"
+        return (event.camera, event.condition), what
+    if isinstance(event, CameraMoved):
+        if event.shift_mm <= tolerance_mm:
+            return None
+        return (event.camera, CAMERA_MOVED), f"camera {event.camera} moved off its calibration"
+    if isinstance(event, CameraRecalibrated):
+        return (event.camera, CAMERA_MOVED), None
+    if event.source != "vision":  # a reader or a console: RFID's and the dealer's reports do not rest on it
+        return None
+    what = None if event.online else f"camera {event.device} offline"
+    return (event.device, CAMERA_OFFLINE), what
+
+
 # --- What the rules layer says -----------------------------------------------------------------------
 
 

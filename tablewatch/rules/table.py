@@ -30,6 +30,7 @@ from tablewatch.events import (
     HandStarted,
     Severity,
     Violation,
+    camera_condition,
 )
 from tablewatch.hands import FinishedHand, Push
 from tablewatch.rules.engine import HandEngine
@@ -54,28 +55,6 @@ def _dealers_pushes(hand: HandState) -> tuple[Push, ...]:
     """The pots as the dealer pushed them, one per push in order (a showdown pokerkit could not judge)."""
     return tuple(Push(pot_index=i, amount=value, winners=(seat,), amounts=((seat, value),))
                  for i, (seat, value, _) in enumerate(hand.pushes))
-
-
-def camera_condition(event: CameraPicture | CameraMoved | CameraRecalibrated | DeviceStatus,
-                     tolerance_mm: float) -> tuple[tuple[str, str], str | None] | None:
-    """(camera, condition) and what is wrong with the camera's picture (None: it is over), for an event that says a
-    camera's reports may not be relied on, or may again; None for any other (a warning whose reports stand, a device
-    that is no camera, a move within the tolerance)."""
-    if isinstance(event, CameraPicture):
-        if event.reliable:
-            return None
-        what = None if event.usable else f"camera {event.camera}'s picture {event.condition}"
-        return (event.camera, event.condition), what
-    if isinstance(event, CameraMoved):
-        if event.shift_mm <= tolerance_mm:
-            return None
-        return (event.camera, "moved"), f"camera {event.camera} moved off its calibration"
-    if isinstance(event, CameraRecalibrated):
-        return (event.camera, "moved"), None
-    if event.source != "vision":  # a reader or a console: RFID's and the dealer's reports do not rest on it
-        return None
-    what = None if event.online else f"camera {event.device} offline"
-    return (event.device, "offline"), what
 
 
 def finished_hand(hand: HandState) -> FinishedHand:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tablewatch.events import (
-    PICTURE_FROZEN,
+    BLINDING,
     BetMotion,
     ButtonSeen,
     CameraMoved,
@@ -68,6 +68,7 @@ from tablewatch.events import (
     Violation,
     Zone,
     bet_zone,
+    camera_condition,
     stack_zone,
 )
 
@@ -180,18 +181,16 @@ class SceneFusion:
 
     def _camera_state(self, event: Event) -> None:
         """A camera's vision paused (moved off its calibration, offline, its stream stalled) or going on again."""
-        if isinstance(event, CameraMoved):
-            self._blind.add(event.camera)
-        elif isinstance(event, CameraRecalibrated):
-            self._blind.discard(event.camera)
-        elif isinstance(event, CameraPicture) and event.condition == PICTURE_FROZEN and not event.usable:
-            self._blind.add(event.camera)  # a stalled stream: the camera reports nothing new meanwhile
-        elif isinstance(event, CameraPicture) and event.condition == PICTURE_FROZEN:
-            self._blind.discard(event.camera)
-        elif isinstance(event, DeviceStatus) and event.source == "vision" and not event.online:
-            self._blind.add(event.device)
-        elif isinstance(event, DeviceStatus) and event.source == "vision":
-            self._blind.discard(event.device)
+        if not isinstance(event, CameraPicture | CameraMoved | CameraRecalibrated | DeviceStatus):
+            return
+        change = camera_condition(event, tolerance_mm=0.0)  # (a camera reported moved is paused by its drift gate)
+        if change is None or change[0][1] not in BLINDING:
+            return
+        (camera, _), what = change
+        if what is None:
+            self._blind.discard(camera)
+        else:
+            self._blind.add(camera)
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
