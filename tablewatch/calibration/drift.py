@@ -7,10 +7,17 @@ simply not detected), so the shift is the median over the markers that are seen,
 When the shift stays above ``threshold_mm`` for ``confirm`` checks, the monitor emits ``CameraMoved``;
 it then waits until the markers hold still in the image for ``settle`` checks and recalibrates from
 them (a new ``TableCalibration``), ready for the next move.
+
+A camera on a vibrating mount shows its markers a pixel or two off from one check to the next, around where
+they belong: judged check by check, a shake at the tolerance's edge passes for a move now and then, and the
+markers never hold still to settle. While the picture's shift from check to check scatters by more than
+``SHAKING_PX``, the monitor judges where the markers lie on average over the last ``SHAKE_MEAN`` checks instead:
+a shake cancels out there, while a move outlasts it (and is confirmed a few checks later: the bigger, the sooner).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -18,8 +25,18 @@ import numpy as np
 
 from tablewatch.calibration.camera import CalibrationError, TableCalibration
 from tablewatch.calibration.layout import TableLayout
-from tablewatch.calibration.markers import Detections, calibrate_table, detect_markers, marker_detector
+from tablewatch.calibration.markers import (
+    Detections,
+    calibrate_table,
+    detect_markers,
+    marker_detector,
+)
 from tablewatch.events import CameraMoved, Event
+
+SHAKING_PX = 0.5  # the median scatter of the picture's shift over the last SHAKE_WINDOW checks: a shaking camera
+SHAKE_WINDOW = 10  # checks (2 s at the drift gate's rate)
+KNOWN_AFTER = 3  # checks that judged the camera before it is known to be steady (until then, judged as shaking)
+SHAKE_MEAN = 20  # checks (4 s): a shaking camera's markers judged where they lie on average over this many
 
 
 class DriftState(StrEnum):
@@ -57,6 +74,8 @@ class DriftMonitor:
     _suspect: int = field(default=0, init=False, repr=False)
     _still: int = field(default=0, init=False, repr=False)
     _last: Detections | None = field(default=None, init=False, repr=False)
+    _recent: deque[Detections] = field(default_factory=lambda: deque(maxlen=SHAKE_MEAN), init=False, repr=False)
+    _shifts: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=SHAKE_WINDOW), init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._detector = marker_detector(self.layout.dictionary)
@@ -66,7 +85,7 @@ class DriftMonitor:
 
     def check(self, detections: Detections, ts: float) -> list[Event]:
         known = self.layout.marker_corners()
-        seen = {m: c for m, c in detections.items() if m in known}
+        seen = self._judged({m: c for m, c in detections.items() if m in known})
         shift = self.shift_mm(seen)
         events: list[Event] = []
         if self.state in (DriftState.STEADY, DriftState.SUSPECT, DriftState.RECALIBRATED):
@@ -76,6 +95,39 @@ class DriftMonitor:
         self.history.append(DriftCheck(ts=ts, state=self.state, shift_mm=shift, markers_seen=len(seen)))
         self._last = seen
         return events
+
+    @property
+    def shaking(self) -> bool:
+        """Whether the picture's shift scatters from check to check (a vibrating mount) over the last checks, or
+        too few checks have been made to tell."""
+        if len(self._shifts) < KNOWN_AFTER:
+            return True
+        shifts = np.stack(self._shifts)
+        return float(np.median(np.linalg.norm(shifts - np.median(shifts, axis=0), axis=1))) > SHAKING_PX
+
+    def _judged(self, seen: Detections) -> Detections:
+        """The markers to judge: as seen, or while the camera shakes, where those seen lie on average over the last
+        checks (each over the checks it was seen in). Too few seen to judge are passed on as they are."""
+        if len(seen) < self.min_markers:
+            return seen
+        self._shifts.append(np.median([self._pixel_shift(m, c) for m, c in seen.items()], axis=0))
+        self._recent.append(seen)
+        if not self.shaking:
+            return seen
+        return {m: np.mean([check[m] for check in self._recent if m in check], axis=0) for m in seen}
+
+    @property
+    def _sure(self) -> bool:
+        """Whether the last judgement may confirm a move: the camera known steady, or a shaking camera's markers
+        averaged over a whole window (a shake's first checks, averaged over few, may still pass the tolerance)."""
+        return not self.shaking or len(self._recent) == SHAKE_MEAN
+
+    def _pixel_shift(self, marker: int, corners: np.ndarray) -> np.ndarray:
+        """How far a marker lies in the picture from where the calibration saw (or would have seen) it."""
+        then = self.calibration.marker_pixels.get(str(marker))
+        reference = np.asarray(then, float) if then is not None else self.calibration.mm_to_px(
+            self.layout.marker_corners()[marker])
+        return np.asarray((corners - reference).mean(axis=0))
 
     def shift_mm(self, seen: Detections) -> float | None:
         """Median distance (mm, on the table) the markers moved since calibration.
@@ -103,15 +155,16 @@ class DriftMonitor:
             self.state, self._suspect = DriftState.STEADY, 0
             return []
         self._suspect += 1
-        if self._suspect < self.confirm:
+        if self._suspect < self.confirm or not self._sure:
             self.state = DriftState.SUSPECT
             return []
         self.state, self._suspect, self._still = DriftState.MOVED, 0, 0
+        self._recent.clear()  # where the markers were before the move: not where they will settle
         return [CameraMoved(ts=ts, table=self.table, source="vision", camera=self.camera, shift_mm=round(shift, 1))]
 
     def _wait_to_settle(self, seen: Detections) -> None:
-        if self._last is None or len(seen) < self.min_markers:
-            self._still = 0
+        if self._last is None or len(seen) < self.min_markers or (self.shaking and len(self._recent) < SHAKE_MEAN):
+            self._still = 0  # (a shaking camera is refitted on where its markers lie over a whole window)
             return
         common = [m for m in seen if m in self._last]
         moves = [float(np.abs(seen[m] - self._last[m]).max()) for m in common]

@@ -29,6 +29,7 @@ RADIAL_MIN_MARKERS = 4  # fewer leave too few points beyond the homography's 8 u
 RADIAL_RANGE = (-1.0, 0.6)  # k1 at a focal of max(width, height): from strong barrel to mild pincushion
 RADIAL_GAIN = 0.25  # keep k1 only when it cuts the mean residual by this share
 GOLDEN = (5**0.5 - 1) / 2
+CROP_MIN_PERIMETER = 0.2  # of a crop's longer side: the smallest marker outline looked for there
 
 
 def marker_detector(dictionary: str = "DICT_4X4_50") -> cv2.aruco.ArucoDetector:
@@ -51,6 +52,47 @@ def detect_markers(
         return {}
     flat = [int(i) for i in ids.ravel()]
     return {i: c.reshape(4, 2).astype(np.float64) for i, c in zip(flat, corners, strict=True) if flat.count(i) == 1}
+
+
+def crop_marker_detector(dictionary: str = "DICT_4X4_50") -> cv2.aruco.ArucoDetector:
+    """A detector for a small crop around where a marker is expected. In a crop the default minimum outline (3 %
+    of the picture's side) is a few pixels, and the felt's texture gives many tiny candidates to decode (a look
+    in crops cost as much as one over the whole frame)."""
+    detector = marker_detector(dictionary)
+    params = detector.getDetectorParameters()
+    params.minMarkerPerimeterRate = CROP_MIN_PERIMETER
+    detector.setDetectorParameters(params)
+    return detector
+
+
+def find_near(image: np.ndarray, where: Detections, *, margin_px: float, detector: cv2.aruco.ArucoDetector,
+              reduction: int = 1) -> Detections:
+    """The markers of ``where`` (id -> corners in the frame's pixels) found within ``margin_px`` of those corners.
+    ``image`` is the frame reduced by ``reduction`` (1, 2, 4 or 8); the corners come back in the frame's pixels."""
+    height, width = image.shape[:2]
+    seen: Detections = {}
+    margin = margin_px / reduction
+    for marker, corners in where.items():
+        at = reduced_px(corners, reduction)
+        low, high = np.floor(at.min(axis=0) - margin), np.ceil(at.max(axis=0) + margin)
+        x0, y0 = max(0, int(low[0])), max(0, int(low[1]))
+        x1, y1 = min(width, int(high[0])), min(height, int(high[1]))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue  # off the picture
+        found = detect_markers(image[y0:y1, x0:x1], detector=detector).get(marker)
+        if found is not None:
+            seen[marker] = whole_px(found + np.array([x0, y0], float), reduction)
+    return seen
+
+
+def reduced_px(points: np.ndarray, reduction: int) -> np.ndarray:
+    """Pixel coordinates of a frame in the frame reduced by ``reduction`` (pixel centres map to centres)."""
+    return (points + 0.5) / reduction - 0.5
+
+
+def whole_px(points: np.ndarray, reduction: int) -> np.ndarray:
+    """Pixel coordinates of a frame reduced by ``reduction`` in the frame itself."""
+    return (points + 0.5) * reduction - 0.5
 
 
 def merge_detections(frames: Iterable[Detections]) -> Detections:

@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tablewatch.calibration.drift import DriftMonitor, DriftState
-from tablewatch.calibration.markers import Detections, detect_markers, marker_detector
+from tablewatch.calibration.markers import (
+    Detections,
+    crop_marker_detector,
+    detect_markers,
+    find_near,
+    marker_detector,
+    whole_px,
+)
 from tablewatch.events import CameraMoved, CameraRecalibrated, Event
 from tablewatch.vision.perception.perception import Perception, Picture, decoded
 from tablewatch.vision.perception.plane import REDUCTIONS
@@ -36,7 +43,6 @@ from tablewatch.vision.perception.plane import REDUCTIONS
 CHECK_MIN_WIDTH = 1280  # pixels: a compressed frame is decoded down no further for a check
 DEFAULT_EVERY = 6  # frames between checks: 0.2 s at 30 fps, 0.4 s at 15
 MARGIN_PX = 64  # how far around a marker's last place to look (a 40 mm knock moves it ~30 px at 720p)
-CROP_MIN_PERIMETER = 0.2  # of a crop's longer side: the smallest marker outline looked for there
 
 
 @dataclass
@@ -63,12 +69,7 @@ class DriftGate:
         if self.every < 1:
             raise ValueError(f"drift checks every {self.every} frames: must be 1 or more")
         self._detector = marker_detector(self.monitor.layout.dictionary)
-        # In a crop the default minimum outline (3 % of the picture's side) is a few pixels, and the felt's
-        # texture gives many tiny candidates to decode (a check cost as much as the whole frame).
-        self._crop_detector = marker_detector(self.monitor.layout.dictionary)
-        params = self._crop_detector.getDetectorParameters()
-        params.minMarkerPerimeterRate = CROP_MIN_PERIMETER
-        self._crop_detector.setDetectorParameters(params)
+        self._crop_detector = crop_marker_detector(self.monitor.layout.dictionary)
         cal = self.monitor.calibration
         known = self.monitor.layout.marker_corners()
         self._where = {m: np.asarray(cal.marker_pixels[str(m)], float) if str(m) in cal.marker_pixels
@@ -201,30 +202,10 @@ class DriftGate:
     def find_markers(self, image: np.ndarray, *, reduction: int = 1) -> Detections:
         """The markers near where they were last seen; the whole frame when too few are there. ``image`` is the
         frame reduced by ``reduction``; the corners come back in the frame's own pixels."""
-        height, width = image.shape[:2]
-        seen: Detections = {}
-        margin = self.margin_px / reduction
-        for marker, corners in self._where.items():
-            at = _reduced(corners, reduction)
-            low, high = np.floor(at.min(axis=0) - margin), np.ceil(at.max(axis=0) + margin)
-            x0, y0 = max(0, int(low[0])), max(0, int(low[1]))
-            x1, y1 = min(width, int(high[0])), min(height, int(high[1]))
-            if x1 - x0 < 8 or y1 - y0 < 8:
-                continue  # off the picture
-            found = detect_markers(image[y0:y1, x0:x1], detector=self._crop_detector).get(marker)
-            if found is not None:
-                seen[marker] = _whole(found + np.array([x0, y0], float), reduction)  # back to the frame's pixels
+        seen = find_near(image, self._where, margin_px=self.margin_px, detector=self._crop_detector,
+                         reduction=reduction)
         if len(seen) < self.monitor.min_markers:
             whole = detect_markers(image, detector=self._detector)
-            return {marker: _whole(corners, reduction) for marker, corners in whole.items()}
+            return {marker: whole_px(corners, reduction) for marker, corners in whole.items()}
         return seen
 
-
-def _reduced(points: np.ndarray, reduction: int) -> np.ndarray:
-    """Pixel coordinates of a frame in the frame reduced by ``reduction`` (pixel centres map to centres)."""
-    return (points + 0.5) / reduction - 0.5
-
-
-def _whole(points: np.ndarray, reduction: int) -> np.ndarray:
-    """Pixel coordinates of a frame reduced by ``reduction`` in the frame itself."""
-    return (points + 0.5) * reduction - 0.5

@@ -7,7 +7,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from tablewatch.calibration.drift import DriftMonitor, DriftState
+from tablewatch.calibration.drift import SHAKE_MEAN, DriftMonitor, DriftState
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.calibration.markers import Detections, calibrate_image, detect_markers
 from tablewatch.calibration.synthetic import SyntheticCamera
@@ -91,3 +91,41 @@ def test_check_frame_detects_in_the_picture(pose: str) -> None:
     assert monitor.history[-1].markers_seen == 6
     assert monitor.history[-1].shift_mm is not None and monitor.history[-1].shift_mm < 1.0
     assert POSES[pose] is not None
+
+
+def _shaken(detections: Detections, rng: np.random.Generator, amplitude_px: float) -> Detections:
+    """The markers as a vibrating mount shows them: the whole picture moved up to ``amplitude_px`` each way."""
+    jolt = rng.uniform(-amplitude_px, amplitude_px, 2)
+    return {m: c + jolt for m, c in detections.items()}
+
+
+def _shake_px(monitor: DriftMonitor) -> float:
+    """A shake whose single checks pass the tolerance often: 1.3 times it, in the picture's pixels."""
+    return 1.3 * monitor.threshold_mm / monitor.calibration.mm_per_px
+
+
+def test_a_shaking_camera_is_not_a_move(oval10: TableLayout) -> None:
+    monitor, rng = _monitor(oval10), np.random.default_rng(2)
+    amplitude = _shake_px(monitor)
+    checks = [_shaken(_detections("steady"), rng, amplitude) for _ in range(600)]
+    over = [(monitor.shift_mm(seen) or 0) > monitor.threshold_mm for seen in checks]
+    assert sum(over) > 60  # judged one check at a time, the shake passes the tolerance often
+    assert [e for t, seen in enumerate(checks) for e in monitor.check(seen, ts=t * 0.2)] == []
+    assert monitor.shaking and monitor.state is DriftState.STEADY
+
+
+def test_a_shaking_camera_knocked_is_reported_once_and_settles_shaking(oval10: TableLayout) -> None:
+    monitor, rng = _monitor(oval10), np.random.default_rng(3)
+    amplitude = _shake_px(monitor)
+    for t in range(30):
+        assert monitor.check(_shaken(_detections("steady"), rng, amplitude), ts=t * 0.2) == []
+    events, states = [], []
+    for t in range(30, 90):
+        events += monitor.check(_shaken(_detections("knocked"), rng, amplitude), ts=t * 0.2)
+        states.append(monitor.state)
+    assert [type(e) for e in events] == [CameraMoved]
+    assert events[0].ts <= (30 + SHAKE_MEAN) * 0.2  # confirmed once the average picture has moved
+    assert DriftState.RECALIBRATED in states and monitor.state is DriftState.STEADY
+    grid = table_grid(200)
+    error = np.linalg.norm(monitor.calibration.px_to_mm(KNOCKED.project(grid)) - grid, axis=1)
+    assert error.mean() < 3.0  # refitted on the average picture, the shake averaged out

@@ -57,6 +57,7 @@ from tablewatch.vision.perception.scene import Arm, SceneTracker, actor_places
 from tablewatch.vision.perception.settles import SettleReader
 from tablewatch.vision.perception.stacks import StackWatch
 from tablewatch.vision.perception.stall import StallWatch
+from tablewatch.vision.perception.steady import Steadier
 from tablewatch.vision.table_objects import TableObjectDetector
 
 HiRes = np.ndarray | Callable[[], np.ndarray]
@@ -212,6 +213,7 @@ class Perception:
         self.plane = TablePlane(calibration, self.layout, px_per_mm=self.px_per_mm)
         self.light = LightMeter(self.plane)
         self.felt_light = FeltLight(self.plane)
+        self.steadier = Steadier(calibration, dictionary=self.layout.dictionary)
         self.plane.lighting = self._lit
         self.hand_finder = (HandFinder(self.plane, actor_places(self.layout, self.seats), self.hand_detector)
                             if self.hand_detector is not None else None)
@@ -258,6 +260,7 @@ class Perception:
         image = decoded(frame, reduction)
         stalled = self.stall.update(image, ts)
         t_decoded = time.perf_counter()
+        self.plane.shift = self.steadier.measure(image, reduction=reduction)
         try:
             flat = self.plane.rectify(image, reduction=reduction)
         except ValueError as exc:
@@ -344,7 +347,10 @@ class Perception:
             self._hires_planes[size] = TablePlane(scaled_calibration(self.plane.calibration, size), self.layout,
                                                   px_per_mm=0.05)  # only its crop() is used
             self._hires_planes[size].lighting = self._lit
-        return hires, self._hires_planes[size]
+        plane = self._hires_planes[size]
+        scale = size[0] / self.plane.calibration.image_size[0]
+        plane.shift = (self.plane.shift[0] * scale, self.plane.shift[1] * scale)
+        return hires, plane
 
     def _lit(self, crop: np.ndarray, centre_mm: tuple[float, float]) -> np.ndarray:
         """A crop of the camera's frame corrected as the plane is for the light where it was taken (a card's

@@ -2,7 +2,8 @@
 
 Everything in perception works on this rectified picture (``px_per_mm`` pixels per mm, x right, y towards
 the dealer, as the layout draws it), so zones are fixed masks and sizes are in millimetres whatever the
-camera. ``crop`` resamples a small part of the original frame at a high scale for card identity.
+camera. ``crop`` resamples a small part of the original frame at a high scale for card identity. A frame whose
+picture lies off the calibration by a shake of the mount (``steady.Steadier``) is sampled that far on (``shift``).
 
 A frame may come reduced by 2, 4 or 8 (a 4K camera's JPEG decoded straight to a quarter of its size):
 ``reduction`` says how far it can be reduced and still hold the plane's pixels, ``rectify`` takes it so.
@@ -37,7 +38,9 @@ class TablePlane:
     def __init__(self, calibration: TableCalibration, layout: TableLayout, *, px_per_mm: float = 0.3) -> None:
         self.calibration, self.layout, self.scale = calibration, layout, px_per_mm
         self.origin, self.size = plane_frame(layout, px_per_mm)
-        self._maps = {1: self._build_maps(1)}  # per reduction of the frame
+        self._exact = {1: self._build_maps(1)}  # per reduction of the frame: where each plane pixel lies in it
+        self._maps = {1: cv2.convertMaps(*self._exact[1], cv2.CV_16SC2)}  # ... as remap reads them fastest
+        self.shift = (0.0, 0.0)  # frame pixels: how far the frame being read lies off the calibration (a shake)
         self.felt = self.mask(layout.polygon("felt"))
         self.zone_masks = {name: self.mask(layout.polygon(name)) for name in layout.zone_names()}
         self.lines = self._static_marks()
@@ -45,6 +48,7 @@ class TablePlane:
         self.lighting: Callable[[np.ndarray, tuple[float, float]], np.ndarray] | None = None
 
     def _build_maps(self, reduction: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per plane pixel, the x and y of the frame reduced by ``reduction`` it comes from."""
         w, h = self.size
         gw, gh = w // MAP_STEP + 2, h // MAP_STEP + 2
         gx, gy = np.meshgrid(np.arange(gw) * MAP_STEP, np.arange(gh) * MAP_STEP)
@@ -53,7 +57,7 @@ class TablePlane:
         px = ((self.calibration.mm_to_px(mm) - (reduction - 1) / 2) / reduction).astype(np.float32)
         big = [cv2.resize(px[:, k].reshape(gh, gw), ((gw - 1) * MAP_STEP + 1, (gh - 1) * MAP_STEP + 1),
                           interpolation=cv2.INTER_LINEAR)[:h, :w] for k in (0, 1)]
-        return cv2.convertMaps(big[0], big[1], cv2.CV_16SC2)
+        return big[0], big[1]
 
     def _static_marks(self) -> np.ndarray:
         """Printed betting lines and zone outlines: never objects, whatever their colour."""
@@ -99,9 +103,14 @@ class TablePlane:
             reduced = f" reduced by {reduction}: {size[0]}x{size[1]}" if reduction > 1 else ""
             raise ValueError(f"frame is {frame.shape[1]}x{frame.shape[0]}, the calibration is for {w}x{h}{reduced}")
         if reduction not in self._maps:
-            self._maps[reduction] = self._build_maps(reduction)
-        map1, map2 = self._maps[reduction]
+            self._exact[reduction] = self._build_maps(reduction)
+            self._maps[reduction] = cv2.convertMaps(*self._exact[reduction], cv2.CV_16SC2)
         interpolation = cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR
+        if self.shift != (0.0, 0.0):
+            (map_x, map_y), (dx, dy) = self._exact[reduction], self.shift
+            return cv2.remap(frame, map_x + np.float32(dx / reduction), map_y + np.float32(dy / reduction),
+                             interpolation, borderValue=(0, 0, 0))
+        map1, map2 = self._maps[reduction]
         return cv2.remap(frame, map1, map2, interpolation, borderValue=(0, 0, 0))
 
     def crop(self, frame: np.ndarray, centre_mm: tuple[float, float], *, size_mm: tuple[float, float],
@@ -112,6 +121,6 @@ class TablePlane:
         a = np.radians(angle_deg)
         x = centre_mm[0] + (u * np.cos(a) - v * np.sin(a)) / px_per_mm
         y = centre_mm[1] + (u * np.sin(a) + v * np.cos(a)) / px_per_mm
-        px = self.calibration.mm_to_px(np.stack([x.ravel(), y.ravel()], axis=1)).astype(np.float32)
+        px = (self.calibration.mm_to_px(np.stack([x.ravel(), y.ravel()], axis=1)) + self.shift).astype(np.float32)
         crop = cv2.remap(frame, px[:, 0].reshape(h, w), px[:, 1].reshape(h, w), cv2.INTER_LINEAR)
         return crop if self.lighting is None else self.lighting(crop, centre_mm)
