@@ -74,6 +74,7 @@ SINGLE = (
     Cell("lens 0.06", Conditions(barrel=0.06)), Cell("lens 0.12", Conditions(barrel=0.12)),
     Cell("shake 1 px", Conditions(shake_px=1.0)), Cell("shake 2 px", Conditions(shake_px=2.0)),
     Cell("stall 0.5 s", Conditions(freeze_s=0.5)), Cell("stall 1 s", Conditions(freeze_s=1.0)),
+    Cell("flicker 10 %", Conditions(flicker=0.1)), Cell("flicker 25 %", Conditions(flicker=0.25)),
     Cell("time burnt in", Conditions(timestamp=True)),
     Cell("7.5 frames/s", Conditions(frame_step=2)), Cell("5 frames/s", Conditions(frame_step=3)),
     Cell("480p", Conditions(height=480)), Cell("360p", Conditions(height=360)),

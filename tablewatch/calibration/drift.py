@@ -10,9 +10,10 @@ them (a new ``TableCalibration``), ready for the next move.
 
 A camera on a vibrating mount shows its markers a pixel or two off from one check to the next, around where
 they belong: judged check by check, a shake at the tolerance's edge passes for a move now and then, and the
-markers never hold still to settle. While the picture's shift from check to check scatters by more than
-``SHAKING_PX``, the monitor judges where the markers lie on average over the last ``SHAKE_MEAN`` checks instead:
-a shake cancels out there, while a move outlasts it (and is confirmed a few checks later: the bigger, the sooner).
+markers never hold still to settle. While the picture jumps from check to check by more than ``SHAKING_PX`` (the
+median jump over the last ``SHAKE_WINDOW`` checks), the monitor judges where the markers lie on average over the
+last ``SHAKE_MEAN`` checks instead: a shake cancels out there, while a move outlasts it (and is confirmed a few
+checks later: the bigger, the sooner).
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from tablewatch.calibration.markers import (
 )
 from tablewatch.events import CameraMoved, Event
 
-SHAKING_PX = 0.5  # the median scatter of the picture's shift over the last SHAKE_WINDOW checks: a shaking camera
+SHAKING_PX = 0.5  # the picture's median jump from check to check over the last SHAKE_WINDOW checks: a shaking camera
 SHAKE_WINDOW = 10  # checks (2 s at the drift gate's rate)
-KNOWN_AFTER = 3  # checks that judged the camera before it is known to be steady (until then, judged as shaking)
+KNOWN_AFTER = 2  # checks that judged the camera before it can be known to be steady (until then, judged as shaking)
 SHAKE_MEAN = 20  # checks (4 s): a shaking camera's markers judged where they lie on average over this many
 
 
@@ -80,6 +81,13 @@ class DriftMonitor:
     def __post_init__(self) -> None:
         self._detector = marker_detector(self.layout.dictionary)
 
+    def follow(self, calibration: TableCalibration) -> None:
+        """Go on with the same camera's calibration at another resolution (its frames changed size): what was
+        seen at the old one is forgotten."""
+        self.calibration, self.state, self._suspect, self._last = calibration, DriftState.STEADY, 0, None
+        self._recent.clear()
+        self._shifts.clear()
+
     def check_frame(self, frame: np.ndarray, ts: float) -> list[Event]:
         return self.check(detect_markers(frame, detector=self._detector), ts)
 
@@ -98,12 +106,12 @@ class DriftMonitor:
 
     @property
     def shaking(self) -> bool:
-        """Whether the picture's shift scatters from check to check (a vibrating mount) over the last checks, or
-        too few checks have been made to tell."""
+        """Whether the picture jumps from check to check (a vibrating mount) over the last checks, or too few
+        checks have been made to tell."""
         if len(self._shifts) < KNOWN_AFTER:
             return True
-        shifts = np.stack(self._shifts)
-        return float(np.median(np.linalg.norm(shifts - np.median(shifts, axis=0), axis=1))) > SHAKING_PX
+        jumps = np.sort(np.linalg.norm(np.diff(np.stack(self._shifts), axis=0), axis=1))  # a knock: one; a shake: all
+        return float(jumps[(len(jumps) - 1) // 2]) > SHAKING_PX  # the lower median: of two, a knock's is the other
 
     def _judged(self, seen: Detections) -> Detections:
         """The markers to judge: as seen, or while the camera shakes, where those seen lie on average over the last

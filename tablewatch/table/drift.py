@@ -70,6 +70,10 @@ class DriftGate:
             raise ValueError(f"drift checks every {self.every} frames: must be 1 or more")
         self._detector = marker_detector(self.monitor.layout.dictionary)
         self._crop_detector = crop_marker_detector(self.monitor.layout.dictionary)
+        self._expect_markers()
+
+    def _expect_markers(self) -> None:
+        """Each marker looked for where the calibration saw it, or would have."""
         cal = self.monitor.calibration
         known = self.monitor.layout.marker_corners()
         self._where = {m: np.asarray(cal.marker_pixels[str(m)], float) if str(m) in cal.marker_pixels
@@ -99,7 +103,15 @@ class DriftGate:
         self.frames += 1
         if not self.paused:
             self._held += self.perception.process(image, ts)
+            self._follow_size()
         return sorted(out + self._release(), key=lambda e: e.ts)
+
+    def _follow_size(self) -> None:
+        """Perception scaled its calibration to frames of another size: the checks follow it."""
+        calibration = self.perception.calibration
+        if calibration is not None and calibration.image_size != self.monitor.calibration.image_size:
+            self.monitor.follow(calibration)
+            self._expect_markers()
 
     def flush(self, ts: float) -> list[Event]:
         """The frames have ended: a last check on the last frame, then what perception still waited to decide.

@@ -23,7 +23,8 @@ def test_a_frame_that_is_not_a_colour_image_is_refused(demo: Simulation) -> None
         perception.process("frame.png", 0.0)  # type: ignore[arg-type]
 
 
-def test_frames_out_of_order_or_of_another_size_are_refused(demo: Simulation, window: Window) -> None:
+def test_frames_out_of_order_are_refused_and_a_blank_frame_of_another_view_waits_for_markers(
+        demo: Simulation, window: Window, caplog: pytest.LogCaptureFixture) -> None:
     perception = perception_for(demo)
     frames = window(18.5, 21.8)
     for image, ts in frames[:4]:  # calibrated from the markers of the first three
@@ -31,8 +32,9 @@ def test_frames_out_of_order_or_of_another_size_are_refused(demo: Simulation, wi
     assert perception.calibration is not None and perception.calibration.mean_error_mm < 5.0
     with pytest.raises(PerceptionError, match="time order"):
         perception.process(frames[4][0], frames[2][1])
-    with pytest.raises(PerceptionError, match="calibration is for 1280x720"):
-        perception.process(np.zeros((360, 640, 3), np.uint8), 30.0)
+    assert perception.process(np.zeros((480, 640, 3), np.uint8), 30.0) == []
+    assert "frames of 640x480 from a camera calibrated at 1280x720: another view" in caplog.text
+    assert perception.calibration is None  # calibrated again once markers show (tests/perception/test_frame_size.py)
 
 
 def test_no_markers_in_sight_is_a_clear_error(demo: Simulation) -> None:

@@ -23,6 +23,7 @@ happened, not when it was reported.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -61,6 +62,9 @@ from tablewatch.vision.perception.steady import Steadier
 from tablewatch.vision.table_objects import TableObjectDetector
 
 HiRes = np.ndarray | Callable[[], np.ndarray]
+ASPECT_TOLERANCE = 0.01  # a frame whose width / height is within this share of the calibration's shows the same view
+
+log = logging.getLogger(__name__)
 
 
 class Picture(Protocol):
@@ -258,6 +262,9 @@ class Perception:
         if reduction > 1 and hires is None:
             hires = lambda whole=frame: decoded(whole)  # noqa: E731 (card identity from the whole frame)
         image = decoded(frame, reduction)
+        if not self._fits(image, reduction):
+            self._follow_size(decoded(frame))
+            return []  # analysed from the next frame on, through the calibration that fits it
         stalled = self.stall.update(image, ts)
         t_decoded = time.perf_counter()
         self.plane.shift = self.steadier.measure(image, reduction=reduction)
@@ -301,6 +308,28 @@ class Perception:
             self.timing[key] += dt
         self.timing["frames"] += 1
         return sorted(events, key=lambda e: e.ts)
+
+    def _fits(self, image: np.ndarray, reduction: int) -> bool:
+        """Whether a frame (reduced by ``reduction``) is the size the calibration is for."""
+        assert self.calibration is not None
+        w, h = self.calibration.image_size
+        return (image.shape[1], image.shape[0]) == (-(-w // reduction), -(-h // reduction))
+
+    def _follow_size(self, whole: np.ndarray) -> None:
+        """The camera delivers frames of another size than it was calibrated at. The same view at another
+        resolution (a recorder set to a sub-stream, a camera's resolution changed) keeps its calibration, scaled;
+        another view (cropped, another aspect) is calibrated again from the markers, as at a first start."""
+        assert self.calibration is not None
+        size, calibrated = (whole.shape[1], whole.shape[0]), self.calibration.image_size
+        if abs(size[0] / size[1] / (calibrated[0] / calibrated[1]) - 1.0) <= ASPECT_TOLERANCE:
+            log.warning("%s: frames of %dx%d from a camera calibrated at %dx%d: its calibration scaled to them",
+                        self.picture.camera, *size, *calibrated)
+            self.recalibrate(scaled_calibration(self.calibration, size))
+            return
+        log.warning("%s: frames of %dx%d from a camera calibrated at %dx%d: another view, calibrated again from the "
+                    "markers", self.picture.camera, *size, *calibrated)
+        self.calibration, self.plane, self.view, self._last_done = None, None, None, None
+        self.markers = MarkerCalibration(self.layout, frames=self.markers.frames, patience=self.markers.patience)
 
     def run(self, frames: Iterable[tuple[np.ndarray | Picture, float]]) -> list[Event]:
         """Every event of a whole stream of (frame, ts), flushed at the end."""
@@ -382,11 +411,14 @@ def _checked(frame: object) -> np.ndarray:
 def scaled_calibration(calibration: TableCalibration, size: tuple[int, int]) -> TableCalibration:
     """The calibration of the same camera at another resolution (a 4K frame of a camera calibrated at 720p)."""
     sx, sy = size[0] / calibration.image_size[0], size[1] / calibration.image_size[1]
-    h = calibration.h @ np.diag([1 / sx, 1 / sy, 1.0])
+    # pixel centres map to centres: x' = (x + 0.5) sx - 0.5
+    h = calibration.h @ np.array([[1 / sx, 0.0, 0.5 / sx - 0.5], [0.0, 1 / sy, 0.5 / sy - 0.5], [0.0, 0.0, 1.0]])
     camera = calibration.camera.scaled_to(*size) if calibration.camera is not None else None
+    markers = {m: [((x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5) for x, y in corners]
+               for m, corners in calibration.marker_pixels.items()}
     return calibration.model_copy(update={
         "image_size": size, "homography": tuple(tuple(float(v) for v in row) for row in h / h[2, 2]),
-        "camera": camera, "mm_per_px": calibration.mm_per_px / max(sx, sy), "marker_pixels": {}})
+        "camera": camera, "mm_per_px": calibration.mm_per_px / max(sx, sy), "marker_pixels": markers})
 
 
 def _hand_detector(px_per_mm: float) -> TableObjectDetector:
