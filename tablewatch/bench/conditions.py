@@ -2,8 +2,9 @@
 
 One session is recorded clean (``sim record``: the demo's hands by default, one violation each). For each cell its
 video is written again as the cell's camera and recorder would have delivered it (``sim.conditions``), the camera
-calibrated again from that video (a table is calibrated under its own light), and ``tablewatch run --fast`` plays
-it with the same RFID reads and console entries; a tilted camera's cell is recorded again with the camera tilted.
+calibrated again from that video (a table is calibrated under its own light; a cell ``calibrated_before`` keeps the
+clean video's calibration, as when a recorder's setting changes after), and ``tablewatch run --fast`` plays it with
+the same RFID reads and console entries; a tilted camera's cell is recorded again with the camera tilted.
 Each cell is scored against the truth as ``bench`` scores a run, and the vision events against the simulator's;
 its conditions are written into its ``recording.json``.
 """
@@ -45,13 +46,16 @@ class Cell:
     conditions: Conditions = field(default_factory=Conditions)
     tilt_deg: float = 0.0
     pbr_spp: int = 0
+    calibrated_before: bool = False  # the table calibrated on the clean video: the condition came after (a recorder
+    # set to a lower resolution since), where a cell's camera is otherwise calibrated under its own conditions
 
     def describe(self) -> str:
         if self.pbr_spp:
             return f"physically based frames, {self.pbr_spp} samples a pixel"
         tilt = f"tilt={self.tilt_deg:g}°" if self.tilt_deg else ""
         shown = self.conditions.describe()
-        return ", ".join(x for x in (tilt, "" if shown == "clean" and tilt else shown) if x)
+        before = "calibrated on the clean video" if self.calibrated_before else ""
+        return ", ".join(x for x in (tilt, "" if shown == "clean" and tilt else shown, before) if x)
 
 
 # Each condition at a level a casino camera meets, then a harsher one; then three rooms as they come.
@@ -78,6 +82,7 @@ SINGLE = (
     Cell("time burnt in", Conditions(timestamp=True)),
     Cell("7.5 frames/s", Conditions(frame_step=2)), Cell("5 frames/s", Conditions(frame_step=3)),
     Cell("480p", Conditions(height=480)), Cell("360p", Conditions(height=360)),
+    Cell("480p after calibration", Conditions(height=480), calibrated_before=True),
     Cell("tilt 8°", tilt_deg=8.0), Cell("tilt 15°", tilt_deg=15.0),
 )
 MIXES = (
@@ -154,9 +159,13 @@ def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length
     else:
         _copy_recording(sim, clean, folder, length_s=length_s)
         degrade_video(clean / VIDEO, folder / VIDEO, cell.conditions, seed=sim.scenario.seed)
-        write_profile(sim, folder / "profile.toml", video=folder / VIDEO)
+        if cell.calibrated_before:
+            shutil.copy2(clean / "profile.toml", folder / "profile.toml")
+        else:
+            write_profile(sim, folder / "profile.toml", video=folder / VIDEO)
     recorded = json.loads((folder / "recording.json").read_text(encoding="utf-8"))
-    recorded["conditions"] = {"cell": cell.name, **asdict(cell.conditions), "tilt_deg": cell.tilt_deg}
+    recorded["conditions"] = {"cell": cell.name, **asdict(cell.conditions), "tilt_deg": cell.tilt_deg,
+                              "calibrated_before": cell.calibrated_before}
     (folder / "recording.json").write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
     wall_s = play(folder, folder / "run", length_s=length_s)
     session, frame = score_run(folder, folder / "run", session_s=length_s, wall_s=wall_s, frames=recorded["frames"])

@@ -15,8 +15,9 @@ from tablewatch.cli import cli
 def test_cells_are_chosen_by_name_single_or_mixes() -> None:
     assert cells_named(["noise 12", "mixes"]) == [next(c for c in SINGLE if c.name == "noise 12"), *MIXES]
     assert len(cells_named([])) == len(SINGLE) + len(MIXES)
-    assert [c.describe() for c in cells_named(["clean", "tilt 8°", "camera 8° off vertical, H.264"])] == [
-        "clean", "tilt=8°", "tilt=8°, h264_kbps=2000"]
+    assert [c.describe() for c in cells_named(["clean", "tilt 8°", "camera 8° off vertical, H.264",
+                                               "480p after calibration"])] == [
+        "clean", "tilt=8°", "tilt=8°, h264_kbps=2000", "height=480, calibrated on the clean video"]
     with pytest.raises(ValueError, match="no cell 'fog'"):
         cells_named(["fog"])
 
