@@ -26,12 +26,7 @@ import numpy as np
 
 from tablewatch.calibration.camera import CalibrationError, TableCalibration
 from tablewatch.calibration.layout import TableLayout
-from tablewatch.calibration.markers import (
-    Detections,
-    calibrate_table,
-    detect_markers,
-    marker_detector,
-)
+from tablewatch.calibration.markers import Detections, calibrate_table, detect_markers, marker_detector
 from tablewatch.events import CameraMoved, Event
 
 SHAKING_PX = 0.5  # the picture's median jump from check to check over the last SHAKE_WINDOW checks: a shaking camera

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tablewatch.calibration.drift import DriftMonitor, DriftState
+from tablewatch.calibration.drift import SHAKE_WINDOW, DriftMonitor, DriftState
 from tablewatch.calibration.markers import (
     Detections,
     crop_marker_detector,
@@ -144,6 +144,8 @@ class DriftGate:
             return "markers not seen: vision held"
         if recalibrated is not None:
             return f"recalibrated at {recalibrated.ts:.1f}s ({recalibrated.error_mm:.1f} mm)"
+        if self.checks >= SHAKE_WINDOW and self.monitor.shaking:
+            return "shaking: judged on the markers' average, each frame held still on them"
         return ""
 
     # --- checks ---------------------------------------------------------------------------------------
