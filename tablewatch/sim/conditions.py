@@ -29,7 +29,8 @@ AE_TARGET = 118.0  # the grey level auto-exposure aims the picture's mean at
 AE_SETTLE_S = 1.0  # ... moving its gain this fast (a time constant)
 WARM_CAST = np.array([-0.22, -0.05, 0.12])  # B, G, R: what warmth 1 takes off and adds (about 3000 K on 5500 K)
 FREEZE_EVERY_S = 20.0  # a stalling stream stalls this often
-FLICKER_HZ = 10.0  # 100 Hz lamp flicker (50 Hz mains) caught at 30 frames/s beats at |100 - 3 x 30| Hz
+LAMP_HZ = 100.0  # lamps on 50 Hz mains flicker at twice it: a short exposure catches each frame at its own moment
+# of the swing, which beats at 10 Hz at 30 frames/s and 5 Hz at 15 (and holds still at 25)
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,8 @@ class Conditions:
     auto_exposure: float = 0.0  # auto-exposure's pull toward a mean brightness (0: fixed exposure, 1: full)
     warmth: float = 0.0  # light warmer than the camera's white balance (1: a tungsten lamp on a daylight setting)
     freeze_s: float = 0.0  # the stream stalls this long every FREEZE_EVERY_S, its last frame delivered meanwhile
-    flicker: float = 0.0  # lamps flickering with the mains, caught by a short exposure: the brightness swings this
-    # share either way, beating at FLICKER_HZ
+    flicker: float = 0.0  # lamps flickering with the mains (LAMP_HZ), caught by a short exposure: the brightness
+    # swings this share either way
     shake_px: float = 0.0  # a vibrating mount: each frame moved up to this many pixels each way
     barrel: float = 0.0  # a wide lens's distortion, uncorrected: the k1 of its radial model (0.12: strong)
     gamma: float = 1.0  # the camera's tone curve (above 1: mid-tones darker)
@@ -93,7 +94,7 @@ class CameraLook:
             frame = cv2.warpAffine(frame, moved, (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REPLICATE)
         img = frame.astype(np.float32) * self.light[..., None]
         if self.c.flicker:
-            img *= np.float32(1.0 + self.c.flicker * math.sin(2 * math.pi * FLICKER_HZ * self.index / self.fps))
+            img *= np.float32(1.0 + self.c.flicker * math.sin(2 * math.pi * LAMP_HZ * self.index / self.fps))
         if self.c.warmth:
             img *= (1.0 + WARM_CAST * self.c.warmth).astype(np.float32)
         if self.c.hotspot:

@@ -173,3 +173,16 @@ def test_a_colour_cast_is_taken_off_by_the_markers_white_paper(demo: Simulation,
 
 def test_perception_under_tungsten_light_sees_the_burn_and_reads_the_flop(demo: Simulation, window: Window) -> None:
     assert_burn_and_flop_read(demo, [(_tungsten(frame), ts) for frame, ts in window(16.0, 19.8)])
+
+
+def test_a_lamp_flickering_from_frame_to_frame_is_followed_frame_by_frame(demo: Simulation, window: Window) -> None:
+    """Lamps on the mains caught by a short exposure at 15 frames/s: each frame 9 % brighter, darker or as lit. Each
+    is brought back as it comes (the light followed over a third of a second would leave the swing in the picture,
+    and every card and chip edge on the table would move with it)."""
+    frames = window(16.0, 19.8)
+    swing = (1.0, 1.09, 0.91)
+    flickering = [(np.clip(frame * np.float32(swing[i % 3]), 0, 255).astype(np.uint8), ts)
+                  for i, (frame, ts) in enumerate(frames)]
+    seen = run_window(demo, flickering)
+    assert sorted(e.card for e in seen if isinstance(e, BoardCardDealt)) == ["2c", "7c", "Qc"]
+    assert len([e for e in seen if isinstance(e, CardBurned)]) == 1

@@ -69,11 +69,13 @@ def test_warm_light_tints_the_picture_blue_down_and_red_up() -> None:
     assert b == pytest.approx(0.78, abs=0.02) and g == pytest.approx(0.95, abs=0.02) and r > 1.08
 
 
-def test_flicker_swings_the_brightness_either_way_at_its_beat() -> None:
+def test_flicker_swings_the_brightness_either_way_and_a_camera_at_25_frames_a_second_catches_none() -> None:
     camera = CameraLook(Conditions(flicker=0.2), SIZE, fps=30.0, seed=3)
     means = np.array([float(camera.apply(felt()).mean()) for _ in range(30)]) / felt().mean()
     assert means.min() == pytest.approx(1 - 0.2 * np.sin(np.pi / 3), abs=0.01) and means.max() > 1.15
     assert np.allclose(means[3:], means[:-3], atol=0.01)  # 10 Hz at 30 frames/s: every third frame alike
+    pal = CameraLook(Conditions(flicker=0.2), SIZE, fps=25.0, seed=3)
+    assert all(np.array_equal(pal.apply(felt()), felt()) for _ in range(10))  # each frame at the same moment
 
 
 def test_a_stalled_stream_delivers_its_last_frame_a_while_every_twenty_seconds() -> None:

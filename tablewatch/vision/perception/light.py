@@ -15,6 +15,10 @@ that grey is clearly above the ink's own black (``INK_BLACK``) it is taken off e
 white says only that the light is at least that bright: its gain is held at 1 or less, and a pixel clipped white at
 the camera is taken as white paper.
 
+The light followed settles over ``SETTLE_S`` (one frame's reading is noisy), but lamps on the mains flicker, and a
+camera with a short exposure catches each frame at another moment of the swing: when every marker shown reads
+brighter or darker than the followed light by ``FLASH_STEP`` or more, that frame is brought back by its own level.
+
 The paper is white in every channel, so it also tells a colour cast: a tungsten lamp, or a camera's white balance
 set for other light, shows it tinted. Each channel is brought back by its share of the paper's grey (once any is
 off by ``BALANCE_STEP``), so the felt, the chips and the cards keep the colours they were calibrated in.
@@ -37,7 +41,8 @@ FADED = 0.5  # ... and one whose paper and ink differ by under this share of the
 # light sleeve over it reads nearly as bright as paper but shows no ink, where light added over a marker (a veil)
 # lifts its ink and paper alike and leaves their difference
 GAIN_LIMITS = (0.5, 4.0)  # beyond these the picture is past saving: clipped white, or noise
-SETTLE_S = 0.3  # the gain follows the light with this time constant (one frame's reading is noisy)
+SETTLE_S = 0.3  # the gain follows the light with this time constant (one frame's reading is noisy) ...
+FLASH_STEP = 0.02  # ... and a frame whose markers all read this much brighter or darker is taken as it is (flicker)
 FELT_SAMPLE = 7  # the felt's level is read off every 7th of its pixels (a median: plenty)
 INK_PERCENTILE = 5  # a marker's black ink: this percentile of the grey levels over it
 INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: from twice it, all light added
@@ -81,9 +86,11 @@ class LightMeter:
         self.xs, self.ys = xs / width * 2 - 1, ys / height * 2 - 1
         self.felt_px = np.flatnonzero(plane.felt.ravel() > 0)[::FELT_SAMPLE]
         self.reading = Reading(np.zeros(0), 0.0)  # the last frame's
+        self.shown = np.zeros((0, 2))  # ... the centres of the markers it was read at (-1 … 1 across the plane)
         self.coefficients: np.ndarray | None = None  # the paper's grey level = a + b·x + c·y over the plane
         self.veil: np.ndarray | None = None  # light added over the picture = d + e·x + f·y (the ink's grey)
         self.tint = np.ones(3)  # the paper's B, G, R as shares of its grey: (1, 1, 1) under white light
+        self.flash = 1.0  # this frame's light over the light followed (a lamp's flicker)
         self.t: float | None = None
 
     @property
@@ -106,6 +113,7 @@ class LightMeter:
             self.t = ts
         if self.coefficients is None or self.veil is None:
             return flat
+        self.flash = self._flash() if measured is not None else 1.0
         veil, gains = self._light_at(self.xs, self.ys)
         cast = self.cast()
         channel_gains = gains[..., None] if (cast == 1.0).all() else gains[..., None] / cast
@@ -134,7 +142,20 @@ class LightMeter:
         a, b, c = self.coefficients
         d, e, f = self.veil
         veil = np.maximum(d + e * x + f * y, 0.0)
-        return veil, np.clip(PAPER_WHITE / np.maximum(a + b * x + c * y - veil, 1.0), *GAIN_LIMITS)
+        paper = (a + b * x + c * y) * self.flash
+        return veil, np.clip(PAPER_WHITE / np.maximum(paper - veil, 1.0), *GAIN_LIMITS)
+
+    def _flash(self) -> float:
+        """This frame's light over the light followed so far: the median over the markers shown of their paper now
+        over the paper the followed light puts there. The followed light settles over ``SETTLE_S``, a lamp's
+        flicker swings from one frame to the next; a change under ``FLASH_STEP`` is the paper's own noise."""
+        papers, centres = self.reading.papers, self.shown
+        if not len(papers) or self.coefficients is None:
+            return 1.0
+        a, b, c = self.coefficients
+        followed = a + b * centres[:, 0] + c * centres[:, 1]
+        flash = float(np.median(papers / np.maximum(followed, 1.0)))
+        return flash if abs(flash - 1.0) >= FLASH_STEP else 1.0
 
     def _measure(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """(a, b, c) of the paper's grey level and (d, e, f) of the veil's, each as a plane through the uncovered
@@ -148,7 +169,7 @@ class LightMeter:
         typical = float(np.median(contrast)) if len(contrast) else 0.0
         shown = (papers >= COVERED * level) & (contrast >= FADED * typical)
         felt = felt_level(flat, self.felt_px)
-        self.reading = Reading(papers[shown], felt)
+        self.reading, self.shown = Reading(papers[shown], felt), self.centres[shown]
         if level < 8 or not shown.any():  # no marker in view, or no light at all: nothing to read the gain from
             return None
         veils = _veil(levels[shown, 0])
