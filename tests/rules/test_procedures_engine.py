@@ -30,6 +30,7 @@ from tablewatch.events import (
     Tap,
     Violation,
 )
+from tablewatch.rules.checks.awards import flush_in
 from tablewatch.rules.game import GameConfig
 from tablewatch.rules.profiles import RuleProfile, preset
 from tablewatch.rules.registry import CHECK_CLASSES, STUD_ONLY
@@ -259,6 +260,37 @@ def test_a_hand_tabled_with_one_card_read_leaves_the_pot_as_the_dealer_pushed_it
     assert_settled_as_pushed(t, {1: 9900, 2: 9900, 3: 10200})
 
 
+def _split_as_pushed(*, doubts: tuple[tuple[str, str], ...]) -> list[Violation]:
+    """All in before the flop, AK against AK; the board three clubs. Seat 1's ace read as the club (a flush), which
+    the camera could not tell from the spade (a split pot): the dealer splits the pot."""
+    t = Table()
+    t.start()
+    t.chips(1, 10000)
+    t.chips(2, 9950, prior=50)
+    t.ev(CardsMucked, seat=3)
+    t.ev(CardsTabled, seat=1, cards=("Kc", "Ac"), doubts=doubts)
+    t.ev(CardsTabled, seat=2, cards=("Kh", "Ad"))
+    t.burn()
+    t.board((0, "3c"), (1, "4c"), (2, "Tc"))
+    t.burn()
+    t.board((3, "Ts"))
+    t.burn()
+    t.board((4, "6s"))
+    t.ev(PotPushed, seat=1, value=10050)
+    t.ev(PotPushed, seat=2, value=10050)
+    t.ev(HandEnded, hand_no=1)
+    return [v for v in t.found if v.rule_id == "TDA-5"]
+
+
+def test_a_misaward_resting_on_a_suit_the_camera_could_not_tell_is_an_advisory_that_says_so() -> None:
+    assert [v.severity for v in _split_as_pushed(doubts=())] == [Severity.VIOLATION] * 2  # the flush as read
+    doubted = _split_as_pushed(doubts=(("Ac", "As"),))
+    assert [v.severity for v in doubted] == [Severity.ADVISORY] * 2
+    assert all("could not tell Ac from As" in v.observed for v in doubted)
+    # a doubt that gives or takes no flush leaves the finding a violation
+    assert [v.severity for v in _split_as_pushed(doubts=(("Kh", "Kd"),))] == [Severity.VIOLATION] * 2
+
+
 def test_a_board_card_misread_as_one_already_out_leaves_the_pot_as_the_dealer_pushed_it() -> None:
     """All in before the flop, hands tabled, and the turn read as the flop's king again (a club read as a spade):
     pokerkit gets it as an unknown card, which it can't rank a hand with; its awards on the cards it knows would
@@ -485,3 +517,10 @@ def test_a_motion_out_of_turn_that_showed_a_camera_alone_no_chips_is_an_advisory
     (finding,) = t.found
     assert (finding.rule_id, finding.severity) == ("TDA-39", Severity.ADVISORY)
     assert "showed the camera no chips" in finding.observed
+
+
+def test_a_flush_is_five_of_a_suit_and_in_omaha_two_from_the_hand_with_three_from_the_board() -> None:
+    board = ("3c", "4c", "Tc", "Ts", "6s")
+    assert flush_in(("Ac", "Kc"), board) and not flush_in(("As", "Kc"), board)
+    assert flush_in(("Ac", "Kc", "Qd", "Jd"), board)
+    assert not flush_in(("Ac", "Qd", "Jd", "2h"), ("3c", "4c", "Tc", "9c", "6s"))  # one club in the hand

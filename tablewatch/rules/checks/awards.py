@@ -2,15 +2,29 @@
 and side pots settled before the main pot (TDA22-21; the pots themselves, ENG-21, are the engine's).
 
 The engine puts what each seat should get in ``snapshot.expected_awards`` at the showdown; with no
-expected awards in the snapshot there is nothing to compare and the checks stay silent.
+expected awards in the snapshot there is nothing to compare and the checks stay silent. The awards rest on the cards
+as the camera read them: where it could not tell a card from another of the other suit (an event's ``doubts``) and
+the other reading gives or takes a flush, a misaward goes out as an advisory that says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
-from tablewatch.events import Event, HandEnded, HandStarted, Party, PotPushed, Severity, Violation
+from tablewatch.events import (
+    BoardCardDealt,
+    CardsTabled,
+    Event,
+    HandEnded,
+    HandStarted,
+    Party,
+    PotPushed,
+    Severity,
+    Violation,
+)
 from tablewatch.rules.checks.base import HandCheck
+from tablewatch.rules.handstate import doubted
 from tablewatch.rules.snapshot import HandSnapshot
 
 CORRECTABLE = (
@@ -33,6 +47,30 @@ def awards_of_this_hand(snapshot: HandSnapshot, event: Event) -> dict[int, int]:
     return dict(snapshot.expected_awards)
 
 
+def flush_in(hole: Sequence[str], board: Sequence[str]) -> bool:
+    """Whether a flush can be made of these cards: five of a suit among them, and with four hole cards or more
+    (Omaha) two of them from the hand and three from the board."""
+    suits, on_board = Counter(c[-1] for c in hole), Counter(c[-1] for c in board)
+    if len(hole) >= 4:
+        return any(n >= 2 and on_board[suit] >= 3 for suit, n in suits.items())
+    return any(n >= 5 for n in (suits + on_board).values())
+
+
+def suit_in_doubt(shown: Mapping[int, Sequence[str]], board: Sequence[str], doubts: Mapping[str, str]) -> str:
+    """Why the hands shown may rank otherwise than as read: a card the camera could not tell from another of the
+    other suit, read that way, gives or takes a seat's flush; empty when no doubt does."""
+    def flushes(swap: Mapping[str, str]) -> set[int]:
+        the_board = [swap.get(c, c) for c in board]
+        return {seat for seat, hole in shown.items() if flush_in([swap.get(c, c) for c in hole], the_board)}
+
+    as_read = flushes({})
+    in_play = set(board).union(*shown.values()) if shown else set(board)
+    for card, other in sorted(doubts.items()):
+        if card in in_play and flushes({card: other}) != as_read:
+            return f"the camera could not tell {card} from {other}, and read as {other} the hands rank otherwise"
+    return ""
+
+
 def _awards(expected: Mapping[int, int]) -> str:
     return ", ".join(f"seat {s}: {v}" for s, v in sorted(expected.items()) if v) or "nothing"
 
@@ -51,8 +89,14 @@ class PotAwardCheck(HandCheck):
         self.unjudged: list[PotPushed] = []
         self.amounts_known = True
         self.reported: set[tuple[str, int]] = set()
+        self.shown: dict[int, tuple[str, ...]] = {}  # the hands tabled, as read
+        self.doubts: dict[str, str] = {}  # card read -> a card the camera did not tell it apart from
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        if isinstance(event, CardsTabled | BoardCardDealt):
+            self.doubts.update(event.doubts)
+            if isinstance(event, CardsTabled) and event.seat is not None:
+                self.shown[event.seat] = event.cards
         if awards := awards_of_this_hand(snapshot, event):
             self.expected = awards
         if isinstance(event, PotPushed) and event.seat is not None:
@@ -95,9 +139,11 @@ class PotAwardCheck(HandCheck):
         if key in self.reported:
             return []
         self.reported.add(key)
-        return [self.violation(snapshot, event, title="Pot misawarded", seats=(seat,), observed=observed,
+        found = self.violation(snapshot, event, title="Pot misawarded", seats=(seat,), observed=observed,
                                ruling=f"Cards speak: the pot goes as the hands read ({_awards(self.expected)}). "
-                               + CORRECTABLE)]
+                               + CORRECTABLE)
+        board = [c for c in snapshot.board if c is not None]
+        return [doubted(found, suit_in_doubt(self.shown, board, self.doubts))]
 
 
 class SidePotOrderCheck(HandCheck):
