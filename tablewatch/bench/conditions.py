@@ -75,6 +75,7 @@ SINGLE = (
     Cell("warm light 0.5", Conditions(warmth=0.5)), Cell("warm light 1", Conditions(warmth=1.0)),
     Cell("gamma 1.4", Conditions(gamma=1.4)), Cell("gamma 0.7", Conditions(gamma=0.7)),
     Cell("colour 60 %", Conditions(saturation=0.6)), Cell("colour 30 %", Conditions(saturation=0.3)),
+    Cell("black and white", Conditions(saturation=0.0)),  # a camera in night mode: the monitor must say so
     Cell("lens 0.06", Conditions(barrel=0.06)), Cell("lens 0.12", Conditions(barrel=0.12)),
     Cell("shake 1 px", Conditions(shake_px=1.0)), Cell("shake 2 px", Conditions(shake_px=2.0)),
     Cell("stall 0.5 s", Conditions(freeze_s=0.5)), Cell("stall 1 s", Conditions(freeze_s=1.0)),

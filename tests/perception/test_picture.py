@@ -1,16 +1,17 @@
-"""A camera's picture that can't be read (too dark, overexposed) is reported once it has held a few seconds, not for
-a hand over the markers or a flash, and reported over once it has gone; perception on a clean picture reports
-nothing."""
+"""A camera's picture that can't be read (too dark, overexposed, without colour) is reported once it has held a few
+seconds, not for a hand over the markers or a flash, and reported over once it has gone; perception on a clean
+picture reports nothing."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from tablewatch.events import CameraPicture
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.light import Reading
 from tablewatch.vision.perception.picture import CLEAR_S, HOLD_S, PictureWatch
-from tests.perception.conftest import Window, perception_for
+from tests.perception.conftest import Window, perception_for, run_window
 
 
 def new_watch() -> PictureWatch:
@@ -55,3 +56,21 @@ def test_perception_reports_a_dark_picture_and_nothing_on_a_clean_one(demo: Simu
     seen = [e for e in dark if isinstance(e, CameraPicture)]
     assert [(e.camera, e.condition, e.usable, e.reliable) for e in seen] == [("overhead", "too dark", False, False)]
     assert "reads" in seen[0].detail
+
+
+def test_a_picture_without_colour_is_reported_past_relying_on_and_a_pale_one_is_not() -> None:
+    def seen(colour: float) -> list[tuple[str, bool, bool]]:
+        watch = new_watch()
+        return [(c.condition, c.usable, c.reliable) for t in range(50)
+                for c in watch.update(Reading(np.full(5, 200.0), 110.0, colour), t / 10)]
+
+    assert seen(3.0) == [("no colour", False, False)]  # a camera in night mode: black and white
+    assert seen(40.0) == []  # colour turned down to a third: still told apart
+
+
+def test_perception_reports_a_black_and_white_camera(demo: Simulation, window: Window) -> None:
+    grey = [(cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR), ts)
+            for frame, ts in window(16.0, 19.8)]
+    reports = [e for e in run_window(demo, grey) if isinstance(e, CameraPicture)]
+    assert [(e.condition, e.usable, e.reliable) for e in reports] == [("no colour", False, False)]
+    assert [e for e in run_window(demo, window(16.0, 19.8)) if isinstance(e, CameraPicture)] == []

@@ -44,6 +44,8 @@ GAIN_LIMITS = (0.5, 4.0)  # beyond these the picture is past saving: clipped whi
 SETTLE_S = 0.3  # the gain follows the light with this time constant (one frame's reading is noisy) ...
 FLASH_STEP = 0.02  # ... and a frame whose markers all read this much brighter or darker is taken as it is (flicker)
 FELT_SAMPLE = 7  # the felt's level is read off every 7th of its pixels (a median: plenty)
+COLOUR_SAMPLE = 4  # the table's colour is read off every 4th pixel of every 4th row of the plane
+COLOUR_PERCENTILE = 99  # ... its most colourful pixels: the chips in the tray and on the felt, the red suits
 INK_PERCENTILE = 5  # a marker's black ink: this percentile of the grey levels over it
 INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: from twice it, all light added
 CLIPPED = 250  # a grey level this bright was clipped at the camera (255 less its noise and compression)
@@ -57,6 +59,16 @@ class Reading:
 
     papers: np.ndarray
     felt: float
+    colour: float = 255.0  # how colourful the table's most colourful pixels are (``colour_of``), at paper white
+
+
+def colour_of(picture: np.ndarray) -> float:
+    """How colourful the table's most colourful pixels are: the ``COLOUR_PERCENTILE`` of the difference between a
+    pixel's brightest and darkest channels, over a sample of the plane (about 0 in a black-and-white picture, and
+    well over 50 where a chip's colour shows)."""
+    sample = picture[::COLOUR_SAMPLE, ::COLOUR_SAMPLE].reshape(-1, 3)
+    spread = sample.max(axis=1).astype(np.int16) - sample.min(axis=1)
+    return float(np.percentile(spread, COLOUR_PERCENTILE)) if len(spread) else 255.0
 
 
 def felt_level(picture: np.ndarray, felt_px: np.ndarray) -> float:
@@ -169,7 +181,8 @@ class LightMeter:
         typical = float(np.median(contrast)) if len(contrast) else 0.0
         shown = (papers >= COVERED * level) & (contrast >= FADED * typical)
         felt = felt_level(flat, self.felt_px)
-        self.reading, self.shown = Reading(papers[shown], felt), self.centres[shown]
+        colour = colour_of(flat) * PAPER_WHITE / max(level, 1.0)  # (as bright as a well-exposed camera shows it)
+        self.reading, self.shown = Reading(papers[shown], felt, colour), self.centres[shown]
         if level < 8 or not shown.any():  # no marker in view, or no light at all: nothing to read the gain from
             return None
         veils = _veil(levels[shown, 0])

@@ -11,6 +11,9 @@ when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
   are mostly still told apart: a warning to set the camera right.
 - **washed out**: the felt, the darkest large surface on the table, as bright as white paper should be: anything
   lighter than the felt (cards, chips' stripes) is clipped. Not to be relied on.
+- **no colour**: nothing on the table shows colour (a camera switched to black and white at night, or its colour
+  turned off): chips are told apart by their colours, and clubs from spades by the red of the other suits. Not to
+  be relied on.
 
 A condition is reported once it has held ``HOLD_S`` (a hand over the markers or a flash does not count) and over
 once it has been gone ``CLEAR_S``.
@@ -28,6 +31,7 @@ from tablewatch.vision.perception.light import GAIN_LIMITS, PAPER_WHITE, Reading
 
 DARK_PAPER = PAPER_WHITE / GAIN_LIMITS[1]  # paper this dark needs more gain than the meter gives
 CLIPPED_PAPER = 250.0  # paper this bright is clipped white (the camera's 255 less its noise and compression)
+COLOURLESS = 12.0  # grey levels between a pixel's channels: the table's most colourful pixels under this show none
 HOLD_S = 3.0
 GAP_S = 1.0  # a condition not yet reported starts over when it is gone this long
 CLEAR_S = 10.0
@@ -37,17 +41,17 @@ CLEAR_S = 10.0
 class Condition:
     name: str
     reliable: bool  # whether what the camera reports may still be relied on while it holds
-    judge: Callable[[float, float], str | None]  # (paper, felt) → what is wrong, or None
+    judge: Callable[[float, Reading], str | None]  # (the paper's median, the reading) → what is wrong, or None
 
 
-def _too_dark(paper: float, felt: float) -> str | None:
+def _too_dark(paper: float, reading: Reading) -> str | None:
     if paper >= DARK_PAPER:
         return None
     return (f"the markers' white paper reads {paper:.0f} of 255: more gain than the light correction gives "
             f"({GAIN_LIMITS[1]:g}×); light the table or open the camera's iris")
 
 
-def _overexposed(paper: float, felt: float) -> str | None:
+def _overexposed(paper: float, reading: Reading) -> str | None:
     if paper < CLIPPED_PAPER:
         return None
     return (f"the markers' white paper is clipped white ({paper:.0f} of 255): the light can't be read off it and "
@@ -55,15 +59,23 @@ def _overexposed(paper: float, felt: float) -> str | None:
             "the lamp")
 
 
-def _washed_out(paper: float, felt: float) -> str | None:
-    if felt < PAPER_WHITE:
+def _washed_out(paper: float, reading: Reading) -> str | None:
+    if reading.felt < PAPER_WHITE:
         return None
-    return (f"the felt reads {felt:.0f} of 255, as bright as white paper: cards and chips' stripes are clipped "
+    return (f"the felt reads {reading.felt:.0f} of 255, as bright as white paper: cards and chips' stripes are clipped "
             "white; lower the camera's exposure or turn off its auto-exposure")
 
 
+def _colourless(paper: float, reading: Reading) -> str | None:
+    if reading.colour >= COLOURLESS:
+        return None
+    return (f"nothing on the table shows colour (the most colourful pixels differ by {reading.colour:.0f} grey levels "
+            "between their channels): chips are told apart by colour; switch the camera's night mode (black and "
+            "white) off, light the table, or turn its colour up")
+
+
 CONDITIONS = (Condition("too dark", False, _too_dark), Condition("overexposed", True, _overexposed),
-              Condition("washed out", False, _washed_out))
+              Condition("washed out", False, _washed_out), Condition("no colour", False, _colourless))
 
 
 @dataclass
@@ -100,7 +112,7 @@ class PictureWatch:
         paper = float(np.median(reading.papers))
         changes = []
         for condition in CONDITIONS:
-            detail = condition.judge(paper, reading.felt)
+            detail = condition.judge(paper, reading)
             spell = self.spells.get(condition.name)
             if detail is not None:
                 if spell is None:
