@@ -80,6 +80,7 @@ SINGLE = (
     Cell("shake 1 px", Conditions(shake_px=1.0)), Cell("shake 2 px", Conditions(shake_px=2.0)),
     Cell("stall 0.5 s", Conditions(freeze_s=0.5)), Cell("stall 1 s", Conditions(freeze_s=1.0)),
     Cell("flicker 10 %", Conditions(flicker=0.1)), Cell("flicker 25 %", Conditions(flicker=0.25)),
+    Cell("shadow 30 %", Conditions(shadow=0.3)), Cell("shadow 50 %", Conditions(shadow=0.5)),
     Cell("time burnt in", Conditions(timestamp=True)),
     Cell("7.5 frames/s", Conditions(frame_step=2)), Cell("5 frames/s", Conditions(frame_step=3)),
     Cell("480p", Conditions(height=480)), Cell("360p", Conditions(height=360)),

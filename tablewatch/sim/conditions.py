@@ -2,8 +2,9 @@
 its fall-off across the table, a pendant lamp's hot spot, a warm lamp's tint), glare off glossy cards and chips,
 focus, sensor noise, compression as a surveillance recorder stores it (H.264 at a bitrate, or Motion-JPEG at a
 quality), frames the camera drops, a stream that stalls, auto-exposure pulling the picture's brightness about (a dark
-sleeve filling the view), lamps flickering with the mains, the camera's tone curve and colour setting, a wide lens's
-distortion, a vibrating mount, and a recorder that burns in the time, keeps fewer frames or scales the picture down.
+sleeve filling the view), lamps flickering with the mains, a shadow crossing the table, the camera's tone curve and
+colour setting, a wide lens's distortion, a vibrating mount, and a recorder that burns in the time, keeps fewer frames
+or scales the picture down.
 
 The renderer draws what the table shows (with its own light drift, vignetting, noise and motion blur of moving
 hands: ``render.Effects``); these act on its frames as a camera and recorder would, so one clean recording is
@@ -29,6 +30,8 @@ AE_TARGET = 118.0  # the grey level auto-exposure aims the picture's mean at
 AE_SETTLE_S = 1.0  # ... moving its gain this fast (a time constant)
 WARM_CAST = np.array([-0.22, -0.05, 0.12])  # B, G, R: what warmth 1 takes off and adds (about 3000 K on 5500 K)
 FREEZE_EVERY_S = 20.0  # a stalling stream stalls this often
+SHADOW_EVERY_S = 15.0  # someone's shadow crosses the table this often ...
+SHADOW_CROSS_S = 4.0  # ... taking this long, from one side of the picture to the other
 LAMP_HZ = 100.0  # lamps on 50 Hz mains flicker at twice it: a short exposure catches each frame at its own moment
 # of the swing, which beats at 10 Hz at 30 frames/s and 5 Hz at 15 (and holds still at 25)
 
@@ -51,6 +54,8 @@ class Conditions:
     freeze_s: float = 0.0  # the stream stalls this long every FREEZE_EVERY_S, its last frame delivered meanwhile
     flicker: float = 0.0  # lamps flickering with the mains (LAMP_HZ), caught by a short exposure: the brightness
     # swings this share either way
+    shadow: float = 0.0  # someone between a lamp and the table: a soft shadow this deep (a share of the light) crosses
+    # the picture every SHADOW_EVERY_S
     shake_px: float = 0.0  # a vibrating mount: each frame moved up to this many pixels each way
     barrel: float = 0.0  # a wide lens's distortion, uncorrected: the k1 of its radial model (0.12: strong)
     gamma: float = 1.0  # the camera's tone curve (above 1: mid-tones darker)
@@ -93,6 +98,8 @@ class CameraLook:
             moved = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
             frame = cv2.warpAffine(frame, moved, (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REPLICATE)
         img = frame.astype(np.float32) * self.light[..., None]
+        if self.c.shadow and (passing := self._shadow()) is not None:
+            img *= passing[..., None]
         if self.c.flicker:
             img *= np.float32(1.0 + self.c.flicker * math.sin(2 * math.pi * LAMP_HZ * self.index / self.fps))
         if self.c.warmth:
@@ -117,6 +124,18 @@ class CameraLook:
             out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR)) if ok else out
         self.last = out
         return out
+
+    def _shadow(self) -> np.ndarray | None:
+        """The light left under a passing shadow (1: none), or None while none passes: a soft ellipse a quarter of
+        the picture wide and half its height, crossing from left to right through the middle."""
+        into = (self.index / self.fps) % SHADOW_EVERY_S
+        if into >= SHADOW_CROSS_S:
+            return None
+        height, width = self.light.shape
+        ys, xs = np.ogrid[0:height, 0:width]
+        cx = width * (-0.15 + 1.3 * into / SHADOW_CROSS_S)
+        blob = np.exp(-(((xs - cx) / (0.12 * width)) ** 2 + ((ys - 0.55 * height) / (0.25 * height)) ** 2))
+        return (1.0 - self.c.shadow * blob).astype(np.float32)
 
     def _stalled(self) -> bool:
         """Whether the stream is stalled at this frame: ``freeze_s`` from a third of the way into each

@@ -150,3 +150,12 @@ def test_a_tilted_overhead_camera_still_sees_the_whole_rail() -> None:
     corners = np.array([[extent[0], extent[1]], [extent[2], extent[1]], [extent[0], extent[3]], [extent[2], extent[3]]])
     seen = tilted.project(corners)
     assert ((seen[:, 0] > 0) & (seen[:, 0] < tilted.width) & (seen[:, 1] > 0) & (seen[:, 1] < tilted.height)).all()
+
+
+def test_a_shadow_crosses_the_picture_now_and_then_and_is_gone_between() -> None:
+    camera = CameraLook(Conditions(shadow=0.5), SIZE, fps=10.0, seed=3)
+    frames = [camera.apply(felt()).astype(float) for _ in range(160)]  # 16 s
+    middle = [f[99, 140].mean() / 120 for f in frames]  # the felt in the middle of the picture
+    assert min(middle[:40]) == pytest.approx(0.5, abs=0.03)  # at its deepest over the middle, within the crossing
+    assert middle[5] > 0.95 and middle[35] > 0.95  # still to come at the left, gone off the right
+    assert all(np.array_equal(f, felt()) for f in frames[40:150])  # none until the next one

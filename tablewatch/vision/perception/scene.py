@@ -66,6 +66,14 @@ BARE_SHARE = 0.5  # a still region this much bare felt is where a hand was, not 
 IMPRINT_SHARE = 0.8  # a foreground region this much as the table was first seen is the imprint of an arm
 FELT_SAMPLE = 31  # the felt's brightness is read off every 31st of its pixels (thousands: plenty for a median)
 EXPOSURE_STEP = 0.03  # exposures closer than this share are the same (the felt's median moves ~1 % by noise)
+# Someone's shadow passing over the felt darkens it, colour unchanged: a pixel of a coloured reference (its channels
+# SHADE_COLOURED apart) whose every channel reads between SHADE_DEPTH of it, by ratios within SHADE_SPREAD of each
+# other (in log), is the same thing less lit. (A sleeve or a chip over the felt changes its colour; over a grey felt
+# nothing is told apart so, and nothing is taken for a shadow.)
+SHADE_COLOURED = 25
+SHADE_DEPTH = (0.4, 0.93)
+SHADE_SPREAD = 0.15
+SHADE_NOISE = 8.0  # grey levels added to both sides of a ratio: dark pixels' noise makes no colour of its own
 
 
 class ObjectColours(Protocol):
@@ -198,6 +206,8 @@ class SceneTracker:
         if (self._relative(self.level, taken) != 1.0).any():  # (rare: a whole-plane ratio only then)
             expected = np.clip(self.ref * self._relative(self.level, self.exposure)[..., None], 0, 255).astype(np.uint8)
         fg: np.ndarray = _channel_max(cv2.absdiff(cur, expected)) > FG_DIFF
+        if fg.any():
+            fg &= ~less_lit(cur, expected, fg)
         return fg
 
     def _warming(self, cur: np.ndarray, moved: np.ndarray) -> list[Arm]:
@@ -515,6 +525,22 @@ def _direction(pts: np.ndarray, rough: np.ndarray) -> np.ndarray:
     axis = vt[0] if spread[0] >= ELONGATED * spread[1] else rough
     axis = axis / max(float(np.hypot(*axis)), 1e-9)
     return axis if float(axis @ rough) >= 0 else -axis
+
+
+def less_lit(cur: np.ndarray, ref: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """Of the pixels ``where``, those that differ from ``ref`` by less light alone (a shadow passing)."""
+    out = np.zeros(where.shape, bool)
+    ref_px = ref[where].astype(np.float32)
+    coloured = (ref_px.max(axis=1) - ref_px.min(axis=1)) >= SHADE_COLOURED
+    if not coloured.any():
+        return out
+    ratios = np.log((cur[where][coloured].astype(np.float32) + SHADE_NOISE) / (ref_px[coloured] + SHADE_NOISE))
+    low, high = np.log(SHADE_DEPTH[0]), np.log(SHADE_DEPTH[1])
+    shade = (ratios.min(axis=1) >= low) & (ratios.max(axis=1) <= high) & \
+        (ratios.max(axis=1) - ratios.min(axis=1) <= SHADE_SPREAD)
+    picked = np.flatnonzero(where.ravel())[coloured][shade]
+    out.ravel()[picked] = True
+    return out
 
 
 def _channel_max(img: np.ndarray) -> np.ndarray:
