@@ -175,14 +175,19 @@ def test_perception_under_tungsten_light_sees_the_burn_and_reads_the_flop(demo: 
     assert_burn_and_flop_read(demo, [(_tungsten(frame), ts) for frame, ts in window(16.0, 19.8)])
 
 
-def test_a_lamp_flickering_from_frame_to_frame_is_followed_frame_by_frame(demo: Simulation, window: Window) -> None:
-    """Lamps on the mains caught by a short exposure at 15 frames/s: each frame 9 % brighter, darker or as lit. Each
-    is brought back as it comes (the light followed over a third of a second would leave the swing in the picture,
-    and every card and chip edge on the table would move with it)."""
+@pytest.mark.parametrize("swing", [0.09, 0.22])
+def test_a_lamp_flickering_from_frame_to_frame_is_followed_frame_by_frame(demo: Simulation, window: Window,
+                                                                          swing: float) -> None:
+    """Lamps on the mains caught by a short exposure at 15 frames/s: each frame brighter, darker or as lit. Each is
+    brought back as it comes (the light followed over a third of a second would leave the swing in the picture, and
+    every card and chip edge on the table would move with it); at 22 % the brighter frames clip the markers' paper
+    white, and the felt tells how much brighter they are."""
     frames = window(16.0, 19.8)
-    swing = (1.0, 1.09, 0.91)
-    flickering = [(np.clip(frame * np.float32(swing[i % 3]), 0, 255).astype(np.uint8), ts)
+    gains = (1.0, 1.0 + swing, 1.0 - swing)
+    flickering = [(np.clip(frame * np.float32(gains[i % 3]), 0, 255).astype(np.uint8), ts)
                   for i, (frame, ts) in enumerate(frames)]
     seen = run_window(demo, flickering)
-    assert sorted(e.card for e in seen if isinstance(e, BoardCardDealt)) == ["2c", "7c", "Qc"]
+    flop = [e for e in seen if isinstance(e, BoardCardDealt)]
+    read = {card for e in flop for card in (e.card, *(rival for _, rival in e.doubts))}  # a card and its doubts
+    assert len(flop) == 3 and read >= {"2c", "7c", "Qc"}
     assert len([e for e in seen if isinstance(e, CardBurned)]) == 1

@@ -16,8 +16,9 @@ white says only that the light is at least that bright: its gain is held at 1 or
 the camera is taken as white paper.
 
 The light followed settles over ``SETTLE_S`` (one frame's reading is noisy), but lamps on the mains flicker, and a
-camera with a short exposure catches each frame at another moment of the swing: when every marker shown reads
-brighter or darker than the followed light by ``FLASH_STEP`` or more, that frame is brought back by its own level.
+camera with a short exposure catches each frame at another moment of the swing: when the markers shown read
+brighter or darker than the followed light by ``FLASH_STEP`` or more, that frame is brought back by its own level
+(read off the felt, darker, where the swing clips the paper white).
 
 The paper is white in every channel, so it also tells a colour cast: a tungsten lamp, or a camera's white balance
 set for other light, shows it tinted. Each channel is brought back by its share of the paper's grey (once any is
@@ -103,6 +104,7 @@ class LightMeter:
         self.veil: np.ndarray | None = None  # light added over the picture = d + e·x + f·y (the ink's grey)
         self.tint = np.ones(3)  # the paper's B, G, R as shares of its grey: (1, 1, 1) under white light
         self.flash = 1.0  # this frame's light over the light followed (a lamp's flicker)
+        self.felt_followed = 0.0  # the felt's level followed as the light is
         self.t: float | None = None
 
     @property
@@ -118,10 +120,12 @@ class LightMeter:
             paper, veil, tint = measured
             if self.coefficients is None or self.veil is None:
                 self.coefficients, self.veil, self.tint = paper, veil, tint
+                self.felt_followed = self.reading.felt
             else:
                 self.coefficients = keep * self.coefficients + (1 - keep) * paper
                 self.veil = keep * self.veil + (1 - keep) * veil
                 self.tint = keep * self.tint + (1 - keep) * tint
+                self.felt_followed = keep * self.felt_followed + (1 - keep) * self.reading.felt
             self.t = ts
         if self.coefficients is None or self.veil is None:
             return flat
@@ -164,9 +168,12 @@ class LightMeter:
         papers, centres = self.reading.papers, self.shown
         if not len(papers) or self.coefficients is None:
             return 1.0
-        a, b, c = self.coefficients
-        followed = a + b * centres[:, 0] + c * centres[:, 1]
-        flash = float(np.median(papers / np.maximum(followed, 1.0)))
+        if papers.max() >= CLIPPED:  # paper clipped white tells no more light: the felt, darker, still does
+            flash = self.reading.felt / max(self.felt_followed, 1.0)
+        else:
+            a, b, c = self.coefficients
+            followed = a + b * centres[:, 0] + c * centres[:, 1]
+            flash = float(np.median(papers / np.maximum(followed, 1.0)))
         return flash if abs(flash - 1.0) >= FLASH_STEP else 1.0
 
     def _measure(self, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
