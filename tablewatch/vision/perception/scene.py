@@ -68,8 +68,9 @@ FELT_SAMPLE = 31  # the felt's brightness is read off every 31st of its pixels (
 EXPOSURE_STEP = 0.03  # exposures closer than this share are the same (the felt's median moves ~1 % by noise)
 # Someone's shadow passing over the felt darkens it, colour unchanged: a pixel of a coloured reference (its channels
 # SHADE_COLOURED apart) whose every channel reads between SHADE_DEPTH of it, by ratios within SHADE_SPREAD of each
-# other (in log), is the same thing less lit. (A sleeve or a chip over the felt changes its colour; over a grey felt
-# nothing is told apart so, and nothing is taken for a shadow.)
+# other (in log), is the same thing less lit (or, the other way, more: a shadow the reference took in has gone). A
+# sleeve or a chip over the felt changes its colour; over a grey felt nothing is told apart so, and nothing is taken
+# for a shadow.
 SHADE_COLOURED = 25
 SHADE_DEPTH = (0.4, 0.93)
 SHADE_SPREAD = 0.15
@@ -528,13 +529,15 @@ def _direction(pts: np.ndarray, rough: np.ndarray) -> np.ndarray:
 
 
 def less_lit(cur: np.ndarray, ref: np.ndarray, where: np.ndarray) -> np.ndarray:
-    """Of the pixels ``where``, those that differ from ``ref`` by less light alone (a shadow passing)."""
+    """Of the pixels ``where``, those that differ from ``ref`` by light alone: less (a shadow passing), or more by
+    as much (where a shadow the reference took in, lingering, has gone)."""
     out = np.zeros(where.shape, bool)
     ref_px = ref[where].astype(np.float32)
     coloured = (ref_px.max(axis=1) - ref_px.min(axis=1)) >= SHADE_COLOURED
     if not coloured.any():
         return out
     ratios = np.log((cur[where][coloured].astype(np.float32) + SHADE_NOISE) / (ref_px[coloured] + SHADE_NOISE))
+    ratios = np.where(ratios.mean(axis=1, keepdims=True) > 0, -ratios, ratios)  # more light: less, the other way
     low, high = np.log(SHADE_DEPTH[0]), np.log(SHADE_DEPTH[1])
     shade = (ratios.min(axis=1) >= low) & (ratios.max(axis=1) <= high) & \
         (ratios.max(axis=1) - ratios.min(axis=1) <= SHADE_SPREAD)
