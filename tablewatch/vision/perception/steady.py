@@ -31,8 +31,6 @@ class Steadier:
         self.where = {int(m): np.asarray(c, float) for m, c in calibration.marker_pixels.items()}
         self.detector = crop_marker_detector(dictionary)
         self.shift = (0.0, 0.0)  # frame pixels, x and y
-        self.measured = 0  # frames whose shift the markers told
-        self.followed = 0  # ... of which the picture had moved and was followed
 
     def measure(self, image: np.ndarray, *, reduction: int = 1) -> tuple[float, float]:
         """This frame's shift, in the full frame's pixels (``image``: the frame reduced by ``reduction``). When too
@@ -49,10 +47,5 @@ class Steadier:
         if len(agreeing) < MIN_MARKERS:
             return self.shift  # the markers disagree: a rotation or a marker moved, not a shake
         dx, dy = (float(v) for v in agreeing.mean(axis=0))
-        self.measured += 1
-        if not MIN_SHIFT_PX <= float(np.hypot(dx, dy)) <= MAX_SHIFT_PX:
-            self.shift = (0.0, 0.0)
-            return self.shift
-        self.followed += 1
-        self.shift = (dx, dy)
+        self.shift = (dx, dy) if MIN_SHIFT_PX <= float(np.hypot(dx, dy)) <= MAX_SHIFT_PX else (0.0, 0.0)
         return self.shift
