@@ -1,4 +1,5 @@
-"""Drift: a knocked camera raises CameraMoved once, then recalibrates when it holds still."""
+"""Drift: a knocked camera raises CameraMoved once, then recalibrates when it holds still; a shaking camera is no move,
+and knocked while shaking it is reported once and refitted on where its markers lie on average."""
 
 from __future__ import annotations
 
