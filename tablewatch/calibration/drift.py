@@ -108,12 +108,20 @@ class DriftMonitor:
         jumps = np.sort(np.linalg.norm(np.diff(np.stack(self._shifts), axis=0), axis=1))  # a knock: one; a shake: all
         return float(jumps[(len(jumps) - 1) // 2]) > SHAKING_PX  # the lower median: of two, a knock's is the other
 
+    def expected_pixels(self) -> Detections:
+        """Where the calibration puts each of the layout's markers in the picture: where it saw them, or for a
+        marker it did not see, where the layout's place maps to."""
+        cal = self.calibration
+        return {m: np.asarray(cal.marker_pixels[str(m)], float) if str(m) in cal.marker_pixels
+                else cal.mm_to_px(corners) for m, corners in self.layout.marker_corners().items()}
+
     def _judged(self, seen: Detections) -> Detections:
         """The markers to judge: as seen, or while the camera shakes, where those seen lie on average over the last
         checks (each over the checks it was seen in). Too few seen to judge are passed on as they are."""
         if len(seen) < self.min_markers:
             return seen
-        self._shifts.append(np.median([self._pixel_shift(m, c) for m, c in seen.items()], axis=0))
+        expected = self.expected_pixels()
+        self._shifts.append(np.median([(c - expected[m]).mean(axis=0) for m, c in seen.items()], axis=0))
         self._recent.append(seen)
         if not self.shaking:
             return seen
@@ -124,13 +132,6 @@ class DriftMonitor:
         """Whether the last judgement may confirm a move: the camera known steady, or a shaking camera's markers
         averaged over a whole window (a shake's first checks, averaged over few, may still pass the tolerance)."""
         return not self.shaking or len(self._recent) == SHAKE_MEAN
-
-    def _pixel_shift(self, marker: int, corners: np.ndarray) -> np.ndarray:
-        """How far a marker lies in the picture from where the calibration saw (or would have seen) it."""
-        then = self.calibration.marker_pixels.get(str(marker))
-        reference = np.asarray(then, float) if then is not None else self.calibration.mm_to_px(
-            self.layout.marker_corners()[marker])
-        return np.asarray((corners - reference).mean(axis=0))
 
     def shift_mm(self, seen: Detections) -> float | None:
         """Median distance (mm, on the table) the markers moved since calibration.
@@ -166,7 +167,7 @@ class DriftMonitor:
         return [CameraMoved(ts=ts, table=self.table, source="vision", camera=self.camera, shift_mm=round(shift, 1))]
 
     def _wait_to_settle(self, seen: Detections) -> None:
-        if self._last is None or len(seen) < self.min_markers or (self.shaking and len(self._recent) < SHAKE_MEAN):
+        if self._last is None or len(seen) < self.min_markers or not self._sure:
             self._still = 0  # (a shaking camera is refitted on where its markers lie over a whole window)
             return
         common = [m for m in seen if m in self._last]

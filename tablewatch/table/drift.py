@@ -74,10 +74,7 @@ class DriftGate:
 
     def _expect_markers(self) -> None:
         """Each marker looked for where the calibration saw it, or would have."""
-        cal = self.monitor.calibration
-        known = self.monitor.layout.marker_corners()
-        self._where = {m: np.asarray(cal.marker_pixels[str(m)], float) if str(m) in cal.marker_pixels
-                       else cal.mm_to_px(corners) for m, corners in known.items()}
+        self._where = self.monitor.expected_pixels()
 
     @property
     def horizon(self) -> float | None:

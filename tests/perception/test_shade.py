@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablewatch.vision.perception.scene import less_lit
+from tablewatch.vision.perception.scene import lit_otherwise
 
 FELT = (40, 100, 30)  # BGR: a green felt
 
@@ -14,7 +14,7 @@ FELT = (40, 100, 30)  # BGR: a green felt
 def shaded(reference: tuple[int, int, int], now: tuple[int, int, int] | tuple[float, float, float]) -> bool:
     ref = np.full((4, 4, 3), reference, np.uint8)
     cur = np.full((4, 4, 3), np.clip(now, 0, 255), np.uint8)
-    return bool(less_lit(cur, ref, np.ones((4, 4), bool)).all())
+    return bool(lit_otherwise(cur, ref, np.ones((4, 4), bool)).all())
 
 
 def test_the_felt_in_a_shadow_or_out_of_it_is_shade_and_a_sleeve_or_a_chip_is_not() -> None:

@@ -311,9 +311,8 @@ class Perception:
 
     def _fits(self, image: np.ndarray, reduction: int) -> bool:
         """Whether a frame (reduced by ``reduction``) is the size the calibration is for."""
-        assert self.calibration is not None
-        w, h = self.calibration.image_size
-        return (image.shape[1], image.shape[0]) == (-(-w // reduction), -(-h // reduction))
+        assert self.plane is not None
+        return (image.shape[1], image.shape[0]) == self.plane.frame_size(reduction)
 
     def _follow_size(self, whole: np.ndarray) -> None:
         """The camera delivers frames of another size than it was calibrated at. The same view at another

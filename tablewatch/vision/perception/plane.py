@@ -94,11 +94,16 @@ class TablePlane:
         native = 1.0 / max(self.calibration.mm_per_px, 1e-6)
         return max(k for k in REDUCTIONS if native / k >= self.scale or k == 1)
 
+    def frame_size(self, reduction: int = 1) -> tuple[int, int]:
+        """(width, height) of the calibrated camera's frame reduced by ``reduction`` (rounded up)."""
+        w, h = self.calibration.image_size
+        return -(-w // reduction), -(-h // reduction)
+
     def rectify(self, frame: np.ndarray, *, reduction: int = 1, nearest: bool = False) -> np.ndarray:
         """The plane from a frame of the calibrated camera, whole or reduced by ``reduction`` (2, 4 or 8);
         ``nearest`` takes each plane pixel's nearest frame pixel (for label images, whose values don't mix)."""
         w, h = self.calibration.image_size
-        size = (-(-w // reduction), -(-h // reduction))
+        size = self.frame_size(reduction)
         if (frame.shape[1], frame.shape[0]) != size:
             reduced = f" reduced by {reduction}: {size[0]}x{size[1]}" if reduction > 1 else ""
             raise ValueError(f"frame is {frame.shape[1]}x{frame.shape[0]}, the calibration is for {w}x{h}{reduced}")

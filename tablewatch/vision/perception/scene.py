@@ -208,7 +208,7 @@ class SceneTracker:
             expected = np.clip(self.ref * self._relative(self.level, self.exposure)[..., None], 0, 255).astype(np.uint8)
         fg: np.ndarray = _channel_max(cv2.absdiff(cur, expected)) > FG_DIFF
         if fg.any():
-            fg &= ~less_lit(cur, expected, fg)
+            fg &= ~lit_otherwise(cur, expected, fg)
         return fg
 
     def _warming(self, cur: np.ndarray, moved: np.ndarray) -> list[Arm]:
@@ -528,7 +528,7 @@ def _direction(pts: np.ndarray, rough: np.ndarray) -> np.ndarray:
     return axis if float(axis @ rough) >= 0 else -axis
 
 
-def less_lit(cur: np.ndarray, ref: np.ndarray, where: np.ndarray) -> np.ndarray:
+def lit_otherwise(cur: np.ndarray, ref: np.ndarray, where: np.ndarray) -> np.ndarray:
     """Of the pixels ``where``, those that differ from ``ref`` by light alone: less (a shadow passing), or more by
     as much (where a shadow the reference took in, lingering, has gone)."""
     out = np.zeros(where.shape, bool)
