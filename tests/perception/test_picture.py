@@ -1,6 +1,6 @@
-"""A camera's picture that can't be read (too dark, overexposed, without colour) is reported once it has held a few
-seconds, not for a hand over the markers or a flash, and reported over once it has gone; perception on a clean
-picture reports nothing."""
+"""A camera's picture that can't be read (too dark, overexposed, without colour, flickering) is reported once it has
+held a few seconds, not for a hand over the markers or a flash, and reported over once it has gone; perception on a
+clean picture reports nothing."""
 
 from __future__ import annotations
 
@@ -66,6 +66,16 @@ def test_a_picture_without_colour_is_reported_past_relying_on_and_a_pale_one_is_
 
     assert seen(3.0) == [("no colour", False, False)]  # a camera in night mode: black and white
     assert seen(40.0) == []  # colour turned down to a third: still told apart
+
+
+def test_lamps_flickering_past_what_the_light_meter_takes_out_are_reported_past_relying_on() -> None:
+    def seen(swing: float) -> list[tuple[str, bool, bool]]:
+        watch = new_watch()
+        return [(c.condition, c.usable, c.reliable) for t in range(50)
+                for c in watch.update(Reading(np.full(5, 200.0), 110.0, swing=swing), t / 10)]
+
+    assert seen(0.28) == [("flickering", False, False)]  # a lamp swinging 25 % either way
+    assert seen(0.10) == []  # 10 %: each frame brought back by its own level
 
 
 def test_perception_reports_a_black_and_white_camera(demo: Simulation, window: Window) -> None:

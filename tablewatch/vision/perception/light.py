@@ -28,6 +28,7 @@ off by ``BALANCE_STEP``), so the felt, the chips and the cards keep the colours 
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 
 import cv2
@@ -51,6 +52,7 @@ INK_PERCENTILE = 5  # a marker's black ink: this percentile of the grey levels o
 INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: from twice it, all light added
 CLIPPED = 250  # a grey level this bright was clipped at the camera (255 less its noise and compression)
 BALANCE_STEP = 0.04  # a channel of the paper this far off its grey is a colour cast (compression's tint is less)
+SWING_FRAMES = 15  # the light's swing from frame to frame is judged over this many analysed frames
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,9 @@ class Reading:
     papers: np.ndarray
     felt: float
     colour: float = 255.0  # how colourful the table's most colourful pixels are (``colour_of``), at paper white
+    swing: float = 0.0  # the felt's level from one frame to the next, the median relative change over the last
+    # ``SWING_FRAMES`` (lamps on the mains caught at another moment of their flicker each frame; a hand over the
+    # felt or the exposure drifting moves it little)
 
 
 def colour_of(picture: np.ndarray) -> float:
@@ -105,6 +110,7 @@ class LightMeter:
         self.tint = np.ones(3)  # the paper's B, G, R as shares of its grey: (1, 1, 1) under white light
         self.flash = 1.0  # this frame's light over the light followed (a lamp's flicker)
         self.felt_followed = 0.0  # the felt's level followed as the light is
+        self.swings: deque[float] = deque(maxlen=SWING_FRAMES)  # the felt's level over the last frame's, less 1
         self.t: float | None = None
 
     @property
@@ -189,7 +195,10 @@ class LightMeter:
         shown = (papers >= COVERED * level) & (contrast >= FADED * typical)
         felt = felt_level(flat, self.felt_px)
         colour = colour_of(flat) * PAPER_WHITE / max(level, 1.0)  # (as bright as a well-exposed camera shows it)
-        self.reading, self.shown = Reading(papers[shown], felt, colour), self.centres[shown]
+        if self.reading.felt > 0 and felt > 0:
+            self.swings.append(abs(felt / self.reading.felt - 1.0))
+        swing = float(np.median(self.swings)) if len(self.swings) == SWING_FRAMES else 0.0
+        self.reading, self.shown = Reading(papers[shown], felt, colour, swing), self.centres[shown]
         if level < 8 or not shown.any():  # no marker in view, or no light at all: nothing to read the gain from
             return None
         veils = _veil(levels[shown, 0])

@@ -14,6 +14,9 @@ when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
 - **no colour**: nothing on the table shows colour (a camera switched to black and white at night, or its colour
   turned off): chips are told apart by their colours, and clubs from spades by the red of the other suits. Not to
   be relied on.
+- **flickering**: the light swings from one frame to the next by ``FLICKERING`` or more (lamps on the mains caught
+  at another moment of their flicker each frame). The light meter brings each frame back by its own level, but a
+  swing this wide clips some frames white and shifts every edge between frames. Not to be relied on.
 
 A condition is reported once it has held ``HOLD_S`` (a hand over the markers or a flash does not count) and over
 once it has been gone ``CLEAR_S``.
@@ -32,6 +35,7 @@ from tablewatch.vision.perception.light import GAIN_LIMITS, PAPER_WHITE, Reading
 DARK_PAPER = PAPER_WHITE / GAIN_LIMITS[1]  # paper this dark needs more gain than the meter gives
 CLIPPED_PAPER = 250.0  # paper this bright is clipped white (the camera's 255 less its noise and compression)
 COLOURLESS = 12.0  # grey levels between a pixel's channels: the table's most colourful pixels under this show none
+FLICKERING = 0.15  # the felt's level changing this much from frame to frame: past what the light meter takes out
 HOLD_S = 3.0
 GAP_S = 1.0  # a condition not yet reported starts over when it is gone this long
 CLEAR_S = 10.0
@@ -74,8 +78,17 @@ def _colourless(paper: float, reading: Reading) -> str | None:
             "white) off, light the table, or turn its colour up")
 
 
+def _flickering(paper: float, reading: Reading) -> str | None:
+    if reading.swing < FLICKERING:
+        return None
+    return (f"the light changes by {100 * reading.swing:.0f} % from one frame to the next: lamps flickering with the "
+            "mains, caught at another moment each frame; set the camera's anti-flicker (an exposure of 1/100 s on "
+            "50 Hz mains, 1/120 s on 60 Hz) or change the lamps")
+
+
 CONDITIONS = (Condition("too dark", False, _too_dark), Condition("overexposed", True, _overexposed),
-              Condition("washed out", False, _washed_out), Condition("no colour", False, _colourless))
+              Condition("washed out", False, _washed_out), Condition("no colour", False, _colourless),
+              Condition("flickering", False, _flickering))
 
 
 @dataclass
