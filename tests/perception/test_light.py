@@ -1,6 +1,7 @@
 """The light meter: the markers' white paper brings a dim room, light falling off across the table and a camera's
 exposure back to a well-exposed camera's picture, a covered marker left out; perception in a dim room then sees what
-it sees in full light. A lamp's pool of light over the middle of the table is read off the felt and taken off."""
+it sees in full light. A lamp's pool of light over the middle of the table, and a person's shadow passing over it,
+are read off the felt and taken off."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tablewatch.sim.conditions import CameraLook, Conditions
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.felt_light import FeltLight
 from tablewatch.vision.perception.light import PAPER_WHITE, LightMeter
+from tablewatch.vision.perception.picture import FLICKERING
 from tablewatch.vision.perception.plane import TablePlane
 from tests.perception.conftest import FPS, Window, perception_for, run_window
 
@@ -138,6 +140,43 @@ def test_even_light_is_left_as_it_is(demo: Simulation, window: Window) -> None:
     assert np.array_equal(light.correct(flat, 0.0), flat) and light.fields is None
 
 
+def _shade(flat: np.ndarray, depth: float, *, centre: tuple[float, float], size: tuple[float, float]) -> np.ndarray:
+    """A soft shadow ``depth`` deep at its ``centre`` (shares of the picture), ``size`` its half-widths."""
+    h, w = flat.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    blob = np.exp(-(((xx - centre[0] * w) / (size[0] * w)) ** 2 + ((yy - centre[1] * h) / (size[1] * h)) ** 2))
+    return np.clip(flat * (1.0 - depth * blob)[..., None], 0, 255).astype(np.uint8)
+
+
+def test_a_shadow_passing_over_the_felt_is_taken_off_and_an_arm_s_is_not(demo: Simulation, window: Window) -> None:
+    plane, flat = plane_of(demo, window(0.0, 1.0))
+    clean = FeltLight(plane).correct(flat, 0.0)
+    light = FeltLight(plane)
+    light.correct(flat, 0.0)
+    person = _shade(flat, 0.5, centre=(0.45, 0.55), size=(0.15, 0.3))
+    evened = light.correct(person, 0.1)
+    assert light.passing is not None
+    off = np.abs(felt_cells(plane, person) - felt_cells(plane, clean)).max()
+    assert off > 20 and np.abs(felt_cells(plane, evened) - felt_cells(plane, clean)).max() < off / 4
+    arm = _shade(flat, 0.5, centre=(0.45, 0.55), size=(0.01, 0.1))  # a strip a few cells wide
+    assert np.array_equal(light.correct(arm, 0.2), arm) and light.passing is None
+    for ts in np.arange(0.3, 60.0, 0.5):  # a shade that stays is learnt in the end
+        light.correct(person, float(ts))
+    assert light.passing is None
+
+
+def test_perception_under_a_passing_shadow_sees_the_burn_when_it_lands_and_the_flop(demo: Simulation,
+                                                                                   window: Window) -> None:
+    """A shadow half as light crossing the table over the whole window: the burn is seen as it lands (its card
+    still in the shade read as its sibling in the shade's dark, with the doubt said)."""
+    look = CameraLook(Conditions(shadow=0.5), (1280, 720), fps=FPS)
+    seen = run_window(demo, [(look.apply(frame), ts) for frame, ts in window(16.0, 19.8)])
+    burns = [e for e in seen if isinstance(e, CardBurned)]
+    assert len(burns) == 1 and burns[0].ts == pytest.approx(17.7, abs=0.2)
+    flop = [e for e in seen if isinstance(e, BoardCardDealt)]
+    assert len(flop) == 3 and {card for e in flop for card in (e.card, *(r for _, r in e.doubts))} >= {"Qc", "7c", "2s"}
+
+
 def test_perception_under_a_lamp_over_the_board_sees_the_burn_and_reads_the_flop(demo: Simulation,
                                                                                  window: Window) -> None:
     look = CameraLook(Conditions(hotspot=0.5), (1280, 720), fps=FPS)
@@ -181,12 +220,15 @@ def test_a_lamp_flickering_from_frame_to_frame_is_followed_frame_by_frame(demo: 
     """Lamps on the mains caught by a short exposure at 15 frames/s: each frame brighter, darker or as lit. Each is
     brought back as it comes (the light followed over a third of a second would leave the swing in the picture, and
     every card and chip edge on the table would move with it); at 22 % the brighter frames clip the markers' paper
-    white, and the felt tells how much brighter they are."""
+    white, and the felt tells how much brighter they are. The swing from frame to frame is measured: past
+    ``FLICKERING`` the picture is reported flickering (``test_picture``)."""
     frames = window(16.0, 19.8)
     gains = (1.0, 1.0 + swing, 1.0 - swing)
     flickering = [(np.clip(frame * np.float32(gains[i % 3]), 0, 255).astype(np.uint8), ts)
                   for i, (frame, ts) in enumerate(frames)]
-    seen = run_window(demo, flickering)
+    perception = perception_for(demo, hand_in_progress=True)
+    seen = perception.run(flickering)
+    assert (perception.light.reading.swing >= FLICKERING) == (swing > FLICKERING)
     flop = [e for e in seen if isinstance(e, BoardCardDealt)]
     read = {card for e in flop for card in (e.card, *(rival for _, rival in e.doubts))}  # a card and its doubts
     assert len(flop) == 3 and read >= {"2c", "7c", "Qc"}

@@ -11,11 +11,16 @@ Only felt-coloured pixels are read (cards, chips, arms and the printed lines are
 a second, followed over a few seconds: a lamp does not move, and an arm's shadow passing over a cell must not be taken
 for it. Under even light the cells differ by little more than the felt's weave and the lens's fall-off; below
 ``EVEN_GREY`` nothing is changed. White paper stays white: under a lamp it is clipped, and how far is unknown.
+
+Someone standing between a lamp and the table casts a shadow that crosses it in a few seconds: too fast to follow, and
+its edge, moving, would pass for motion and its darkness for something on the felt. So the felt is also read on
+every frame, and where a wide part of it (``PASSING_CELLS``; an arm's own shadow is a few cells) reads ``PASSING_STEP``
+or more darker or brighter than the light followed there, that part is brought back by the ratio, smoothed over the
+table as the fields are; the cells under it follow it only slowly (``PASSING_S``), so a shadow that stays, or a lamp
+switched on, is learnt in the end.
 """
 
 from __future__ import annotations
-
-import math
 
 import cv2
 import numpy as np
@@ -35,6 +40,10 @@ MIN_FELT_SHARE = 0.4  # a cell is read when this share of it is felt
 RAIL_SHARE = 0.3  # the felt's colour is that of the darkest this share of cells (the rail's side of any lamp)
 EVEN_GREY = 12.0  # with 19 cells in 20 this close (grey levels) to the felt's colour the light is even
 RIDGE = 0.05  # pulls an ill-conditioned cell's fit toward no change (gain 1, nothing added)
+PASSING_STEP = 0.06  # a cell of felt this much darker or brighter than the light followed there is in a passing shade
+PASSING_CELLS = 40  # ... heeded when this many cells are (0.06 m² of felt: a person's shadow, not an arm's)
+PASSING_S = 20.0  # a cell in a passing shade follows the light with this time constant
+MODE_BIN = 0.02  # the light over most of the felt is told to within this share
 
 
 class FeltLight:
@@ -53,25 +62,32 @@ class FeltLight:
         self.cells: np.ndarray | None = None  # each cell's felt colour (grid h × w × 3), NaN where unread
         self.t: float | None = None
         self.fields: tuple[np.ndarray, np.ndarray] | None = None  # per-pixel gain and added grey, when uneven
+        self.passing: np.ndarray | None = None  # per-pixel light now over the light followed, in a passing shade
 
     def correct(self, flat: np.ndarray, ts: float) -> np.ndarray:
         """``flat`` as it would look were the light over the felt as even as by the rail."""
+        now = self._read(flat)
+        self.passing, shaded = self._passing(now) if self.cells is not None else (None, None)
         if self.t is None or ts - self.t >= MEASURE_S:
-            self._measure(flat, ts)
-        if self.fields is None:
+            self._follow(now, ts, shaded)
+        if self.fields is None and self.passing is None:
             return flat
-        gain, added = self.fields
-        return self._even(flat, gain[..., None], added[..., None])
+        gain, added = self.fields if self.fields is not None else (np.float32(1.0), np.float32(0.0))
+        if self.passing is not None:
+            gain = gain * self.passing
+        return self._even(flat, np.asarray(gain)[..., None], np.asarray(added)[..., None])
 
     def correct_at(self, picture: np.ndarray, at_px: tuple[int, int]) -> np.ndarray:
         """A small picture taken at ``at_px`` of the plane (a card's crop) as ``correct`` would show it, the light
         there held for the whole of it."""
-        if self.fields is None:
+        if self.fields is None and self.passing is None:
             return picture
-        gain, added = self.fields
         x = min(max(at_px[0], 0), self.size[0] - 1)
         y = min(max(at_px[1], 0), self.size[1] - 1)
-        return self._even(picture, float(gain[y, x]), float(added[y, x]))
+        gain, added = (1.0, 0.0) if self.fields is None else (float(self.fields[0][y, x]), float(self.fields[1][y, x]))
+        if self.passing is not None:
+            gain *= float(self.passing[y, x])
+        return self._even(picture, gain, added)
 
     @staticmethod
     def _even(picture: np.ndarray, gain: np.ndarray | float, added: np.ndarray | float) -> np.ndarray:
@@ -79,7 +95,20 @@ class FeltLight:
         white = (picture.min(axis=2) >= PAPER_WHITE)[..., None]  # paper, clipped under the lamp by how much unknown
         return np.clip(np.where(white, np.maximum(out, picture), out), 0, 255).astype(np.uint8)
 
-    def _measure(self, flat: np.ndarray, ts: float) -> None:
+    def _follow(self, now: np.ndarray, ts: float, shaded: np.ndarray | None) -> None:
+        """The light followed, brought toward this frame's cells (those ``shaded`` by a passing shade slowly)."""
+        if self.cells is None or self.t is None:
+            self.cells = now
+        else:
+            settle = SETTLE_S if shaded is None else np.where(shaded, PASSING_S, SETTLE_S)
+            keep = np.exp(-(ts - self.t) / np.asarray(settle))[..., None]
+            self.cells = np.where(np.isnan(self.cells), now,
+                                  np.where(np.isnan(now), self.cells, keep * self.cells + (1 - keep) * now))
+        self.t = ts
+        self.fields = self._fields(self.cells)
+
+    def _read(self, flat: np.ndarray) -> np.ndarray:
+        """Each cell's felt colour in this plane (grid h × w × 3), NaN where too little of it shows felt."""
         (gw, gh), c = self.grid, self.cell
         # every SAMPLE-th pixel of each cell each way: a median of a dozen felt pixels reads a cell well enough
         part = flat[:gh * c, :gw * c].reshape(gh, c, gw, c, 3)[:, ::SAMPLE, :, ::SAMPLE]
@@ -90,15 +119,27 @@ class FeltLight:
         hue_off = np.abs(hsv[..., 0].astype(np.int16) - int(self.hue))
         felt_like = felt & (np.minimum(hue_off, 180 - hue_off) <= HUE_TOLERANCE) & (hsv[..., 1] >= MIN_SATURATION)
         share = felt_like.mean(axis=(1, 3))
-        cells = np.where((share >= MIN_FELT_SHARE)[..., None], _cell_medians(part, felt_like), np.nan)
-        if self.cells is None or self.t is None:
-            self.cells = cells
-        else:
-            keep = math.exp(-(ts - self.t) / SETTLE_S)
-            self.cells = np.where(np.isnan(self.cells), cells,
-                                  np.where(np.isnan(cells), self.cells, keep * self.cells + (1 - keep) * cells))
-        self.t = ts
-        self.fields = self._fields(self.cells)
+        cells: np.ndarray = np.where((share >= MIN_FELT_SHARE)[..., None], _cell_medians(part, felt_like), np.nan)
+        return cells
+
+    def _shade(self, now: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each cell's felt now over the light followed there, over most cells' and smoothed over the table as
+        the fields are (a camera's noise and a cell's few pixels average out; 1 where unread), and the cells read
+        that are in a shade by it."""
+        assert self.cells is not None
+        read = ~np.isnan(now[..., 0]) & ~np.isnan(self.cells[..., 0])
+        level = np.where(read, np.nan_to_num(self.cells).mean(axis=2), 1.0)
+        ratio = np.where(read, np.nan_to_num(now).mean(axis=2) / np.maximum(level, 1.0), 1.0)
+        if read.any():  # the whole table lit otherwise is the light meter's to follow; a shade covers a part of it
+            ratio = np.where(read, ratio / _most_common(ratio[read]), 1.0)
+        smoothed = _fill(ratio.astype(np.float32), read, 1.0)
+        return smoothed, read & (np.abs(smoothed - 1.0) >= PASSING_STEP)
+
+    def _passing(self, now: np.ndarray) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
+        """Where a passing shade covers a wide part of the felt: the light now over the light followed, per pixel,
+        and the cells in the shade; (None, None) when none does."""
+        ratio, shaded = self._shade(now)
+        return (self._per_pixel(ratio), shaded) if int(shaded.sum()) >= PASSING_CELLS else (None, None)
 
     def _fields(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """Per-pixel gain and added grey from the cells' colours; None when the felt is evenly lit."""
@@ -111,13 +152,25 @@ class FeltLight:
         if np.quantile(np.abs(colours - base).mean(axis=1), 0.95) < EVEN_GREY:
             return None
         gain, added = _fit(np.nan_to_num(cells), base)
-        gain, added = _fill(gain, read, 1.0), _fill(added, read, 0.0)
+        return self._per_pixel(_fill(gain, read, 1.0)), self._per_pixel(_fill(added, read, 0.0), low=None)
+
+    def _per_pixel(self, per_cell: np.ndarray, *, low: float | None = 0.25) -> np.ndarray:
+        """A field of cells over the plane's pixels (the plane's few past the last cells take their values), held
+        at ``low`` or more."""
         (gw, gh), c = self.grid, self.cell
-        whole = (gw * c, gh * c)  # the cells' pixels; the plane's few past them take the last cells' values
-        gain = cv2.resize(gain, whole, interpolation=cv2.INTER_LINEAR)
-        added = cv2.resize(added, whole, interpolation=cv2.INTER_LINEAR)
-        pad = ((0, self.size[1] - whole[1]), (0, self.size[0] - whole[0]))
-        return np.maximum(np.pad(gain, pad, mode="edge"), 0.25), np.pad(added, pad, mode="edge")
+        whole = (gw * c, gh * c)
+        field = cv2.resize(per_cell, whole, interpolation=cv2.INTER_LINEAR)
+        field = np.pad(field, ((0, self.size[1] - whole[1]), (0, self.size[0] - whole[0])), mode="edge")
+        return field if low is None else np.maximum(field, low)
+
+
+def _most_common(ratios: np.ndarray) -> float:
+    """The ratio most cells share: the median of those in the fullest bin ``MODE_BIN`` wide and its two neighbours (a
+    shade, soft-edged, spreads its cells over many bins; the felt out of it stands in one)."""
+    bins = np.floor(ratios / MODE_BIN).astype(np.int64)
+    values, counts = np.unique(bins, return_counts=True)
+    fullest = values[counts.argmax()]
+    return max(float(np.median(ratios[np.abs(bins - fullest) <= 1])), 1e-3)
 
 
 def _cell_medians(part: np.ndarray, felt_like: np.ndarray) -> np.ndarray:
