@@ -52,6 +52,7 @@ INK_PERCENTILE = 5  # a marker's black ink: this percentile of the grey levels o
 INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: from twice it, all light added
 CLIPPED = 250  # a grey level this bright was clipped at the camera (255 less its noise and compression)
 BALANCE_STEP = 0.04  # a channel of the paper this far off its grey is a colour cast (compression's tint is less)
+FIELD_STEP = 8  # the light's fields are worked out every 8 pixels each way and spread between (they are smooth)
 SWING_FRAMES = 15  # the light's swing from frame to frame is judged over this many analysed frames
 
 
@@ -100,8 +101,12 @@ class LightMeter:
                 self.boxes.append((slice(lo[1], hi[1]), slice(lo[0], hi[0])))
                 centres.append(((lo + hi) / 2) / (width, height) * 2 - 1)  # -1 … 1 across the plane
         self.centres = np.asarray(centres, float).reshape(-1, 2)
-        ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-        self.xs, self.ys = xs / width * 2 - 1, ys / height * 2 - 1
+        self.size = (width, height)
+        coarse = (-(-width // FIELD_STEP), -(-height // FIELD_STEP))
+        # the coarse grid's pixels where cv2.resize puts them on the plane's (pixel centres to pixel centres)
+        xs = ((np.arange(coarse[0], dtype=np.float32) + 0.5) * width / coarse[0] - 0.5) / width * 2 - 1
+        ys = ((np.arange(coarse[1], dtype=np.float32) + 0.5) * height / coarse[1] - 0.5) / height * 2 - 1
+        self.xs, self.ys = np.meshgrid(xs, ys)
         self.felt_px = np.flatnonzero(plane.felt.ravel() > 0)[::FELT_SAMPLE]
         self.reading = Reading(np.zeros(0), 0.0)  # the last frame's
         self.shown = np.zeros((0, 2))  # ... the centres of the markers it was read at (-1 … 1 across the plane)
@@ -136,7 +141,8 @@ class LightMeter:
         if self.coefficients is None or self.veil is None:
             return flat
         self.flash = self._flash() if measured is not None else 1.0
-        veil, gains = self._light_at(self.xs, self.ys)
+        veil, gains = (cv2.resize(field, self.size, interpolation=cv2.INTER_LINEAR)
+                       for field in self._light_at(self.xs, self.ys))
         cast = self.cast()
         channel_gains = gains[..., None] if (cast == 1.0).all() else gains[..., None] / cast
         if not self.veil.any():  # (the common case: nothing to take off, and nothing clipped to keep white)
@@ -154,7 +160,7 @@ class LightMeter:
         would show it, the light there held for the whole of it."""
         if self.coefficients is None or self.veil is None:
             return picture
-        width, height = self.xs.shape[1], self.xs.shape[0]
+        width, height = self.size
         veil, gain = self._light_at(np.float32(at_px[0] / width * 2 - 1), np.float32(at_px[1] / height * 2 - 1))
         return _exposed(picture, float(veil), float(gain) / self.cast())
 
