@@ -141,13 +141,18 @@ class LightMeter:
         if self.coefficients is None or self.veil is None:
             return flat
         self.flash = self._flash() if measured is not None else 1.0
-        veil, gains = (cv2.resize(field, self.size, interpolation=cv2.INTER_LINEAR)
-                       for field in self._light_at(self.xs, self.ys))
+        veil, gains = self._light_at(self.xs, self.ys)
+        gains = self._spread_out(gains)
         cast = self.cast()
         channel_gains = gains[..., None] if (cast == 1.0).all() else gains[..., None] / cast
         if not self.veil.any():  # (the common case: nothing to take off, and nothing clipped to keep white)
             return np.clip(flat * channel_gains, 0, 255).astype(np.uint8)
-        return _exposed(flat, veil[..., None], channel_gains)
+        return _exposed(flat, self._spread_out(veil)[..., None], channel_gains)
+
+    def _spread_out(self, field: np.ndarray) -> np.ndarray:
+        """A field worked out on the coarse grid (``FIELD_STEP``) over every pixel of the plane."""
+        spread: np.ndarray = cv2.resize(field, self.size, interpolation=cv2.INTER_LINEAR)
+        return spread
 
     def cast(self) -> np.ndarray:
         """What each channel is divided by to take off a colour cast: the paper's tint, or 1 under white light
