@@ -174,10 +174,11 @@ def _most_common(ratios: np.ndarray) -> float:
 
 
 def _cell_medians(part: np.ndarray, felt_like: np.ndarray) -> np.ndarray:
-    """Each cell's median colour over its felt pixels (``part``: cells × samples × cells × samples × 3); NaN in a
-    cell with none. (Sorted with the others last: numpy's nanmedian is ten times slower.)"""
+    """Each cell's median colour over its felt pixels (``part``: cells × samples × cells × samples × 3, 8-bit); NaN
+    in a cell with none. (Sorted with the others at 255, last, and the median taken among the felt's: numpy's
+    nanmedian is ten times slower. A felt pixel at 255 sorts with them, and is 255 where it lands.)"""
     gh, sh, gw, sw = felt_like.shape
-    values = np.where(felt_like[..., None], part, np.inf).transpose(0, 2, 4, 1, 3).reshape(gh, gw, 3, sh * sw)
+    values = np.where(felt_like[..., None], part, np.uint8(255)).transpose(0, 2, 4, 1, 3).reshape(gh, gw, 3, sh * sw)
     values = np.sort(values, axis=-1)
     count = felt_like.sum(axis=(1, 3))
     middle = np.maximum(count - 1, 0) // 2

@@ -73,15 +73,34 @@ def colour_of(picture: np.ndarray) -> float:
     """How colourful the table's most colourful pixels are: the ``COLOUR_PERCENTILE`` of the difference between a
     pixel's brightest and darkest channels, over a sample of the plane (about 0 in a black-and-white picture, and
     well over 50 where a chip's colour shows)."""
-    sample = picture[::COLOUR_SAMPLE, ::COLOUR_SAMPLE].reshape(-1, 3)
-    spread = sample.max(axis=1).astype(np.int16) - sample.min(axis=1)
-    return float(np.percentile(spread, COLOUR_PERCENTILE)) if len(spread) else 255.0
+    b, g, r = cv2.split(np.ascontiguousarray(picture[::COLOUR_SAMPLE, ::COLOUR_SAMPLE]))
+    return percentile_u8(cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r), COLOUR_PERCENTILE, empty=255.0)
 
 
 def felt_level(picture: np.ndarray, felt_px: np.ndarray) -> float:
     """The felt's brightness: the median of the brightest channel of these pixels (flat indices into the BGR
     picture; most of the felt is bare whatever lies on it), 0 when there are none."""
-    return float(np.median(picture.reshape(-1, 3)[felt_px].max(axis=1))) if len(felt_px) else 0.0
+    return percentile_u8(channel_max(picture.reshape(-1, 1, 3)[felt_px]), 50)
+
+
+def channel_max(picture: np.ndarray) -> np.ndarray:
+    """Per pixel, the largest of the three channels (cv2, much faster than numpy's max over an axis)."""
+    b, g, r = cv2.split(picture)
+    brightest: np.ndarray = cv2.max(cv2.max(b, g), r)
+    return brightest
+
+
+def percentile_u8(values: np.ndarray, q: float, *, empty: float = 0.0) -> float:
+    """``np.percentile(values, q)`` of 8-bit values, read off their histogram (no sort: several times faster on
+    the tens of thousands of pixels read each frame); ``empty`` when there are none."""
+    counts = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    n = int(counts[-1])
+    if n == 0:
+        return empty
+    at = q / 100 * (n - 1)  # numpy's linear interpolation between the two values nearest this rank
+    below = int(at)
+    low, high = np.searchsorted(counts, (below, min(below + 1, n - 1)), side="right")
+    return float(low + (at - below) * (int(high) - int(low)))
 
 
 class LightMeter:
@@ -142,11 +161,10 @@ class LightMeter:
             return flat
         self.flash = self._flash() if measured is not None else 1.0
         veil, gains = self._light_at(self.xs, self.ys)
-        gains = self._spread_out(gains)
-        cast = self.cast()
-        channel_gains = gains[..., None] if (cast == 1.0).all() else gains[..., None] / cast
+        channel_gains = self._spread_out((gains[..., None] / self.cast()).astype(np.float32))
         if not self.veil.any():  # (the common case: nothing to take off, and nothing clipped to keep white)
-            return np.clip(flat * channel_gains, 0, 255).astype(np.uint8)
+            scaled: np.ndarray = cv2.multiply(flat, channel_gains, dtype=cv2.CV_8U)  # (rounded, saturated)
+            return scaled
         return _exposed(flat, self._spread_out(veil)[..., None], channel_gains)
 
     def _spread_out(self, field: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ import numpy as np
 
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.events import seat_actor
-from tablewatch.vision.perception.light import felt_level
+from tablewatch.vision.perception.light import channel_max, felt_level
 from tablewatch.vision.perception.plane import TablePlane
 
 FG_DIFF = 24  # grey levels (max over channels) from the reference: foreground
@@ -75,6 +75,7 @@ SHADE_COLOURED = 25
 SHADE_DEPTH = (0.4, 0.93)
 SHADE_SPREAD = 0.15
 SHADE_NOISE = 8.0  # grey levels added to both sides of a ratio: dark pixels' noise makes no colour of its own
+_LOG_LEVEL = np.log(np.arange(256, dtype=np.float32) + np.float32(SHADE_NOISE))  # (a ratio: a difference of these)
 
 
 class ObjectColours(Protocol):
@@ -169,7 +170,7 @@ class SceneTracker:
             self.under = np.zeros_like(cur)  # what lay under it
             self.warm = [cur]
             return [], []
-        moved = _channel_max(cv2.absdiff(cur, self.prev)) > MOTION_DIFF
+        moved = channel_max(cv2.absdiff(cur, self.prev)) > MOTION_DIFF
         self.prev = cur
         if self.t0 is not None and t - self.t0 < WARM_UP_S:
             return self._warming(cur, moved), []  # (what is still is timed from the first frame)
@@ -206,7 +207,7 @@ class SceneTracker:
         taken = np.array([self.exposure.min(), self.exposure.max()])
         if (self._relative(self.level, taken) != 1.0).any():  # (rare: a whole-plane ratio only then)
             expected = np.clip(self.ref * self._relative(self.level, self.exposure)[..., None], 0, 255).astype(np.uint8)
-        fg: np.ndarray = _channel_max(cv2.absdiff(cur, expected)) > FG_DIFF
+        fg: np.ndarray = channel_max(cv2.absdiff(cur, expected)) > FG_DIFF
         if fg.any():
             fg &= ~lit_otherwise(cur, expected, fg)
         return fg
@@ -221,7 +222,7 @@ class SceneTracker:
         self.exposure[:] = self.level
         if len(self.warm) < WARM_MIN_FRAMES:
             return []
-        fg = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
+        fg = channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
         fg_clean = cv2.morphologyEx(fg.view(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         self.fg = fg_clean > 0
         return self._arms(fg_clean, moved, cur)[0]
@@ -330,9 +331,9 @@ class SceneTracker:
         if not cv2.countNonZero(resting.view(np.uint8)):
             return resting
         assert self.ref is not None
-        gone = resting & (_channel_max(cv2.absdiff(cur, self.under)) <= FG_DIFF)
+        gone = resting & (channel_max(cv2.absdiff(cur, self.under)) <= FG_DIFF)
         cv2.copyTo(cur, gone.view(np.uint8), self.ref)
-        other = _channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
+        other = channel_max(cv2.absdiff(cur, self.ref)) > FG_DIFF
         self.rested_at[gone | other | (t - self.rested_at > RESTING_MAX_S)] = np.inf
         return self.resting
 
@@ -532,24 +533,19 @@ def lit_otherwise(cur: np.ndarray, ref: np.ndarray, where: np.ndarray) -> np.nda
     """Of the pixels ``where``, those that differ from ``ref`` by light alone: less (a shadow passing), or more by
     as much (where a shadow the reference took in, lingering, has gone)."""
     out = np.zeros(where.shape, bool)
-    ref_px = ref[where].astype(np.float32)
+    at = np.flatnonzero(where)
+    ref_px = ref.reshape(-1, 3)[at]
     coloured = (ref_px.max(axis=1) - ref_px.min(axis=1)) >= SHADE_COLOURED
     if not coloured.any():
         return out
-    ratios = np.log((cur[where][coloured].astype(np.float32) + SHADE_NOISE) / (ref_px[coloured] + SHADE_NOISE))
+    at = at[coloured]
+    ratios = _LOG_LEVEL[cur.reshape(-1, 3)[at]] - _LOG_LEVEL[ref_px[coloured]]
     ratios = np.where(ratios.mean(axis=1, keepdims=True) > 0, -ratios, ratios)  # more light: less, the other way
     low, high = np.log(SHADE_DEPTH[0]), np.log(SHADE_DEPTH[1])
     shade = (ratios.min(axis=1) >= low) & (ratios.max(axis=1) <= high) & \
         (ratios.max(axis=1) - ratios.min(axis=1) <= SHADE_SPREAD)
-    picked = np.flatnonzero(where.ravel())[coloured][shade]
-    out.ravel()[picked] = True
+    out.ravel()[at[shade]] = True
     return out
-
-
-def _channel_max(img: np.ndarray) -> np.ndarray:
-    """Per pixel, the largest of the three channels (cv2, much faster than numpy's max over an axis)."""
-    b, g, r = cv2.split(img)
-    return cv2.max(cv2.max(b, g), r)
 
 
 def _nearest_owner(pts: np.ndarray, origins: dict[str, np.ndarray]) -> str | None:
