@@ -41,6 +41,11 @@ MAX_SPREAD = 40.0  # a column whose pixels stray further than this from its medi
 LIGHTNESS_WEIGHT = 0.5  # light over a table varies more in brightness than in hue: L counts half
 MIN_SPREAD = 8.0
 COLOUR_BIN = 12.0  # Lab units (L at half weight): colour cells for cutting the tray and finding a chip's body
+COLOUR_STEP = 0.15  # the felt's chroma this far off its own when the chips were learned: the camera's colour moved
+FAINTEST = 0.3  # ... though not below this share of it: colours that faint are past scaling back (the picture says so)
+LIGHTNESS_STEP = 8.0  # ... and only with the felt's lightness this near its own (Lab, 8-bit scale): a colour setting
+# keeps lightness, where light the meters did not take off (a lamp's pool, exposure past the paper's clipping) moves
+# lightness and chroma together, and the chips' chroma by other shares than the felt's
 
 # The named colours (BGR) of the chip sets tablewatch ships: the demo venue's and the simulator's.
 CHIP_PAINTS: dict[str, tuple[int, int, int]] = {
@@ -103,6 +108,28 @@ class ChipColours(StrictModel):
 
     source: str = Field(default="", description="Where the colours came from (a photo, the simulator).")
     chips: list[ChipColour] = Field(min_length=1)
+    felt: tuple[float, float, float] | None = Field(
+        default=None, description="The felt's colour (CIELAB, OpenCV's 8-bit scale) as the camera showed it when "
+        "the chips were learned: a camera whose colour setting has moved since shows the felt otherwise.")
+
+    def with_felt(self, felt_bgr: npt.ArrayLike) -> ChipColours:
+        """These colours with the felt's as the camera showed it with them (``felt``)."""
+        return self.model_copy(update={"felt": _t3(_lab_of(np.asarray([felt_bgr], np.float32))[0])})
+
+    def seen_with(self, felt_bgr: npt.ArrayLike) -> ChipColours:
+        """These colours as a camera shows them that shows the felt in ``felt_bgr`` (its light corrected): with the
+        camera's colour turned down (or up) since the chips were learned, every colour's chroma moves toward grey
+        (or away) by the share the felt's did. Unchanged within ``COLOUR_STEP``, below ``FAINTEST``, with the felt's
+        lightness moved too (``LIGHTNESS_STEP``), or when the felt was not recorded with the chips."""
+        if self.felt is None:
+            return self
+        felt, learned = _lab_of(np.asarray([felt_bgr], np.float32))[0], np.asarray(self.felt)
+        scale = _chroma(felt) / max(_chroma(learned), 1.0)
+        if abs(scale - 1.0) < COLOUR_STEP or scale < FAINTEST or abs(felt[0] - learned[0]) >= LIGHTNESS_STEP:
+            return self
+        chips = [chip.model_copy(update={"lab": _t3(_chroma_scaled(np.asarray(chip.lab), scale))})
+                 for chip in self.chips]
+        return self.model_copy(update={"chips": chips})
 
     def classify(self, bgr: Sequence[float], *, max_distance: float = 3.0) -> int | None:
         """The denomination whose colour is nearest (in units of its spread), or None when none is close."""
@@ -167,10 +194,13 @@ def from_palette(
     return ChipColours(source=source, chips=chips)
 
 
-def painted_chip_colours(chips: Iterable[PaintedChip] = DEMO_CHIPS) -> ChipColours:
+def painted_chip_colours(chips: Iterable[PaintedChip] = DEMO_CHIPS, *,
+                         felt_bgr: Sequence[int] | None = None) -> ChipColours:
     """The colours of a chip set painted in the named ``CHIP_PAINTS`` (the demo venue's unless given), as a
-    calibration would learn them: how the simulated venue's chips are registered without a tray photo."""
-    return from_palette({c.value: CHIP_PAINTS[c.colour] for c in chips}, source="shipped chip paints")
+    calibration would learn them: how the simulated venue's chips are registered without a tray photo.
+    ``felt_bgr``: the felt's paint, the colour a camera that shows the chips so shows it."""
+    colours = from_palette({c.value: CHIP_PAINTS[c.colour] for c in chips}, source="shipped chip paints")
+    return colours if felt_bgr is None else colours.with_felt(felt_bgr)
 
 
 def _segments(lab: np.ndarray, mask: np.ndarray, k: int) -> list[np.ndarray]:
@@ -284,6 +314,16 @@ def colour_distance(lab_a: npt.ArrayLike, lab_b: npt.ArrayLike) -> npt.NDArray[n
     return distance
 
 
+def _chroma(lab: np.ndarray) -> float:
+    """How colourful a Lab colour is (OpenCV's 8-bit scale: a and b about 128 for grey)."""
+    return float(np.hypot(lab[1] - 128.0, lab[2] - 128.0))
+
+
+def _chroma_scaled(lab: np.ndarray, scale: float) -> np.ndarray:
+    """A Lab colour with its chroma scaled toward grey (below 1) or away, its lightness and hue kept."""
+    return np.array([lab[0], 128.0 + (lab[1] - 128.0) * scale, 128.0 + (lab[2] - 128.0) * scale])
+
+
 def _lab_of(bgr: npt.ArrayLike) -> npt.NDArray[np.float32]:
     """(N, 3) BGR 0..255 → (N, 3) Lab on OpenCV's 8-bit scale, as float."""
     pix = np.clip(np.asarray(bgr, np.float32), 0, 255).astype(np.uint8).reshape(-1, 1, 3)
@@ -297,7 +337,7 @@ def _border(image: np.ndarray, width: int = 3) -> np.ndarray:
     )  # fmt: skip
 
 
-def _t3(v: Sequence[float]) -> tuple[float, float, float]:
+def _t3(v: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
     return (round(float(v[0]), 2), round(float(v[1]), 2), round(float(v[2]), 2))
 
 

@@ -21,6 +21,7 @@ from tablewatch.calibration.markers import (
 from tablewatch.calibration.profile import TableProfile, new_profile, save_profile
 from tablewatch.config import ConfigError, StrictModel, load_config
 from tablewatch.images import MAX_IMAGE_PIXELS, ImageError, check_pixels, read_image_file
+from tablewatch.vision.perception.plane import TablePlane
 
 TRAY_INSET_MM = 8.0  # keep the rail and felt at the tray's edge out of the crop
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
@@ -198,7 +199,10 @@ def tray_zone_chips(image: np.ndarray, layout: TableLayout, calibration: TableCa
     tray = layout.polygon("tray")
     (x0, y0), (x1, y1) = tray.min(axis=0) + TRAY_INSET_MM, tray.max(axis=0) - TRAY_INSET_MM
     crop = calibration.rectify(image, x_range=(x0, x1), y_range=(y0, y1), px_per_mm=1.0)
-    return learn_from_tray(crop, denominations, source="tray zone of the calibration image")
+    chips = learn_from_tray(crop, denominations, source="tray zone of the calibration image")
+    plane = TablePlane(calibration, layout)
+    felt = plane.felt_colour(plane.rectify(image))  # (the felt as the camera showed it with the chips)
+    return chips.with_felt(felt)
 
 
 def _write(profile: TableProfile, output: Path, overlay: Path, image: np.ndarray, layout: TableLayout) -> None:

@@ -48,6 +48,7 @@ from tablewatch.events import Declaration, HandStarted, RfidInventory, Zone, dum
 from tablewatch.phhfile import forced_antes
 from tablewatch.sim.output import VIDEO_FOURCC, write_registry
 from tablewatch.sim.rfid import antenna_nodes
+from tablewatch.sim.scenario import FELTS
 from tablewatch.sim.session import Simulation
 
 DEFAULT_FPS = 15.0  # what perception analyses (the bench's default)
@@ -248,7 +249,7 @@ def write_profile(sim: Simulation, path: Path, *, video: Path, tray: Sequence[in
     frames = read_frames(video, limit=CALIBRATION_FRAMES)
     calibration, _ = calibrate_frames(frames, layout)
     chips = (tray_zone_chips(frames[0], layout, calibration, list(tray)) if tray
-             else painted_chip_colours(sim.scenario.chips))
+             else painted_chip_colours(sim.scenario.chips, felt_bgr=FELTS[sim.scenario.felt]))
     profile = new_profile(table=sim.scenario.table, layout=name, calibration=calibration, chips=chips,
                           source=str(video), button=measure_button(frames[0], calibration, layout))
     save_profile(profile, path)

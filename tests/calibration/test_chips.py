@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -112,3 +113,26 @@ def test_the_simulators_chip_set() -> None:
     assert from_palette({5: (0, 0, 255)}).classify((10, 10, 240)) == 5
     with pytest.raises(ValueError, match="No chip pixels to classify"):
         chips.classify_patch(np.zeros((0, 4, 3), np.uint8))
+
+
+def _faded(bgr: tuple[int, int, int], share: float) -> tuple[int, int, int]:
+    """A colour as a camera with its colour setting at ``share`` shows it (HSV saturation scaled)."""
+    hsv = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)
+    hsv[..., 1] = np.round(hsv[..., 1] * share).astype(np.uint8)
+    b, g, r = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+    return int(b), int(g), int(r)
+
+
+def test_chips_are_read_through_a_camera_whose_colour_was_turned_down_since_they_were_learned() -> None:
+    felt = (48, 110, 30)
+    chips = painted_chip_colours(felt_bgr=felt)
+    assert chips.felt is not None and painted_chip_colours().felt is None
+    faded = [_faded(bgr, 0.6) for bgr in BGR]
+    assert [chips.classify(bgr) for bgr in faded] != VALUES  # (as learnt, faded chips are misread or unread)
+    seen = chips.seen_with(_faded(felt, 0.6))
+    assert [seen.classify(bgr) for bgr in faded] == VALUES
+    assert chips.seen_with(_faded(felt, 0.9)) is chips  # a felt's noise or a lamp's tint: no change
+    brighter = tuple(min(255, round(1.3 * c)) for c in felt)  # exposure past what the light meter took off
+    assert chips.seen_with(brighter) is chips
+    assert chips.seen_with(_faded(felt, 0.1)) is chips  # past scaling back: the picture reports no colour
+    assert painted_chip_colours().seen_with(_faded(felt, 0.6)).chips == painted_chip_colours().chips

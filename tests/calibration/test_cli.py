@@ -19,6 +19,7 @@ from tablewatch.calibration.profile import TableProfile, load_profile, new_profi
 from tablewatch.calibration.synthetic import add_noise, cover
 from tablewatch.cli import cli
 from tablewatch.config import ConfigError
+from tablewatch.sim.scenario import FELTS
 from tests.calibration.conftest import POSES, charuco_views, draw_tray, rendered, table_grid
 from tests.support.images import huge_png
 from tests.support.still import overhead_still
@@ -103,6 +104,9 @@ def test_a_simulator_frame_gives_a_profile_with_its_tray_colours(tmp_path: Path)
     assert profile.chips is not None
     palette = painted_chip_colours()
     assert [palette.classify(c.bgr, max_distance=99) for c in profile.chips.chips] == [1000, 500, 100, 25]
+    # the felt as the frame shows it, recorded with the chips (the camera's colour then): the simulator's green
+    painted_felt = painted_chip_colours(felt_bgr=FELTS["green"]).felt
+    assert profile.chips.felt == pytest.approx(painted_felt, abs=8)
     assert (tmp_path / "T05-overlay.png").is_file()
 
 

@@ -7,8 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tablewatch.calibration.chips import ChipColours, painted_chip_colours
+from tablewatch.calibration.layout import load_layout
 from tablewatch.events import StackObscured
+from tablewatch.sim.conditions import CameraLook, Conditions
+from tablewatch.sim.scenario import FELTS
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception import Perception
 from tablewatch.vision.perception.stacks import MIN_PIXELS, SeatStack, StackWatch
 from tests.perception.conftest import Window, perception_for, rendered, run_window
 
@@ -105,3 +110,28 @@ def test_a_sliver_of_the_largest_chips_the_smoothed_reference_thins_is_read_off_
     moving.update(1.0, live, settled, np.ones(flat.shape[:2], bool))  # an arm there: the reference decides
     assert clear.seats[seat].largest == largest
     assert moving.seats[seat].largest != largest
+
+
+def test_a_hand_over_the_stack_is_reported_with_the_camera_s_colour_turned_down_since_the_chips_were_learned(
+        violations: Simulation) -> None:
+    """The camera's colour setting turned down to 60 % after the chip colours were learned: every colour fades
+    toward grey, the chips' out of reach of their learnt colours, and no stack shows its largest chips to lose.
+    The felt's colour was recorded with the chips: it fades by as much, and the chips are read by colours faded
+    alike."""
+    scenario = violations.scenario
+    frames = rendered(violations, 70.0, 78.0)
+    muted = CameraLook(Conditions(saturation=0.6), (frames[0][0].shape[1], frames[0][0].shape[0]), fps=10.0)
+    faded = [(muted.apply(frame), ts) for frame, ts in frames]
+
+    def seen(chips: ChipColours) -> list[StackObscured]:
+        perception = Perception(layout=load_layout(scenario.layout), table=scenario.table, chips=chips,
+                                deck=scenario.deck, hand_in_progress=True)
+        return [e for e in perception.run(faded) if isinstance(e, StackObscured)]
+
+    true = truth(violations, 6, 70.0, 78.0)
+    with_felt = seen(painted_chip_colours(scenario.chips, felt_bgr=FELTS[scenario.felt]))
+    assert len(true) >= 4
+    assert len(with_felt) == len(true) and {e.seat for e in with_felt} == {6}
+    assert [e.ts for e in with_felt] == pytest.approx([e.ts for e in true], abs=0.6)
+    assert {e.denomination for e in with_felt} == {1000}
+    assert seen(painted_chip_colours(scenario.chips)) == []  # (the chips' colours as learnt: none read)

@@ -135,8 +135,12 @@ class TableView:
                    px_per_mm: float, still_s: float, seats: list[int] | None, settle_lag_s: float,
                    button: ButtonLook) -> TableView:
         """``flat``: the first frame rectified onto the plane."""
-        felt = np.median(flat[plane.felt & (plane.lines == 0)], axis=0)
-        look = Appearance(felt_bgr=felt, chips=chips, deck=deck, px_per_mm=px_per_mm)
+        felt = plane.felt_colour(flat)
+        seen = chips.seen_with(felt)
+        if seen is not chips:
+            log.warning("the felt shows more or less colour than when the chip colours were learned (the camera's "
+                        "colour setting moved): the chips' colours are taken as scaled alike")
+        look = Appearance(felt_bgr=felt, chips=seen, deck=deck, px_per_mm=px_per_mm)
         scene = SceneTracker(plane, still_s=still_s, seats=seats, colours=look)
         settles = SettleReader(look, plane, lag_s=settle_lag_s - still_s)
         return cls(look=look, scene=scene, settles=settles, stacks=StackWatch(plane, look),

@@ -81,6 +81,12 @@ class TablePlane:
     def to_mm(self, points_px: np.ndarray) -> np.ndarray:
         return np.asarray(points_px, float) / self.scale + self.origin
 
+    def felt_colour(self, flat: np.ndarray) -> np.ndarray:
+        """The felt's colour in a picture of the plane (BGR): the median over the felt off the printed lines (most
+        of it is bare whatever lies on it)."""
+        colour: np.ndarray = np.median(flat[self.felt & (self.lines == 0)], axis=0)
+        return colour
+
     def mask(self, polygon_mm: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size[::-1], np.uint8)
         cv2.fillPoly(out, [self.to_px(polygon_mm)], 255)

@@ -161,7 +161,7 @@ class SceneTracker:
             self.still_since = np.full(cur.shape[:2], t, np.float32)
             self.t0 = t
             self.first = cur
-            felt = np.median(cur[self.plane.felt & (self.plane.lines == 0)], axis=0)
+            felt = self.plane.felt_colour(cur)
             self.felt = felt.astype(np.uint8).astype(np.int16)
             self.first_level = self.level
             self.exposure = np.full(cur.shape[:2], self.level, np.float32)
