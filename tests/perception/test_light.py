@@ -233,3 +233,22 @@ def test_a_lamp_flickering_from_frame_to_frame_is_followed_frame_by_frame(demo: 
     read = {card for e in flop for card in (e.card, *(rival for _, rival in e.doubts))}  # a card and its doubts
     assert len(flop) == 3 and read >= {"2c", "7c", "Qc"}
     assert len([e for e in seen if isinstance(e, CardBurned)]) == 1
+
+
+def test_paper_a_bright_frame_clips_white_stays_white_paper(demo: Simulation, window: Window) -> None:
+    """A lamp's bright flicker clips a card's paper white at the camera. How much brighter the frame was is known
+    (the felt tells), how much brighter the paper was is not: brought back by the frame's gain alone, the card
+    would turn grey and stand out from the reference as something new. It stays white paper."""
+    plane, flat = plane_of(demo, window(0.0, 1.0))
+    meter = LightMeter(plane)
+    meter.correct(flat, 0.0)
+    card = (slice(100, 130), slice(300, 340))
+    flat[card] = round(float(np.median(meter.reading.papers)))  # a card's paper on the felt, as white as the markers'
+    steady = meter.correct(flat, 0.1)
+    bright = np.clip(flat * np.float32(1.25), 0, 255).astype(np.uint8)
+    assert (bright[card] == 255).all()
+    flashed = meter.correct(bright, 0.2)
+    assert meter.flash > 1.15
+    assert np.abs(flashed[card].astype(int) - steady[card]).max() <= 10
+    felt = plane.felt > 0  # (the rest of the frame as steady)
+    assert np.abs(np.median(flashed[felt], axis=0) - np.median(steady[felt], axis=0)).max() <= 6

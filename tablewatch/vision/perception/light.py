@@ -162,10 +162,13 @@ class LightMeter:
         self.flash = self._flash() if measured is not None else 1.0
         veil, gains = self._light_at(self.xs, self.ys)
         channel_gains = self._spread_out((gains[..., None] / self.cast()).astype(np.float32))
-        if not self.veil.any():  # (the common case: nothing to take off, and nothing clipped to keep white)
-            scaled: np.ndarray = cv2.multiply(flat, channel_gains, dtype=cv2.CV_8U)  # (rounded, saturated)
-            return scaled
-        return _exposed(flat, self._spread_out(veil)[..., None], channel_gains)
+        if self.veil.any():
+            return _exposed(flat, self._spread_out(veil)[..., None], channel_gains)
+        scaled: np.ndarray = cv2.multiply(flat, channel_gains, dtype=cv2.CV_8U)  # (rounded, saturated)
+        if float(channel_gains.min()) < 1.0:  # (a lamp's bright flicker, an overexposed camera: see _exposed)
+            white = cv2.inRange(flat, (CLIPPED,) * 3, (255,) * 3)
+            cv2.copyTo(cv2.max(scaled, np.full(3, PAPER_WHITE)), white, scaled)
+        return scaled
 
     def _spread_out(self, field: np.ndarray) -> np.ndarray:
         """A field worked out on the coarse grid (``FIELD_STEP``) over every pixel of the plane."""
