@@ -21,9 +21,9 @@ from tablewatch.calibration.markers import (
 from tablewatch.calibration.profile import TableProfile, new_profile, save_profile
 from tablewatch.config import ConfigError, StrictModel, load_config
 from tablewatch.images import MAX_IMAGE_PIXELS, ImageError, check_pixels, read_image_file
-from tablewatch.vision.perception.plane import TablePlane
 
 TRAY_INSET_MM = 8.0  # keep the rail and felt at the tray's edge out of the crop
+FELT_PX_PER_MM = 0.3  # the felt's colour is read at this resolution (a median: plenty)
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 
@@ -200,9 +200,19 @@ def tray_zone_chips(image: np.ndarray, layout: TableLayout, calibration: TableCa
     (x0, y0), (x1, y1) = tray.min(axis=0) + TRAY_INSET_MM, tray.max(axis=0) - TRAY_INSET_MM
     crop = calibration.rectify(image, x_range=(x0, x1), y_range=(y0, y1), px_per_mm=1.0)
     chips = learn_from_tray(crop, denominations, source="tray zone of the calibration image")
-    plane = TablePlane(calibration, layout)
-    felt = plane.felt_colour(plane.rectify(image))  # (the felt as the camera showed it with the chips)
-    return chips.with_felt(felt)
+    return chips.with_felt(felt_colour(image, layout, calibration))  # (the camera's colour when the chips were learned)
+
+
+def felt_colour(image: np.ndarray, layout: TableLayout, calibration: TableCalibration) -> np.ndarray:
+    """The felt's colour (BGR) in a calibrated camera's image: the median over the felt seen from above (most of
+    it is bare)."""
+    felt = layout.polygon("felt")
+    (x0, y0), (x1, y1) = felt.min(axis=0), felt.max(axis=0)
+    top = calibration.rectify(image, x_range=(x0, x1), y_range=(y0, y1), px_per_mm=FELT_PX_PER_MM)
+    inside = np.zeros(top.shape[:2], np.uint8)
+    cv2.fillPoly(inside, [np.round((felt - (x0, y0)) * FELT_PX_PER_MM).astype(np.int32)], 255)
+    colour: np.ndarray = np.median(top[inside > 0], axis=0)
+    return colour
 
 
 def _write(profile: TableProfile, output: Path, overlay: Path, image: np.ndarray, layout: TableLayout) -> None:
