@@ -112,6 +112,13 @@ class ChipColours(StrictModel):
         default=None, description="The felt's colour (CIELAB, OpenCV's 8-bit scale) as the camera showed it when "
         "the chips were learned: a camera whose colour setting has moved since shows the felt otherwise.")
 
+    def felt_saturation(self) -> float | None:
+        """How colourful the felt was when the chips were learned (``saturation``); None when not recorded."""
+        if self.felt is None:
+            return None
+        lab = np.clip(np.round(self.felt), 0, 255).astype(np.uint8).reshape(1, 1, 3)
+        return saturation(cv2.cvtColor(lab, cv2.COLOR_Lab2BGR).reshape(3))
+
     def with_felt(self, felt_bgr: npt.ArrayLike) -> ChipColours:
         """These colours with the felt's as the camera showed it with them (``felt``)."""
         return self.model_copy(update={"felt": _t3(_lab_of(np.asarray([felt_bgr], np.float32))[0])})
@@ -312,6 +319,13 @@ def colour_distance(lab_a: npt.ArrayLike, lab_b: npt.ArrayLike) -> npt.NDArray[n
     d[..., 0] *= LIGHTNESS_WEIGHT
     distance: npt.NDArray[np.float64] = np.linalg.norm(d, axis=-1)
     return distance
+
+
+def saturation(bgr: npt.ArrayLike) -> float:
+    """How colourful a colour is whatever its brightness: its brightest channel less its darkest, over its brightest
+    (0 for grey, 1 for a pure colour; a camera's gain leaves it, its colour setting scales it)."""
+    channels = np.asarray(bgr, np.float64).reshape(3)
+    return float((channels.max() - channels.min()) / max(channels.max(), 1.0))
 
 
 def _chroma(lab: np.ndarray) -> float:

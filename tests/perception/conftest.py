@@ -47,8 +47,8 @@ def rendered(sim: Simulation, t0: float, t1: float) -> list[tuple[np.ndarray, fl
 def perception_for(sim: Simulation, **options: object) -> Perception:
     scenario = sim.scenario
     options.setdefault("deck", scenario.deck)
-    return Perception(layout=load_layout(scenario.layout), table=scenario.table,
-                      chips=painted_chip_colours(scenario.chips), **options)  # type: ignore[arg-type]
+    options.setdefault("chips", painted_chip_colours(scenario.chips))
+    return Perception(layout=load_layout(scenario.layout), table=scenario.table, **options)  # type: ignore[arg-type]
 
 
 def run_window(sim: Simulation, frames: list[tuple[np.ndarray, float]]) -> list[Event]:

@@ -1,17 +1,20 @@
-"""A camera's picture that can't be read (too dark, overexposed, without colour, flickering) is reported once it has
-held a few seconds, not for a hand over the markers or a flash, and reported over once it has gone; perception on a
-clean picture reports nothing."""
+"""A camera's picture that can't be read (too dark, overexposed, without colour, colour faded, flickering) is
+reported once it has held a few seconds, not for a hand over the markers or a flash, and reported over once it has
+gone; perception on a clean picture reports nothing."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
+from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.events import CameraPicture
+from tablewatch.sim.conditions import CameraLook, Conditions
+from tablewatch.sim.scenario import FELTS
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.light import Reading
 from tablewatch.vision.perception.picture import CLEAR_S, HOLD_S, PictureWatch
-from tests.perception.conftest import Window, perception_for, run_window
+from tests.perception.conftest import FPS, Window, perception_for, run_window
 
 
 def new_watch() -> PictureWatch:
@@ -84,3 +87,34 @@ def test_perception_reports_a_black_and_white_camera(demo: Simulation, window: W
     reports = [e for e in run_window(demo, grey) if isinstance(e, CameraPicture)]
     assert [(e.condition, e.usable, e.reliable) for e in reports] == [("no colour", False, False)]
     assert [e for e in run_window(demo, window(16.0, 19.8)) if isinstance(e, CameraPicture)] == []
+
+
+def test_colour_faded_past_half_of_what_the_felt_showed_when_the_chips_were_learned_is_reported() -> None:
+    def seen(saturation: float | None, colour: float = 60.0) -> list[tuple[str, bool, bool]]:
+        watch = PictureWatch(table="T1", camera="overhead", felt_saturation=0.73)
+        return [(c.condition, c.usable, c.reliable) for t in range(50)
+                for c in watch.update(Reading(np.full(5, 200.0), 110.0, colour, saturation=saturation), t / 10)]
+
+    assert seen(0.22) == [("colour faded", False, False)]  # the camera's colour turned down to 30 %
+    assert seen(0.44) == []  # to 60 %: the chips are read by their colours faded alike
+    assert seen(None) == []  # no felt in view
+    assert seen(0.0, colour=3.0) == [("no colour", False, False)]  # black and white: said once, as no colour
+    unknown = PictureWatch(table="T1", camera="overhead")  # the felt not recorded with the chips: nothing to judge by
+    assert [c for t in range(50) for c in unknown.update(Reading(np.full(5, 200.0), 110.0, 60.0, saturation=0.1),
+                                                         t / 10)] == []
+
+
+def test_perception_reports_a_camera_whose_colour_was_turned_down_past_reading(demo: Simulation,
+                                                                               window: Window) -> None:
+    scenario = demo.scenario
+    chips = painted_chip_colours(scenario.chips, felt_bgr=FELTS[scenario.felt])
+
+    def reported(share: float) -> list[tuple[str, bool, bool]]:
+        frames = window(16.0, 19.8)
+        look = CameraLook(Conditions(saturation=share), (frames[0][0].shape[1], frames[0][0].shape[0]), fps=FPS)
+        perception = perception_for(demo, hand_in_progress=True, chips=chips)
+        seen = perception.run([(look.apply(frame), ts) for frame, ts in frames])
+        return [(e.condition, e.usable, e.reliable) for e in seen if isinstance(e, CameraPicture)]
+
+    assert reported(0.3) == [("colour faded", False, False)]
+    assert reported(0.6) == []

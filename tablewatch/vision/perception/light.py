@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from tablewatch.calibration.chips import saturation
 from tablewatch.vision.perception.plane import TablePlane
 
 PAPER_WHITE = 232.0  # the grey level the markers' paper is brought to (a well-exposed camera's white)
@@ -67,6 +68,7 @@ class Reading:
     swing: float = 0.0  # the felt's level from one frame to the next, the median relative change over the last
     # ``SWING_FRAMES`` (lamps on the mains caught at another moment of their flicker each frame; a hand over the
     # felt or the exposure drifting moves it little)
+    saturation: float | None = None  # how colourful the felt is (``chips.saturation`` of its median colour)
 
 
 def colour_of(picture: np.ndarray) -> float:
@@ -75,6 +77,14 @@ def colour_of(picture: np.ndarray) -> float:
     well over 50 where a chip's colour shows)."""
     b, g, r = cv2.split(np.ascontiguousarray(picture[::COLOUR_SAMPLE, ::COLOUR_SAMPLE]))
     return percentile_u8(cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r), COLOUR_PERCENTILE, empty=255.0)
+
+
+def felt_saturation(picture: np.ndarray, felt_px: np.ndarray) -> float | None:
+    """How colourful the felt is: ``saturation`` of the median of each channel over these pixels (flat indices into
+    the BGR picture); None when there are none."""
+    if not len(felt_px):
+        return None
+    return saturation([percentile_u8(channel, 50) for channel in cv2.split(picture.reshape(-1, 1, 3)[felt_px])])
 
 
 def felt_level(picture: np.ndarray, felt_px: np.ndarray) -> float:
@@ -230,7 +240,8 @@ class LightMeter:
         if self.reading.felt > 0 and felt > 0:
             self.swings.append(abs(felt / self.reading.felt - 1.0))
         swing = float(np.median(self.swings)) if len(self.swings) == SWING_FRAMES else 0.0
-        self.reading, self.shown = Reading(papers[shown], felt, colour, swing), self.centres[shown]
+        self.reading = Reading(papers[shown], felt, colour, swing, felt_saturation(flat, self.felt_px))
+        self.shown = self.centres[shown]
         if level < 8 or not shown.any():  # no marker in view, or no light at all: nothing to read the gain from
             return None
         veils = _veil(levels[shown, 0])

@@ -156,7 +156,8 @@ class Perception:
                  calibration_patience: int = 150, seats: Iterable[int] | None = None,
                  hand_finder: bool = True, button: ButtonLook | None = None, camera: str = "camera") -> None:
         self.layout, self.table, self.px_per_mm, self.still_s = layout, table, px_per_mm, still_s
-        self.picture = PictureWatch(table=table, camera=camera)  # (camera: its name in the events it raises)
+        # (camera: its name in the events it raises)
+        self.picture = PictureWatch(table=table, camera=camera, felt_saturation=chips.felt_saturation())
         self.stall = StallWatch(table=table, camera=camera)
         self.min_interval_s = min_interval_s
         self.chips = chips

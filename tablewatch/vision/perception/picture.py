@@ -14,6 +14,9 @@ when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
 - **no colour**: nothing on the table shows colour (a camera switched to black and white at night, or its colour
   turned off): chips are told apart by their colours, and clubs from spades by the red of the other suits. Not to
   be relied on.
+- **colour faded**: the felt shows under ``COLOUR_FADED`` of the colour it showed when the chip colours were learned
+  (the camera's colour setting turned down since, or a night mode fading in). Perception reads the chips by their
+  colours faded alike down to that share; past it chips, card backs and hands run together. Not to be relied on.
 - **flickering**: the light swings from one frame to the next by ``FLICKERING`` or more (lamps on the mains caught
   at another moment of their flicker each frame). The light meter brings each frame back by its own level, but a
   swing this wide clips some frames white and shifts every edge between frames. Not to be relied on.
@@ -35,6 +38,7 @@ from tablewatch.vision.perception.light import GAIN_LIMITS, PAPER_WHITE, Reading
 DARK_PAPER = PAPER_WHITE / GAIN_LIMITS[1]  # paper this dark needs more gain than the meter gives
 CLIPPED_PAPER = 250.0  # paper this bright is clipped white (the camera's 255 less its noise and compression)
 COLOURLESS = 12.0  # grey levels between a pixel's channels: the table's most colourful pixels under this show none
+COLOUR_FADED = 0.5  # the felt's saturation under this share of its own when the chips were learned: past reading
 FLICKERING = 0.15  # the felt's level changing this much from frame to frame: past what the light meter takes out
 HOLD_S = 3.0
 GAP_S = 1.0  # a condition not yet reported starts over when it is gone this long
@@ -78,6 +82,17 @@ def _colourless(paper: float, reading: Reading) -> str | None:
             "white) off, light the table, or turn its colour up")
 
 
+def _faded(learned: float) -> Callable[[float, Reading], str | None]:
+    """The judge of a camera whose felt showed saturation ``learned`` when the chip colours were learned."""
+    def judge(paper: float, reading: Reading) -> str | None:
+        if reading.saturation is None or reading.saturation >= COLOUR_FADED * learned or reading.colour < COLOURLESS:
+            return None  # (with no colour at all, "no colour" says so)
+        return (f"the felt shows {100 * reading.saturation / learned:.0f} % of the colour it showed when the chip "
+                "colours were learned: chips, card backs and hands run together; turn the camera's colour (saturation) "
+                "back up, or switch its night mode off")
+    return judge
+
+
 def _flickering(paper: float, reading: Reading) -> str | None:
     if reading.swing < FLICKERING:
         return None
@@ -103,9 +118,12 @@ class Spell:
 class PictureWatch:
     """The conditions of one camera's picture, from the light of each analysed frame."""
 
-    def __init__(self, *, table: str, camera: str) -> None:
+    def __init__(self, *, table: str, camera: str, felt_saturation: float | None = None) -> None:
+        """``felt_saturation``: how colourful the felt was when the chip colours were learned, when known."""
         self.table, self.camera = table, camera
         self.spells: dict[str, Spell] = {}
+        faded = (Condition("colour faded", False, _faded(felt_saturation)),) if felt_saturation else ()
+        self.conditions = CONDITIONS + faded
 
     @property
     def status(self) -> str:
@@ -124,7 +142,7 @@ class PictureWatch:
             return []
         paper = float(np.median(reading.papers))
         changes = []
-        for condition in CONDITIONS:
+        for condition in self.conditions:
             detail = condition.judge(paper, reading)
             spell = self.spells.get(condition.name)
             if detail is not None:
