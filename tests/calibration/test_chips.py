@@ -134,5 +134,5 @@ def test_chips_are_read_through_a_camera_whose_colour_was_turned_down_since_they
     assert chips.seen_with(_faded(felt, 0.9)) is chips  # a felt's noise or a lamp's tint: no change
     brighter = tuple(min(255, round(1.3 * c)) for c in felt)  # exposure past what the light meter took off
     assert chips.seen_with(brighter) is chips
-    assert chips.seen_with(_faded(felt, 0.1)) is chips  # past scaling back: the picture reports no colour
+    assert chips.seen_with(_faded(felt, 0.1)) is chips  # past scaling back: the picture reports it (colour faded)
     assert painted_chip_colours().seen_with(_faded(felt, 0.6)).chips == painted_chip_colours().chips
