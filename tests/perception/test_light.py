@@ -11,8 +11,9 @@ import pytest
 from tablewatch.events import BoardCardDealt, CardBurned
 from tablewatch.sim.conditions import CameraLook, Conditions
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception import light
 from tablewatch.vision.perception.felt_light import FeltLight
-from tablewatch.vision.perception.light import PAPER_WHITE, LightMeter
+from tablewatch.vision.perception.light import PAPER_WHITE, LightMeter, sampled
 from tablewatch.vision.perception.picture import FLICKERING
 from tablewatch.vision.perception.plane import TablePlane
 from tests.perception.conftest import FPS, Window, perception_for, run_window
@@ -252,3 +253,8 @@ def test_paper_a_bright_frame_clips_white_stays_white_paper(demo: Simulation, wi
     assert np.abs(flashed[card].astype(int) - steady[card]).max() <= 10
     felt = plane.felt > 0  # (the rest of the frame as steady)
     assert np.abs(np.median(flashed[felt], axis=0) - np.median(steady[felt], axis=0)).max() <= 6
+
+
+def test_the_felt_read_off_no_pixels_is_nothing() -> None:
+    none = sampled(np.zeros((4, 5, 3), np.uint8), np.zeros(0, np.int64))
+    assert light.felt_level(none) == 0.0 and light.felt_saturation(none) is None

@@ -79,18 +79,24 @@ def colour_of(picture: np.ndarray) -> float:
     return percentile_u8(cv2.max(cv2.max(b, g), r) - cv2.min(cv2.min(b, g), r), COLOUR_PERCENTILE, empty=255.0)
 
 
-def felt_saturation(picture: np.ndarray, felt_px: np.ndarray) -> float | None:
-    """How colourful the felt is: ``saturation`` of the median of each channel over these pixels (flat indices into
-    the BGR picture); None when there are none."""
-    if not len(felt_px):
+def sampled(picture: np.ndarray, at_px: np.ndarray) -> np.ndarray:
+    """These pixels of a BGR picture (flat indices) as one column, (N, 1, 3), the form cv2 takes."""
+    pixels: np.ndarray = picture.reshape(-1, 1, 3)[at_px]
+    return pixels
+
+
+def felt_saturation(felt: np.ndarray) -> float | None:
+    """How colourful the felt is: ``saturation`` of the median of each channel over these felt pixels
+    (``sampled``); None when there are none."""
+    if not len(felt):
         return None
-    return saturation([percentile_u8(channel, 50) for channel in cv2.split(picture.reshape(-1, 1, 3)[felt_px])])
+    return saturation([percentile_u8(channel, 50) for channel in cv2.split(felt)])
 
 
-def felt_level(picture: np.ndarray, felt_px: np.ndarray) -> float:
-    """The felt's brightness: the median of the brightest channel of these pixels (flat indices into the BGR
-    picture; most of the felt is bare whatever lies on it), 0 when there are none."""
-    return percentile_u8(channel_max(picture.reshape(-1, 1, 3)[felt_px]), 50)
+def felt_level(felt: np.ndarray) -> float:
+    """The felt's brightness: the median of the brightest channel of these felt pixels (``sampled``; most of the
+    felt is bare whatever lies on it), 0 when there are none."""
+    return percentile_u8(channel_max(felt), 50) if len(felt) else 0.0
 
 
 def channel_max(picture: np.ndarray) -> np.ndarray:
@@ -171,11 +177,13 @@ class LightMeter:
             return flat
         self.flash = self._flash() if measured is not None else 1.0
         veil, gains = self._light_at(self.xs, self.ys)
-        channel_gains = self._spread_out((gains[..., None] / self.cast()).astype(np.float32))
+        coarse_gains = (gains[..., None] / self.cast()).astype(np.float32)
+        channel_gains = self._spread_out(coarse_gains)
         if self.veil.any():
             return _exposed(flat, self._spread_out(veil)[..., None], channel_gains)
         scaled: np.ndarray = cv2.multiply(flat, channel_gains, dtype=cv2.CV_8U)  # (rounded, saturated)
-        if float(channel_gains.min()) < 1.0:  # (a lamp's bright flicker, an overexposed camera: see _exposed)
+        # (a lamp's bright flicker, an overexposed camera: see _exposed; spreading never goes below the coarse least)
+        if float(coarse_gains.min()) < 1.0:
             white = cv2.inRange(flat, (CLIPPED,) * 3, (255,) * 3)
             cv2.copyTo(cv2.max(scaled, np.full(3, PAPER_WHITE)), white, scaled)
         return scaled
@@ -235,12 +243,13 @@ class LightMeter:
         contrast = papers - levels[:, 0]
         typical = float(np.median(contrast)) if len(contrast) else 0.0
         shown = (papers >= COVERED * level) & (contrast >= FADED * typical)
-        felt = felt_level(flat, self.felt_px)
+        felt_pixels = sampled(flat, self.felt_px)  # (read once: the felt's level and its colour)
+        felt = felt_level(felt_pixels)
         colour = colour_of(flat) * PAPER_WHITE / max(level, 1.0)  # (as bright as a well-exposed camera shows it)
         if self.reading.felt > 0 and felt > 0:
             self.swings.append(abs(felt / self.reading.felt - 1.0))
         swing = float(np.median(self.swings)) if len(self.swings) == SWING_FRAMES else 0.0
-        self.reading = Reading(papers[shown], felt, colour, swing, felt_saturation(flat, self.felt_px))
+        self.reading = Reading(papers[shown], felt, colour, swing, felt_saturation(felt_pixels))
         self.shown = self.centres[shown]
         if level < 8 or not shown.any():  # no marker in view, or no light at all: nothing to read the gain from
             return None

@@ -32,7 +32,7 @@ import numpy as np
 
 from tablewatch.calibration.layout import TableLayout
 from tablewatch.events import seat_actor
-from tablewatch.vision.perception.light import channel_max, felt_level
+from tablewatch.vision.perception.light import channel_max, felt_level, sampled
 from tablewatch.vision.perception.plane import TablePlane
 
 FG_DIFF = 24  # grey levels (max over channels) from the reference: foreground
@@ -155,7 +155,7 @@ class SceneTracker:
 
     def update(self, rectified: np.ndarray, t: float) -> tuple[list[Arm], list[Settle]]:
         cur = cv2.GaussianBlur(rectified, (3, 3), 0)
-        self.level = max(felt_level(cur, self.felt_sample), 1.0)  # (a ratio's denominator)
+        self.level = max(felt_level(sampled(cur, self.felt_sample)), 1.0)  # (a ratio's denominator)
         if self.ref is None or self.prev is None or self.still_since is None:
             self.ref, self.prev = cur.copy(), cur
             self.still_since = np.full(cur.shape[:2], t, np.float32)
