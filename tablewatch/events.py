@@ -546,8 +546,8 @@ class CameraPicture(Event):
     """A camera's picture can't be read right (``vision.perception.picture``), or can again."""
 
     camera: str
-    condition: str  # "too dark", "overexposed", "washed out", "no colour", "flickering"; PICTURE_FROZEN
-    # (``vision.perception.stall``)
+    condition: str  # "too dark", "overexposed", "washed out", "no colour", "colour faded", "flickering",
+    # "flickering hard"; PICTURE_FROZEN (``vision.perception.stall``)
     usable: bool  # False: the condition holds; True: it is over
     reliable: bool = True  # whether what the camera reports may still be relied on while the condition holds
     detail: str = ""

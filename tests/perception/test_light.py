@@ -13,8 +13,7 @@ from tablewatch.sim.conditions import CameraLook, Conditions
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception import light
 from tablewatch.vision.perception.felt_light import FeltLight
-from tablewatch.vision.perception.light import PAPER_WHITE, LightMeter, sampled
-from tablewatch.vision.perception.picture import FLICKERING
+from tablewatch.vision.perception.light import FLICKERING, PAPER_WHITE, LightMeter, sampled
 from tablewatch.vision.perception.plane import TablePlane
 from tests.perception.conftest import FPS, Window, perception_for, run_window
 
@@ -236,23 +235,44 @@ def test_a_lamp_flickering_from_frame_to_frame_is_followed_frame_by_frame(demo: 
     assert len([e for e in seen if isinstance(e, CardBurned)]) == 1
 
 
-def test_paper_a_bright_frame_clips_white_stays_white_paper(demo: Simulation, window: Window) -> None:
+@pytest.mark.parametrize("whiter", [0, 15])
+def test_paper_a_bright_frame_clips_white_stays_white_paper(demo: Simulation, window: Window, whiter: int) -> None:
     """A lamp's bright flicker clips a card's paper white at the camera. How much brighter the frame was is known
     (the felt tells), how much brighter the paper was is not: brought back by the frame's gain alone, the card
-    would turn grey and stand out from the reference as something new. It stays white paper."""
+    would turn grey and stand out from the reference as something new. It stays as white as it was: paper as white
+    as the markers', and paper ``whiter`` than them, whose clipped white compression has spread down to 243."""
     plane, flat = plane_of(demo, window(0.0, 1.0))
     meter = LightMeter(plane)
     meter.correct(flat, 0.0)
     card = (slice(100, 130), slice(300, 340))
-    flat[card] = round(float(np.median(meter.reading.papers)))  # a card's paper on the felt, as white as the markers'
+    flat[card] = round(float(np.median(meter.reading.papers))) + whiter  # a card's paper on the felt
     steady = meter.correct(flat, 0.1)
     bright = np.clip(flat * np.float32(1.25), 0, 255).astype(np.uint8)
     assert (bright[card] == 255).all()
+    if whiter:
+        bright[card] -= np.random.default_rng(1).integers(0, 13, bright[card].shape, dtype=np.uint8)
     flashed = meter.correct(bright, 0.2)
     assert meter.flash > 1.15
     assert np.abs(flashed[card].astype(int) - steady[card]).max() <= 10
     felt = plane.felt > 0  # (the rest of the frame as steady)
     assert np.abs(np.median(flashed[felt], axis=0) - np.median(steady[felt], axis=0)).max() <= 6
+
+
+def test_frames_flashed_white_leave_the_light_followed_as_it_was(demo: Simulation, window: Window) -> None:
+    """Lamps flickering 22 % at 15 frames/s: every third frame clips the markers' paper white. Such a frame's paper
+    says only that the light is at least that bright; taken into the light followed, it holds the paper there at
+    255 where it was brighter, and the flash read off the felt against it comes out short, leaving the bright
+    frames' felt and chips several grey levels too bright. Kept out, the felt comes back as in the steady frame."""
+    plane, flat = plane_of(demo, window(0.0, 1.0))
+    meter = LightMeter(plane)
+    steady = meter.correct(flat, 0.0)
+    felt = plane.felt > 0
+    swing = (1.0, 1.22, 0.78)
+    for i in range(1, 31):
+        flashed = meter.correct(np.clip(flat * np.float32(swing[i % 3]), 0, 255).astype(np.uint8), i / 15)
+        if i % 3 == 1 and i > light.SWING_FRAMES + 3:  # (the swing known, and one swing since)
+            assert meter.reading.papers.max() >= light.CLIPPED
+            assert np.abs(np.median(flashed[felt], axis=0) - np.median(steady[felt], axis=0)).max() <= 2
 
 
 def test_the_felt_read_off_no_pixels_is_nothing() -> None:

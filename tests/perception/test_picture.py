@@ -71,13 +71,14 @@ def test_a_picture_without_colour_is_reported_past_relying_on_and_a_pale_one_is_
     assert seen(40.0) == []  # colour turned down to a third: still told apart
 
 
-def test_lamps_flickering_past_what_the_light_meter_takes_out_are_reported_past_relying_on() -> None:
+def test_lamps_flickering_are_a_warning_and_past_what_the_light_meter_takes_out_past_relying_on() -> None:
     def seen(swing: float) -> list[tuple[str, bool, bool]]:
         watch = new_watch()
         return [(c.condition, c.usable, c.reliable) for t in range(50)
                 for c in watch.update(Reading(np.full(5, 200.0), 110.0, swing=swing), t / 10)]
 
-    assert seen(0.28) == [("flickering", False, False)]  # a lamp swinging 25 % either way
+    assert seen(0.42) == [("flickering hard", False, False)]  # a lamp swinging 33 % either way
+    assert seen(0.28) == [("flickering", False, True)]  # 25 %: each frame brought back, its clipped whites held
     assert seen(0.10) == []  # 10 %: each frame brought back by its own level
 
 

@@ -13,12 +13,12 @@ A lamp's hot spot or flare in the lens adds light rather than scaling it: the ma
 that grey is clearly above the ink's own black (``INK_BLACK``) it is taken off every pixel, whole, before the gain
 (spread over the table as the paper's level is), so the veil goes and the colours under it come back. Paper clipped
 white says only that the light is at least that bright: its gain is held at 1 or less, and a pixel clipped white at
-the camera is taken as white paper.
+the camera is taken as white paper, or as white as the last frame showed it where that was whiter.
 
 The light followed settles over ``SETTLE_S`` (one frame's reading is noisy), but lamps on the mains flicker, and a
 camera with a short exposure catches each frame at another moment of the swing: when the markers shown read
 brighter or darker than the followed light by ``FLASH_STEP`` or more, that frame is brought back by its own level
-(read off the felt, darker, where the swing clips the paper white).
+(read off the felt, darker, where the swing clips the paper white: such a frame does not move the light followed).
 
 The paper is white in every channel, so it also tells a colour cast: a tungsten lamp, or a camera's white balance
 set for other light, shows it tinted. Each channel is brought back by its share of the paper's grey (once any is
@@ -52,9 +52,13 @@ COLOUR_PERCENTILE = 99  # ... its most colourful pixels: the chips in the tray a
 INK_PERCENTILE = 5  # a marker's black ink: this percentile of the grey levels over it
 INK_BLACK = 20.0  # printed black on a well-exposed camera reads at most this: from twice it, all light added
 CLIPPED = 250  # a grey level this bright was clipped at the camera (255 less its noise and compression)
+NEAR_WHITE = 240  # ... and one this bright may have been: compression and the plane's resampling spread clipped
+# white paper over 235-255 (a lamp's bright flicker: half a card's paper reads under 250)
 BALANCE_STEP = 0.04  # a channel of the paper this far off its grey is a colour cast (compression's tint is less)
 FIELD_STEP = 8  # the light's fields are worked out every 8 pixels each way and spread between (they are smooth)
-SWING_FRAMES = 15  # the light's swing from frame to frame is judged over this many analysed frames
+SWING_FRAMES = 15  # the light's swing from frame to frame is judged over this many analysed frames ...
+FLICKERING = 0.15  # ... and from this swing on, lamps flicker (the felt's median moves ~1 % by noise, and a hand
+# over the felt or the exposure drifting move it little)
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,7 @@ class LightMeter:
         self.felt_followed = 0.0  # the felt's level followed as the light is
         self.swings: deque[float] = deque(maxlen=SWING_FRAMES)  # the felt's level over the last frame's, less 1
         self.t: float | None = None
+        self.last: np.ndarray | None = None  # the plane as last corrected
 
     @property
     def gain(self) -> float:
@@ -161,7 +166,7 @@ class LightMeter:
     def correct(self, flat: np.ndarray, ts: float) -> np.ndarray:
         """The plane as a well-exposed camera under even light would show it."""
         measured = self._measure(flat)
-        if measured is not None:
+        if measured is not None and not self._flashed_white():
             keep = 0.0 if self.coefficients is None or self.t is None else math.exp(-(ts - self.t) / SETTLE_S)
             paper, veil, tint = measured
             if self.coefficients is None or self.veil is None:
@@ -179,14 +184,29 @@ class LightMeter:
         veil, gains = self._light_at(self.xs, self.ys)
         coarse_gains = (gains[..., None] / self.cast()).astype(np.float32)
         channel_gains = self._spread_out(coarse_gains)
+        darkened = float(coarse_gains.min()) < 1.0  # (spreading never goes below the coarse least)
         if self.veil.any():
-            return _exposed(flat, self._spread_out(veil)[..., None], channel_gains)
-        scaled: np.ndarray = cv2.multiply(flat, channel_gains, dtype=cv2.CV_8U)  # (rounded, saturated)
-        # (a lamp's bright flicker, an overexposed camera: see _exposed; spreading never goes below the coarse least)
-        if float(coarse_gains.min()) < 1.0:
-            white = cv2.inRange(flat, (CLIPPED,) * 3, (255,) * 3)
-            cv2.copyTo(cv2.max(scaled, np.full(3, PAPER_WHITE)), white, scaled)
-        return scaled
+            corrected = _exposed(flat, self._spread_out(veil)[..., None], channel_gains)
+        else:
+            corrected = cv2.multiply(flat, channel_gains, dtype=cv2.CV_8U)  # (rounded, saturated)
+            if darkened:  # (a lamp's bright flicker, an overexposed camera: see _exposed)
+                white = cv2.inRange(flat, (CLIPPED,) * 3, (255,) * 3)
+                cv2.copyTo(cv2.max(corrected, np.full(3, PAPER_WHITE)), white, corrected)
+        if darkened:
+            self._hold_white(flat, corrected)
+        self.last = corrected.copy()
+        return corrected
+
+    def _hold_white(self, flat: np.ndarray, corrected: np.ndarray) -> None:
+        """Pixels that may have been clipped white (``NEAR_WHITE``), in a frame the gain brings down, as bright as
+        the last frame showed them where that was brighter. Clipped, a pixel is at least as bright as its gain
+        makes it, by how much is unknown; the last frame's level is seen, not made up. A card's paper, whiter than
+        the markers', stays as white through a lamp's bright flicker instead of greying one frame in three."""
+        if self.last is None or self.last.shape != corrected.shape:
+            return
+        near = cv2.inRange(flat, (NEAR_WHITE,) * 3, (255,) * 3)
+        if cv2.countNonZero(near):
+            cv2.copyTo(cv2.max(corrected, self.last), near, corrected)
 
     def _spread_out(self, field: np.ndarray) -> np.ndarray:
         """A field worked out on the coarse grid (``FIELD_STEP``) over every pixel of the plane."""
@@ -216,6 +236,15 @@ class LightMeter:
         veil = np.maximum(d + e * x + f * y, 0.0)
         paper = (a + b * x + c * y) * self.flash
         return veil, np.clip(PAPER_WHITE / np.maximum(paper - veil, 1.0), *GAIN_LIMITS)
+
+    def _flashed_white(self) -> bool:
+        """Lamps flicker, and this frame is one of the bright ones that clip the markers' paper white: its paper says
+        only that the light is at least that bright, so the light followed is kept as it was, for the felt's level
+        to tell the flash against (the felt's level is followed alike). A camera whose exposure rises clips the
+        paper for good and swings little: the light followed goes on following it."""
+        papers, reading = self.reading.papers, self.reading
+        return (self.coefficients is not None and len(papers) > 0 and float(papers.max()) >= CLIPPED
+                and reading.swing >= FLICKERING and reading.felt / max(self.felt_followed, 1.0) - 1.0 >= FLASH_STEP)
 
     def _flash(self) -> float:
         """This frame's light over the light followed so far: the median over the markers shown of their paper now

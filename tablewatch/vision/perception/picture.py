@@ -18,8 +18,10 @@ when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
   (the camera's colour setting turned down since, or a night mode fading in). Perception reads the chips by their
   colours faded alike down to that share; past it chips, card backs and hands run together. Not to be relied on.
 - **flickering**: the light swings from one frame to the next by ``FLICKERING`` or more (lamps on the mains caught
-  at another moment of their flicker each frame). The light meter brings each frame back by its own level, but a
-  swing this wide clips some frames white and shifts every edge between frames. Not to be relied on.
+  at another moment of their flicker each frame). The light meter brings each frame back by its own level, and
+  holds the whites its brighter frames clip: a warning to set the camera's anti-flicker.
+- **flickering hard**: the swing reaches ``FLICKERING_HARD``: the brighter frames clip more than white paper and
+  every edge shifts between frames. Not to be relied on.
 
 A condition is reported once it has held ``HOLD_S`` (a hand over the markers or a flash does not count) and over
 once it has been gone ``CLEAR_S``.
@@ -33,13 +35,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablewatch.events import CameraPicture
-from tablewatch.vision.perception.light import GAIN_LIMITS, PAPER_WHITE, Reading
+from tablewatch.vision.perception.light import FLICKERING, GAIN_LIMITS, PAPER_WHITE, Reading
 
 DARK_PAPER = PAPER_WHITE / GAIN_LIMITS[1]  # paper this dark needs more gain than the meter gives
 CLIPPED_PAPER = 250.0  # paper this bright is clipped white (the camera's 255 less its noise and compression)
 COLOURLESS = 12.0  # grey levels between a pixel's channels: the table's most colourful pixels under this show none
 COLOUR_FADED = 0.5  # the felt's saturation under this share of its own when the chips were learned: past reading
-FLICKERING = 0.15  # the felt's level changing this much from frame to frame: past what the light meter takes out
+FLICKERING_HARD = 0.35  # the felt's level changing this much from frame to frame (past ``light.FLICKERING``): past
+# what the light meter takes out (lamps swinging 25 % either way read 0.26-0.30
+# and are read as well as a steady light; 33 % read 0.39-0.43 and lose a tenth of the events)
 HOLD_S = 3.0
 GAP_S = 1.0  # a condition not yet reported starts over when it is gone this long
 CLEAR_S = 10.0
@@ -93,17 +97,21 @@ def _faded(learned: float) -> Callable[[float, Reading], str | None]:
     return judge
 
 
-def _flickering(paper: float, reading: Reading) -> str | None:
-    if reading.swing < FLICKERING:
-        return None
-    return (f"the light changes by {100 * reading.swing:.0f} % from one frame to the next: lamps flickering with the "
-            "mains, caught at another moment each frame; set the camera's anti-flicker (an exposure of 1/100 s on "
-            "50 Hz mains, 1/120 s on 60 Hz) or change the lamps")
+def _flickering(low: float, high: float) -> Callable[[float, Reading], str | None]:
+    """The judge of a swing from ``low`` up to ``high``."""
+    def judge(paper: float, reading: Reading) -> str | None:
+        if not low <= reading.swing < high:
+            return None
+        return (f"the light changes by {100 * reading.swing:.0f} % from one frame to the next: lamps flickering with "
+                "the mains, caught at another moment each frame; set the camera's anti-flicker (an exposure of 1/100 s "
+                "on 50 Hz mains, 1/120 s on 60 Hz) or change the lamps")
+    return judge
 
 
 CONDITIONS = (Condition("too dark", False, _too_dark), Condition("overexposed", True, _overexposed),
               Condition("washed out", False, _washed_out), Condition("no colour", False, _colourless),
-              Condition("flickering", False, _flickering))
+              Condition("flickering", True, _flickering(FLICKERING, FLICKERING_HARD)),
+              Condition("flickering hard", False, _flickering(FLICKERING_HARD, float("inf"))))
 
 
 @dataclass
