@@ -36,6 +36,16 @@ def test_the_same_picture_for_a_while_is_a_stall_reported_once_and_over_when_it_
     assert "stalled" in found[0][1].detail and "1.0 s" in found[1][1].detail
 
 
+def test_a_stall_over_before_it_is_reported_live_is_reported_as_it_ends() -> None:
+    """Half a second of copies: over before ``FROZEN_S``, but a tap or a fold made in it is missed all the same."""
+    frames = [noisy() for _ in range(40)]
+    frames[21:25] = [frames[20].copy() for _ in range(4)]  # copies from 2.1 s to 2.4 s
+    found = watched(frames)
+    assert [(t, e.condition, e.usable, e.reliable) for t, e in found] == [
+        (2.6, PICTURE_FROZEN, False, False), (2.6, PICTURE_FROZEN, True, False)]
+    assert "stalled" in found[0][1].detail and "0.5 s" in found[1][1].detail
+
+
 def test_a_frame_delivered_twice_a_still_table_and_a_stream_of_copies_are_no_stall() -> None:
     frames = [noisy() for _ in range(40)]
     frames[10] = frames[9].copy()  # one frame dropped, the one before delivered again

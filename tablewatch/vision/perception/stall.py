@@ -10,8 +10,10 @@ own: a frame changing less than ``FROZEN_SHARE`` of its typical change (the medi
 changed by nothing but the stream's coding. Held ``FROZEN_S`` (one frame between copies may change: a coder's
 key frame codes the same picture again a little differently), that is reported (``CameraPicture`` "frozen", its
 reports not to be relied on: the rules send the hand's findings as advisories), and over at the second frame in a
-row that changes. A stream that sends exact copies as a matter of course (a still scene heavily compressed) shows
-a typical change of about nothing, and no stall is ever reported on it.
+row that changes. Copies spanning ``BRIEF_S`` that end sooner were a stall too, and as much can be missed in it (a
+tap takes a fifth of a second): it is reported as it ends, frozen and moving again at once, so the hand's findings
+are advisories all the same. A stream that sends exact copies as a matter of course (a still scene heavily
+compressed) shows a typical change of about nothing, and no stall is ever reported on it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from tablewatch.events import PICTURE_FROZEN, CameraPicture
 
 THUMB = (160, 90)  # the picture compared, in pixels: enough for a sensor's noise to show in its mean
 FROZEN_SHARE = 0.05  # a frame changing less than this share of the camera's typical change is a copy
-FROZEN_S = 0.6  # copies for this long are a stall (a frame dropped and delivered again is one copy)
+FROZEN_S = 0.6  # copies for this long are a stall (a frame dropped and delivered again is one copy) ...
+BRIEF_S = 0.25  # ... and copies spanning this long, over sooner, were one (frames dropped at random are copies
+# this long about once in a few hundred thousand frames at 20 % dropped)
+STALLED = "not even its noise: the stream stalled; check the camera's network and recorder"
 HISTORY = 300  # analysed frames the typical change is taken over (about half a minute)
 
 
@@ -37,6 +42,7 @@ class StallWatch:
         self.last: np.ndarray | None = None
         self.changes: deque[float] = deque(maxlen=HISTORY)
         self.since: float | None = None  # when the frames stopped changing
+        self.last_copy = 0.0  # when the last copy came
         self.refreshed = False  # whether the last frame changed, amid copies
         self.reported = False
 
@@ -59,21 +65,28 @@ class StallWatch:
                 return []
             return self._moving(ts)
         self.refreshed = False
+        self.last_copy = ts
         if self.since is None:
             self.since = ts
         if not self.reported and ts - self.since >= FROZEN_S - 1e-6:
             self.reported = True
             return [self._change(ts, usable=False, detail=f"the picture has not changed for {ts - self.since:.1f} s, "
-                                 "not even its noise: the stream stalled; check the camera's network and recorder")]
+                                 f"{STALLED}")]
         return []
 
     def _moving(self, ts: float) -> list[CameraPicture]:
         since, self.since, self.refreshed = self.since, None, False
-        if not self.reported or since is None:
+        if since is None:
             return []
-        self.reported = False
-        return [self._change(ts, usable=True, detail=f"moving again after {ts - since:.1f} s: what happened meanwhile "
-                             "was not seen")]
+        moving = self._change(ts, usable=True, detail=f"moving again after {ts - since:.1f} s: what happened "
+                              "meanwhile was not seen")
+        if self.reported:
+            self.reported = False
+            return [moving]
+        if self.last_copy - since < BRIEF_S - 1e-6:
+            return []
+        return [self._change(ts, usable=False, detail=f"the picture did not change for {ts - since:.1f} s, {STALLED}"),
+                moving]
 
     def _change(self, ts: float, *, usable: bool, detail: str) -> CameraPicture:
         return CameraPicture(ts=round(ts, 3), table=self.table, source="vision", camera=self.camera,
