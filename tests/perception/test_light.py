@@ -52,10 +52,18 @@ def test_light_added_over_a_dimmed_picture_is_taken_off_whole(demo: Simulation, 
     ink reads). The veil goes whole, not less the ink's own black: the felt, and the chips' colours on it, come
     back to the clean picture's."""
     plane, flat = plane_of(demo, window(0.0, 1.0))
-    clean = LightMeter(plane).correct(flat, 0.0)
-    veiled = LightMeter(plane).correct(np.clip(flat * 0.6 + 50, 0, 255).astype(np.uint8), 0.0)
+    clean_meter, veiled_meter = LightMeter(plane), LightMeter(plane)
+    clean = clean_meter.correct(flat, 0.0)
+    picture = np.clip(flat * 0.6 + 50, 0, 255).astype(np.uint8)
+    veiled = veiled_meter.correct(picture, 0.0)
     felt = plane.felt > 0
     assert np.abs(np.median(veiled[felt], axis=0) - np.median(clean[felt], axis=0)).max() <= 6
+    # the felt's colour, read as the camera shows it, fades under the veil; read once it is taken off, it does not
+    # (a lamp is not the camera's colour turned down: ``picture``'s "colour faded")
+    assert clean_meter.reading.saturation is not None and veiled_meter.reading.saturation is not None
+    shown = light.felt_saturation(sampled(picture, veiled_meter.felt_px))
+    assert shown is not None and shown < 0.75 * clean_meter.reading.saturation
+    assert veiled_meter.reading.saturation == pytest.approx(clean_meter.reading.saturation, rel=0.1)
 
 
 def test_a_covered_marker_is_left_out_and_the_gain_follows_the_light_within_a_second(demo: Simulation,

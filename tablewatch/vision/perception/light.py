@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -64,7 +64,8 @@ FLICKERING = 0.15  # ... and from this swing on, lamps flicker (the felt's media
 @dataclass(frozen=True)
 class Reading:
     """One frame's light before correction: the paper's grey level at each marker in view, and the felt's level
-    (the median over the felt of each pixel's brightest channel). What ``picture`` judges a picture by."""
+    (the median over the felt of each pixel's brightest channel); and how colourful the felt is after it. What
+    ``picture`` judges a picture by."""
 
     papers: np.ndarray
     felt: float
@@ -72,7 +73,8 @@ class Reading:
     swing: float = 0.0  # the felt's level from one frame to the next, the median relative change over the last
     # ``SWING_FRAMES`` (lamps on the mains caught at another moment of their flicker each frame; a hand over the
     # felt or the exposure drifting moves it little)
-    saturation: float | None = None  # how colourful the felt is (``chips.saturation`` of its median colour)
+    saturation: float | None = None  # how colourful the felt is once corrected (``chips.saturation`` of its median
+    # colour; ``LightMeter.correct``)
 
 
 def colour_of(picture: np.ndarray) -> float:
@@ -164,7 +166,15 @@ class LightMeter:
         return PAPER_WHITE / float(self.coefficients[0]) if self.coefficients is not None else 1.0
 
     def correct(self, flat: np.ndarray, ts: float) -> np.ndarray:
-        """The plane as a well-exposed camera under even light would show it."""
+        """The plane as a well-exposed camera under even light would show it. The reading's felt saturation is
+        read off it: with a lamp's veil and a colour cast taken off, what is left is the camera's colour setting."""
+        measured = self._follow(flat, ts)
+        corrected = flat if self.coefficients is None else self._corrected(flat, measured=measured)
+        self.reading = replace(self.reading, saturation=felt_saturation(sampled(corrected, self.felt_px)))
+        return corrected
+
+    def _follow(self, flat: np.ndarray, ts: float) -> bool:
+        """Read this frame's light (``reading``) and follow it; False when no marker shows."""
         measured = self._measure(flat)
         if measured is not None and not self._flashed_white():
             keep = 0.0 if self.coefficients is None or self.t is None else math.exp(-(ts - self.t) / SETTLE_S)
@@ -178,9 +188,12 @@ class LightMeter:
                 self.tint = keep * self.tint + (1 - keep) * tint
                 self.felt_followed = keep * self.felt_followed + (1 - keep) * self.reading.felt
             self.t = ts
-        if self.coefficients is None or self.veil is None:
-            return flat
-        self.flash = self._flash() if measured is not None else 1.0
+        return measured is not None
+
+    def _corrected(self, flat: np.ndarray, *, measured: bool) -> np.ndarray:
+        """``flat`` brought back by the light followed (and this frame's flash, when ``measured``)."""
+        assert self.veil is not None
+        self.flash = self._flash() if measured else 1.0
         veil, gains = self._light_at(self.xs, self.ys)
         coarse_gains = (gains[..., None] / self.cast()).astype(np.float32)
         channel_gains = self._spread_out(coarse_gains)
@@ -272,13 +285,12 @@ class LightMeter:
         contrast = papers - levels[:, 0]
         typical = float(np.median(contrast)) if len(contrast) else 0.0
         shown = (papers >= COVERED * level) & (contrast >= FADED * typical)
-        felt_pixels = sampled(flat, self.felt_px)  # (read once: the felt's level and its colour)
-        felt = felt_level(felt_pixels)
+        felt = felt_level(sampled(flat, self.felt_px))
         colour = colour_of(flat) * PAPER_WHITE / max(level, 1.0)  # (as bright as a well-exposed camera shows it)
         if self.reading.felt > 0 and felt > 0:
             self.swings.append(abs(felt / self.reading.felt - 1.0))
         swing = float(np.median(self.swings)) if len(self.swings) == SWING_FRAMES else 0.0
-        self.reading = Reading(papers[shown], felt, colour, swing, felt_saturation(felt_pixels))
+        self.reading = Reading(papers[shown], felt, colour, swing)
         self.shown = self.centres[shown]
         if level < 8 or not shown.any():  # no marker in view, or no light at all: nothing to read the gain from
             return None
