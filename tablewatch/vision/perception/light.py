@@ -255,8 +255,8 @@ class LightMeter:
         only that the light is at least that bright, so the light followed is kept as it was, for the felt's level
         to tell the flash against (the felt's level is followed alike). A camera whose exposure rises clips the
         paper for good and swings little: the light followed goes on following it."""
-        papers, reading = self.reading.papers, self.reading
-        return (self.coefficients is not None and len(papers) > 0 and float(papers.max()) >= CLIPPED
+        reading = self.reading
+        return (self.coefficients is not None and len(reading.papers) > 0 and float(reading.papers.max()) >= CLIPPED
                 and reading.swing >= FLICKERING and reading.felt / max(self.felt_followed, 1.0) - 1.0 >= FLASH_STEP)
 
     def _flash(self) -> float:

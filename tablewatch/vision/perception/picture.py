@@ -42,8 +42,8 @@ CLIPPED_PAPER = 250.0  # paper this bright is clipped white (the camera's 255 le
 COLOURLESS = 12.0  # grey levels between a pixel's channels: the table's most colourful pixels under this show none
 COLOUR_FADED = 0.5  # the felt's saturation under this share of its own when the chips were learned: past reading
 FLICKERING_HARD = 0.35  # the felt's level changing this much from frame to frame (past ``light.FLICKERING``): past
-# what the light meter takes out (lamps swinging 25 % either way read 0.26-0.30
-# and are read as well as a steady light; 33 % read 0.39-0.43 and lose a tenth of the events)
+# what the light meter takes out (lamps swinging 25 % either way read 0.26-0.30 and are read as well as a steady
+# light; 33 % read 0.39-0.43 and lose a tenth of the events)
 HOLD_S = 3.0
 GAP_S = 1.0  # a condition not yet reported starts over when it is gone this long
 CLEAR_S = 10.0

@@ -28,8 +28,8 @@ from tablewatch.events import PICTURE_FROZEN, CameraPicture
 THUMB = (160, 90)  # the picture compared, in pixels: enough for a sensor's noise to show in its mean
 FROZEN_SHARE = 0.05  # a frame changing less than this share of the camera's typical change is a copy
 FROZEN_S = 0.6  # copies for this long are a stall (a frame dropped and delivered again is one copy) ...
-BRIEF_S = 0.25  # ... and copies spanning this long, over sooner, were one (frames dropped at random are copies
-# this long about once in a few hundred thousand frames at 20 % dropped)
+BRIEF_S = 0.25  # ... and copies spanning this long, over sooner, were one (a camera's noise changes a still table's
+# every frame; the simulator's still frames carry none, and with 20 % of them dropped showed two such spans in 9 min)
 STALLED = "not even its noise: the stream stalled; check the camera's network and recorder"
 HISTORY = 300  # analysed frames the typical change is taken over (about half a minute)
 
