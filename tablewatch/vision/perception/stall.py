@@ -13,8 +13,8 @@ reports not to be relied on: the rules send the hand's findings as advisories), 
 row that changes. Exact copies (``EXACT_COPY``: the same frame delivered again, not a still scene coded alike)
 spanning ``BRIEF_S`` that end sooner were a stall too, and as much can be missed in it (a tap takes a fifth of a
 second): it is reported as it ends, frozen and moving again at once, so the hand's findings are advisories all the
-same. A stream that sends exact copies as a matter of course (a still scene heavily
-compressed) shows a typical change of about nothing, and no stall is ever reported on it.
+same. A stream that sends exact copies as a matter of course (a still scene heavily compressed) shows a typical
+change of about nothing, and no stall is ever reported on it.
 """
 
 from __future__ import annotations
