@@ -139,7 +139,13 @@ def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: i
               "never in the default); default: every cell but that one.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/conditions"),
               show_default=True)
-def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: tuple[str, ...], out: Path) -> None:
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Cells played at a time (each one `tablewatch run` and a video written again: about a core each).")
+@click.option("--reuse-recording", "reuse", is_flag=True,
+              help="Play the cells on the recording already in OUT when it was made of the same hands and seed "
+              "(taken as it is: record again after the simulator changes).")
+def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: tuple[str, ...], out: Path,
+                     jobs: int, reuse: bool) -> None:
     """The monitor under a camera's conditions: one session recorded clean, then its video written again under
     each condition (light, fall-off, hot spot, glare, blur, noise, H.264 and Motion-JPEG compression, dropped
     frames, auto-exposure) or recorded with the camera tilted, each played by `tablewatch run --fast` and scored
@@ -151,4 +157,5 @@ def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: t
         cells = cells_named(cell_names)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--cell") from exc
-    run_matrix(hands_file, out.resolve(), hands=hand_count, seed=seed, cells=cells, console=console)
+    run_matrix(hands_file, out.resolve(), hands=hand_count, seed=seed, cells=cells, console=console, jobs=jobs,
+               reuse=reuse)

@@ -15,6 +15,7 @@ import json
 import shutil
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from tablewatch.sim.session import Simulation
 
 VIDEO = "overhead_720p.mp4"
 SHARED_FILES = ("console.txt", "registry.csv", "rfid.jsonl", "recording.json")
+MADE_FROM = "made-from.json"  # the hands file, hands and seed a recording was made of (``--reuse-recording``)
 VISION_SOURCES = ("vision", "scene")  # the camera's events, alone or paired with the readers'
 
 
@@ -121,27 +123,52 @@ class CellScore:
 
 
 def bench_conditions(hands_file: Path, out: Path, *, hands: int, seed: int, cells: Sequence[Cell],
-                     console: Console) -> list[CellScore]:
-    """Record once, play every cell, print the matrix; ``out/conditions.json`` holds it."""
+                     console: Console, jobs: int = 1, reuse: bool = False) -> list[CellScore]:
+    """Record once (or, ``reuse``, take the recording already in ``out`` of these hands), play every cell, ``jobs``
+    at a time, print the matrix; ``out/conditions.json`` holds it, each cell's folder its own ``cell.json``."""
     sim, injected = recorded_session(hands_file, hands=hands, first=1, seed=seed)
     clean = out / "recording"  # (no cell's folder: cells are named by their conditions)
-    shutil.rmtree(clean, ignore_errors=True)
-    console.print(f"recording {hands} hand(s) clean ({'; '.join(injected)}): {clean}")
-    summary = record(sim, clean, progress=False)
-    scores = []
-    for cell in cells:
+    made = {"phh": str(hands_file.resolve()), "hands": hands, "seed": seed}
+    if reuse and _recorded_from(clean) == made:
+        console.print(f"the recording of {hands} hand(s) already made: {clean}")
+        length_s = float(json.loads((clean / "recording.json").read_text(encoding="utf-8"))["length_s"])
+    else:
+        shutil.rmtree(clean, ignore_errors=True)
+        console.print(f"recording {hands} hand(s) clean ({'; '.join(injected)}): {clean}")
+        length_s = record(sim, clean, progress=False)["length_s"]
+        (clean / MADE_FROM).write_text(json.dumps(made, indent=2) + "\n", encoding="utf-8")
+    scores: dict[str, CellScore] = {}
+    # Each cell's heavy part is its own `tablewatch run` process and video coding outside the interpreter's lock:
+    # threads are enough to keep several cores busy.
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
         started = time.perf_counter()
-        folder = out / _slug(cell.name)
-        try:
-            scores.append(_play_cell(sim, clean, folder, cell, length_s=summary["length_s"]))
-        except (RuntimeError, ValueError, OSError) as exc:
-            console.print(f"[red]{cell.name}: {exc}[/]")
-            continue
-        console.print(f"{cell.name}: {_line(scores[-1])} ({time.perf_counter() - started:.0f} s)")
-    console.print(matrix(scores))
-    (out / "conditions.json").write_text(json.dumps([s.as_dict() for s in scores], indent=2) + "\n",
+        playing = {pool.submit(_play_cell, sim, clean, out / _slug(cell.name), cell, length_s=length_s): cell
+                   for cell in cells}
+        for done in as_completed(playing):
+            cell = playing[done]
+            try:
+                scores[cell.name] = score = done.result()
+            except (RuntimeError, ValueError, OSError) as exc:
+                console.print(f"[red]{cell.name}: {exc}[/]")
+                continue
+            (out / _slug(cell.name) / "cell.json").write_text(json.dumps(score.as_dict(), indent=2) + "\n",
+                                                               encoding="utf-8")
+            console.print(f"{cell.name}: {_line(score)} ({time.perf_counter() - started:.0f} s in)")
+    ordered = [scores[cell.name] for cell in cells if cell.name in scores]
+    console.print(matrix(ordered))
+    (out / "conditions.json").write_text(json.dumps([s.as_dict() for s in ordered], indent=2) + "\n",
                                          encoding="utf-8")
-    return scores
+    return ordered
+
+
+def _recorded_from(clean: Path) -> dict[str, Any] | None:
+    """What the recording in ``clean`` was made of (hands file, hands, seed); None without a whole recording."""
+    try:
+        json.loads((clean / "recording.json").read_text(encoding="utf-8"))
+        made = json.loads((clean / MADE_FROM).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return made if isinstance(made, dict) else None
 
 
 def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length_s: float) -> CellScore:

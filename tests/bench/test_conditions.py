@@ -36,7 +36,7 @@ def test_an_unknown_cell_is_refused_before_anything_is_recorded(tmp_path: Path) 
 @pytest.mark.slow
 def test_one_cell_is_recorded_degraded_played_and_scored(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["bench-conditions", "--hands", "1", "--cell", "clean", "--cell", "light 15 %",
-                                      "-o", str(tmp_path)])
+                                      "--jobs", "2", "-o", str(tmp_path)])
     assert result.exit_code == 0, result.output
     clean, cell = json.loads((tmp_path / "conditions.json").read_text())
     assert (clean["cell"], cell["cell"]) == ("clean", "light 15 %")  # the clean cell beside its own recording
@@ -45,3 +45,13 @@ def test_one_cell_is_recorded_degraded_played_and_scored(tmp_path: Path) -> None
     assert (clean["picture_reported"], cell["picture_reported"]) == ([], ["too dark"])  # past the light correction
     recorded = json.loads((tmp_path / "light-15" / "recording.json").read_text())
     assert recorded["conditions"]["light"] == 0.15  # the cell's conditions, kept with its recording
+    assert json.loads((tmp_path / "light-15" / "cell.json").read_text()) == cell
+
+    video = tmp_path / "recording" / "overhead_720p.mp4"
+    made = video.stat().st_mtime_ns
+    again = CliRunner().invoke(cli, ["bench-conditions", "--hands", "1", "--cell", "clean", "--reuse-recording",
+                                     "-o", str(tmp_path)])
+    assert again.exit_code == 0, again.output
+    assert "already made" in again.output and video.stat().st_mtime_ns == made  # played on the same recording
+    (replayed,) = json.loads((tmp_path / "conditions.json").read_text())
+    assert replayed["cell"] == "clean" and replayed["events_true"] == clean["events_true"]
