@@ -7,8 +7,9 @@ when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
 - **too dark**: the paper under ``DARK_PAPER`` grey levels needs a gain past the meter's limit; a black chip is
   then the felt's noise. What the camera reports is not to be relied on.
 - **overexposed**: the paper clipped white (a lamp's hot spot over the rail, auto-exposure pushed up by a dark
-  scene). The light can't be read off it and the brightest whites run together, but chips and cards on the felt
-  are mostly still told apart: a warning to set the camera right.
+  scene, or a camera's strong sharpening: its halos by the markers' black squares clip their small paper). The
+  light can't be read off it and the brightest whites run together, but chips and cards on the felt are mostly
+  still told apart: a warning to set the camera right.
 - **washed out**: the felt, the darkest large surface on the table, as bright as white paper should be: anything
   lighter than the felt (cards, chips' stripes) is clipped. Not to be relied on.
 - **no colour**: nothing on the table shows colour (a camera switched to black and white at night, or its colour
@@ -67,8 +68,8 @@ def _overexposed(paper: float, reading: Reading) -> str | None:
     if paper < CLIPPED_PAPER:
         return None
     return (f"the markers' white paper is clipped white ({paper:.0f} of 255): the light can't be read off it and "
-            "the brightest whites run together; lower the camera's exposure or turn off its auto-exposure, or move "
-            "the lamp")
+            "the brightest whites run together; lower the camera's exposure or turn off its auto-exposure, move "
+            "the lamp, or turn the camera's sharpening down")
 
 
 def _washed_out(paper: float, reading: Reading) -> str | None:
