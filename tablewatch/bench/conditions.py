@@ -71,6 +71,7 @@ SINGLE = (
     Cell("blur 1 px", Conditions(blur_px=1.0)), Cell("blur 2 px", Conditions(blur_px=2.0)),
     Cell("noise 6", Conditions(noise=6.0)), Cell("noise 12", Conditions(noise=12.0)),
     Cell("H.264 2 Mbit/s", Conditions(h264_kbps=2000)), Cell("H.264 0.8 Mbit/s", Conditions(h264_kbps=800)),
+    Cell("H.265 1 Mbit/s", Conditions(h265_kbps=1000)), Cell("H.265 0.4 Mbit/s", Conditions(h265_kbps=400)),
     Cell("MJPEG q50", Conditions(jpeg_quality=50)), Cell("MJPEG q25", Conditions(jpeg_quality=25)),
     Cell("drops 5 %", Conditions(drop=0.05)), Cell("drops 20 %", Conditions(drop=0.2)),
     Cell("auto-exposure 0.5", Conditions(auto_exposure=0.5)), Cell("auto-exposure 1", Conditions(auto_exposure=1.0)),
@@ -78,6 +79,9 @@ SINGLE = (
     Cell("gamma 1.4", Conditions(gamma=1.4)), Cell("gamma 0.7", Conditions(gamma=0.7)),
     Cell("colour 60 %", Conditions(saturation=0.6)), Cell("colour 30 %", Conditions(saturation=0.3)),
     Cell("black and white", Conditions(saturation=0.0)),  # a camera in night mode: the monitor must say so
+    Cell("sharpening 1", Conditions(sharpen=1.0)), Cell("sharpening 2", Conditions(sharpen=2.0)),
+    Cell("noise reduction 0.6", Conditions(denoise=0.6)), Cell("noise reduction 0.9", Conditions(denoise=0.9)),
+    Cell("interlaced", Conditions(interlaced=True)),  # an analogue camera's fields woven: every edge that moves combed
     Cell("lens 0.06", Conditions(barrel=0.06)), Cell("lens 0.12", Conditions(barrel=0.12)),
     Cell("shake 1 px", Conditions(shake_px=1.0)), Cell("shake 2 px", Conditions(shake_px=2.0)),
     Cell("stall 0.5 s", Conditions(freeze_s=0.5)), Cell("stall 1 s", Conditions(freeze_s=1.0)),

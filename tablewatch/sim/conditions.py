@@ -1,6 +1,7 @@
 """A camera's conditions laid over a recorded session's video, each on its own scale: the room's light (its level,
 its fall-off across the table, a pendant lamp's hot spot, a warm lamp's tint), glare off glossy cards and chips,
-focus, sensor noise, compression as a surveillance recorder stores it (H.264 at a bitrate, or Motion-JPEG at a
+focus, sensor noise, the camera's own processing (edge sharpening, temporal noise reduction, an analogue camera's
+interlaced fields), compression as a surveillance recorder stores it (H.264 or H.265 at a bitrate, or Motion-JPEG at a
 quality), frames the camera drops, a stream that stalls, auto-exposure pulling the picture's brightness about (a dark
 sleeve filling the view), lamps flickering with the mains, a shadow crossing the table, the camera's tone curve and
 colour setting, a wide lens's distortion, a vibrating mount, and a recorder that burns in the time, keeps fewer frames
@@ -19,11 +20,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import cv2
 import numpy as np
 
 from tablewatch.sim.output import VIDEO_FOURCC
+
+if TYPE_CHECKING:
+    import av.video.stream
 
 LAMP_AT = (0.55, 0.45)  # where the lamp's hot spot and its glare fall, as a fraction of the frame's width, height
 AE_TARGET = 118.0  # the grey level auto-exposure aims the picture's mean at
@@ -32,6 +37,8 @@ WARM_CAST = np.array([-0.22, -0.05, 0.12])  # B, G, R: what warmth 1 takes off a
 FREEZE_EVERY_S = 20.0  # a stalling stream stalls this often
 SHADOW_EVERY_S = 15.0  # someone's shadow crosses the table this often ...
 SHADOW_CROSS_S = 4.0  # ... taking this long, from one side of the picture to the other
+SHARPEN_SIGMA = 1.5  # the blur a camera's edge enhancement (an unsharp mask) subtracts, in pixels
+STILL_CHANGE = 16  # grey levels: a pixel changing less is still to temporal noise reduction, and blended
 LAMP_HZ = 100.0  # lamps on 50 Hz mains flicker at twice it: a short exposure catches each frame at its own moment
 # of the swing, which beats at 10 Hz at 30 frames/s and 5 Hz at 15 (and holds still at 25)
 
@@ -47,6 +54,7 @@ class Conditions:
     blur_px: float = 0.0  # out of focus: a Gaussian blur of this sigma in pixels
     noise: float = 0.0  # sensor noise: its sigma in grey levels
     h264_kbps: int = 0  # stored as H.264 at this bitrate (0: not)
+    h265_kbps: int = 0  # stored as H.265 (HEVC, a newer recorder's default) at this bitrate (0: not)
     jpeg_quality: int = 0  # each frame stored as Motion-JPEG at this quality (0: not)
     drop: float = 0.0  # share of frames dropped, the one before delivered again
     auto_exposure: float = 0.0  # auto-exposure's pull toward a mean brightness (0: fixed exposure, 1: full)
@@ -60,6 +68,11 @@ class Conditions:
     barrel: float = 0.0  # a wide lens's distortion, uncorrected: the k1 of its radial model (0.12: strong)
     gamma: float = 1.0  # the camera's tone curve (above 1: mid-tones darker)
     saturation: float = 1.0  # colour in the camera's settings (below 1: turned down)
+    sharpen: float = 0.0  # the camera's edge enhancement: an unsharp mask of this amount (1: a CCTV camera's strong)
+    denoise: float = 0.0  # temporal noise reduction: a still pixel blended this share with the last frame's (motion
+    # adaptive, as cameras do it in a dim room: what moves is left alone)
+    interlaced: bool = False  # an analogue camera's picture woven from two fields, the odd lines a frame late (a
+    # recorder that does not deinterlace)
     timestamp: bool = False  # the recorder's date and time burnt into the picture's top left corner
     frame_step: int = 1  # the recorder keeps every n-th frame (its frame rate divided by n)
     height: int = 0  # the recorder scales the picture to this height (0: as the camera gives it)
@@ -85,6 +98,8 @@ class CameraLook:
         self.index = -1  # the frame being applied, counted from 0
         self.lens = _barrel_maps(size, conditions.barrel) if conditions.barrel else None
         self.tone = _tone(conditions.gamma) if conditions.gamma != 1.0 else None
+        self.denoised: np.ndarray | None = None  # temporal noise reduction's last frame
+        self.field: np.ndarray | None = None  # the last frame's odd lines, woven into this one's
 
     def apply(self, frame: np.ndarray) -> np.ndarray:
         """The frame as the camera delivers it (before the recorder's compression)."""
@@ -118,12 +133,35 @@ class CameraLook:
             img = cv2.GaussianBlur(img, (0, 0), self.c.blur_px)
         if self.c.noise:
             img += self.rng.normal(0.0, self.c.noise, img.shape).astype(np.float32)
-        out = self._processed(np.clip(img, 0, 255).astype(np.uint8))
+        out = self._processed(self._denoised(np.clip(img, 0, 255).astype(np.uint8)))
+        if self.c.interlaced:
+            out, self.field = self._woven(out), out
         if self.c.jpeg_quality:
             ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, self.c.jpeg_quality])
             out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR)) if ok else out
         self.last = out
         return out
+
+    def _denoised(self, frame: np.ndarray) -> np.ndarray:
+        """Temporal noise reduction: each still pixel (changed under ``STILL_CHANGE`` since the last frame's) blended
+        ``denoise`` with the last frame's, so noise averages away where nothing moves; the frame as it was without."""
+        if not self.c.denoise:
+            return frame
+        last, self.denoised = self.denoised, frame
+        if last is None:
+            return frame
+        change = cv2.absdiff(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.cvtColor(last, cv2.COLOR_BGR2GRAY))
+        blended = cv2.addWeighted(frame, 1.0 - self.c.denoise, last, self.c.denoise, 0)
+        self.denoised = np.where((change < STILL_CHANGE)[..., None], blended, frame)
+        return self.denoised
+
+    def _woven(self, frame: np.ndarray) -> np.ndarray:
+        """The frame with the last one's odd lines: its second field a frame late (the first frame as it is)."""
+        if self.field is None:
+            return frame
+        woven = frame.copy()
+        woven[1::2] = self.field[1::2]
+        return woven
 
     def _shadow(self) -> np.ndarray | None:
         """The light left under a passing shadow (1: none), or None while none passes: a soft ellipse a quarter of
@@ -146,7 +184,10 @@ class CameraLook:
         return 0.0 <= into < self.c.freeze_s
 
     def _processed(self, out: np.ndarray) -> np.ndarray:
-        """The camera's tone curve and colour setting, and the recorder's time burnt in."""
+        """The camera's edge enhancement, tone curve and colour setting, and the recorder's time burnt in."""
+        if self.c.sharpen:
+            blur = cv2.GaussianBlur(out, (0, 0), SHARPEN_SIGMA)
+            out = cv2.addWeighted(out, 1.0 + self.c.sharpen, blur, -self.c.sharpen, 0)
         if self.tone is not None:
             out = cv2.LUT(out, self.tone)
         if self.c.saturation != 1.0:
@@ -201,7 +242,8 @@ def frames_of(video: Path) -> Iterator[np.ndarray]:
 
 def degrade_video(source: Path, dest: Path, conditions: Conditions, *, seed: int = 0) -> int:
     """Write ``source`` again to ``dest`` as the camera and recorder of ``conditions`` would have; its frame count.
-    H.264 goes through PyAV's libx264 at the bitrate; anything else is written as the simulator writes video."""
+    H.264 and H.265 go through PyAV's libx264 and libx265 at the bitrate; anything else is written as the simulator
+    writes video."""
     capture = cv2.VideoCapture(str(source))
     fps = capture.get(cv2.CAP_PROP_FPS) or 15.0
     size = (int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)), int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
@@ -215,7 +257,9 @@ def degrade_video(source: Path, dest: Path, conditions: Conditions, *, seed: int
         kept = (cv2.resize(frame, size, interpolation=cv2.INTER_AREA) for frame in kept)
     frames = kept
     if conditions.h264_kbps:
-        return _write_h264(dest, frames, fps=fps, size=size, kbps=conditions.h264_kbps)
+        return _write_coded(dest, frames, fps=fps, size=size, codec="libx264", kbps=conditions.h264_kbps)
+    if conditions.h265_kbps:
+        return _write_coded(dest, frames, fps=fps, size=size, codec="libx265", kbps=conditions.h265_kbps)
     writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps, size)
     count = 0
     try:
@@ -227,15 +271,19 @@ def degrade_video(source: Path, dest: Path, conditions: Conditions, *, seed: int
     return count
 
 
-def _write_h264(dest: Path, frames: Iterator[np.ndarray], *, fps: float, size: tuple[int, int], kbps: int) -> int:
-    import av  # only the H.264 conditions need it
+def _write_coded(dest: Path, frames: Iterator[np.ndarray], *, fps: float, size: tuple[int, int], codec: str,
+                 kbps: int) -> int:
+    import av  # only the H.264 and H.265 conditions need it
 
     count = 0
     with av.open(str(dest), "w") as container:
-        stream = container.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
+        stream = cast("av.video.stream.VideoStream",
+                      container.add_stream(codec, rate=Fraction(fps).limit_denominator(1001)))
         stream.width, stream.height, stream.pix_fmt = size[0], size[1], "yuv420p"
         stream.bit_rate = kbps * 1000
         stream.options = {"preset": "veryfast", "g": str(round(2 * fps))}  # a keyframe every 2 s, as NVRs do
+        if codec == "libx265":
+            stream.options |= {"x265-params": "log-level=error"}  # (it prints its settings otherwise)
         for frame in frames:
             for packet in stream.encode(av.VideoFrame.from_ndarray(frame, format="bgr24")):
                 container.mux(packet)

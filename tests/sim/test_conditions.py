@@ -125,7 +125,9 @@ def test_the_recorder_keeps_every_nth_frame_and_scales_the_picture(tmp_path: Pat
     capture.release()
 
 
-def test_h264_is_stored_near_its_bitrate_and_read_back_whole(tmp_path: Path) -> None:
+@pytest.mark.parametrize("coded", [{"h264_kbps": 300}, {"h265_kbps": 300}])
+def test_h264_and_h265_are_stored_near_their_bitrate_and_read_back_whole(tmp_path: Path,
+                                                                          coded: dict[str, int]) -> None:
     source = tmp_path / "clean.mp4"
     writer = cv2.VideoWriter(str(source), cv2.VideoWriter.fourcc(*"mp4v"), FPS, SIZE)
     rng = np.random.default_rng(0)
@@ -135,10 +137,40 @@ def test_h264_is_stored_near_its_bitrate_and_read_back_whole(tmp_path: Path) -> 
         writer.write(frame)
     writer.release()
     dest = tmp_path / "cctv.mp4"
-    assert degrade_video(source, dest, Conditions(h264_kbps=300, noise=4.0)) == 60
+    assert degrade_video(source, dest, Conditions(**coded, noise=4.0)) == 60  # type: ignore[arg-type]
     assert len(list(frames_of(dest))) == 60
     kbps = dest.stat().st_size * 8 / 1000 / (60 / FPS)
     assert 100 < kbps < 600  # about the 300 kbit/s asked (rate control settles over the first frames)
+
+
+def test_sharpening_rings_round_edges_and_leaves_flat_areas_alone() -> None:
+    sharp = look(sharpen=1.0).apply(felt()).astype(float)[..., 0]
+    assert sharp[90, 151] > 245 and sharp[90, 149] < 100  # the card's edge overshoots inside and out
+    assert sharp[90, 160] == pytest.approx(235, abs=1) and sharp[20, 20] == pytest.approx(120, abs=1)
+
+
+def card_at(x: int, noise: np.random.Generator | None = None) -> np.ndarray:
+    frame = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
+    if noise is not None:
+        frame = np.clip(frame + noise.normal(0, 6, frame.shape), 0, 255).astype(np.uint8)
+    frame[80:100, x:x + 20] = 235
+    return frame
+
+
+def test_noise_reduction_averages_still_noise_away_and_leaves_what_moves_alone() -> None:
+    rng, camera = np.random.default_rng(1), look(denoise=0.6)
+    frames = [camera.apply(card_at(150, rng)) for _ in range(10)]
+    assert frames[-1][:60].std() < 0.6 * frames[0][:60].std()  # the still felt's noise averaged down
+    moved = camera.apply(card_at(200, rng)).astype(float)
+    assert moved[90, 205].mean() > 225 and moved[90, 155].mean() < 135  # no trail where the card was
+
+
+def test_an_interlaced_picture_shows_the_odd_lines_a_frame_late() -> None:
+    camera = look(interlaced=True)
+    assert np.array_equal(camera.apply(card_at(100)), card_at(100))  # the first frame has no field before it
+    woven = camera.apply(card_at(140))
+    assert (woven[90, 145] == 235).all() and (woven[91, 145] == 120).all()  # even lines now, odd lines before
+    assert (woven[91, 105] == 235).all() and (woven[90, 105] == 120).all()
 
 
 def test_a_tilted_overhead_camera_still_sees_the_whole_rail() -> None:
