@@ -147,9 +147,9 @@ def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: i
 def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: tuple[str, ...], out: Path,
                      jobs: int, reuse: bool) -> None:
     """The monitor under a camera's conditions: one session recorded clean, then its video written again under
-    each condition (light, fall-off, hot spot, glare, blur, noise, H.264 and Motion-JPEG compression, dropped
-    frames, auto-exposure) or recorded with the camera tilted, each played by `tablewatch run --fast` and scored
-    against the truth; prints the matrix, writes OUT/conditions.json."""
+    each condition (the room's light and lamps, focus, noise, the camera's exposure and own processing, H.264,
+    H.265 and Motion-JPEG compression, dropped and stalled frames…) or recorded with the camera tilted, each
+    played by `tablewatch run --fast` and scored against the truth; prints the matrix, writes OUT/conditions.json."""
     from tablewatch.bench.conditions import bench_conditions as run_matrix
     from tablewatch.bench.conditions import cells_named
 
