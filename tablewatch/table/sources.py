@@ -348,7 +348,8 @@ class CameraSource(CameraFeed):
     @property
     def view_status(self) -> str:
         drift = self.drift.status() if self.drift is not None else ""
-        pictures = (self.perception.picture.status, self.perception.stall.status) if self.perception else ()
+        pictures = (self.perception.picture.status, self.perception.stall.status,
+                    self.perception.interlace.status) if self.perception else ()
         return ", ".join(part for part in (drift, *pictures) if part)
 
 

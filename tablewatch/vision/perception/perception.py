@@ -51,6 +51,7 @@ from tablewatch.vision.perception.button import ButtonWatch
 from tablewatch.vision.perception.felt_light import FeltLight
 from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
+from tablewatch.vision.perception.interlace import InterlaceWatch
 from tablewatch.vision.perception.light import LightMeter
 from tablewatch.vision.perception.picture import PictureWatch
 from tablewatch.vision.perception.plane import TablePlane
@@ -159,6 +160,7 @@ class Perception:
         # (camera: its name in the events it raises)
         self.picture = PictureWatch(table=table, camera=camera, felt_saturation=chips.felt_saturation())
         self.stall = StallWatch(table=table, camera=camera)
+        self.interlace = InterlaceWatch(table=table, camera=camera)
         self.min_interval_s = min_interval_s
         self.chips = chips
         self.button = button or ButtonLook()
@@ -270,7 +272,7 @@ class Perception:
         if not self._fits(image, reduction):
             self._follow_size(decoded(frame))
             return []  # analysed from the next frame on, through the calibration that fits it
-        stalled = self.stall.update(image, ts)
+        stalled, interlaced = self.stall.update(image, ts), self.interlace.update(image, ts)
         t_decoded = time.perf_counter()
         self.plane.shift = self.steadier.measure(image, reduction=reduction)
         try:
@@ -293,7 +295,7 @@ class Perception:
         self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
         self._frame, self._hires = image, hires
-        events = picture + stalled + self.gestures.arms(ts, arms)
+        events = picture + stalled + interlaced + self.gestures.arms(ts, arms)
         for settle in settles:
             for found in view.settles.classify(settle, self._identity_source):
                 events += self.gestures.settled(found)
