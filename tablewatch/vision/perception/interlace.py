@@ -37,9 +37,11 @@ def combed_pixels(image: np.ndarray) -> int:
     """How many pixels of ``image`` (BGR) are combed, in runs of three along the row of the narrowed picture."""
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     width = max(grey.shape[1] // NARROWED, 3)
-    lines = cv2.resize(grey, (width, grey.shape[0]), interpolation=cv2.INTER_AREA).astype(np.int32)
+    lines = cv2.resize(grey, (width, grey.shape[0]), interpolation=cv2.INTER_AREA).astype(np.int16)
     above, line, below, next_below = lines[:-3], lines[1:-2], lines[2:-1], lines[3:]
-    combed = ((np.abs(line - above) > COMB_STEP) & ((line - above) * (below - line) < 0)
+    up, down = line - above, line - below
+    # a line off both its neighbours the same way, each of them agreeing with the line past it: two fields
+    combed = ((np.abs(up) > COMB_STEP) & ((up > 0) == (down > 0))
               & (np.abs(below - above) < COMB_STEP // 2) & (np.abs(next_below - line) < COMB_STEP // 2))
     return int((combed[:, :-2] & combed[:, 1:-1] & combed[:, 2:]).sum())
 
