@@ -133,9 +133,8 @@ def bench_conditions(hands_file: Path, out: Path, *, hands: int, seed: int, cell
     sim, injected = recorded_session(hands_file, hands=hands, first=1, seed=seed)
     clean = out / "recording"  # (no cell's folder: cells are named by their conditions)
     made = {"phh": str(hands_file.resolve()), "hands": hands, "seed": seed}
-    if reuse and _recorded_from(clean) == made:
+    if reuse and (length_s := _recorded_length(clean, made)) is not None:
         console.print(f"the recording of {hands} hand(s) already made: {clean}")
-        length_s = float(json.loads((clean / "recording.json").read_text(encoding="utf-8"))["length_s"])
     else:
         shutil.rmtree(clean, ignore_errors=True)
         console.print(f"recording {hands} hand(s) clean ({'; '.join(injected)}): {clean}")
@@ -165,14 +164,16 @@ def bench_conditions(hands_file: Path, out: Path, *, hands: int, seed: int, cell
     return ordered
 
 
-def _recorded_from(clean: Path) -> dict[str, Any] | None:
-    """What the recording in ``clean`` was made of (hands file, hands, seed); None without a whole recording."""
+def _recorded_length(clean: Path, made: dict[str, Any]) -> float | None:
+    """How long the recording in ``clean`` lasts, when it is whole and was made of ``made`` (hands file, hands,
+    seed); None otherwise."""
     try:
-        json.loads((clean / "recording.json").read_text(encoding="utf-8"))
-        made = json.loads((clean / MADE_FROM).read_text(encoding="utf-8"))
+        recorded = json.loads((clean / "recording.json").read_text(encoding="utf-8"))
+        if json.loads((clean / MADE_FROM).read_text(encoding="utf-8")) != made:
+            return None
+        return float(recorded["length_s"])
     except (OSError, ValueError):
         return None
-    return made if isinstance(made, dict) else None
 
 
 def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length_s: float) -> CellScore:
