@@ -3,6 +3,7 @@ a frame delivered twice, a still table and a stream of exact copies are not stal
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -21,7 +22,8 @@ def noisy(value: int = 90) -> np.ndarray:
 
 def watched(frames: list[np.ndarray], step: float = 0.1) -> list[tuple[float, CameraPicture]]:
     watch = StallWatch(table="T1", camera="overhead")
-    return [(round(i * step, 3), e) for i, frame in enumerate(frames) for e in watch.update(frame, i * step)]
+    return [(round(i * step, 3), e) for i, frame in enumerate(frames)
+            for e in watch.update(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), i * step)]
 
 
 def test_the_same_picture_for_a_while_is_a_stall_reported_once_and_over_when_it_moves() -> None:

@@ -33,9 +33,9 @@ MIN_COMBED = 10  # ... this many of them combed: the camera is interlaced
 CLEAR_S = 30.0
 
 
-def combed_pixels(image: np.ndarray) -> int:
-    """How many pixels of ``image`` (BGR) are combed, in runs of three along the row of the narrowed picture."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+def combed_pixels(grey: np.ndarray) -> int:
+    """How many pixels of ``grey`` (a frame in grey) are combed, in runs of three along the row of the narrowed
+    picture."""
     width = max(grey.shape[1] // NARROWED, 3)
     lines = cv2.resize(grey, (width, grey.shape[0]), interpolation=cv2.INTER_AREA).astype(np.int16)
     above, line, below, next_below = lines[:-3], lines[1:-2], lines[2:-1], lines[3:]
@@ -59,9 +59,9 @@ class InterlaceWatch:
     def status(self) -> str:
         return f"picture {INTERLACED}" if self.reported else ""
 
-    def update(self, image: np.ndarray, ts: float) -> list[CameraPicture]:
-        """The picture reported interlaced, or no longer, at this frame (``image``: the frame as analysed, BGR)."""
-        combed = combed_pixels(image) >= COMBED_PX
+    def update(self, grey: np.ndarray, ts: float) -> list[CameraPicture]:
+        """The picture reported interlaced, or no longer, at this frame (``grey``: the frame as analysed, in grey)."""
+        combed = combed_pixels(grey) >= COMBED_PX
         self.combed.append(combed)
         if combed:
             self.last_combed = ts

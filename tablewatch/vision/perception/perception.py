@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import cv2
 import numpy as np
 
 from tablewatch.calibration.button import ButtonLook
@@ -272,7 +273,8 @@ class Perception:
         if not self._fits(image, reduction):
             self._follow_size(decoded(frame))
             return []  # analysed from the next frame on, through the calibration that fits it
-        stalled, interlaced = self.stall.update(image, ts), self.interlace.update(image, ts)
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # (what the stall and interlace watches read)
+        stalled, interlaced = self.stall.update(grey, ts), self.interlace.update(grey, ts)
         t_decoded = time.perf_counter()
         self.plane.shift = self.steadier.measure(image, reduction=reduction)
         try:

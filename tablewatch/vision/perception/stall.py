@@ -53,9 +53,9 @@ class StallWatch:
     def status(self) -> str:
         return f"picture {PICTURE_FROZEN}" if self.reported else ""
 
-    def update(self, image: np.ndarray, ts: float) -> list[CameraPicture]:
-        """The stall reported, or reported over, at this frame (``image``: the frame as analysed, BGR)."""
-        thumb = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), THUMB, interpolation=cv2.INTER_AREA)
+    def update(self, grey: np.ndarray, ts: float) -> list[CameraPicture]:
+        """The stall reported, or reported over, at this frame (``grey``: the frame as analysed, in grey)."""
+        thumb = cv2.resize(grey, THUMB, interpolation=cv2.INTER_AREA)
         last, self.last = self.last, thumb.astype(np.float32)
         if last is None:
             return []
