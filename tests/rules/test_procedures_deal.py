@@ -9,6 +9,7 @@ import pytest
 from tablewatch.events import (
     BoardCardDealt,
     BoxedCard,
+    CardBurned,
     CardDealt,
     CardsTabled,
     Declaration,
@@ -290,10 +291,39 @@ def test_ex_115_two_exposed_cards_are_a_misdeal() -> None:
 
 
 def test_ex_116_deal_started_at_the_wrong_seat() -> None:
-    # The first card goes to the button (seat 1) instead of seat 2, the first seat to its left.
+    # The first card goes to the button (seat 1) instead of seat 2, the first seat to its left: ruled once the
+    # second card shows it was no camera's timing.
     s = table()
-    found = s.do(CardDealt, seat=1)
+    assert s.do(CardDealt, seat=1) == []
+    found = s.do(CardDealt, seat=2, dt=0.4)
     assert ids(found) == ["TDA-22A(2)"] and "starts at seat 2" in found[0].observed and "Misdeal" in found[0].title
+    assert "first card went to seat 1" in found[0].observed and found[0].ts == s.found[0].ts == pytest.approx(
+        found[0].evidence_ts[0])
+
+
+def test_the_first_two_cards_seen_together_are_not_a_deal_from_the_wrong_seat() -> None:
+    # The camera times each card as it comes to rest: seat 2's card, pitched first, settled a moment after seat
+    # 3's. Two cards this close together can't be ordered; a second card to another seat can.
+    s = table()
+    s.do(CardDealt, seat=3)
+    s.do(CardDealt, seat=2, dt=0.13)
+    s.deal([4, 5, 1, 2, 3, 4, 5, 1], passes=1)
+    first_action(s, 4)
+    assert s.found == []
+    late = table()
+    late.do(CardDealt, seat=3)
+    assert ids(late.do(CardDealt, seat=4, dt=0.13)) == ["TDA-22A(2)"]
+    alone = table()
+    alone.do(CardDealt, seat=3)
+    assert ids(alone.do(CardBurned)) == ["TDA-22A(2)"]  # the deal ended at one card: still ruled
+    # Heads-up (seat 2 first, the button last): the third card tells a swap as seen from a deal begun at the button.
+    swapped, wrong = table(seats=(1, 2)), table(seats=(1, 2))
+    for s in (swapped, wrong):
+        s.do(CardDealt, seat=1)
+        s.do(CardDealt, seat=2, dt=0.13)
+    swapped.deal([2, 1], passes=1)
+    assert swapped.found == []
+    assert ids(wrong.do(CardDealt, seat=1, dt=0.4)) == ["TDA-22A(2)"]
 
 
 @pytest.mark.parametrize(

@@ -44,6 +44,9 @@ MISDEAL = (
 )
 NO_MISDEAL = "No misdeal once substantial action has taken place; play goes on (TDA-22D)."
 DEAL_ENDERS = (CardBurned, BoardCardDealt, CardsTabled, PotGathered, PotPushed, HandEnded)
+# Two cards seen landing this close together can't be put in order: a camera times each card as it comes to rest,
+# and no dealer pitches two cards this fast (one every 0.3-0.6 s).
+SEEN_TOGETHER_S = 0.25
 
 
 class MisdealCheck(HandCheck):
@@ -69,6 +72,7 @@ class MisdealCheck(HandCheck):
         self.wrong_count: dict[int, int] = {}  # seats with a wrong count, to rule on after substantial action
         self.button_short = False
         self.misdealt = False  # a misdeal was called in this hand: it is redealt
+        self.wrong_first: CardDealt | None = None  # the deal's first card, seen at the wrong seat: to rule on
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if snapshot.draw_game:
@@ -80,6 +84,7 @@ class MisdealCheck(HandCheck):
         action = is_action(event)
         if not self.deal_over and self.dealt and (action or isinstance(event, DEAL_ENDERS)):
             self.deal_over = True
+            found += self._wrong_start(snapshot)
             found += [] if self.misdealt else self._end_of_deal(snapshot, event)  # a misdeal's cards don't count
         if isinstance(event, CardDealt):
             found += self._card_dealt(snapshot, event) if not self.deal_over else self._late_card(event)
@@ -112,18 +117,39 @@ class MisdealCheck(HandCheck):
 
     def _order(self, snapshot: HandSnapshot, event: CardDealt, seat: int, index: int) -> list[Violation]:
         """A card to a seat not in play, or a deal that starts at the wrong seat. A seat skipped or served twice
-        later on shows in the counts at the end of the deal (TDA-22A(4)/(5))."""
+        later on shows in the counts at the end of the deal (TDA-22A(4)/(5)).
+
+        A first card at the wrong seat is ruled on at the second card, or the third where the first two were seen
+        together the other way round (``SEEN_TOGETHER_S``): a deal that then goes on from the right seat was only
+        out of order as the camera timed its first two cards."""
         if seat not in self.seats:
             return self._misdeal(snapshot, event, "22A(3)", "Cards dealt to a seat not in play",
                                  f"Seat {seat} got a card but is not dealt in (dealt in: {seat_list(self.seats)}).")
-        if index != 0:
+        order = self._deal_order()
+        if not order or index > 2:
+            return []
+        expected = order[index % len(order)]
+        if index == 0:
+            self.wrong_first = event if seat != expected else None
+            return []
+        if self.wrong_first is None:
+            return []
+        if index == 1 and seat == order[0] and self.wrong_first.seat == expected \
+                and event.ts - self.wrong_first.ts <= SEEN_TOGETHER_S:
+            return []  # swapped as seen, perhaps: the third card tells
+        if index == 2 and seat == expected:
+            self.wrong_first = None
+        return self._wrong_start(snapshot)
+
+    def _wrong_start(self, snapshot: HandSnapshot) -> list[Violation]:
+        """The misdeal of a deal that started at the wrong seat, once it is known (``wrong_first``)."""
+        first, self.wrong_first = self.wrong_first, None
+        if first is None:
             return []
         order = self._deal_order()
-        if not order or seat == order[0]:
-            return []
-        return self._misdeal(snapshot, event, "22A(2)", "Deal started at the wrong seat",
-                             f"The first card went to seat {seat}; the deal starts at seat {order[0]}, the first "
-                             f"seat left of the button (seat {self.button}).")
+        return self._misdeal(snapshot, first, "22A(2)", "Deal started at the wrong seat",
+                             f"The first card went to seat {first.seat}; the deal starts at seat {order[0]}, the "
+                             f"first seat left of the button (seat {self.button}).")
 
     def _exposed(self, snapshot: HandSnapshot, event: CardDealt, index: int) -> list[Violation]:
         total = sum(self.exposed.values())
