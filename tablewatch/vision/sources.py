@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -107,7 +107,8 @@ def read_image(path: str | Path) -> np.ndarray:
 
 
 class VideoFileSource:
-    """Frames of a video file, with their time in the file; a Motion-JPEG file's frames stay compressed."""
+    """Frames of a video file, with their time in the file; a Motion-JPEG file's frames stay compressed. A codec
+    OpenCV's FFmpeg lacks (AV1 in the opencv-python wheels) is decoded by PyAV's."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -117,19 +118,21 @@ class VideoFileSource:
         if not self.path.is_file():
             raise SourceError(f"not a file: {self.path}")
         self.capture = cv2.VideoCapture(str(self.path))
-        if not self.capture.isOpened():
-            raise SourceError(f"cannot open {self.path} as a video (not a video file, or a codec OpenCV lacks).")
         self.fps = float(self.capture.get(cv2.CAP_PROP_FPS)) or 30.0
-        self.compressed = self._compressed() and self.capture.set(cv2.CAP_PROP_FORMAT, -1)
-        ok, first = self.capture.read()
+        self.compressed = self.capture.isOpened() and self._compressed() and self.capture.set(cv2.CAP_PROP_FORMAT, -1)
+        self._decoded: Generator[np.ndarray] | None = None  # PyAV's frames, where OpenCV decodes none
+        ok, first = self.capture.read() if self.capture.isOpened() else (False, None)
         if not ok or first is None:
             self.capture.release()
-            raise SourceError(f"{self.path}: no frame could be decoded (empty or broken video).")
+            self.fps, self._decoded = decoded_by_pyav(self.path)
+            first = next(self._decoded, None)
+            if first is None:
+                raise SourceError(f"{self.path}: no frame could be decoded (empty or broken video).")
         self._first: Frame | None = self._frame(first, 0)
         try:
             height, width = self._first.image.shape[:2]
         except SourceError as exc:
-            self.capture.release()
+            self.close()
             raise SourceError(f"{self.path}: the first frame does not decode (broken video).") from exc
         self.size = (width, height)
 
@@ -145,14 +148,20 @@ class VideoFileSource:
     def _frame(self, data: np.ndarray, index: int) -> Frame:
         return captured(data, index, index / self.fps, compressed=self.compressed)
 
+    def _read(self) -> np.ndarray | None:
+        if self._decoded is not None:
+            return next(self._decoded, None)
+        ok, data = self.capture.read()
+        return data if ok else None
+
     def frames(self) -> Iterator[Frame]:
         index = 0
         while True:
             if self._first is not None:
                 frame, self._first = self._first, None
             else:
-                ok, data = self.capture.read()
-                if not ok or data is None:
+                data = self._read()
+                if data is None:
                     return
                 frame = self._frame(data, index)
             yield frame
@@ -160,6 +169,31 @@ class VideoFileSource:
 
     def close(self) -> None:
         self.capture.release()
+        if self._decoded is not None:
+            self._decoded.close()  # (closes PyAV's container)
+
+
+def decoded_by_pyav(path: Path) -> tuple[float, Generator[np.ndarray]]:
+    """A video file OpenCV decodes no frame of, through PyAV: its frame rate and its frames (BGR); SourceError when
+    PyAV can't open it either. A file broken part way ends there, with a warning."""
+    import av  # (only files OpenCV can't read need it)
+
+    try:
+        container = av.open(str(path))
+        stream = container.streams.video[0]
+    except (av.FFmpegError, IndexError) as exc:
+        raise SourceError(f"cannot open {path} as a video (not a video file, or a codec FFmpeg lacks).") from exc
+    fps = float(stream.average_rate or stream.guessed_rate or 30.0)
+
+    def frames() -> Generator[np.ndarray]:
+        try:
+            for frame in container.decode(stream):
+                yield frame.to_ndarray(format="bgr24")
+        except av.FFmpegError as exc:
+            log.warning("%s: the video breaks off here (%s)", path, exc)
+        finally:
+            container.close()
+    return fps, frames()
 
 
 def captured(data: np.ndarray, index: int, ts: float, *, compressed: bool, stream_time: bool = False) -> Frame:
