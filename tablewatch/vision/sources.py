@@ -108,7 +108,9 @@ def read_image(path: str | Path) -> np.ndarray:
 
 class VideoFileSource:
     """Frames of a video file, with their time in the file; a Motion-JPEG file's frames stay compressed. A codec
-    OpenCV's FFmpeg lacks (AV1 in the opencv-python wheels) is decoded by PyAV's."""
+    OpenCV's FFmpeg lacks (AV1 in the opencv-python wheels) is decoded by PyAV's. A frame's time is its place at
+    the file's frame rate, or its own timestamp where that differs: a recorder that writes only the frames it got
+    leaves gaps that counting frames would close, and the picture would run ahead of the readers and the console."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -120,15 +122,15 @@ class VideoFileSource:
         self.capture = cv2.VideoCapture(str(self.path))
         self.fps = float(self.capture.get(cv2.CAP_PROP_FPS)) or 30.0
         self.compressed = self.capture.isOpened() and self._compressed() and self.capture.set(cv2.CAP_PROP_FORMAT, -1)
-        self._decoded: Generator[np.ndarray] | None = None  # PyAV's frames, where OpenCV decodes none
-        ok, first = self.capture.read() if self.capture.isOpened() else (False, None)
-        if not ok or first is None:
+        self._decoded: Generator[tuple[np.ndarray, float | None]] | None = None  # PyAV's, where OpenCV decodes none
+        first = self._read() if self.capture.isOpened() else None
+        if first is None:
             self.capture.release()
             self.fps, self._decoded = decoded_by_pyav(self.path)
             first = next(self._decoded, None)
             if first is None:
                 raise SourceError(f"{self.path}: no frame could be decoded (empty or broken video).")
-        self._first: Frame | None = self._frame(first, 0)
+        self._first: Frame | None = self._frame(*first, index=0)
         try:
             height, width = self._first.image.shape[:2]
         except SourceError as exc:
@@ -145,14 +147,17 @@ class VideoFileSource:
         finally:
             probe.release()
 
-    def _frame(self, data: np.ndarray, index: int) -> Frame:
-        return captured(data, index, index / self.fps, compressed=self.compressed)
+    def _frame(self, data: np.ndarray, stamped: float | None, *, index: int) -> Frame:
+        counted = index / self.fps
+        ts = counted if stamped is None or stamped < 0 or abs(stamped - counted) < 0.5 / self.fps else stamped
+        return captured(data, index, ts, compressed=self.compressed)
 
-    def _read(self) -> np.ndarray | None:
+    def _read(self) -> tuple[np.ndarray, float | None] | None:
+        """The next frame and its timestamp in the file (seconds, None when it has none), or None at the end."""
         if self._decoded is not None:
             return next(self._decoded, None)
         ok, data = self.capture.read()
-        return data if ok else None
+        return (data, self.capture.get(cv2.CAP_PROP_POS_MSEC) / 1000.0) if ok and data is not None else None
 
     def frames(self) -> Iterator[Frame]:
         index = 0
@@ -160,10 +165,10 @@ class VideoFileSource:
             if self._first is not None:
                 frame, self._first = self._first, None
             else:
-                data = self._read()
-                if data is None:
+                read = self._read()
+                if read is None:
                     return
-                frame = self._frame(data, index)
+                frame = self._frame(*read, index=index)
             yield frame
             index += 1
 
@@ -173,9 +178,9 @@ class VideoFileSource:
             self._decoded.close()  # (closes PyAV's container)
 
 
-def decoded_by_pyav(path: Path) -> tuple[float, Generator[np.ndarray]]:
-    """A video file OpenCV decodes no frame of, through PyAV: its frame rate and its frames (BGR); SourceError when
-    PyAV can't open it either. A file broken part way ends there, with a warning."""
+def decoded_by_pyav(path: Path) -> tuple[float, Generator[tuple[np.ndarray, float | None]]]:
+    """A video file OpenCV decodes no frame of, through PyAV: its frame rate and its frames (BGR, with their
+    timestamps); SourceError when PyAV can't open it either. A file broken part way ends there, with a warning."""
     import av  # (only files OpenCV can't read need it)
 
     try:
@@ -185,10 +190,10 @@ def decoded_by_pyav(path: Path) -> tuple[float, Generator[np.ndarray]]:
         raise SourceError(f"cannot open {path} as a video (not a video file, or a codec FFmpeg lacks).") from exc
     fps = float(stream.average_rate or stream.guessed_rate or 30.0)
 
-    def frames() -> Generator[np.ndarray]:
+    def frames() -> Generator[tuple[np.ndarray, float | None]]:
         try:
             for frame in container.decode(stream):
-                yield frame.to_ndarray(format="bgr24")
+                yield frame.to_ndarray(format="bgr24"), frame.time
         except av.FFmpegError as exc:
             log.warning("%s: the video breaks off here (%s)", path, exc)
         finally:

@@ -33,7 +33,7 @@ CHIPS = {
     "Train_06": [(3065, 2285)],
     "Train_10": [(3545, 1560), (2645, 1760), (2655, 2385), (2765, 1485), (3185, 2345), (3320, 1980), (2715, 2075)],
 }
-MAX_SECONDS = 8.0  # ~1.5 s here; CI machines are shared
+MAX_CPU_SECONDS = 8.0  # about 1.5 s here; CPU time, which a busy machine stretches far less than the wall clock
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +59,9 @@ def shots(photos: Path, truths: dict[str, Truth]) -> dict[str, tuple[Snapshot, f
     reader = SnapshotReader()
     result = {}
     for name in truths:
-        start = time.perf_counter()
+        start = time.process_time()
         shot = reader.read(photos / f"{name.lower()}.jpg")
-        result[name] = (shot, time.perf_counter() - start)
+        result[name] = (shot, time.process_time() - start)
     return result
 
 
@@ -114,9 +114,9 @@ def test_the_board_is_read_in_order(shots: dict[str, tuple[Snapshot, float]], tr
                 assert read in (None, labelled), (name, board)
 
 
-def test_a_still_is_read_in_seconds(shots: dict[str, tuple[Snapshot, float]]) -> None:
+def test_a_still_is_read_in_seconds_of_cpu(shots: dict[str, tuple[Snapshot, float]]) -> None:
     for name, (_shot, seconds) in shots.items():
-        assert seconds < MAX_SECONDS, (name, seconds)
+        assert seconds < MAX_CPU_SECONDS, (name, seconds)
 
 
 def test_the_command_on_a_real_photo(photos: Path, tmp_path: Path) -> None:

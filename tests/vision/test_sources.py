@@ -89,6 +89,33 @@ def write_av1(path: Path, frames: int = 6, size: tuple[int, int] = (64, 48)) -> 
     return path
 
 
+def test_a_recording_with_frames_missing_keeps_each_frame_at_its_own_time(tmp_path: Path):
+    """A recorder that writes only the frames it got (every fourth lost here, the rest at their times): counting
+    frames at the file's rate would close the gaps and run the picture ahead of the readers and the console."""
+    from fractions import Fraction
+
+    import av
+
+    path = tmp_path / "gaps.mkv"
+    kept = [i for i in range(24) if i % 4 != 3]
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("libx264", rate=15)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        stream.options = {"x264-params": "log-level=error"}
+        for i in kept:
+            frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), 10 * i, np.uint8), format="bgr24")
+            frame.pts, frame.time_base = round(i * 1000 / 15), Fraction(1, 1000)
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    source = open_source(path)
+    frames = list(source.frames())
+    source.close()
+    assert [f.index for f in frames] == list(range(len(kept)))
+    assert [f.ts for f in frames] == pytest.approx([i / 15 for i in kept], abs=0.002)
+
+
 @pytest.fixture
 def quiet_svt(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SVT_LOG", "1")  # the AV1 encoder's errors only (it prints its settings otherwise)
