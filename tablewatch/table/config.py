@@ -26,7 +26,9 @@ class CameraConfig(StrictModel):
                         "A network stream (RTSP with H.264 or H.265, HTTP Motion-JPEG) is read at its own rate "
                         "and reconnected when it drops; its frames are timed by the stream's own timestamps where "
                         "it sends them (RTSP does, Motion-JPEG over HTTP does not), so frames that arrive late or "
-                        "in a burst keep the camera's spacing")
+                        "in a burst keep the camera's spacing. A video file in any codec FFmpeg decodes (AV1 "
+                        "through PyAV where OpenCV lacks it) is timed by its frames' own timestamps where they "
+                        "differ from the file's frame rate (a recorder that writes only the frames it got)")
     name: str = Field(default="overhead", description="camera name in evidence and events")
     profile: Path | None = Field(default=None, description="the table profile calibrated from this camera "
                                  "(`tablewatch calibrate`): its frames then go through vision perception and "
