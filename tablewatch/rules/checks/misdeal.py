@@ -125,8 +125,10 @@ class MisdealCheck(HandCheck):
         if seat not in self.seats:
             return self._misdeal(snapshot, event, "22A(3)", "Cards dealt to a seat not in play",
                                  f"Seat {seat} got a card but is not dealt in (dealt in: {seat_list(self.seats)}).")
+        if index > 2:
+            return []
         order = self._deal_order()
-        if not order or index > 2:
+        if not order:
             return []
         expected = order[index % len(order)]
         if index == 0:
