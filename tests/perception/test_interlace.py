@@ -1,5 +1,5 @@
 """An interlaced picture (two fields a moment apart woven into one frame) is told from a progressive one, noisy or
-sharpened, reported, and read one field at a time; a progressive camera is never reported interlaced."""
+sharpened, and reported as not to be relied on; a progressive camera never is."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from tablewatch.vision.perception.interlace import (
     MIN_COMBED,
     InterlaceWatch,
     combed_pixels,
-    one_field,
 )
 from tests.perception.conftest import Window, run_window
 
@@ -60,8 +59,8 @@ def test_combing_is_counted_where_something_moved_and_not_in_noise_or_a_sharpene
 def test_an_interlaced_camera_is_reported_once_and_over_after_a_while_without_combing() -> None:
     found = watched(moving(Conditions(interlaced=True, noise=4.0), frames=40, still=round(CLEAR_S / STEP) + 5))
     assert [(t, e.condition, e.usable, e.reliable) for t, e in found] == [
-        (round((MIN_COMBED) * STEP, 3), INTERLACED, False, True), (round(39 * STEP + CLEAR_S, 3), INTERLACED, True,
-                                                                    True)]  # the last combed frame: the 40th
+        (round((MIN_COMBED) * STEP, 3), INTERLACED, False, False), (round(39 * STEP + CLEAR_S, 3), INTERLACED, True,
+                                                                     False)]  # the last combed frame: the 40th
     assert "deinterlace" in found[0][1].detail
 
 
@@ -71,21 +70,9 @@ def test_a_progressive_camera_is_never_reported_interlaced() -> None:
         assert watched(moving(conditions)) == [], conditions.describe()
 
 
-def test_one_field_of_a_woven_frame_is_one_moment_without_combing() -> None:
-    woven = moving(Conditions(interlaced=True), frames=5)[1:]
-    for frame in woven:
-        field = one_field(frame)
-        assert combed_pixels(grey(field)) < COMBED_PX <= combed_pixels(grey(frame))
-        assert np.array_equal(field[::2], frame[::2])  # the first field as it came
-        between = (frame[:-2:2].astype(int) + frame[2::2]) // 2
-        assert np.array_equal(field[1:-1:2], between) and np.array_equal(field[-1], frame[-2])
-
-
-def test_perception_reads_the_demo_dealt_before_an_interlaced_camera_as_before_a_progressive_one(
-        demo: Simulation, window: Window) -> None:
+def test_perception_reports_the_demo_dealt_before_an_interlaced_camera(demo: Simulation, window: Window) -> None:
     camera = CameraLook(Conditions(interlaced=True), (1280, 720), fps=10.0)
-    progressive = window(16.0, 19.8)
-    interlaced = run_window(demo, [(camera.apply(frame), ts) for frame, ts in progressive])
-    reports = [e for e in interlaced if isinstance(e, CameraPicture)]
-    assert [(e.condition, e.usable, e.reliable) for e in reports] == [(INTERLACED, False, True)]
-    assert [e for e in interlaced if not isinstance(e, CameraPicture)] == run_window(demo, progressive)
+    frames = [(camera.apply(frame), ts) for frame, ts in window(16.0, 19.8)]
+    reports = [e for e in run_window(demo, frames) if isinstance(e, CameraPicture)]
+    assert [(e.condition, e.usable, e.reliable) for e in reports] == [(INTERLACED, False, False)]
+    assert [e for e in run_window(demo, window(16.0, 19.8)) if isinstance(e, CameraPicture)] == []

@@ -4,11 +4,8 @@ An analogue camera sends each frame as two fields, its even lines and then its o
 encoder that does not deinterlace weaves them back together, so whatever moves between the fields is combed: its
 edges alternate line by line between where it was and where it is. Perception then reads a pitched card or a reaching
 hand twice, half a motion apart: over 50 simulated hands, 55 false violations, deals read short and actions out of
-turn. So once a camera is found interlaced, perception reads one field of each frame (``one_field``: the even lines,
-the odd ones made from the lines either side), a picture of one moment at half the vertical resolution, and reports
-the condition as a warning (``CameraPicture`` "interlaced", its findings still relied on): full resolution wants the
-camera's encoder or the recorder set to deinterlace. Card faces are read from the frame as it came, where a card at
-rest shows no combing. (FFmpeg's yadif or bwdif would keep more detail but need the next frame: a frame's delay.)
+turn. So the picture is reported as not to be relied on (``CameraPicture`` "interlaced"), and the rules send the
+hand's findings as advisories.
 
 Combing is told from an edge and from noise by its shape: a line off both its neighbours the same way while the lines
 either side of it agree with each other (each from one field), along a run of the row (an edge that moved, not noisy
@@ -34,17 +31,6 @@ COMBED_PX = 30  # combed pixels that make a frame combed (progressive pictures s
 WINDOW = 50  # analysed frames (about 10 s) ...
 MIN_COMBED = 10  # ... this many of them combed: the camera is interlaced
 CLEAR_S = 30.0
-
-
-def one_field(frame: np.ndarray) -> np.ndarray:
-    """``frame`` (a woven one) as its first field alone: the even lines kept, each odd line the mean of the lines
-    either side (the last one, with no line below, a copy of the one above)."""
-    field = frame.copy()
-    above, below = frame[:-2:2].astype(np.uint16), frame[2::2]
-    field[1:-1:2] = ((above + below) // 2).astype(np.uint8)
-    if frame.shape[0] % 2 == 0:
-        field[-1] = frame[-2]
-    return field
 
 
 def combed_pixels(grey: np.ndarray) -> int:
@@ -83,9 +69,8 @@ class InterlaceWatch:
             self.reported = True
             return [self._change(ts, usable=False, detail=(
                 f"{sum(self.combed)} of the last {len(self.combed)} frames combed: the picture is two fields woven "
-                "a moment apart (an analogue camera's interlaced video), so whatever moves shows twice; read one "
-                "field at a time, at half the vertical resolution, until the camera's encoder or the recorder is set "
-                "to deinterlace"))]
+                "a moment apart (an analogue camera's interlaced video), so whatever moves shows twice; set the "
+                "camera's encoder or the recorder to deinterlace"))]
         if self.reported and self.last_combed is not None and ts - self.last_combed >= CLEAR_S:
             self.reported = False
             self.combed.clear()
@@ -94,4 +79,4 @@ class InterlaceWatch:
 
     def _change(self, ts: float, *, usable: bool, detail: str) -> CameraPicture:
         return CameraPicture(ts=round(ts, 3), table=self.table, source="vision", camera=self.camera,
-                             condition=INTERLACED, usable=usable, detail=detail)
+                             condition=INTERLACED, usable=usable, reliable=False, detail=detail)

@@ -52,7 +52,7 @@ from tablewatch.vision.perception.button import ButtonWatch
 from tablewatch.vision.perception.felt_light import FeltLight
 from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
-from tablewatch.vision.perception.interlace import InterlaceWatch, one_field
+from tablewatch.vision.perception.interlace import InterlaceWatch
 from tablewatch.vision.perception.light import LightMeter
 from tablewatch.vision.perception.picture import PictureWatch
 from tablewatch.vision.perception.plane import TablePlane
@@ -275,9 +275,6 @@ class Perception:
             return []  # analysed from the next frame on, through the calibration that fits it
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # (what the stall and interlace watches read)
         stalled, interlaced = self.stall.update(grey, ts), self.interlace.update(grey, ts)
-        woven = image  # (card faces are read from the frame as it came: a card at rest shows no combing)
-        if self.interlace.reported:
-            image = one_field(image)
         t_decoded = time.perf_counter()
         self.plane.shift = self.steadier.measure(image, reduction=reduction)
         try:
@@ -299,7 +296,7 @@ class Perception:
             arms = self.hand_finder.update(ts, flat, arms, view.scene.unowned)
         self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
-        self._frame, self._hires = woven, hires
+        self._frame, self._hires = image, hires
         events = picture + stalled + interlaced + self.gestures.arms(ts, arms)
         for settle in settles:
             for found in view.settles.classify(settle, self._identity_source):
