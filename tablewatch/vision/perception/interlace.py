@@ -7,6 +7,11 @@ hand twice, half a motion apart: over 50 simulated hands, 55 false violations, d
 turn. So the picture is reported as not to be relied on (``CameraPicture`` "interlaced"), and the rules send the
 hand's findings as advisories.
 
+Reading one field alone (the other's lines made from it) does not mend it: a recorder codes the woven frame with one
+colour sample for each pair of lines (4:2:0), so each field carries the other's colour, and a pitched card's or a
+hand's colour shows where it was a field before. Over the same 50 hands that made 26 false violations (a card
+landing read as a hand in the next seat's betting area) where advisories make none.
+
 Combing is told from an edge and from noise by its shape: a line off both its neighbours the same way while the lines
 either side of it agree with each other (each from one field), along a run of the row (an edge that moved, not noisy
 pixels). A frame with ``COMBED_PX`` such pixels or more is combed. A camera is interlaced once ``MIN_COMBED`` of its
