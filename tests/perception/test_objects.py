@@ -11,8 +11,10 @@ import pytest
 from tablewatch.bench.perception_evaluate import ObjectScore, score_detector, score_objects
 from tablewatch.bench.scenarios import DEMO_HANDS
 from tablewatch.bench.through_run import recorded_session
+from tablewatch.calibration.chips import painted_chip_colours
 from tablewatch.events import HandInZone, HandStarted
 from tablewatch.sim.session import Simulation
+from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.plane import TablePlane
 from tablewatch.vision.perception.scene import SceneTracker
 from tablewatch.vision.table_objects import TableObjectDetector
@@ -207,6 +209,37 @@ def test_where_an_arm_lay_while_auto_exposure_brightened_the_picture_is_no_arm_o
         seen.append({a.actor for a in scene.update(frame, i / FPS)[0]})
     assert all("seat3" in actors for actors in seen[13:32])
     assert all("seat3" not in actors for actors in seen[34:])
+
+
+def test_a_hand_clipped_to_paper_white_in_an_overexposed_picture_is_not_cut_off_as_a_card(demo: Simulation) -> None:
+    """Auto-exposure opened up on a dark table clips the markers' paper, and a hand reads nearly paper white
+    (measured over 50 hands: 191, 232, 231 once corrected), the colour of a card's face. Cards pushed ahead of a
+    hand are cut off its leading edge; in an overexposed picture that would cut off the fingers (a check's tap read
+    short of the betting line), so there the arm is taken whole."""
+    plane, table = table_plane(demo)
+    table = np.clip(table * 1.37, 0, 255).astype(np.uint8)
+    perception = perception_for(demo)
+    look = Appearance(felt_bgr=plane.felt_colour(table), chips=painted_chip_colours(demo.scenario.chips),
+                      deck=perception.deck, px_per_mm=plane.scale)
+    reaches = {}
+    for overexposed in (False, True):
+        scene = SceneTracker(plane, colours=look)
+        scene.overexposed = overexposed
+        origin = scene.origins["seat3"]
+        way, width = -origin / np.hypot(*origin), round(90 * plane.scale)
+
+        def at(mm: float, origin: np.ndarray = origin, way: np.ndarray = way) -> tuple[int, int]:
+            x, y = plane.to_px(origin + way * mm)
+            return int(x), int(y)
+
+        for i in range(13):
+            frame = table.copy()
+            if i == 12:  # a dark sleeve, its hand reaching 110 mm beyond it to 380 mm from the player's place
+                cv2.line(frame, at(100), at(270), (40, 40, 40), width)
+                cv2.line(frame, at(270), at(380), (191, 232, 231), width)
+            arms = [a for a in scene.update(frame, i / FPS)[0] if a.actor == "seat3"]
+        reaches[overexposed] = float(np.hypot(*np.subtract(arms[0].tip_mm, origin)))
+    assert reaches[True] > 370.0 > 300.0 > reaches[False]
 
 
 @pytest.mark.parametrize("felt", ["green", "grey"])

@@ -289,7 +289,7 @@ class Perception:
                                              px_per_mm=self.px_per_mm, still_s=self.still_s, seats=self.seats,
                                              settle_lag_s=self.settle_lag_s, button=self.button)
         view = self.view
-        view.settles.overexposed = self.picture.holds("overexposed")
+        view.settles.overexposed = view.scene.overexposed = self.picture.holds("overexposed")
         arms, settles = view.scene.update(flat, ts)
         t_scene = time.perf_counter()
         if self.hand_finder is not None:

@@ -150,6 +150,7 @@ class SceneTracker:
         self.exposure = np.zeros((0, 0), np.float32)  # per pixel: the felt's brightness when the reference took it
         self._now = np.zeros((0, 0), np.float32)
         self.colours = colours
+        self.overexposed = False  # the camera's picture clipped white (``picture``): a hand clips to paper white too
         self.rested_at = np.zeros((0, 0), np.float32)
         self.under = np.zeros((0, 0, 3), np.uint8)
 
@@ -393,8 +394,9 @@ class SceneTracker:
     def _uncarried(self, pts: np.ndarray, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> np.ndarray:
         """The points of an arm (or lone hand) not in a card's colours: cards drawn in or pushed ahead of a hand
         are one region with it, but the hand's leading edge is where they begin. (Chips' colours stay: a dark
-        sleeve and some hands share them.) All the points when less than half a hand's worth would be left."""
-        if self.colours is None:
+        sleeve and some hands share them.) All the points when less than half a hand's worth would be left, and
+        in an overexposed picture, where the fingers clip to paper white and would be cut off as a card."""
+        if self.colours is None or self.overexposed:
             return pts
         pixels = cur[_full_window(comp, at)][comp]
         rest = comp.copy()

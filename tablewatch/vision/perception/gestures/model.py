@@ -25,8 +25,11 @@ class GestureConfig:
     tap_min_depth_mm: float = 0.0  # a tap reaches the betting line (the hand's tip at or over it)
     line_depth_mm: float = 15.0  # a hand this far beyond the line is over it
     motion_back_mm: float = 15.0  # ... and a motion over it ends only once the hand is back this much nearer
+    motions_apart_s: float = 0.35  # ... and two releases closer than this are one motion: a string bet's hand goes
+    # back to the stack for more chips between them, which no hand does that fast
     dwell_mm: float = 30.0  # a hand within this of its farthest point is still at it
-    dwell_s: float = 0.18  # a tap holds still this long at its farthest point; a bet's release does not
+    dwell_s: float = 0.25  # a tap holds still this long at its farthest point (the frames showing it there and
+    # one frame more); a bet's release does not
     settled_bet_s: float = 1.5  # a hand resting behind the line this long after a motion: the bet is decided
     parked_s: float = 3.0  # an "arm" that has not moved this long is no gesture (a hand at rest, a thing left lying)
     parked_mm: float = 40.0  # ... not moved: its tip within this of where it is now
@@ -193,7 +196,11 @@ class Episode:
         back = over - self.config.motion_back_mm
         for s in [*self.samples, None]:
             if run and (s is None or s.depth <= back or s.t - run[-1].t > self.config.gap_s * 0.5):
-                times.append(max(run, key=lambda r: r.depth).t)  # back behind the line, or a gap in sight: it went
+                release = max(run, key=lambda r: r.depth).t  # back behind the line, or a gap in sight: it went
+                if times and release - times[-1] < self.config.motions_apart_s:
+                    times[-1] = release  # the tip lost for a frame or wavering back over the line: one motion
+                else:
+                    times.append(release)
                 run = []
             if s is not None and (s.depth > over or (run and s.depth > back)):
                 run.append(s)
