@@ -190,13 +190,9 @@ class BetsAndTaps:
         return [s.t for s in ep.samples if np.hypot(*np.subtract(s.tip, deepest.tip)) < self.config.dwell_mm]
 
     def _dwells(self, ep: Episode, seat: int) -> bool:
-        """A tap rests on the felt a moment; a bet releases its chips and the hand comes straight back. The hand
-        was at its farthest point from about half a frame before the first frame showing it there to half a frame
-        after the last: a tap seen in two frames 0.13 s apart (a 15 frames/s camera analysed every other frame)
-        rested about 0.27 s."""
+        """A tap rests on the felt a moment; a bet releases its chips and the hand comes straight back."""
         times = self._at_deepest(ep, seat)
-        frame = float(np.median(np.diff([s.t for s in ep.samples]))) if len(ep.samples) > 1 else 0.0
-        return max(times) - min(times) + frame >= self.config.dwell_s
+        return max(times) - min(times) >= self.config.dwell_s
 
 
 def _not_his(zone: str, seat: int) -> bool:

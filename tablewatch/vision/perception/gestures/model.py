@@ -28,8 +28,7 @@ class GestureConfig:
     motions_apart_s: float = 0.35  # ... and two releases closer than this are one motion: a string bet's hand goes
     # back to the stack for more chips between them, which no hand does that fast
     dwell_mm: float = 30.0  # a hand within this of its farthest point is still at it
-    dwell_s: float = 0.25  # a tap holds still this long at its farthest point (the frames showing it there and
-    # one frame more); a bet's release does not
+    dwell_s: float = 0.18  # a tap holds still this long at its farthest point; a bet's release does not
     settled_bet_s: float = 1.5  # a hand resting behind the line this long after a motion: the bet is decided
     parked_s: float = 3.0  # an "arm" that has not moved this long is no gesture (a hand at rest, a thing left lying)
     parked_mm: float = 40.0  # ... not moved: its tip within this of where it is now
