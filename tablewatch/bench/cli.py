@@ -137,6 +137,10 @@ def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: i
               "('noise 12', 'H.264 2 Mbit/s', 'tilt 8°'…), 'single' (each condition alone), 'mixes' (the three "
               "rooms), 'physically based' (the session drawn again by the Mitsuba renderer: about 1.6 s a frame, "
               "never in the default); default: every cell but that one.")
+@click.option("--ffmpeg-filter", "ffmpeg_filters", multiple=True, metavar="CHAIN",
+              help="A cell of the clean video written again through an FFmpeg filter chain, as FFmpeg's -vf takes it "
+              "(repeatable): a degradation the simulator does not make, e.g. 'tmix=frames=3' (frames averaged), "
+              "'pad=1280:960:0:120' (letterboxed), 'fps=10'. Played after the --cell cells, or alone without them.")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("out/conditions"),
               show_default=True)
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64),
@@ -144,8 +148,8 @@ def _bench_through_run(hands_file: Path, *, hand_count: int, first: int, seed: i
 @click.option("--reuse-recording", "reuse", is_flag=True,
               help="Play the cells on the recording already in OUT when it was made of the same hands and seed "
               "(taken as it is: record again after the simulator changes).")
-def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: tuple[str, ...], out: Path,
-                     jobs: int, reuse: bool) -> None:
+def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: tuple[str, ...],
+                     ffmpeg_filters: tuple[str, ...], out: Path, jobs: int, reuse: bool) -> None:
     """The monitor under a camera's conditions: one session recorded clean, then its video written again under
     each condition (the room's light and lamps, focus, noise, the camera's exposure and own processing, H.264,
     H.265 and Motion-JPEG compression, dropped and stalled frames…) or recorded with the camera tilted, each
@@ -154,8 +158,8 @@ def bench_conditions(hands_file: Path, hand_count: int, seed: int, cell_names: t
     from tablewatch.bench.conditions import cells_named
 
     try:
-        cells = cells_named(cell_names)
+        cells = cells_named(cell_names, ffmpeg_filters)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--cell") from exc
+        raise click.BadParameter(str(exc), param_hint="--cell or --ffmpeg-filter") from exc
     run_matrix(hands_file, out.resolve(), hands=hand_count, seed=seed, cells=cells, console=console, jobs=jobs,
                reuse=reuse)

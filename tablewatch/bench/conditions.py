@@ -28,7 +28,7 @@ from tablewatch.bench.score import SessionScore
 from tablewatch.bench.through_run import play, recorded_session, score_run
 from tablewatch.calibration import tomlio
 from tablewatch.events import CameraPicture, Event, load_events
-from tablewatch.sim.conditions import Conditions, degrade_video
+from tablewatch.sim.conditions import Conditions, degrade_video, filter_chain, filtered_video
 from tablewatch.sim.record import record, run_config, write_profile, write_video
 from tablewatch.sim.scenario import Scenario
 from tablewatch.sim.session import Simulation
@@ -50,10 +50,14 @@ class Cell:
     pbr_spp: int = 0
     calibrated_before: bool = False  # the table calibrated on the clean video: the condition came after (a recorder
     # set to a lower resolution since), where a cell's camera is otherwise calibrated under its own conditions
+    ffmpeg_filter: str = ""  # the clean video written again through this FFmpeg filter chain instead (a degradation
+    # the simulator does not make: ``conditions.filtered_video``)
 
     def describe(self) -> str:
         if self.pbr_spp:
             return f"physically based frames, {self.pbr_spp} samples a pixel"
+        if self.ffmpeg_filter:
+            return f"FFmpeg filter {self.ffmpeg_filter}"
         tilt = f"tilt={self.tilt_deg:g}°" if self.tilt_deg else ""
         shown = self.conditions.describe()
         before = "calibrated on the clean video" if self.calibrated_before else ""
@@ -190,6 +194,10 @@ def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length
             degrade_video(folder / f"tilted-{VIDEO}", source, cell.conditions, seed=tilted.scenario.seed)
             (folder / f"tilted-{VIDEO}").unlink()
             write_profile(tilted, folder / "profile.toml", video=source)
+    elif cell.ffmpeg_filter:
+        _copy_recording(sim, clean, folder, length_s=length_s)
+        filtered_video(clean / VIDEO, folder / VIDEO, cell.ffmpeg_filter)
+        write_profile(sim, folder / "profile.toml", video=folder / VIDEO)
     else:
         _copy_recording(sim, clean, folder, length_s=length_s)
         degrade_video(clean / VIDEO, folder / VIDEO, cell.conditions, seed=sim.scenario.seed)
@@ -199,7 +207,7 @@ def _play_cell(sim: Simulation, clean: Path, folder: Path, cell: Cell, *, length
             write_profile(sim, folder / "profile.toml", video=folder / VIDEO)
     recorded = json.loads((folder / "recording.json").read_text(encoding="utf-8"))
     recorded["conditions"] = {"cell": cell.name, **asdict(cell.conditions), "tilt_deg": cell.tilt_deg,
-                              "calibrated_before": cell.calibrated_before}
+                              "calibrated_before": cell.calibrated_before, "ffmpeg_filter": cell.ffmpeg_filter}
     (folder / "recording.json").write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
     wall_s = play(folder, folder / "run", length_s=length_s)
     session, frame = score_run(folder, folder / "run", session_s=length_s, wall_s=wall_s, frames=recorded["frames"])
@@ -277,10 +285,14 @@ def matrix(scores: Sequence[CellScore]) -> Table:
     return table
 
 
-def cells_named(names: Sequence[str]) -> list[Cell]:
-    """The cells of these names ("mixes": the three mixes, "single": every condition alone); all when none."""
+def cells_named(names: Sequence[str], ffmpeg_filters: Sequence[str] = ()) -> list[Cell]:
+    """The cells of these names ("mixes": the three mixes, "single": every condition alone), then one for each FFmpeg
+    filter chain; all the named cells when neither is given."""
+    for chain in ffmpeg_filters:
+        filter_chain(chain)  # (refused before anything is recorded)
+    filtered = [Cell(f"FFmpeg {chain}", ffmpeg_filter=chain) for chain in dict.fromkeys(ffmpeg_filters)]
     if not names:
-        return [*SINGLE, *MIXES]
+        return filtered or [*SINGLE, *MIXES]
     chosen: list[Cell] = []
     for name in names:
         if name == "single":
@@ -291,5 +303,5 @@ def cells_named(names: Sequence[str]) -> list[Cell]:
             chosen.append(CELLS[name])
         else:
             raise ValueError(f"no cell {name!r}; cells: {', '.join(CELLS)}, or 'single', 'mixes'")
-    return list(dict.fromkeys(chosen))
+    return list(dict.fromkeys(chosen)) + filtered
 

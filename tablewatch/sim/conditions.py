@@ -28,6 +28,8 @@ import numpy as np
 from tablewatch.sim.output import VIDEO_FOURCC
 
 if TYPE_CHECKING:
+    import av
+    import av.filter
     import av.video.stream
 
 LAMP_AT = (0.55, 0.45)  # where the lamp's hot spot and its glare fall, as a fraction of the frame's width, height
@@ -269,6 +271,75 @@ def degrade_video(source: Path, dest: Path, conditions: Conditions, *, seed: int
     finally:
         writer.release()
     return count
+
+
+def filter_chain(chain: str) -> list[tuple[str, str]]:
+    """(name, args) of each filter of an FFmpeg filter chain; ValueError for an empty chain or a filter this FFmpeg
+    lacks (its arguments are checked as the chain is built)."""
+    import av
+
+    parts = [part.strip().partition("=") for part in chain.split(",") if part.strip()]
+    if not parts:
+        raise ValueError("an empty FFmpeg filter chain")
+    for name, _, _ in parts:
+        if name not in av.filter.filters_available:
+            raise ValueError(f"FFmpeg (as PyAV ships it) has no filter {name!r}")
+    return [(name, args) for name, _, args in parts]
+
+
+def filtered_video(source: Path, dest: Path, chain: str) -> int:
+    """Write ``source`` again to ``dest`` through an FFmpeg filter chain (``"tmix=frames=3"``,
+    ``"pad=1280:960:0:120,fps=10"``: filters as FFmpeg's ``-vf`` takes them, comma-separated, each ``name=args``),
+    stored as the simulator writes video at the rate the chain gives; its frame count. Degradations the simulator
+    does not make itself, laid by FFmpeg (through PyAV). ValueError names a filter FFmpeg lacks or refuses."""
+    import av  # only filtered cells need it
+
+    with av.open(str(source)) as container:
+        stream = container.streams.video[0]
+        graph = av.filter.Graph()
+        last = graph.add_buffer(template=stream)
+        for name, args in filter_chain(chain):
+            part = f"{name}={args}" if args else name
+            try:
+                node = graph.add(name, args or None)
+            except (ValueError, av.FFmpegError) as exc:
+                raise ValueError(f"FFmpeg filter {part!r}: {exc}") from exc
+            last.link_to(node)
+            last = node
+        sink = graph.add("buffersink")
+        last.link_to(sink)
+        try:
+            graph.configure()
+        except av.FFmpegError as exc:
+            raise ValueError(f"FFmpeg filter chain {chain!r}: {exc}") from exc
+        writer: cv2.VideoWriter | None = None
+        count = 0
+        try:
+            for frame in container.decode(stream):
+                graph.push(frame)
+                for out in _pulled(graph):
+                    if writer is None:
+                        rate = float(1 / out.time_base) if out.time_base and 1 / out.time_base <= 240 else None
+                        fps = rate or float(stream.average_rate or 15)
+                        writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps,
+                                                 (out.width, out.height))
+                    writer.write(out.to_ndarray(format="bgr24"))
+                    count += 1
+        finally:
+            if writer is not None:
+                writer.release()
+    return count
+
+
+def _pulled(graph: av.filter.Graph) -> Iterator[av.VideoFrame]:
+    """The frames a filter graph has ready (a filter that blends or drops frames holds some back)."""
+    import av
+
+    while True:
+        try:
+            yield graph.vpull()
+        except (av.BlockingIOError, av.EOFError):
+            return
 
 
 def _write_coded(dest: Path, frames: Iterator[np.ndarray], *, fps: float, size: tuple[int, int], codec: str,

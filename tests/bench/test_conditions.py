@@ -22,6 +22,15 @@ def test_cells_are_chosen_by_name_single_or_mixes() -> None:
         cells_named(["fog"])
 
 
+def test_ffmpeg_filter_chains_are_cells_of_their_own_checked_before_anything_is_recorded(tmp_path: Path) -> None:
+    (cell,) = cells_named([], ["tmix=frames=3"])
+    assert (cell.name, cell.ffmpeg_filter, cell.describe()) == ("FFmpeg tmix=frames=3", "tmix=frames=3",
+                                                                "FFmpeg filter tmix=frames=3")
+    assert [c.name for c in cells_named(["clean"], ["fps=10", "fps=10"])] == ["clean", "FFmpeg fps=10"]
+    result = CliRunner().invoke(cli, ["bench-conditions", "--ffmpeg-filter", "fog=1", "-o", str(tmp_path)])
+    assert result.exit_code == 2 and "no filter 'fog'" in result.output and not list(tmp_path.iterdir())
+
+
 def test_the_physically_based_cell_is_played_only_when_named() -> None:
     assert all(not c.pbr_spp for c in cells_named([]))  # (half an hour a hand to render)
     (cell,) = cells_named(["physically based"])

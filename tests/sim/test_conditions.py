@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tablewatch.sim.camera import overhead_camera
-from tablewatch.sim.conditions import CameraLook, Conditions, degrade_video, frames_of
+from tablewatch.sim.conditions import CameraLook, Conditions, degrade_video, filtered_video, frames_of
 
 SIZE = (320, 180)
 FPS = 15.0
@@ -191,3 +191,27 @@ def test_a_shadow_crosses_the_picture_now_and_then_and_is_gone_between() -> None
     assert min(middle[:40]) == pytest.approx(0.5, abs=0.03)  # at its deepest over the middle, within the crossing
     assert middle[5] > 0.95 and middle[35] > 0.95  # still to come at the left, gone off the right
     assert all(np.array_equal(f, felt()) for f in frames[40:150])  # none until the next one
+
+
+def test_an_ffmpeg_filter_chain_writes_the_video_again_as_ffmpeg_degrades_it(tmp_path: Path) -> None:
+    """Degradations the simulator does not make, laid by FFmpeg's own filters: frames averaged, the picture
+    letterboxed, the frame rate converted."""
+    source = tmp_path / "clean.mp4"
+    writer = cv2.VideoWriter(str(source), cv2.VideoWriter.fourcc(*"mp4v"), FPS, SIZE)
+    for i in range(30):
+        writer.write(felt(40 if i % 2 else 200))  # the picture flashing every frame
+    writer.release()
+    averaged = tmp_path / "tmix.mp4"
+    assert filtered_video(source, averaged, "tmix=frames=2") == 30
+    middle = [float(frame[:60].mean()) for frame in frames_of(averaged)][1:-1]
+    assert all(abs(level - 120) < 12 for level in middle)  # each frame half the last: no flash left
+    boxed = tmp_path / "pad.mp4"
+    assert filtered_video(source, boxed, "pad=320:240:0:30, fps=7.5") == 15
+    capture = cv2.VideoCapture(str(boxed))
+    assert capture.get(cv2.CAP_PROP_FPS) == pytest.approx(FPS / 2)
+    assert (capture.get(cv2.CAP_PROP_FRAME_WIDTH), capture.get(cv2.CAP_PROP_FRAME_HEIGHT)) == (320, 240)
+    capture.release()
+    with pytest.raises(ValueError, match="no filter 'fog'"):
+        filtered_video(source, tmp_path / "x.mp4", "tmix=frames=2,fog=1")
+    with pytest.raises(ValueError, match="'scale=wide'"):
+        filtered_video(source, tmp_path / "x.mp4", "scale=wide")
