@@ -15,6 +15,7 @@ scene itself: ``Scenario.camera_tilt_deg``, drawn by the renderer.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
@@ -296,39 +297,45 @@ def filtered_video(source: Path, dest: Path, chain: str) -> int:
 
     with av.open(str(source)) as container:
         stream = container.streams.video[0]
-        graph = av.filter.Graph()
-        last = graph.add_buffer(template=stream)
-        for name, args in filter_chain(chain):
-            part = f"{name}={args}" if args else name
-            try:
-                node = graph.add(name, args or None)
-            except (ValueError, av.FFmpegError) as exc:
-                raise ValueError(f"FFmpeg filter {part!r}: {exc}") from exc
-            last.link_to(node)
-            last = node
-        sink = graph.add("buffersink")
-        last.link_to(sink)
-        try:
-            graph.configure()
-        except av.FFmpegError as exc:
-            raise ValueError(f"FFmpeg filter chain {chain!r}: {exc}") from exc
+        graph = _filter_graph(stream, chain)
         writer: cv2.VideoWriter | None = None
         count = 0
         try:
-            for frame in container.decode(stream):
+            # (None last: the end of the stream, for the frames the filters hold back)
+            for frame in itertools.chain(container.decode(stream), [None]):
                 graph.push(frame)
                 for out in _pulled(graph):
                     if writer is None:
                         rate = float(1 / out.time_base) if out.time_base and 1 / out.time_base <= 240 else None
-                        fps = rate or float(stream.average_rate or 15)
-                        writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps,
-                                                 (out.width, out.height))
+                        writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*VIDEO_FOURCC),
+                                                 rate or float(stream.average_rate or 15), (out.width, out.height))
                     writer.write(out.to_ndarray(format="bgr24"))
                     count += 1
         finally:
             if writer is not None:
                 writer.release()
     return count
+
+
+def _filter_graph(stream: av.video.stream.VideoStream, chain: str) -> av.filter.Graph:
+    """A filter graph taking ``stream``'s frames through ``chain`` (``filter_chain``)."""
+    import av
+
+    graph = av.filter.Graph()
+    last = graph.add_buffer(template=stream)
+    for name, args in filter_chain(chain):
+        try:
+            node = graph.add(name, args or None)
+        except (ValueError, av.FFmpegError) as exc:
+            raise ValueError(f"FFmpeg filter {name}={args}: {exc}") from exc
+        last.link_to(node)
+        last = node
+    last.link_to(graph.add("buffersink"))
+    try:
+        graph.configure()
+    except av.FFmpegError as exc:
+        raise ValueError(f"FFmpeg filter chain {chain!r}: {exc}") from exc
+    return graph
 
 
 def _pulled(graph: av.filter.Graph) -> Iterator[av.VideoFrame]:
