@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from pathlib import Path
@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, cast
 import cv2
 import numpy as np
 
-from tablewatch.sim.output import VIDEO_FOURCC
-
 if TYPE_CHECKING:
     import av
+    import av.container
     import av.filter
     import av.video.stream
 
@@ -263,14 +262,22 @@ def degrade_video(source: Path, dest: Path, conditions: Conditions, *, seed: int
         return _write_coded(dest, frames, fps=fps, size=size, codec="libx264", kbps=conditions.h264_kbps)
     if conditions.h265_kbps:
         return _write_coded(dest, frames, fps=fps, size=size, codec="libx265", kbps=conditions.h265_kbps)
-    writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*VIDEO_FOURCC), fps, size)
+    return _stored(dest, frames, fps=fps, size=size)
+
+
+def _stored(dest: Path, frames: Iterable[np.ndarray], *, fps: float, size: tuple[int, int]) -> int:
+    """``frames`` written to ``dest`` as the simulator stores video (``record.write_video``); how many."""
+    from tablewatch.sim.record import write_video  # (the recorder's module: calibration and devices come with it)
+
     count = 0
-    try:
+
+    def counted() -> Iterator[np.ndarray]:
+        nonlocal count
         for frame in frames:
-            writer.write(frame)
             count += 1
-    finally:
-        writer.release()
+            yield frame
+
+    write_video(dest, counted(), fps=fps, size=size)
     return count
 
 
@@ -297,24 +304,22 @@ def filtered_video(source: Path, dest: Path, chain: str) -> int:
 
     with av.open(str(source)) as container:
         stream = container.streams.video[0]
-        graph = _filter_graph(stream, chain)
-        writer: cv2.VideoWriter | None = None
-        count = 0
-        try:
-            # (None last: the end of the stream, for the frames the filters hold back)
-            for frame in itertools.chain(container.decode(stream), [None]):
-                graph.push(frame)
-                for out in _pulled(graph):
-                    if writer is None:
-                        rate = float(1 / out.time_base) if out.time_base and 1 / out.time_base <= 240 else None
-                        writer = cv2.VideoWriter(str(dest), cv2.VideoWriter.fourcc(*VIDEO_FOURCC),
-                                                 rate or float(stream.average_rate or 15), (out.width, out.height))
-                    writer.write(out.to_ndarray(format="bgr24"))
-                    count += 1
-        finally:
-            if writer is not None:
-                writer.release()
-    return count
+        filtered = _filtered(container, stream, _filter_graph(stream, chain))
+        first = next(filtered, None)
+        if first is None:
+            return 0
+        per_s = 1 / first.time_base if first.time_base else 0  # (a chain that sets the frame rate times by it)
+        fps = float(per_s) if 0 < per_s <= 240 else float(stream.average_rate or 15)
+        frames = (frame.to_ndarray(format="bgr24") for frame in itertools.chain([first], filtered))
+        return _stored(dest, frames, fps=fps, size=(first.width, first.height))
+
+
+def _filtered(container: av.container.InputContainer, stream: av.video.stream.VideoStream,
+              graph: av.filter.Graph) -> Iterator[av.VideoFrame]:
+    """``stream``'s frames as ``graph`` gives them, to the last one it holds back at the end."""
+    for frame in itertools.chain(container.decode(stream), [None]):  # (None: the end of the stream)
+        graph.push(frame)
+        yield from _pulled(graph)
 
 
 def _filter_graph(stream: av.video.stream.VideoStream, chain: str) -> av.filter.Graph:
