@@ -242,6 +242,39 @@ def test_a_hand_clipped_to_paper_white_in_an_overexposed_picture_is_not_cut_off_
     assert reaches[True] > 370.0 > 300.0 > reaches[False]
 
 
+@pytest.mark.parametrize(("blended", "an_arm"), [(True, False), (False, True)])
+def test_a_pitched_card_and_its_ghost_by_the_felts_edge_are_no_arm_but_a_sleeve_as_large_is(
+        demo: Simulation, blended: bool, an_arm: bool) -> None:
+    """A camera that blends each frame with the last (frames averaged, strong noise reduction) draws a pitched card
+    as the card and its fading copy, in colours between the back's and the felt's. Landing over the felt's edge in
+    front of a seat they are as large as an arm first seen there (measured on the demo averaged two frames at a
+    time: a seat's arm, then its tap). A moving region that size, no arm in the last frame and mostly in a card's
+    colours or a mix of them with the felt, is a card in flight; a dark sleeve of the same shape is an arm."""
+    plane, table = table_plane(demo)
+    perception = perception_for(demo)
+    felt = plane.felt_colour(table).astype(np.float32)
+    look = Appearance(felt_bgr=felt, chips=painted_chip_colours(demo.scenario.chips), deck=perception.deck,
+                      px_per_mm=plane.scale)
+    card_px = (round(63 * plane.scale), round(88 * plane.scale))
+    back = cv2.resize(perception.deck["back"][..., :3], card_px, interpolation=cv2.INTER_AREA).astype(np.float32)
+    if not blended:
+        back[:] = (40, 40, 40)
+    scene = SceneTracker(plane, colours=look)
+    origin = scene.origins["seat6"]  # (the felt begins 400 mm out from the player's place)
+    way = -origin / np.hypot(*origin)
+    for i in range(13):
+        frame = table.copy()
+        if i == 12:  # the card 430 mm out from the player's place, its ghost half as strong 40 mm back, 55 aside
+            for mm, aside, strength in ((470, 55, 0.5), (430, 0, 1.0)):
+                x, y = (int(v) for v in plane.to_px(origin + way * mm + np.array([-way[1], way[0]]) * aside))
+                x0, y0 = x - card_px[0] // 2, y - card_px[1] // 2
+                under = frame[y0:y0 + card_px[1], x0:x0 + card_px[0]].astype(np.float32)
+                frame[y0:y0 + card_px[1], x0:x0 + card_px[0]] = (strength * back + (1 - strength) * under).astype(
+                    np.uint8)
+        actors = {arm.actor for arm in scene.update(frame, i / FPS)[0]}
+    assert ("seat6" in actors) is an_arm
+
+
 @pytest.mark.parametrize("felt", ["green", "grey"])
 def test_a_hand_resting_over_its_stack_stays_a_hand_and_leaves_no_imprint(felt: str) -> None:
     """Seat 6 hides its stack under its hand for 12 s (longer than the reference takes in what stays still):

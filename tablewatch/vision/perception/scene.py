@@ -60,6 +60,7 @@ BURN_STILL_S = 0.2  # only cards come to rest on the burn pile, and they land fl
 GHOST_S = 6.0  # a "hand" that has not moved at all for this long is the imprint of one that left
 RESTING_MAX_S = 120.0  # an arm resting longer than this becomes table (its imprint stays GHOST_S when it leaves)
 CARD_SHARE = 0.5  # a moving region this much in a card's colours is a card in flight, not a hand
+IN_FLIGHT_MAX_MM2 = 12000.0  # ... when no larger than a card and its ghost (a camera blending frames shows both)
 CHIP_SHARE = 0.25  # a still region this much in chips' colours is chips put down, not a hand resting (~0)
 BARE_DIFF = 24  # grey levels (max over channels) from the felt's colour: bare felt (its weave stays within ~13)
 BARE_SHARE = 0.5  # a still region this much bare felt is where a hand was, not a hand
@@ -79,10 +80,12 @@ _LOG_LEVEL = np.log(np.arange(256, dtype=np.float32) + np.float32(SHADE_NOISE)) 
 
 
 class ObjectColours(Protocol):
-    """Which of some BGR pixels (N, 3) are in a card's colours (its back, its paper), or in a chip's
-    (``Appearance``)."""
+    """Which of some BGR pixels (N, 3) are in a card's colours (its back, its paper), mix one with the felt, or
+    are in a chip's (``Appearance``)."""
 
     def card_like(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def card_edge(self, bgr: np.ndarray) -> np.ndarray: ...
 
     def chip_like(self, bgr: np.ndarray) -> np.ndarray: ...
 
@@ -136,6 +139,7 @@ class SceneTracker:
         self.arm_min_px, self.settle_min_px = ARM_MIN_MM2 * a, SETTLE_MIN_MM2 * a
         self.settle_piece_px, self.settle_pieces_min_px = SETTLE_PIECE_MM2 * a, SETTLE_PIECES_MIN_MM2 * a
         self.hand_min_px, self.hand_max_px = HAND_MIN_MM2 * a, HAND_MAX_MM2 * a
+        self.in_flight_max_px = IN_FLIGHT_MAX_MM2 * a
         self.fg: np.ndarray | None = None
         self.t0: float | None = None
         self.warm: list[np.ndarray] = []
@@ -268,15 +272,30 @@ class SceneTracker:
         still too, but an arm left them or they show chips' colours; where a hand rested while the table was
         first learnt, the felt shows when it goes). Never a region in a card's colours (a card in flight). Its
         owner ("" when unknown), else None."""
-        pixels = cur[_full_window(comp, at)][comp]
-        if self.colours is not None and float(self._card_like(pixels).mean()) >= CARD_SHARE:
+        if self._card_coloured(comp, at, cur):
             return None
+        pixels = cur[_full_window(comp, at)][comp]
         owner = self._previous_owner(comp, at)
         if not _still(comp, at, moving):
             return owner or ""
         if owner is None or self.colours is None or float(self.colours.chip_like(pixels).mean()) >= CHIP_SHARE:
             return None
         return owner if float(self._bare(pixels).mean()) < BARE_SHARE else None  # else the imprint of one gone
+
+    def _in_flight(self, comp: np.ndarray, at: tuple[int, int], moving: np.ndarray, cur: np.ndarray) -> bool:
+        """A card in flight by the felt's edge, not an arm: a moving region no arm was in the last frame, no larger
+        than a card and its ghost and mostly in a card's colours (a camera that blends each frame with the last
+        draws a pitched card and its fading copy out to an arm's size, in colours between the card's and the
+        felt's)."""
+        return (4 * float(comp.sum()) <= self.in_flight_max_px and not _still(comp, at, moving)
+                and self._previous_owner(comp, at) is None and self._card_coloured(comp, at, cur))
+
+    def _card_coloured(self, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> bool:
+        """A region (on the half-resolution mask) mostly in a card's colours, or in a mix of one with the felt."""
+        if self.colours is None:
+            return False
+        pixels = cur[_full_window(comp, at)][comp]
+        return float((self._card_like(pixels) | self.colours.card_edge(pixels)).mean()) >= CARD_SHARE
 
     def _card_like(self, bgr: np.ndarray) -> np.ndarray:
         """Which of these pixels are in a card's colours, back or paper."""
@@ -342,8 +361,9 @@ class SceneTracker:
         """Arms on a half-resolution mask (an arm is 15+ pixels wide there): owner and hand of each.
 
         A region that mostly shows the table as first seen is an imprint (``_imprint``), and so is one that shows
-        bare felt where the reference does not (``_revealed``). A small moving region in a card's colours is a card
-        in flight (a pitch), not a hand whose sleeve the felt hides. A region is an arm only if it moves or was one
+        bare felt where the reference does not (``_revealed``). A moving region in a card's colours that was no
+        arm in the last frame is a card in flight (a pitch, ``_in_flight``), not an arm or a hand whose sleeve the felt
+        hides. A region is an arm only if it moves or was one
         in the last frame (``_uncovered``).
         """
         small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
@@ -365,6 +385,8 @@ class SceneTracker:
             pts = self.plane.to_mm(np.stack([xs + x, ys + y], axis=1) * 2.0 + 0.5)
             out = comp & self.outside_small[y:y + h, x:x + w]
             if area * 4 >= self.arm_min_px and out.sum() >= 0.02 * area:
+                if self._in_flight(comp, (x, y), moving, cur):
+                    continue
                 actor = self._owner(comp, (x, y), pts)
                 if actor is not None:
                     parts.append((self._uncarried(pts, comp, (x, y), cur), k, actor, int(area)))
