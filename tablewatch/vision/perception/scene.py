@@ -80,8 +80,8 @@ _LOG_LEVEL = np.log(np.arange(256, dtype=np.float32) + np.float32(SHADE_NOISE)) 
 
 
 class ObjectColours(Protocol):
-    """Which of some BGR pixels (N, 3) are in a card's colours (its back, its paper), mix one with the felt, or
-    are in a chip's (``Appearance``)."""
+    """Which of some BGR pixels (N, 3) are in a card's colours (its back, its paper), in a mix of one with the
+    felt, or in a chip's (``Appearance``)."""
 
     def card_like(self, bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
 
@@ -270,8 +270,8 @@ class SceneTracker:
         hides if it moves, or if it holds still where an arm was in the last frame and shows neither chips'
         colours nor bare felt (a hand resting on a stack; chips just put down, a card fan or a pushed pot lie
         still too, but an arm left them or they show chips' colours; where a hand rested while the table was
-        first learnt, the felt shows when it goes). Never a region in a card's colours (a card in flight). Its
-        owner ("" when unknown), else None."""
+        first learnt, the felt shows when it goes). Never a region in a card's colours (a card in flight, as a
+        camera blending frames shows it too: ``_card_coloured``). Its owner ("" when unknown), else None."""
         if self._card_coloured(comp, at, cur):
             return None
         pixels = cur[_full_window(comp, at)][comp]
@@ -362,9 +362,8 @@ class SceneTracker:
 
         A region that mostly shows the table as first seen is an imprint (``_imprint``), and so is one that shows
         bare felt where the reference does not (``_revealed``). A moving region in a card's colours that was no
-        arm in the last frame is a card in flight (a pitch, ``_in_flight``), not an arm or a hand whose sleeve the felt
-        hides. A region is an arm only if it moves or was one
-        in the last frame (``_uncovered``).
+        arm in the last frame is a card in flight (a pitch, ``_in_flight``), not an arm or a hand whose sleeve the
+        felt hides. A region is an arm only if it moves or was one in the last frame (``_uncovered``).
         """
         small = cv2.resize(fg, (fg.shape[1] // 2, fg.shape[0] // 2), interpolation=cv2.INTER_NEAREST)
         moving = cv2.resize(moved.view(np.uint8), (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
