@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from tablewatch.calibration.layout import load_layout
 from tablewatch.events import BetMotion, Tap
@@ -170,6 +171,29 @@ def test_a_pot_gathered_in_an_earlier_hand_is_not_pushed_in_the_next() -> None:
     reaching from the pot to a stack (taking a player's mucked cards) pushes nothing."""
     gestures = Gestures(LAYOUT, table="T1")
     assert _dealer_reaches_from_pot_to_stack(gestures, gathered=True, dealt_since=True) == []
+
+
+@pytest.mark.parametrize(("bet_after", "pushed"), [(True, []), (False, [SEAT])])
+def test_chips_shifted_in_the_pot_while_bets_are_still_gathered_are_no_push(bet_after: bool, pushed: list) -> None:
+    """The dealer gathers seat 1's bet, sweeping it into the pot shifts the pot's chips (seen leaving it: measured
+    with the picture's colour turned down to 60 %), gathers seat 2's, then goes from the pot to seat 3's bet and
+    back for the last one. Bets still being gathered after the pot's chips moved: no push, and the hand stays open.
+    Without seat 2's bet after them, the same reach from the emptied pot is a small pot slid to seat 3."""
+    gestures = Gestures(LAYOUT, table="T1", hand_in_progress=True)
+    pot, dealer = LAYOUT.polygon("pot").mean(axis=0), np.asarray(LAYOUT.dealer_position, float)
+    gestures.settled(Found(t=20.0, zone="seat1.bet", what="chips_out", chips={500: 2},
+                           centre=tuple(LAYOUT.polygon("seat1.bet").mean(axis=0))))
+    gestures.settled(Found(t=20.3, zone="pot", what="chips_out", chips={500: 1}, centre=tuple(pot)))
+    if bet_after:
+        gestures.settled(Found(t=20.6, zone="seat2.bet", what="chips_out", chips={500: 2},
+                               centre=tuple(LAYOUT.polygon("seat2.bet").mean(axis=0))))
+    bet = LAYOUT.polygon(f"seat{SEAT}.bet").mean(axis=0)
+    out = []
+    for i, tip in enumerate([pot, pot, (pot + bet) / 2, bet, bet * 0.6 + dealer * 0.4, dealer * 0.8]):
+        out += gestures.arms(20.9 + 0.15 * i, [Arm(actor="dealer", tip_mm=(float(tip[0]), float(tip[1])),
+                                                    palm_mm=(float(tip[0]), float(tip[1])), area_mm2=30_000.0)])
+    assert [e.seat for e in out if e.kind == "PotPushed"] == pushed
+    assert gestures.hand_open == (not pushed)
 
 
 def test_after_a_push_a_bet_zone_holds_nothing_to_gather_until_chips_go_into_one_again() -> None:

@@ -29,6 +29,7 @@ class GathersAndPushes:
         # middle of a hand, there may be some); a pot whose push went unseen is not the next hand's
         self.filled_at: float | None = -1e9 if hand_in_progress else None
         self.pushed: dict[int, float] = {}  # seat → when a pot was last pushed to it
+        self.bet_gathered_at = -1e9  # when chips were last seen leaving a bet for the pot
 
     # --- the dealer's hand ----------------------------------------------------------------------------------
 
@@ -76,6 +77,8 @@ class GathersAndPushes:
             and self.state.hand_at(seat) is None and not self._pushed_since_bets(f.t)
         if (f.zone == "pot" and f.what == SettleKind.CHIPS_IN) or bet_emptied:
             self.gather.append(f.t)
+        if bet_emptied:
+            self.bet_gathered_at = max(self.bet_gathered_at, f.t)
         return []
 
     def _pushed_since_bets(self, t: float) -> bool:
@@ -105,11 +108,13 @@ class GathersAndPushes:
 
     def _pot_emptied(self, t: float) -> bool:
         """Chips left the pot in the last ``pot_emptied_s``, and there were chips in it this hand (a hand tidying
-        cards by the pot changes it too; a pot whose push went unseen was pushed before the next deal)."""
+        cards by the pot changes it too; a pot whose push went unseen was pushed before the next deal), and no bet
+        was seen gathered since (the hand sweeping bets in shifts the pot's chips: the pot is not pushed while its
+        bets are still being gathered)."""
         filled = self.filled_at is not None and self.filled_at >= self.state.hand_opened_at
+        since = max(t - self.config.pot_emptied_s, self.bet_gathered_at + 1e-6)
         return (filled or bool(self.gather)) and any(
-            f.zone == "pot" and f.what == SettleKind.CHIPS_OUT and t - self.config.pot_emptied_s <= f.t <= t
-            for f in self.state.found)
+            f.zone == "pot" and f.what == SettleKind.CHIPS_OUT and since <= f.t <= t for f in self.state.found)
 
     # --- decisions ------------------------------------------------------------------------------------------
 
