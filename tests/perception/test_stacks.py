@@ -85,6 +85,27 @@ def test_big_chips_a_lamp_whitens_in_part_stay_the_stack_s_largest_after_a_bet_o
     assert after_big_bet.largest == 2500
 
 
+def test_a_hand_resting_on_the_stack_in_a_bigger_chips_colours_keeps_it_hidden_until_its_chips_show_again() -> None:
+    """Measured with the camera's colour turned down to 60 % after the chips were learned: a hand laid on a stack of
+    2,500s reads in part as 25,000s, and once it has rested long enough to be taken into the reference the stack
+    would seem to hold 25,000s, in sight: the hiding went unreported after 6 s of 11. While the largest chips are
+    out of sight, what shows in a bigger chip's colours is what covers them; once the 2,500s show again (the hand
+    gone) the stack is clear, and a bigger chip that then shows in the frame as in the reference is the stack's
+    largest."""
+    floor = 32.0
+    stack = SeatStack()
+    stack.read(0.0, live={}, settled={500: 800, 2500: 64}, floor=floor)
+    stack.read(0.5, live={500: 660, 2500: 2, 25000: 290}, settled={500: 760, 2500: 60}, floor=floor)  # the hand
+    assert stack.hidden_since == 0.5
+    stack.read(6.5, live={500: 650, 2500: 0, 25000: 280}, settled={500: 620, 25000: 258}, floor=floor)  # taken in
+    assert (stack.largest, stack.hidden_since) == (2500, 0.5)
+    for t in (12.0, 12.5):  # the hand gone, the reference not yet back to the stack
+        stack.read(t, live={500: 790, 2500: 62}, settled={500: 620, 25000: 258}, floor=floor)
+        assert (stack.largest, stack.hidden_since) == (2500, None)
+    stack.read(13.0, live={500: 790, 2500: 62, 25000: 70}, settled={500: 790, 2500: 60, 25000: 70}, floor=floor)
+    assert (stack.largest, stack.hidden_since) == (25000, None)
+
+
 def test_a_sliver_of_the_largest_chips_the_smoothed_reference_thins_is_read_off_the_frame_while_nothing_moves(
         demo: Simulation, window: Window) -> None:
     """A short column of the largest chips shows a sliver of its top past taller ones. The scene's reference is
