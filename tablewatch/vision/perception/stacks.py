@@ -44,16 +44,16 @@ class SeatStack:
     def read(self, t: float, *, live: dict[int, int], settled: dict[int, int], floor: float) -> None:
         """One reading: ``settled`` (pixels by denomination with no arm in the way) sets the largest, ``live`` says
         whether it still shows; a denomination counts from ``floor`` pixels. A larger one is learnt when the frame
-        shows it too, and not while the largest is out of sight: then it is what covers them, not chips added (a
-        hand resting on the stack long enough to be taken into the reference, its skin in a chip's colours once the
-        camera's colour is turned down)."""
+        shows it too (from half the floor: the frame carries its noise), and not while the largest is out of sight:
+        then it is what covers them, not chips added (a hand resting on the stack long enough to be taken into the
+        reference, its skin in a chip's colours once the camera's colour is turned down)."""
         top = max((d for d, n in settled.items() if n >= floor), default=None)
         if self.largest is None and self.before is not None:
             kept, was = self.before
             if (top is None or kept > top) and settled.get(kept, 0) >= max(HIDDEN_SHARE * was, floor / 2):
                 top = kept  # still there after the bet, in part whitened
         if self.largest is None or (top is not None and top > self.largest and self.hidden_since is None
-                                    and live.get(top, 0) >= floor):
+                                    and live.get(top, 0) >= floor / 2):
             self.largest, self.baseline, self.hidden_since = top, settled.get(top, 0) if top else 0, None
             return
         n = live.get(self.largest, 0)

@@ -112,9 +112,9 @@ class GathersAndPushes:
         was seen gathered since (the hand sweeping bets in shifts the pot's chips: the pot is not pushed while its
         bets are still being gathered)."""
         filled = self.filled_at is not None and self.filled_at >= self.state.hand_opened_at
-        since = max(t - self.config.pot_emptied_s, self.bet_gathered_at + 1e-6)
         return (filled or bool(self.gather)) and any(
-            f.zone == "pot" and f.what == SettleKind.CHIPS_OUT and since <= f.t <= t for f in self.state.found)
+            f.zone == "pot" and f.what == SettleKind.CHIPS_OUT and t - self.config.pot_emptied_s <= f.t <= t
+            and f.t > self.bet_gathered_at for f in self.state.found)
 
     # --- decisions ------------------------------------------------------------------------------------------
 
