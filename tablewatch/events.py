@@ -547,7 +547,8 @@ class CameraPicture(Event):
 
     camera: str
     condition: str  # "too dark", "overexposed", "washed out", "no colour", "colour faded", "flickering",
-    # "flickering hard"; PICTURE_FROZEN (``vision.perception.stall``); "interlaced" (``vision.perception.interlace``)
+    # "flickering hard", "low resolution"; PICTURE_FROZEN (``vision.perception.stall``); "interlaced"
+    # (``vision.perception.interlace``)
     usable: bool  # False: the condition holds; True: it is over
     reliable: bool = True  # whether what the camera reports may still be relied on while the condition holds
     detail: str = ""

@@ -13,7 +13,7 @@ from tablewatch.sim.conditions import CameraLook, Conditions
 from tablewatch.sim.scenario import FELTS
 from tablewatch.sim.session import Simulation
 from tablewatch.vision.perception.light import Reading
-from tablewatch.vision.perception.picture import CLEAR_S, HOLD_S, PictureWatch
+from tablewatch.vision.perception.picture import CLEAR_S, HOLD_S, SUIT_MM_PER_PX, PictureWatch
 from tests.perception.conftest import FPS, Window, perception_for, run_window
 
 
@@ -49,6 +49,26 @@ def test_a_felt_as_bright_as_paper_is_washed_out_and_past_relying_on_while_clipp
     changes = [c for t in range(40) for c in watch.update(Reading(np.full(5, 253.0), 240.0), t / 10)]
     assert [(c.condition, c.reliable) for c in changes] == [("overexposed", True), ("washed out", False)]
     assert watch.status == "picture overexposed and washed out" and new_watch().status == ""
+
+
+def test_a_camera_too_coarse_to_tell_a_suit_from_its_sibling_is_a_warning_once_per_calibration() -> None:
+    watch = new_watch()
+    assert watch.resolution(2.0, 0.0) == []  # 720p over the 10-seat oval
+    coarse = watch.resolution(3.0, 1.0) + watch.resolution(3.0, 2.0)  # 480p; the same again
+    assert [(c.condition, c.usable, c.reliable) for c in coarse] == [("low resolution", False, True)]
+    assert "3.0 mm a pixel" in coarse[0].detail and f"{SUIT_MM_PER_PX:g}" in coarse[0].detail
+    assert watch.status == "picture low resolution"
+    assert [(c.condition, c.usable) for c in watch.resolution(1.0, 3.0)] == [("low resolution", True)]  # 4K now
+    assert watch.status == ""
+
+
+def test_perception_reports_a_480p_camera_as_low_resolution_and_not_a_720p_one(demo: Simulation,
+                                                                            window: Window) -> None:
+    frames = window(0.0, 1.5)
+    at_480p = [(cv2.resize(f, (852, 480), interpolation=cv2.INTER_AREA), ts) for f, ts in frames]
+    seen = {size: [(e.condition, e.usable) for e in perception_for(demo).run(shown)
+                   if isinstance(e, CameraPicture)] for size, shown in (("720p", frames), ("480p", at_480p))}
+    assert seen == {"720p": [], "480p": [("low resolution", False)]}
 
 
 def test_perception_reports_a_dark_picture_and_nothing_on_a_clean_one(demo: Simulation, window: Window) -> None:

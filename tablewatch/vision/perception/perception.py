@@ -230,6 +230,7 @@ class Perception:
         self.hand_finder = (HandFinder(self.plane, actor_places(self.layout, self.seats), self.hand_detector)
                             if self.hand_detector is not None else None)
         self.view = None
+        self._resolution_due = True  # judged at the first frame analysed through this calibration
 
     def recalibrate(self, calibration: TableCalibration) -> None:
         """Go on with a new calibration of the same camera (it was knocked and has settled).
@@ -283,6 +284,9 @@ class Perception:
             raise PerceptionError(str(exc)) from exc
         flat = self.felt_light.correct(self.light.correct(flat, ts), ts)
         picture = self.picture.update(self.light.reading, ts)
+        if self._resolution_due:
+            self._resolution_due = False
+            picture += self.picture.resolution(self.plane.calibration.mm_per_px, ts)
         t1 = time.perf_counter()
         if self.view is None:
             self.view = TableView.first_seen(self.plane, flat, chips=self.chips, deck=self.deck,

@@ -26,6 +26,10 @@ when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
 
 A condition is reported once it has held ``HOLD_S`` (a hand over the markers or a flash does not count) and over
 once it has been gone ``CLEAR_S``.
+
+- **low resolution**: judged once per calibration, off its scale at the table's centre: coarser than
+  ``SUIT_MM_PER_PX``, a card's suit symbol spans two or three pixels, and hearts are not told from diamonds, nor clubs
+  from spades, with certainty (the hand histories' suits); chips, hands and cards are still seen: a warning.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ COLOUR_FADED = 0.5  # the felt's saturation under this share of its own when the
 FLICKERING_HARD = 0.35  # the felt's level changing this much from frame to frame (past ``light.FLICKERING``): past
 # what the light meter takes out (lamps swinging 25 % either way read 0.26-0.30 and are read as well as a steady
 # light; 33 % read 0.39-0.43 and lose a tenth of the events)
+SUIT_MM_PER_PX = 2.8  # a 480p camera over the 10-seat oval (3.0 mm a pixel) read a board card's suit as its
+# sibling's in 10 hands of 50; 720p (2.0) in none
+LOW_RESOLUTION = "low resolution"
 HOLD_S = 3.0
 GAP_S = 1.0  # a condition not yet reported starts over when it is gone this long
 CLEAR_S = 10.0
@@ -160,15 +167,30 @@ class PictureWatch:
                 spell.seen = ts
                 if not spell.reported and ts - spell.since >= HOLD_S:
                     spell.reported = True
-                    changes.append(self._change(ts, condition, usable=False,
+                    changes.append(self._change(ts, condition.name, condition.reliable, usable=False,
                                                 detail=f"{detail} (for {ts - spell.since:.0f} s)"))
             elif spell is not None and ts - spell.seen >= (CLEAR_S if spell.reported else GAP_S):
                 del self.spells[condition.name]
                 if spell.reported:
-                    changes.append(self._change(ts, condition, usable=True,
+                    changes.append(self._change(ts, condition.name, condition.reliable, usable=True,
                                                 detail=f"over after {ts - spell.since:.0f} s"))
         return changes
 
-    def _change(self, ts: float, condition: Condition, *, usable: bool, detail: str) -> CameraPicture:
-        return CameraPicture(ts=ts, table=self.table, source="vision", camera=self.camera, condition=condition.name,
-                             usable=usable, reliable=condition.reliable, detail=detail)
+    def resolution(self, mm_per_px: float, ts: float) -> list[CameraPicture]:
+        """A calibration's scale at the table's centre judged: a low resolution reported (a warning), or over."""
+        coarse, reported = mm_per_px > SUIT_MM_PER_PX, LOW_RESOLUTION in self.spells
+        if coarse == reported:
+            return []
+        if not coarse:
+            del self.spells[LOW_RESOLUTION]
+            return [self._change(ts, LOW_RESOLUTION, True, usable=True,
+                                 detail=f"the table now at {mm_per_px:.1f} mm a pixel")]
+        self.spells[LOW_RESOLUTION] = Spell(since=ts, seen=ts, reported=True)
+        return [self._change(ts, LOW_RESOLUTION, True, usable=False, detail=(
+            f"the table at {mm_per_px:.1f} mm a pixel: a card's suit symbol spans two or three pixels, and hearts "
+            "are not told from diamonds, nor clubs from spades, with certainty (the hand histories' suits may be "
+            f"wrong); set the camera to a higher resolution (finer than {SUIT_MM_PER_PX:g} mm a pixel)"))]
+
+    def _change(self, ts: float, condition: str, reliable: bool, *, usable: bool, detail: str) -> CameraPicture:
+        return CameraPicture(ts=ts, table=self.table, source="vision", camera=self.camera, condition=condition,
+                             usable=usable, reliable=reliable, detail=detail)
