@@ -24,12 +24,12 @@ when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
 - **flickering hard**: the swing reaches ``FLICKERING_HARD``: the brighter frames clip more than white paper and
   every edge shifts between frames. Not to be relied on.
 
-A condition is reported once it has held ``HOLD_S`` (a hand over the markers or a flash does not count) and over
-once it has been gone ``CLEAR_S``.
+- **low resolution**: the calibration's scale at the table's centre coarser than ``SUIT_MM_PER_PX``: a card's suit
+  symbol spans two or three pixels, and hearts are not told from diamonds, nor clubs from spades, with certainty
+  (the hand histories' suits); chips, hands and cards are still seen: a warning.
 
-- **low resolution**: judged once per calibration, off its scale at the table's centre: coarser than
-  ``SUIT_MM_PER_PX``, a card's suit symbol spans two or three pixels, and hearts are not told from diamonds, nor clubs
-  from spades, with certainty (the hand histories' suits); chips, hands and cards are still seen: a warning.
+A condition of the light is reported once it has held ``HOLD_S`` (a hand over the markers or a flash does not count)
+and over once it has been gone ``CLEAR_S``; the resolution is judged once per calibration.
 """
 
 from __future__ import annotations
