@@ -23,7 +23,6 @@ when it ends (``CameraPicture``; the rules raise SYS-CAMERA):
   holds the whites its brighter frames clip: a warning to set the camera's anti-flicker.
 - **flickering hard**: the swing reaches ``FLICKERING_HARD``: the brighter frames clip more than white paper and
   every edge shifts between frames. Not to be relied on.
-
 - **low resolution**: the calibration's scale at the table's centre coarser than ``SUIT_MM_PER_PX``: a card's suit
   symbol spans two or three pixels, and hearts are not told from diamonds, nor clubs from spades, with certainty
   (the hand histories' suits); chips, hands and cards are still seen: a warning.
