@@ -272,9 +272,9 @@ class SceneTracker:
         still too, but an arm left them or they show chips' colours; where a hand rested while the table was
         first learnt, the felt shows when it goes). Never a region in a card's colours (a card in flight, as a
         camera blending frames shows it too: ``_card_coloured``). Its owner ("" when unknown), else None."""
-        if self._card_coloured(comp, at, cur):
-            return None
         pixels = cur[_full_window(comp, at)][comp]
+        if self._card_coloured(pixels):
+            return None
         owner = self._previous_owner(comp, at)
         if not _still(comp, at, moving):
             return owner or ""
@@ -288,13 +288,12 @@ class SceneTracker:
         draws a pitched card and its fading copy out to an arm's size, in colours between the card's and the
         felt's)."""
         return (4 * float(comp.sum()) <= self.in_flight_max_px and not _still(comp, at, moving)
-                and self._previous_owner(comp, at) is None and self._card_coloured(comp, at, cur))
+                and self._previous_owner(comp, at) is None and self._card_coloured(cur[_full_window(comp, at)][comp]))
 
-    def _card_coloured(self, comp: np.ndarray, at: tuple[int, int], cur: np.ndarray) -> bool:
-        """A region (on the half-resolution mask) mostly in a card's colours, or in a mix of one with the felt."""
+    def _card_coloured(self, pixels: np.ndarray) -> bool:
+        """A region's pixels mostly in a card's colours, or in a mix of one with the felt."""
         if self.colours is None:
             return False
-        pixels = cur[_full_window(comp, at)][comp]
         return float((self._card_like(pixels) | self.colours.card_edge(pixels)).mean()) >= CARD_SHARE
 
     def _card_like(self, bgr: np.ndarray) -> np.ndarray:
