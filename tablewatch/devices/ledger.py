@@ -107,12 +107,13 @@ class ChipLedger:
             return []
         ts = max(inv.ts for inv in inventories)
         read: dict[str, str] = {}  # uid -> zone, the latest read wins when a chip shows up twice
-        zones_read = set()
+        read_at: dict[str, float] = {}  # zone -> when it was read: its chips' events are stamped then
         for inv in inventories:
             zone = self.zones.get(inv.antenna, inv.antenna)
-            zones_read.add(zone)
+            read_at[zone] = inv.ts
             for uid in inv.uids:
                 read[uid.upper()] = zone
+        zones_read = set(read_at)
         first = zones_read - self._read_zones
         # Zones a stack stood in before this sweep: where a chip was read and not missed since, or where a missed
         # chip is read again now (a stack lifted and set down with chips added is chips added; a stack gone whole
@@ -133,14 +134,14 @@ class ChipLedger:
             elif old != zone:
                 moved.setdefault((old, zone), []).append(uid)
             self._location[uid] = zone
-            events += self._unknown(uid, zone, ts)
+            events += self._unknown(uid, zone, read_at[zone])
         occupied = set(read.values())
         for uid, zone in list(self._location.items()):
             if zone in zones_read and uid not in read:
                 del self._location[uid]
                 self._missing[uid] = (zone, ts, zone not in occupied)
         self._read_zones |= zones_read
-        events += self._moved_events(moved, ts) + self._appeared_events(appeared, ts, held=held)
+        events += self._moved_events(moved, read_at) + self._appeared_events(appeared, read_at, held=held)
         return events + self.expire(ts)
 
     def expire(self, ts: float) -> list[Event]:
@@ -181,20 +182,23 @@ class ChipLedger:
         self._reported_unknown.add((uid, zone))
         return [UnknownChip(ts=ts, table=self.table, source="rfid", seat=seat_of_zone(zone), uid=uid, zone=zone)]
 
-    def _moved_events(self, moved: dict[tuple[str, str], list[str]], ts: float) -> list[Event]:
+    def _moved_events(self, moved: dict[tuple[str, str], list[str]], read_at: dict[str, float]) -> list[Event]:
+        """A move is stamped when its chips were read where they came to rest: a sweep across many antennas may
+        take seconds, and what waits for a seat's reads (the scene fusion) has the move before the reads after it."""
         events: list[Event] = []
         for (src, dst), uids in sorted(moved.items()):
             chips = self.registry.chips(uids)[0]
             if chips.count:
-                events.append(ChipsMoved(ts=ts, table=self.table, source="rfid",
+                events.append(ChipsMoved(ts=read_at[dst], table=self.table, source="rfid",
                                          seat=seat_of_zone(src) or seat_of_zone(dst), src=src, dst=dst, chips=chips))
         return events
 
-    def _appeared_events(self, appeared: dict[str, list[str]], ts: float, *, held: set[str]) -> list[Event]:
+    def _appeared_events(self, appeared: dict[str, list[str]], read_at: dict[str, float], *,
+                         held: set[str]) -> list[Event]:
         events: list[Event] = []
         for zone, uids in sorted(appeared.items()):
             chips = self.registry.chips(uids)[0]
             if chips.count:
-                events.append(ChipsAppeared(ts=ts, table=self.table, source="rfid", seat=seat_of_zone(zone), zone=zone,
-                                            chips=chips, onto_empty=zone not in held))
+                events.append(ChipsAppeared(ts=read_at[zone], table=self.table, source="rfid", seat=seat_of_zone(zone),
+                                            zone=zone, chips=chips, onto_empty=zone not in held))
         return events

@@ -4,7 +4,8 @@ Each sweep reads every antenna once and emits one ``RfidInventory`` per antenna 
 incomplete read is never reported: it would look like chips leaving). The poller survives the line: a
 port that disappears is opened again every ``reconnect_interval``; a reader with no good answer for
 ``offline_after`` seconds is reported ``DeviceStatus(online=False)``, and ``online=True`` when it answers
-again. With a ``ChipLedger`` attached, the ledger's events follow each sweep's inventories.
+again. With a ``ChipLedger`` attached, the ledger's events (each stamped when its zone was read) go before each
+sweep's inventories.
 """
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ class ReaderPoller:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    @property
+    def has_read_every_antenna(self) -> bool:
+        """Every antenna has been read completely at least once (what lay on them at the start is known)."""
+        return len(self.last_results) == len(self.config.antennas)
+
     # --- one sweep -------------------------------------------------------------------------------------------
 
     def sweep(self) -> list[Event]:
@@ -112,9 +118,11 @@ class ReaderPoller:
         events: list[Event] = []
         if self._ensure_open():
             inventories = self._read_antennas()
-            events += inventories
+            # What a sweep's reads mean goes before them: whoever waits for a seat's reads (the scene fusion, for
+            # the chips of a bet) has their moves once it has them, however long the sweep took.
             if inventories and self.ledger is not None:
                 events += self.ledger.apply(inventories)
+            events += inventories
         events += self._check_status()
         self.stats.sweeps += 1
         for event in events:

@@ -5,7 +5,11 @@ with some doubt; RFID antennas under the stack and bet areas know *which* chips 
 how. A bet is therefore the camera's ``BetMotion`` with the chips replaced by the RFID ledger's
 ``ChipsMoved`` from ``seatN.stack`` to ``seatN.bet`` when both report it within a short window; the same
 pairing corrects pulled-back chips and pot pushes. A motion read by two RFID sweeps arrives as two
-moves: they add up, and the pair is released as soon as the values agree, or when the window ends. A
+moves: they add up, and the pair is released as soon as the values agree, or when the window ends and the
+seat's antennas have been read twice since the motion (a busy machine or a slow reader stretches the sweeps; the
+camera alone counts a column's top chip only; a reader gives a sweep's moves before its reads, so the move of the
+reads counted is in), or the readers are down, or ``read_wait`` has passed. Reports
+held for a twin keep their place: what comes after them waits behind them, so the rules get time order. A
 camera report covers its whole motion, so RFID moves read since the motion began pair with it too. The
 ledger move itself always goes on to the rules as well (the hidden-chip and ledger checks read it). A
 camera report with no RFID twin goes through alone once the window has passed; an RFID move with no
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -61,6 +66,7 @@ from tablewatch.events import (
     Event,
     HandInZone,
     PotPushed,
+    RfidInventory,
     Severity,
     StackObscured,
     Tap,
@@ -128,6 +134,12 @@ class SceneFusion:
     # a camera report waits a full sweep and a margin for its twin (a call read 0.45 s later is that call,
     # and a chipless bet read nothing by then is a tap).
     window: float = 0.7
+    # ...and, while the readers answer, until the seat's antennas were read twice after the motion (the first
+    # sweep's move is in by then), however long the sweeps take, up to this long
+    read_wait: float = 10.0
+    _reads: dict[int, dict[str, tuple[float, float]]] = field(default_factory=dict)  # seat -> antenna -> last 2 reads
+    _readers_down: set[str] = field(default_factory=set)  # readers reported offline: no read is coming
+    _behind: list[Event] = field(default_factory=list)  # events after a report held for its twin, in time order
     expect_rfid: bool = True
     expect_camera: bool = True
     cameras: frozenset[str] = frozenset()  # the perceiving cameras' names (none given: any one blind blinds all)
@@ -194,8 +206,25 @@ class SceneFusion:
 
     def feed(self, event: Event) -> list[Event]:
         """Take one event (in time order); return what is ready for the rules, in time order."""
-        out = self.flush(event.ts)
+        return self._in_order(self._feed(event))
+
+    def flush(self, now: float | None = None) -> list[Event]:
+        """Release the reports whose window has passed (all of them when ``now`` is None), and what waited behind
+        them."""
+        return self._in_order(self._flush(now))
+
+    def _in_order(self, ready: list[Event]) -> list[Event]:
+        """What may go to the rules now: nothing later than a report still held for its twin overtakes it, but the
+        readers' own record (reads, moves) goes at once, as the actions it stands for are what is held."""
+        held_from = min((p.first_ts for p in self._pending.values()), default=float("inf"))
+        waiting = list(heapq.merge(self._behind, ready, key=lambda e: e.ts))  # (each keeps its own order)
+        self._behind = [e for e in waiting if e.ts > held_from and e.source != "rfid"]
+        return [e for e in waiting if e.ts <= held_from or e.source == "rfid"]
+
+    def _feed(self, event: Event) -> list[Event]:
+        out = self._flush(event.ts)
         self._camera_state(event)
+        self._reader_state(event)
         if isinstance(event, HandInZone) and self._begins_motion(event):
             assert event.seat is not None
             earlier = self._hands.pop(event.seat, None)  # a hand no motion followed goes out as it came
@@ -262,9 +291,19 @@ class SceneFusion:
         self._left[event.zone] = (event.source, event.ts)
         return False
 
-    def flush(self, now: float | None = None) -> list[Event]:
-        """Release the reports whose window has passed (all of them when ``now`` is None)."""
-        ready = [key for key, p in self._pending.items() if now is None or now - p.first_ts >= self._wait(p)]
+    def _reader_state(self, event: Event) -> None:
+        """A read of a seat's antenna (the reports held for it count them), or a reader going down or up."""
+        if isinstance(event, RfidInventory) and event.seat is not None:
+            reads = self._reads.setdefault(event.seat, {})
+            reads[event.antenna] = (reads.get(event.antenna, (float("-inf"),) * 2)[1], event.ts)
+        elif isinstance(event, DeviceStatus) and event.source == "rfid" and event.online:
+            self._readers_down.discard(event.device)
+        elif isinstance(event, DeviceStatus) and event.source == "rfid":
+            self._readers_down.add(event.device)
+
+    def _flush(self, now: float | None) -> list[Event]:
+        ready = [key for key, p in self._pending.items()
+                 if now is None or (now - p.first_ts >= self._wait(p) and self._read_since(p, now))]
         # (a lone report may take its twin at another seat off the list meanwhile)
         released = [self._merge(self._pending.pop(key), key) for key in ready if key in self._pending]
         mucks, self._mucks = _waited(self._mucks, now, self.window)
@@ -285,6 +324,15 @@ class SceneFusion:
             return pending.parts[-1].ts - pending.first_ts + self.push_wait
         last_motion = _motion_end(pending.camera) if pending.camera is not None else pending.first_ts
         return max(last_motion, pending.first_ts) - pending.first_ts + self.window
+
+    def _read_since(self, pending: _Pending, now: float) -> bool:
+        """The camera's report may go without its twin: the seat's antennas (if it has any) were read twice after
+        its motion, the readers are down, or it waited ``read_wait``."""
+        camera = pending.camera
+        if camera is None or camera.seat not in self._reads or self._readers_down:
+            return True
+        end = _motion_end(camera)
+        return now - end >= self.read_wait or any(before > end for before, _ in self._reads[camera.seat].values())
 
     def _unseen_chips_pushed(self, push: PotPushed) -> bool:
         """A push the camera alone saw, without chips: the dealer's hand may have been moving the button."""

@@ -87,6 +87,18 @@ def load_run_config(path: Path) -> RunConfig:
     return config
 
 
+def _replay_origin(video: CameraFeed | None, readers: list[RfidSource],
+                   clock: Callable[[], float]) -> Callable[[], float | None]:
+    """The recording's start on the table's clock, once known: when the video's first frame is due; without a
+    video, once every reader has read its antennas (what lies there at the start), lest a busy machine's slow
+    first sweep miss the recording's first moves."""
+    def origin() -> float | None:
+        if video is not None:
+            return video.origin
+        return clock() if all(reader.has_read_every_antenna for reader in readers) else None
+    return origin
+
+
 def _wall_clock_at_zero(clock: Callable[[], float], *, replay: bool) -> float | None:
     """The Unix time when ``clock`` read 0: a live table's hands are stamped with their date and time."""
     return None if replay else time.time() - clock()
@@ -163,7 +175,7 @@ def run_table(config: RunConfig, *, console: Console, duration: float | None = N
             cameras = [s for s in sources if isinstance(s, CameraFeed)]
             video = next((c for c in cameras if c.perceiving), cameras[0] if cameras else None)
             replay.play(on_over=stop.set, finished=lambda: all(c.finished for c in cameras),
-                        origin=(lambda: video.origin) if video is not None else None, caught_up=pipeline.catch_up)
+                        origin=_replay_origin(video, readers, clock), caught_up=pipeline.catch_up)
         console.print(f"table {config.table} running: {len(config.readers)} reader line(s), "
                       f"{len(config.cameras)} camera(s), console {config.console or 'none'}, "
                       f"broker {config.mqtt.shown_url if config.mqtt else 'none'}"

@@ -74,6 +74,10 @@ class RfidSource:
     def online(self) -> bool:
         return bool(self.poller and self.poller.online)
 
+    @property
+    def has_read_every_antenna(self) -> bool:
+        return bool(self.poller and self.poller.has_read_every_antenna)
+
 
 class ConsoleSource:
     """The dealer console on a serial line. Its declarations are stamped ``typing_lag_s`` before they arrive, so

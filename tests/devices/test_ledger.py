@@ -32,6 +32,17 @@ def test_a_bet_moves_chips_from_stack_to_bet_area(registry: TagRegistry) -> None
     assert ledger.snapshot() == {"seat3.bet": Chips.of({500: 1, 1000: 2}), "seat3.stack": Chips.of({500: 4})}
 
 
+def test_a_slow_sweeps_events_are_stamped_when_their_zones_were_read(registry: TagRegistry) -> None:
+    """A sweep over many antennas can take seconds: a move is stamped when its chips were read at rest, a chip
+    from nowhere when it was read, not when the sweep ended."""
+    fives, thousands = registry.uids_of(500), registry.uids_of(1000)
+    ledger = ChipLedger(registry, table="T01")
+    ledger.apply(read(0.0, seat3_stack=fives[:3], seat3_bet=[], seat4_stack=[]))
+    sweep = [*read(5.0, seat3_bet=fives[:1]), *read(6.0, seat3_stack=fives[1:3]),
+             *read(7.5, seat4_stack=thousands[:1])]
+    assert [(e.kind, e.ts) for e in ledger.apply(sweep)] == [("ChipsMoved", 5.0), ("ChipsAppeared", 7.5)]
+
+
 def test_chips_in_a_hand_between_antennas_are_not_taken_for_gone(registry: TagRegistry) -> None:
     chip = registry.uids_of(500)[0]
     ledger = ChipLedger(registry, table="T01", leave_after=2.0)

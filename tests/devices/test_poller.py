@@ -177,7 +177,9 @@ def test_the_ledger_follows_chips_between_antennas(tcp_emulator: tuple[ReaderEmu
     assert ledger.value("seat3.stack") == 6000
     bet = registry.uids_of(500)[:3]
     emu.move_tags(bet, "seat3.bet")  # seat 3 bets 1,500 in three chips
-    moved = [e for e in poller.sweep() if isinstance(e, ChipsMoved)]
+    swept = poller.sweep()
+    assert [type(e) for e in swept] == [ChipsMoved] + [RfidInventory] * len(ANTENNAS)  # the move, then its reads
+    moved = [e for e in swept if isinstance(e, ChipsMoved)]
     assert moved == [ChipsMoved(ts=moved[0].ts, table="T01", source="rfid", seat=3, src="seat3.stack",
                                 dst="seat3.bet", chips=moved[0].chips)]
     assert moved[0].chips.as_dict() == {500: 3}

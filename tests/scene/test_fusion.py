@@ -20,6 +20,7 @@ from tablewatch.events import (
     ChipsLeftTable,
     ChipsMoved,
     ChipsPulledBack,
+    Declaration,
     DeviceStatus,
     Event,
     HandInZone,
@@ -149,10 +150,47 @@ def test_chips_well_beyond_the_cameras_error_are_found_at_once() -> None:
 def test_lone_report_is_released_after_the_window() -> None:
     fusion = SceneFusion(window=0.5)
     assert fusion.feed(camera_bet(10.0, {100: 3})) == []
-    button = ButtonSeen(ts=10.3, table="T1", source="vision", seat=4)
-    assert fusion.feed(button) == [button]  # what is no chip action goes through at once
+    assert fusion.feed(ButtonSeen(ts=9.9, table="T1", source="vision", seat=4)) != []  # (before it: at once)
+    assert fusion.feed(ButtonSeen(ts=10.3, table="T1", source="vision", seat=4)) == []  # waits behind it
     out = fusion.feed(ButtonSeen(ts=10.6, table="T1", source="vision", seat=5))
-    assert [e.kind for e in out] == ["BetMotion", "ButtonSeen"]
+    assert [(e.kind, e.ts) for e in out] == [("BetMotion", 10.0), ("ButtonSeen", 10.3), ("ButtonSeen", 10.6)]
+
+
+def read(ts: float, antenna: str = "seat3.bet") -> RfidInventory:
+    return RfidInventory(ts=ts, table="T1", source="rfid", seat=3, antenna=antenna, uids=())
+
+
+def test_a_bet_waits_for_its_chips_however_slowly_the_readers_sweep() -> None:
+    """On a busy machine a sweep can take seconds. The camera counts a column by its top chip: its bet waits until
+    the seat's antennas were read twice since the motion (the first sweep's move is in by then), and what came
+    after it waits behind it, so the rules see the raise before the next player's word."""
+    fusion = SceneFusion(window=0.7)
+    fusion.feed(read(9.5))
+    assert fusion.feed(camera_bet(10.0, {100: 1})) == []
+    word = Declaration(ts=10.9, table="T1", source="console", seat=4, word="call")
+    assert fusion.feed(word) == []  # behind the bet
+    assert fusion.flush(11.5) == []  # the window has passed, no sweep since the motion has ended
+    # The sweep that read the seat at 10.4 ends at 11.8: the reader gives its move, then its reads.
+    out = fusion.feed(rfid_move(11.8, "seat3.stack", "seat3.bet", {100: 3}))
+    assert [e.kind for e in out] == ["ChipsMoved"]  # (the camera counted one chip: no agreement yet)
+    fusion.feed(read(10.4))
+    fusion.feed(read(12.2))
+    out = fusion.flush(12.3)
+    assert [(e.kind, e.ts) for e in out] == [("BetMotion", 10.0), ("Declaration", 10.9)]
+    assert out[0].chips.value == 300
+
+
+@pytest.mark.parametrize(("readers_down", "released_by"), [(True, 10.8), (False, 14.0)])
+def test_a_bet_goes_on_the_cameras_count_when_no_read_is_coming(readers_down: bool, released_by: float) -> None:
+    """Readers reported offline: no read is coming, the bet goes after the window. A seat whose reads stopped
+    otherwise: after ``read_wait``."""
+    fusion = SceneFusion(window=0.7, read_wait=4.0)
+    fusion.feed(read(9.5))
+    if readers_down:
+        fusion.feed(DeviceStatus(ts=9.8, table="T1", source="rfid", device="reader 1", online=False))
+    fusion.feed(camera_bet(10.0, {100: 1}))
+    assert fusion.flush(released_by - 0.2) == []
+    assert [e.chips.value for e in fusion.flush(released_by)] == [100]
 
 
 def test_without_readers_camera_reports_pass_at_once() -> None:
@@ -287,8 +325,9 @@ def test_a_push_read_over_several_sweeps_before_the_camera_reports_it_is_counted
         fusion.feed(rfid_move(ts, "pot", "seat1.stack", {500: 2}))
     fusion.feed(Tap(ts=11.6, table="T1", source="vision", seat=5))
     pushed = PotPushed(ts=11.7, table="T1", source="vision", seat=1, value=3000)
-    out = fusion.feed(pushed)
-    assert [e.kind for e in out] == ["PotPushed"] and out[0].value == 3000 and out[0].source == "scene"
+    out = fusion.feed(pushed) + fusion.flush(12.0)  # (behind the tap, which waits its window for RFID's chips)
+    assert [e.kind for e in out] == ["Tap", "PotPushed"]
+    assert out[1].value == 3000 and out[1].source == "scene"
 
 
 def test_an_old_unpaired_move_is_not_added_to_a_new_one() -> None:
@@ -296,8 +335,9 @@ def test_an_old_unpaired_move_is_not_added_to_a_new_one() -> None:
     fusion.feed(rfid_move(1.0, "pot", "seat1.stack", {500: 1}))  # chips tidied long before
     fusion.feed(rfid_move(20.0, "pot", "seat1.stack", {500: 2}))
     fusion.feed(Tap(ts=20.5, table="T1", source="vision", seat=5))
-    out = fusion.feed(PotPushed(ts=20.6, table="T1", source="vision", seat=1, value=1000))
-    assert out[0].value == 1000 and len(out) == 1
+    out = fusion.feed(PotPushed(ts=20.6, table="T1", source="vision", seat=1, value=1000)) + fusion.flush(21.0)
+    pushes = [e for e in out if isinstance(e, PotPushed)]
+    assert [e.value for e in pushes] == [1000]
 
 
 def test_a_bet_with_a_foreign_chip_keeps_the_chips_as_seen() -> None:

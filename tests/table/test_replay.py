@@ -8,6 +8,7 @@ preflop betting with seat 3's spoken raise, typed into the console a little late
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,10 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from tablewatch.config import ConfigError
+from tablewatch.devices.emulator import Faults, ReaderEmulator
 from tablewatch.devices.recording import read_console_entries, read_rfid_timeline
 from tablewatch.events import CardDealt, ChipsMoved, Declaration, RfidInventory, load_events
+from tablewatch.table import replay as replay_module
 from tablewatch.table.cli import run as run_command
 from tablewatch.table.config import RunConfig
 from tablewatch.table.run import load_run_config, run_table
@@ -60,7 +63,13 @@ def test_run_plays_a_recording_through_the_real_drivers_and_ends_with_it(recordi
     assert (out / "hands").is_dir()
 
 
-def test_a_table_of_rfid_and_console_only_replays_and_stops_at_the_recordings_end(tmp_path: Path) -> None:
+@pytest.mark.parametrize("answer_delay", [0.0, 0.45])
+def test_a_table_of_rfid_and_console_only_replays_and_stops_at_the_recordings_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer_delay: float) -> None:
+    # A reader slow to answer (as on a busy machine) still reads what lay on its antennas at the start: the
+    # recording plays from its first complete sweep.
+    monkeypatch.setattr(replay_module, "ReaderEmulator",
+                        partial(ReaderEmulator, faults=Faults(delay=answer_delay)))
     (tmp_path / "rfid.jsonl").write_text(
         f'{{"type": "RfidInventory", "ts": 0.0, "table": "T01", "source": "rfid", "antenna": "seat3.stack", '
         f'"uids": ["{KNOWN}"]}}\n'

@@ -5,14 +5,21 @@ level in force; at a table without RFID, with the truth's seats and button and i
 
 from __future__ import annotations
 
+import io
 import json
 import tomllib
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
+from tablewatch.bench.through_run import truth_hidden
+from tablewatch.devices.emulator import Faults, ReaderEmulator
 from tablewatch.events import HandEnded, HandStarted, load_events
+from tablewatch.table import replay as replay_module
+from tablewatch.table.run import load_run_config, run_table
 from tests.support.recording import play
 
 
@@ -51,6 +58,20 @@ def test_run_captures_the_hand_from_the_devices_alone(recording: Path, tmp_path:
     assert [(e.source, e.hand_no, e.button) for e in started] == [("scene", 1, 1)]  # one hand: the signals agree
     assert started[0].ts < 3.0 if press else started[0].ts < 3.6  # the press (0.3 s), or the blinds (1.4 s)
     assert [e.hand_no for e in events if isinstance(e, HandEnded)] == [1]
+
+
+@pytest.mark.slow
+def test_a_raise_stands_at_the_readers_count_when_their_sweeps_are_slow(recording: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy machine (or a slow reader) stretches a sweep of the table's antennas to seconds. Seat 1 raises to 300
+    with a column of three 100s, of which the camera sees the top one: the raise waits for the readers' count, and
+    seat 3's raise, typed meanwhile, waits behind it."""
+    monkeypatch.setattr(replay_module, "ReaderEmulator", partial(ReaderEmulator, faults=Faults(delay=0.02)))
+    config = load_run_config(recording / "table.toml").model_copy(update={"out": tmp_path / "out"})
+    with truth_hidden(recording):
+        run_table(config, console=Console(file=io.StringIO()), duration=120.0)  # (the recording ends before)
+    hands = list((tmp_path / "out" / "hands").glob("*.phh"))
+    assert [tomllib.loads(h.read_text())["actions"][4:7] for h in hands] == [["p3 f", "p4 cbr 300", "p1 cbr 900"]]
 
 
 @pytest.mark.slow
