@@ -133,6 +133,45 @@ def test_ex_118_three_cards_to_a_non_button_seat_before_action() -> None:
     assert "Seat 5 was dealt 3 card(s) of 2" in v.observed and v.title.startswith("Misdeal")
 
 
+@pytest.mark.parametrize(("pause", "expected"), [(0.0, ["TDA-22A(5)"]), (0.2, [])])
+def test_a_card_the_camera_missed_is_no_short_deal_where_the_deals_pace_left_room_for_it(
+        pause: float, expected: list[str]) -> None:
+    """Seat 4's first card is not seen. Dealt on at the deal's pace (0.2 s a card), seat 4 was skipped: a misdeal.
+    With a card's interval more between seats 3 and 5, a card went to seat 4 that the camera missed: no finding."""
+    s = table()
+    for seat, dt in ((2, 0.2), (3, 0.2), (5, 0.2 + pause), (1, 0.2), (2, 0.2), (3, 0.2), (4, 0.2), (5, 0.2), (1, 0.2)):
+        s.do(CardDealt, dt=dt, seat=seat)
+    first_action(s, 2)
+    assert ids(s.found) == expected
+
+
+def test_a_pause_in_the_deal_does_not_deal_a_card_to_a_seat_skipped_at_the_usual_pace() -> None:
+    """The dealer pauses between seats 2 and 3 (a card counted, the deck squared), and later skips seat 5: the pause
+    is room for no card, and the skip is a misdeal."""
+    s = table()
+    for seat, dt in ((2, 0.2), (3, 0.6), (4, 0.2), (1, 0.2), (2, 0.2), (3, 0.2), (4, 0.2), (5, 0.2), (1, 0.2)):
+        s.do(CardDealt, dt=dt, seat=seat)
+    first_action(s, 2)
+    assert ids(s.found) == ["TDA-22A(5)"] and "Seat 5 was dealt 1 card(s) of 2" in s.found[0].observed
+
+
+@pytest.mark.parametrize(("after_the_burn", "expected"), [("cards", []), ("action", ["TDA-24"] + ["TDA-22A(5)"] * 3)])
+def test_a_burn_seen_midway_through_the_deal_ends_it_only_if_no_card_follows(after_the_burn: str,
+                                                                            expected: list[str]) -> None:
+    """A picture frozen as seat 3's second card flew reads it as a burn, with seats 3, 4 and 5 a card short: the
+    deal going on to them says it was none. A dealer who does burn there and lets the players act misdealt (and
+    the button is short)."""
+    s = table()
+    for seat in (2, 3, 4, 5, 1, 2):
+        s.do(CardDealt, dt=0.2, seat=seat)
+    s.burn(dt=0.2)
+    if after_the_burn == "cards":
+        for seat in (3, 4, 5, 1):  # (the card read as a burn was seat 3's: the button's is the last)
+            s.do(CardDealt, dt=0.2, seat=seat)
+    first_action(s, 2)
+    assert ids(s.found) == expected
+
+
 def wrong_count_then_action(count: int, profile: RuleProfile | None = None) -> Script:
     """EX-38/39: seat 5 dealt ``count`` cards; the first seat folds and the next calls (substantial action)."""
     s = table(profile)
@@ -315,7 +354,9 @@ def test_the_first_two_cards_seen_together_are_not_a_deal_from_the_wrong_seat() 
     assert ids(late.do(CardDealt, seat=4, dt=0.13)) == ["TDA-22A(2)"]
     alone = table()
     alone.do(CardDealt, seat=3)
-    assert ids(alone.do(CardBurned)) == ["TDA-22A(2)"]  # the deal ended at one card: still ruled
+    alone.do(CardBurned)
+    first_action(alone, 4)
+    assert ids(alone.found) == ["TDA-22A(2)"]  # the deal ended at one card: still ruled
     # Heads-up (seat 2 first, the button last): the third card tells a swap as seen from a deal begun at the button.
     swapped, wrong = table(seats=(1, 2)), table(seats=(1, 2))
     for s in (swapped, wrong):

@@ -7,9 +7,20 @@ The initial deal is modelled as the sequence of ``CardDealt`` events: one card p
 first dealt-in seat left of the button, ``hole_cards_per_player`` passes. The deal is over at the first
 event of the game proper (an action, a burn, a board card, a pot). A condition found before the misdeal
 cut-off (conflict C9) is a misdeal; after it, play goes on (TDA-22D).
+
+A camera misses a card now and then (a blurred picture, a card landing under the dealer's hand). A dealer pitches at
+a steady pace, and one who skips a seat goes on at that pace; so where the rotation skips a seat between two cards
+pitched a card's interval or more further apart than the deal's usual interval (``UNSEEN_GAP``), a card went to that
+seat unseen, and it counts: the camera missing a card is no short deal.
+
+A burn seen while seats still wait for cards ends the deal only if no card is dealt after it: a hole card caught
+near the muck (a picture frozen as it flew) reads as a burn, and the deal going on says it was none.
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
+from statistics import median
 
 from tablewatch.events import (
     BoardCardDealt,
@@ -47,6 +58,7 @@ DEAL_ENDERS = (CardBurned, BoardCardDealt, CardsTabled, PotGathered, PotPushed, 
 # Two cards seen landing this close together can't be put in order: a camera times each card as it comes to rest,
 # and no dealer pitches two cards this fast (one every 0.3-0.6 s).
 SEEN_TOGETHER_S = 0.25
+UNSEEN_GAP = 0.6  # of the deal's usual interval, past the intervals of the cards seen: room for a card not seen
 
 
 class MisdealCheck(HandCheck):
@@ -63,6 +75,7 @@ class MisdealCheck(HandCheck):
         self.button: int | None = None
         self.n_cards = 2
         self.dealt: list[int] = []  # seats in the order the cards were pitched
+        self.dealt_at: list[float] = []  # ... and when each came to rest
         self.counts: dict[int, int] = {}
         self.exposed: dict[int, int] = {}
         self.boxed = 0
@@ -73,6 +86,7 @@ class MisdealCheck(HandCheck):
         self.button_short = False
         self.misdealt = False  # a misdeal was called in this hand: it is redealt
         self.wrong_first: CardDealt | None = None  # the deal's first card, seen at the wrong seat: to rule on
+        self.burn_midway: CardBurned | None = None  # a burn with seats short: the deal's end, unless cards follow
 
     def on_event(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         if snapshot.draw_game:
@@ -83,10 +97,9 @@ class MisdealCheck(HandCheck):
         found: list[Violation] = []
         action = is_action(event)
         if not self.deal_over and self.dealt and (action or isinstance(event, DEAL_ENDERS)):
-            self.deal_over = True
-            found += self._wrong_start(snapshot)
-            found += [] if self.misdealt else self._end_of_deal(snapshot, event)  # a misdeal's cards don't count
+            found += self._deal_ends(snapshot, event)
         if isinstance(event, CardDealt):
+            self.burn_midway = None  # the deal went on: what looked like a burn was none
             found += self._card_dealt(snapshot, event) if not self.deal_over else self._late_card(event)
         elif isinstance(event, BoxedCard):
             found += self._boxed(snapshot, event)
@@ -100,6 +113,24 @@ class MisdealCheck(HandCheck):
 
     # --- the initial deal ----------------------------------------------------------------------------
 
+    def _deal_ends(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
+        """The deal is over at ``event``; a burn while seats are short waits for the next event to say so."""
+        if isinstance(event, CardBurned) and self.burn_midway is None and self._short():
+            self.burn_midway = event
+            return []
+        ended_at, self.burn_midway = self.burn_midway or event, None
+        self.deal_over = True
+        found = self._wrong_start(snapshot)
+        return found + ([] if self.misdealt else self._end_of_deal(snapshot, ended_at))  # a misdeal's cards don't count
+
+    def _short(self) -> bool:
+        return any(count < self.n_cards for count in self._cards_held().values())
+
+    def _cards_held(self) -> dict[int, int]:
+        """Each seat's cards from the deal so far, those the camera missed included."""
+        unseen = self._unseen_cards()
+        return {seat: self._effective(seat) + unseen.get(seat, 0) for seat in self.seats}
+
     def _card_dealt(self, snapshot: HandSnapshot, event: CardDealt) -> list[Violation]:
         if not self.seats:
             self.seats, self.button = snapshot.seats, snapshot.button
@@ -108,6 +139,7 @@ class MisdealCheck(HandCheck):
         if seat is None:
             return []
         self.dealt.append(seat)
+        self.dealt_at.append(event.ts)
         self.counts[seat] = self.counts.get(seat, 0) + 1
         found = self._order(snapshot, event, seat, index)
         if event.face_up:
@@ -183,7 +215,7 @@ class MisdealCheck(HandCheck):
 
     def _end_of_deal(self, snapshot: HandSnapshot, event: Event) -> list[Violation]:
         found: list[Violation] = []
-        effective = {seat: self._effective(seat) for seat in self.seats}
+        effective = self._cards_held()
         extra = sum(max(0, c - self.n_cards) for c in effective.values())
         for seat, count in effective.items():
             if count == 0:
@@ -216,6 +248,29 @@ class MisdealCheck(HandCheck):
         """Cards a seat holds: an exposed card that was replaced after the passes does not count."""
         count = self.counts.get(seat, 0)
         return count - min(self.exposed.get(seat, 0), max(0, count - self.n_cards))
+
+    def _unseen_cards(self) -> dict[int, int]:
+        """Cards the deal's rotation and pace say went to each seat unseen (the module docstring). None where the
+        cards seen are not the rotation's in order, or no fewer."""
+        order = self._deal_order()
+        expected = list(order) * self.n_cards
+        if len(self.dealt) < 3 or len(self.dealt) >= len(expected):
+            return {}
+        usual = median(b - a for a, b in pairwise(self.dealt_at))
+        unseen: dict[int, int] = {}
+        place = 0  # in the rotation's order
+        for k, seat in enumerate(self.dealt):
+            skipped = []
+            while place < len(expected) and expected[place] != seat:
+                skipped.append(expected[place])
+                place += 1
+            if place == len(expected):
+                return {}  # not the rotation's order: the counts speak for themselves
+            if skipped and k and self.dealt_at[k] - self.dealt_at[k - 1] >= (len(skipped) + UNSEEN_GAP) * usual:
+                for missed in skipped:
+                    unseen[missed] = unseen.get(missed, 0) + 1
+            place += 1
+        return unseen
 
     def _deal_order(self) -> tuple[int, ...]:
         seats = self.seats
