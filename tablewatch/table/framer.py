@@ -7,15 +7,17 @@ A hand starts at the first of these (any one is enough; the others, within the s
   its betting zone; at a table with readers, only chips they count: what the camera alone saw may be cards swept);
 - the first hole card pitched (``CardDealt``) between hands.
 
-The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second
-card: the round's first seat once every seat with chips has had one, or any two seats (cards seen at that same
-moment still count: one frame shows them in no order). At a table no camera watches it ends at the first betting
-action or after ``DEAL_WAIT_S``; the seats are then those the console opened, else those the RFID ledger sees chips
-in, else the last hand's, else those that posted. (Betting only the camera saw before the first card is none.)
-A lone card followed by that seat's next is no round: a stray (chips read as a card as a blind goes in), dropped,
-and the round begins again there; so a player who left is not dealt in because his chips are still counted. A
-lone card whose face was read face up, dealt again, is a misdeal (TDA-22A(7)): that hand goes to the rules with its
-exposed card and ends void (``HandEnded.void``), and the redeal is the next hand, in the same frame.
+The seats dealt in are those that get a card in the deal's first round, which ends when a seat gets its second card:
+the round's first seat once every seat with chips has had one, or the first round's last seat (cards seen at that
+same moment still count: one frame shows them in no order). Until then a seat with chips seen getting its first card
+in the second round joins the round (the camera missed its first); an empty seat does not. At a table no camera
+watches it ends at the first betting action or after ``DEAL_WAIT_S``; the seats are then those the console opened,
+else those the RFID ledger sees chips in, else the last hand's, else those that posted. (Betting only the camera saw
+before the first card is none.) A lone card followed by that seat's next is no round: a stray (chips read as a card
+as a blind goes in), dropped, and the round begins again there; so a player who left is not dealt in because his
+chips are still counted. A lone card whose face was read face up, dealt again, is a misdeal (TDA-22A(7)): that hand
+goes to the rules with its exposed card and ends void (``HandEnded.void``), and the redeal is the next hand, in the
+same frame.
 ``HandStarted`` goes out once they are known, stamped at the start signal's time, and the events held meanwhile
 follow it in order; but for a seat's whole stack going, or a stack put down on an empty seat, before that seat's
 first card or chips of the deal: a player leaving or sitting down as the deal began, which the rules take as
@@ -104,6 +106,7 @@ class _Deal:
     first_card: float | None = None  # when the deal's first card was pitched: chips forward before it are posts
     round_over: float | None = None  # when a seat got its second card: cards seen at that moment still join the round
     repeated: list[int] = field(default_factory=list)  # seats seen getting a second card
+    round_last: int | None = None  # the first round's last seat when the second round began
     forward: list[tuple[float, int, str, int]] = field(default_factory=list)  # (when, seat, source, value)
     gathered: dict[int, int] = field(default_factory=dict)  # seat -> value it sent to the pot (antes) in the deal
     held: list[Event] = field(default_factory=list)
@@ -237,6 +240,7 @@ class HandFramer:
         if isinstance(event, CardDealt) and event.seat is not None:
             if event.seat in deal.first_round:
                 if len(deal.first_round) >= 2:  # a second card: the first round is over, with this moment's cards
+                    deal.round_last = deal.first_round[-1] if deal.round_last is None else deal.round_last
                     deal.repeated += [event.seat] * (event.seat not in deal.repeated)
                     if deal.round_over is None and self._round_done(deal):
                         deal.round_over = event.ts
@@ -248,6 +252,9 @@ class HandFramer:
                 # here, and the stray does not reach the rules.
                 deal.first_round, deal.first_card = [], None
                 deal.held = [e for e in deal.held if not _card_at(e, event.seat)]
+            elif deal.repeated and not self._has_chips(event.seat):  # a card to a seat not in play, for the rules
+                deal.held.append(event)
+                return []
             deal.first_round.append(event.seat)
             deal.first_card = event.ts if deal.first_card is None else deal.first_card
         elif (posted := chips_forward(event)) is not None:
@@ -297,9 +304,11 @@ class HandFramer:
 
     def _round_done(self, deal: _Deal) -> bool:
         """A second card ends the first round when the dealer has come round: it goes to the round's first seat and
-        every seat with chips has had its first card; or a second seat gets its second. (One seat's card turned
-        over or taken back, as an exposed card is, is no second card while seats with chips wait for their first.)"""
-        if len(deal.repeated) >= 2:
+        every seat with chips has had its first card; or the first round's last seat gets its second. Until then a
+        seat with chips seen getting its first card joins the round: its first was missed (a seat not dealt in, a
+        player sitting out with his chips, gets none in the second round either). (One seat's card turned over or
+        taken back, as an exposed card is, is no second card while seats with chips wait for their first.)"""
+        if deal.round_last in deal.repeated:
             return True
         if deal.repeated[0] != deal.first_round[0]:
             return False
@@ -307,6 +316,10 @@ class HandFramer:
             return True
         with_chips = {seat for seat, chips in self._chips_by_seat().items() if chips.value > 0}
         return with_chips <= set(deal.first_round)
+
+    def _has_chips(self, seat: int) -> bool:
+        """Whether the readers count chips at ``seat`` (True where no readers count)."""
+        return self.stack_chips is None or self._chips_by_seat((seat,))[seat].value > 0
 
     def _all_open_seats_dealt(self, deal: _Deal) -> bool:
         opened = {seat for seat, is_open in self.open_seats.items() if is_open}

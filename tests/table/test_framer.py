@@ -343,6 +343,21 @@ def test_the_first_card_turned_over_is_no_second_card_while_seats_with_chips_wai
     assert [s.seats for s in starts(out)] == [(1, 2, 3, 4, 5, 6)]
 
 
+def test_a_seat_with_chips_whose_first_card_was_missed_is_dealt_in_from_its_second() -> None:
+    """The camera missed seat 1's first card (a blurred picture): its second comes in the second round, before the
+    first round's last seat gets its second, and the readers count chips at seat 1. An empty seat getting a card
+    there is not dealt in: the rules see a card to a seat not in play."""
+    counted = {stack_zone(seat): Chips.of({1000: 20}) for seat in (1, 3, 5, 6)}
+    framer = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
+    missed = [card(3.0, 5), card(3.3, 6), card(3.9, 3), *deal(4.2, [5, 6, 1, 3], rounds=1)]
+    assert [s.seats for s in starts(frame([bet(0.5, 5, 50), bet(1.0, 6, 100), *missed], framer))] == [(1, 3, 5, 6)]
+    del counted[stack_zone(1)]
+    framer = HandFramer(GameConfig(), stack_chips=lambda zone: counted.get(zone, Chips()))
+    out = frame([bet(0.5, 5, 50), bet(1.0, 6, 100), *missed], framer)
+    assert [s.seats for s in starts(out)] == [(3, 5, 6)]
+    assert [e.seat for e in out if isinstance(e, CardDealt)] == [5, 6, 3, 5, 6, 1, 3]
+
+
 def test_with_readers_counting_the_pot_only_a_push_lets_chips_forward_start_a_hand() -> None:
     """A bet the camera took for a muck leaves one seat live; with RFID every push shows, so the bet's chips going
     forward are the bet, not the next hand's blind. Without readers the same chips would start one."""
