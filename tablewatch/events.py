@@ -548,7 +548,7 @@ class CameraPicture(Event):
     camera: str
     condition: str  # "too dark", "overexposed", "washed out", "no colour", "colour faded", "flickering",
     # "flickering hard", "low resolution"; PICTURE_FROZEN (``vision.perception.stall``); "interlaced"
-    # (``vision.perception.interlace``)
+    # (``vision.perception.interlace``); "colour offset" (``vision.perception.chroma``)
     usable: bool  # False: the condition holds; True: it is over
     reliable: bool = True  # whether what the camera reports may still be relied on while the condition holds
     detail: str = ""

@@ -112,8 +112,9 @@ def test_faces_seen_by_an_overexposed_camera_are_read_by_their_pips_once_it_is_k
 
 def test_a_face_misread_under_a_blurred_camera_is_read_as_unsure_of_its_suits_sibling() -> None:
     """A camera blurring a pixel turns a club's lobes into a spade's point: such reads go wrong (clubs as spades,
-    diamonds as hearts), and the reader must say when it could not tell the two apart. Every misread names the
-    face it missed as its rival; a rival is named on a minority of the faces read right."""
+    diamonds as hearts), fewer with the faces also compared blurred, and the reader must say when it could not tell
+    the two apart. Every misread names the face it missed as its rival; a rival is named on a minority of the faces
+    read right."""
     rng = np.random.default_rng(11)
     misread, unsure_right, right = [], 0, 0
     for deck in deck_names():
@@ -128,6 +129,7 @@ def test_a_face_misread_under_a_blurred_camera_is_read_as_unsure_of_its_suits_si
             else:
                 right, unsure_right = right + 1, unsure_right + (read.rival is not None)
     assert misread, "a 1 px blur misreads some suits: nothing here to be unsure of"
+    assert len(misread) <= 18, misread  # (measured: 15 of 260; 23 with the faces compared sharp alone)
     assert all(rival == code for code, _, rival in misread), misread
     assert unsure_right < 0.5 * right, (unsure_right, right)
 

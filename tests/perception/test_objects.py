@@ -275,6 +275,34 @@ def test_a_pitched_card_and_its_ghost_by_the_felts_edge_are_no_arm_but_a_sleeve_
     assert ("seat6" in actors) is an_arm
 
 
+@pytest.mark.parametrize(("faded_frames", "owner"), [(1, "dealer"), (2, "seat1")])
+def test_an_arm_that_fades_for_a_frame_is_still_its_owners_where_it_shows_again(
+        demo: Simulation, faded_frames: int, owner: str) -> None:
+    """The dealer reaches to seat 1's stack. A camera that blends each frame with the last lets a fast arm fade
+    into the felt for a frame; then only its hand shows, by seat 1's edge of the felt, a blob that points nowhere
+    and lies nearest seat 1's place (read as seat 1's arm, then as its tap). An arm a frame before the last is
+    still its owner's; after two frames without it, the nearest place owns what shows."""
+    plane, table = table_plane(demo)
+    scene = SceneTracker(plane)
+
+    def px(mm: tuple[float, float]) -> tuple[int, int]:
+        x, y = plane.to_px(np.array(mm))
+        return int(x), int(y)
+
+    hand_mm, half_mm = (-600.0, 420.0), 65.0
+    seen = []
+    for i in range(15 + faded_frames):
+        frame = table.copy()
+        if i in (12, 13):
+            cv2.line(frame, px((0.0, 700.0)), px(hand_mm), (40, 40, 40), round(100 * plane.scale))
+        if i == 14 + faded_frames:
+            corners = [px((hand_mm[0] + d, hand_mm[1] + d)) for d in (-half_mm, half_mm)]
+            cv2.rectangle(frame, corners[0], corners[1], (40, 40, 40), -1)
+        seen.append({arm.actor for arm in scene.update(frame, i / FPS)[0]})
+    assert seen[13] == {"dealer"}
+    assert seen[-1] == {owner}
+
+
 @pytest.mark.parametrize("felt", ["green", "grey"])
 def test_a_hand_resting_over_its_stack_stays_a_hand_and_leaves_no_imprint(felt: str) -> None:
     """Seat 6 hides its stack under its hand for 12 s (longer than the reference takes in what stays still):

@@ -50,13 +50,23 @@ def test_a_stall_over_before_it_is_reported_live_is_reported_as_it_ends() -> Non
     assert watched(frames) == []
 
 
-def coded_again(frame: np.ndarray) -> np.ndarray:
+def coded_again(frame: np.ndarray, pixels: int = 300) -> np.ndarray:
     """A still scene with no noise, coded again: a few hundred pixels a grey level off (a dark picture, or the
     simulator's frames, which carry no sensor noise)."""
     again = frame.copy()
-    ys, xs = RNG.integers(0, frame.shape[0], 300), RNG.integers(0, frame.shape[1], 300)
+    ys, xs = RNG.integers(0, frame.shape[0], pixels), RNG.integers(0, frame.shape[1], pixels)
     again[ys, xs] = np.clip(again[ys, xs].astype(int) + 1, 0, 255).astype(np.uint8)
     return again
+
+
+def test_a_brief_stall_through_h264_is_reported_as_it_ends() -> None:
+    """H.264 codes a stalled stream's first copies refining the picture (a few hundred pixels, then a hundred), the
+    rest as the same frame give or take a few pixels: the copies' median change is a copy's."""
+    frames = [noisy() for _ in range(40)]
+    copy = frames[20]
+    for i, pixels in zip(range(21, 26), (300, 100, 15, 15, 15), strict=True):  # copies from 2.1 s to 2.5 s
+        copy = frames[i] = coded_again(copy, pixels)
+    assert [(t, e.usable) for t, e in watched(frames)] == [(2.7, False), (2.7, True)]  # (the second frame moving)
 
 
 def test_a_frame_delivered_twice_a_still_table_and_a_stream_of_copies_are_no_stall() -> None:

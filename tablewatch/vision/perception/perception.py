@@ -49,6 +49,7 @@ from tablewatch.events import ButtonSeen, Event
 from tablewatch.vision.detector import DetectorError
 from tablewatch.vision.perception.appearance import Appearance
 from tablewatch.vision.perception.button import ButtonWatch
+from tablewatch.vision.perception.chroma import ColourAlignment
 from tablewatch.vision.perception.felt_light import FeltLight
 from tablewatch.vision.perception.gestures import Gestures
 from tablewatch.vision.perception.hand_finder import HandFinder, check_scale, region_detector
@@ -231,6 +232,7 @@ class Perception:
                             if self.hand_detector is not None else None)
         self.view = None
         self._resolution_due = True  # judged at the first frame analysed through this calibration
+        self.colour: ColourAlignment | None = None  # ... and its colour planes' offset measured
 
     def recalibrate(self, calibration: TableCalibration) -> None:
         """Go on with a new calibration of the same camera (it was knocked and has settled).
@@ -274,6 +276,12 @@ class Perception:
         if not self._fits(image, reduction):
             self._follow_size(decoded(frame))
             return []  # analysed from the next frame on, through the calibration that fits it
+        colour_offset: list[Event] = []
+        if self.colour is None:
+            self.colour = ColourAlignment.measured(image)
+            colour_offset += self.colour.report(ts, table=self.table, camera=self.picture.camera)
+        if self.colour.needed:
+            image, hires = self._colour_aligned(image, hires)
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)  # (what the stall and interlace watches read)
         stalled, interlaced = self.stall.update(grey, ts), self.interlace.update(grey, ts)
         t_decoded = time.perf_counter()
@@ -301,7 +309,7 @@ class Perception:
         self.analysed = (ts, flat, arms)
         t2 = time.perf_counter()
         self._frame, self._hires = image, hires
-        events = picture + stalled + interlaced + self.gestures.arms(ts, arms)
+        events = colour_offset + picture + stalled + interlaced + self.gestures.arms(ts, arms)
         for settle in settles:
             for found in view.settles.classify(settle, self._identity_source):
                 events += self.gestures.settled(found)
@@ -374,6 +382,17 @@ class Perception:
         ``SettleReader.chip_value_at``)."""
         assert self.view is not None and self._frame is not None
         return self.view.settles.chip_value_at(centre_mm, self._identity_source)
+
+    def _colour_aligned(self, image: np.ndarray, hires: HiRes | None) -> tuple[np.ndarray, HiRes | None]:
+        """The frame, and the maker of its higher resolution, with their colour planes moved back into line."""
+        assert self.colour is not None
+        alignment = self.colour
+        if hires is not None:
+            def aligned(source: HiRes = hires, width: int = image.shape[1]) -> np.ndarray:
+                whole = source() if callable(source) else source
+                return alignment.apply(whole, scale=max(1, round(whole.shape[1] / width)))
+            hires = aligned
+        return alignment.apply(image), hires
 
     def _identity_source(self) -> tuple[np.ndarray, TablePlane]:
         """The frame to crop cards from, and its plane: the high-resolution one when there is one."""

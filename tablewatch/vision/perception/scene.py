@@ -146,6 +146,7 @@ class SceneTracker:
         self.actor_names = ["", *self.origins]
         self.actor_ids = {a: i for i, a in enumerate(self.actor_names) if a}
         self.owners: np.ndarray | None = None  # actor id per pixel of last frame's arms (half resolution)
+        self.owners_before: np.ndarray | None = None  # ... and of the frame before it
         self.unowned: list[np.ndarray] = []  # points (mm) of each moving hand-sized region no arm took
         self.first: np.ndarray | None = None  # the table as first seen
         self.felt: np.ndarray | None = None  # the felt's median colour as first seen (int16 BGR)
@@ -404,7 +405,7 @@ class SceneTracker:
         for k, actor in members.items():
             arm_small[labels == k] = 255
             owners[labels == k] = self.actor_ids[actor]
-        self.owners = owners
+        self.owners_before, self.owners = self.owners, owners
         # moving hand-sized regions no one owns yet (a hand reaching in, its sleeve hidden over the rail): for
         # the hand finder to confirm and own (``hand_finder``)
         self.unowned = [pts for pts, k, actor, _ in parts if actor is None and k not in members]
@@ -453,16 +454,22 @@ class SceneTracker:
         return None
 
     def _owner(self, comp: np.ndarray, at: tuple[int, int], pts: np.ndarray) -> str | None:
-        """Whose arm: the owner of the arm it overlaps in the previous frame, else the nearest place."""
-        return self._previous_owner(comp, at) or _nearest_owner(pts, self.origins)
+        """Whose arm: the owner of the arm it overlaps in the previous frame, or in the one before (an arm that
+        faded into the felt for a frame, as a camera blending frames shows a fast one), else the nearest place."""
+        return (self._previous_owner(comp, at) or self._owner_in(self.owners_before, comp, at)
+                or _nearest_owner(pts, self.origins))
 
     def _previous_owner(self, comp: np.ndarray, at: tuple[int, int]) -> str | None:
         """The owner of the arm a component overlaps in the previous frame, if it overlaps one."""
+        return self._owner_in(self.owners, comp, at)
+
+    def _owner_in(self, owners: np.ndarray | None, comp: np.ndarray, at: tuple[int, int]) -> str | None:
+        """The owner of the arm a component overlaps in a frame's map of ``owners``, if it overlaps one."""
+        if owners is None:
+            return None
         x, y = at
         h, w = comp.shape
-        if self.owners is None:
-            return None
-        ids = self.owners[y:y + h, x:x + w][comp]
+        ids = owners[y:y + h, x:x + w][comp]
         ids = ids[ids > 0]
         return self.actor_names[int(np.bincount(ids).argmax())] if ids.size > 0.2 * comp.sum() else None
 

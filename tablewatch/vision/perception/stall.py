@@ -10,8 +10,9 @@ own: a frame changing less than ``FROZEN_SHARE`` of its typical change (the medi
 changed by nothing but the stream's coding. Held ``FROZEN_S`` (one frame between copies may change: a coder's
 key frame codes the same picture again a little differently), that is reported (``CameraPicture`` "frozen", its
 reports not to be relied on: the rules send the hand's findings as advisories), and over at the second frame in a
-row that changes. Exact copies (``EXACT_COPY``: the same frame delivered again, not a still scene coded alike)
-spanning ``BRIEF_S`` that end sooner were a stall too, and as much can be missed in it (a tap takes a fifth of a
+row that changes. Exact copies (``EXACT_COPY``: the same frame delivered again, not a still scene coded alike; judged
+by the copies' median change, as an encoder's first copies of a stalled picture still refine it) spanning ``BRIEF_S``
+that end sooner were a stall too, and as much can be missed in it (a tap takes a fifth of a
 second): it is reported as it ends, frozen and moving again at once, so the hand's findings are advisories all the
 same. A stream that sends exact copies as a matter of course (a still scene heavily compressed) shows a typical
 change of about nothing, and no stall is ever reported on it.
@@ -31,7 +32,8 @@ FROZEN_SHARE = 0.05  # a frame changing less than this share of the camera's typ
 FROZEN_S = 0.6  # copies for this long are a stall (a frame dropped and delivered again is one copy) ...
 BRIEF_S = 0.25  # ... and exact copies spanning this long, over sooner, were one
 EXACT_COPY = 0.001  # grey levels of change, the thumbnail's mean: the same frame again (a stalled stream's copies
-# change 0-0.0002; a dark or still scene coded again, which carries no noise in the simulator, 0.001-0.005)
+# change 0-0.0002, 0.0003-0.0005 through H.264 after its first two refine the picture, 0.004 and 0.002; a dark or still
+# scene coded again, which carries no noise in the simulator, 0.001-0.005)
 STALLED = "not even its noise: the stream stalled; check the camera's network and recorder"
 HISTORY = 300  # analysed frames the typical change is taken over (about half a minute)
 
@@ -45,7 +47,7 @@ class StallWatch:
         self.changes: deque[float] = deque(maxlen=HISTORY)
         self.since: float | None = None  # when the frames stopped changing
         self.last_copy = 0.0  # when the last copy came
-        self.exact = True  # whether every copy since the frames stopped changing was the same frame again
+        self.copy_changes: list[float] = []  # how much each copy since the frames stopped changing changed
         self.refreshed = False  # whether the last frame changed, amid copies
         self.reported = False
 
@@ -70,8 +72,8 @@ class StallWatch:
         self.refreshed = False
         self.last_copy = ts
         if self.since is None:
-            self.since, self.exact = ts, True
-        self.exact = self.exact and change < EXACT_COPY
+            self.since, self.copy_changes = ts, []
+        self.copy_changes.append(change)
         if not self.reported and ts - self.since >= FROZEN_S - 1e-6:
             self.reported = True
             return [self._change(ts, usable=False, detail=f"the picture has not changed for {ts - self.since:.1f} s, "
@@ -87,7 +89,8 @@ class StallWatch:
         if self.reported:
             self.reported = False
             return [moving]
-        if not self.exact or self.last_copy - since < BRIEF_S - 1e-6:
+        exact = float(np.median(self.copy_changes)) < EXACT_COPY  # the same frame again, bar an encoder refining it
+        if not exact or self.last_copy - since < BRIEF_S - 1e-6:
             return []
         return [self._change(ts, usable=False, detail=f"the picture did not change for {ts - since:.1f} s, {STALLED}"),
                 moving]
