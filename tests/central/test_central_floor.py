@@ -19,7 +19,8 @@ def test_a_console_at_the_centre_reviews_the_incidents_of_two_sites(tmp_path: Pa
     pits = [pit_broker(tmp_path / site, site=site, addresses=central.mqtt_addresses, name=site).start()
             for site in sites]
     publishers = [tables(tmp_path, pit, site, 1)[0] for pit, site in zip(pits, sites, strict=True)]
-    centre = BrokerConfig(url=central.ws_urls[1], protocol="3.1.1")  # another node than the bridges': one cluster
+    centre = BrokerConfig(url=central.ws_urls[1], protocol="3.1.1",  # another node than the bridges': one cluster
+                          connect_timeout=30)  # (a node busy with the bridges answers late on a busy machine)
     console = FloorConsole(centre, by="surveillance-room").start()
     try:
         assert console.subscribed.wait(60), "the centre did not grant the console's subscriptions"
