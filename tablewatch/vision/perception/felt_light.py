@@ -43,6 +43,7 @@ RIDGE = 0.05  # pulls an ill-conditioned cell's fit toward no change (gain 1, no
 PASSING_STEP = 0.06  # a cell of felt this much darker or brighter than the light followed there is in a passing shade
 PASSING_CELLS = 40  # ... heeded when this many cells are (0.06 m² of felt: a person's shadow, not an arm's)
 PASSING_S = 20.0  # a cell in a passing shade follows the light with this time constant
+PASSED_S = 1.5  # a shade passed this recently may still be in what comes to rest now (it held still a while first)
 MODE_BIN = 0.02  # the light over most of the felt is told to within this share
 
 
@@ -63,11 +64,13 @@ class FeltLight:
         self.t: float | None = None
         self.fields: tuple[np.ndarray, np.ndarray] | None = None  # per-pixel gain and added grey, when uneven
         self.passing: np.ndarray | None = None  # per-pixel light now over the light followed, in a passing shade
+        self.passing_at = float("-inf")  # when a passing shade was last over the felt
 
     def correct(self, flat: np.ndarray, ts: float) -> np.ndarray:
         """``flat`` as it would look were the light over the felt as even as by the rail."""
         now = self._read(flat)
         self.passing, shaded = self._passing(now) if self.cells is not None else (None, None)
+        self.passing_at = ts if self.passing is not None else self.passing_at
         if self.t is None or ts - self.t >= MEASURE_S:
             self._follow(now, ts, shaded)
         if self.fields is None and self.passing is None:
@@ -76,6 +79,10 @@ class FeltLight:
         if self.passing is not None:
             gain = gain * self.passing
         return self._even(flat, np.asarray(gain)[..., None], np.asarray(added)[..., None])
+
+    def shade_passing(self, ts: float) -> bool:
+        """A passing shade is over the felt at ``ts``, or was a moment before."""
+        return ts - self.passing_at <= PASSED_S
 
     def correct_at(self, picture: np.ndarray, at_px: tuple[int, int]) -> np.ndarray:
         """A small picture taken at ``at_px`` of the plane (a card's crop) as ``correct`` would show it, the light

@@ -302,6 +302,7 @@ class Perception:
                                              settle_lag_s=self.settle_lag_s, button=self.button)
         view = self.view
         view.settles.overexposed = view.scene.overexposed = self.picture.holds("overexposed")
+        view.settles.shade_passing = self.felt_light.shade_passing(ts)
         arms, settles = view.scene.update(flat, ts)
         t_scene = time.perf_counter()
         if self.hand_finder is not None:

@@ -21,6 +21,12 @@ FACE_SCORE = 0.45  # ... above which the card is face up, whatever its colours s
 CHIP_READ_MM = 15.0  # a chip top is read inside this radius (its rim blends with what lies beside it)
 CHIP_READ_PX_PER_MM = 1.0  # enough to see a chip's body ring apart from its inlay and spots
 FACES_MIN = 0.3  # share of paper-light pixels from which a region may be face-up cards (a face template decides)
+# While a shadow passes over the felt (``felt_light``), its edge, which the light correction lags behind, changes what
+# lies there by one factor: the same pixels this much darker or brighter, within this share of their brightness (a
+# burn card darkened by a deep shadow: 5 %; a card settling or leaving: 50-60 %, a white face scaled to the felt's
+# green is no green). Under even light that is a card: a pale card on a grey felt is the felt brighter by one factor.
+LIGHT_STEP = 0.06
+LIGHT_ALONE = 0.1
 UNREAD_FACE_MIN = 0.6  # of a card's area: a face-up region no face matches is a card only from this size (white
 # chip tops show the paper's colour; a card settles whole, and a piece of one is read on the card round it)
 
@@ -37,6 +43,7 @@ class SettleReader:
     def __init__(self, look: Appearance, plane: TablePlane, *, lag_s: float) -> None:
         self.look, self.plane, self.lag_s = look, plane, lag_s
         self.overexposed = False  # the picture is overexposed (``PictureWatch``): faces are read as it pales them
+        self.shade_passing = False  # a shadow is passing over the felt, or just has (``FeltLight.passing_at``)
 
     def classify(self, s: Settle, source: IdentitySource) -> list[Found]:
         """What came to rest (or left): one finding, or one per card when face-up cards settle together."""
@@ -53,6 +60,8 @@ class SettleReader:
     def _classify_one(self, s: Settle, source: IdentitySource) -> Found:
         t = s.t - s.held_s - self.lag_s
         after, before = s.after[s.mask], s.before[s.mask]
+        if self.shade_passing and _light_alone(before, after):
+            return Found(t=t, zone=s.zone, what=SettleKind.OTHER, centre=s.centre_mm)
         back, face = self.look.card_like(after)
         backs, faces = float(back.mean()), float(face.mean())
         cardish = float((back | face).mean())
@@ -199,3 +208,12 @@ class SettleReader:
         yy, xx = np.ogrid[:h, :w]
         disc = (xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2 <= (CHIP_READ_MM * scale) ** 2
         return self.look.chip_value(crop[disc])
+
+
+def _light_alone(before: np.ndarray, after: np.ndarray) -> bool:
+    """The region's pixels (N x 3, BGR) changed by the light alone: all of them darker or brighter by one factor."""
+    b, a = before.astype(np.float32), after.astype(np.float32)
+    gain = float(np.median(a.sum(axis=1) / np.maximum(b.sum(axis=1), 1.0)))
+    if abs(gain - 1.0) < LIGHT_STEP:
+        return False
+    return float(np.median(np.abs(a - gain * b))) <= LIGHT_ALONE * float(np.median(a))
