@@ -164,7 +164,8 @@ def test_a_card_s_worth_of_chips_leaving_a_board_slot_is_the_card_taken(demo: Si
 
 
 @pytest.mark.parametrize(("zone", "after_is", "shade_passing", "kind"), [
-    ("burn", "shaded", True, "other"), ("burn", "shaded", False, "card_on_card"), ("board.3", "felt", True, "card_out")])
+    ("burn", "shaded", True, "other"), ("burn", "shaded", False, "card_on_card"),
+    ("board.3", "felt", True, "card_out")])
 def test_a_card_under_a_passing_shadow_is_no_card_coming_to_rest(demo: Simulation, window: Window, zone: str,
                                                                  after_is: str, shade_passing: bool, kind: str) -> None:
     """A deep shadow crossing the table darkens the burn pile faster than the light correction follows: the same card
