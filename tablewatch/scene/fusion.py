@@ -7,8 +7,8 @@ how. A bet is therefore the camera's ``BetMotion`` with the chips replaced by th
 pairing corrects pulled-back chips and pot pushes. A motion read by two RFID sweeps arrives as two
 moves: they add up, and the pair is released as soon as the values agree, or when the window ends and the
 seat's antennas have been read twice since the motion (a busy machine or a slow reader stretches the sweeps; the
-camera alone counts a column's top chip only; a reader gives a sweep's moves before its reads, so the move of the
-reads counted is in), or the readers are down, or ``read_wait`` has passed. Reports
+camera alone counts a column's top chip only; a move is stamped at the read that saw its chips at rest and goes
+before the reads, so the move of the reads counted is in), or the readers are down, or ``read_wait`` has passed. Reports
 held for a twin keep their place: what comes after them waits behind them, so the rules get time order. A
 camera report covers its whole motion, so RFID moves read since the motion began pair with it too. The
 ledger move itself always goes on to the rules as well (the hidden-chip and ledger checks read it). A
