@@ -163,15 +163,17 @@ def test_a_card_s_worth_of_chips_leaving_a_board_slot_is_the_card_taken(demo: Si
     assert found.what.value == kind
 
 
-@pytest.mark.parametrize(("zone", "after_is", "shade_passing", "kind"), [
-    ("burn", "shaded", True, "other"), ("burn", "shaded", False, "card_on_card"),
-    ("board.3", "felt", True, "card_out")])
-def test_a_card_under_a_passing_shadow_is_no_card_coming_to_rest(demo: Simulation, window: Window, zone: str,
-                                                                 after_is: str, shade_passing: bool, kind: str) -> None:
+@pytest.mark.parametrize(("zone", "before_is", "shade_passing", "kind"), [
+    ("burn", "back", True, "other"), ("burn", "back", False, "card_on_card"),
+    ("board.3", "face", True, "card_out"), ("board.1", "soft shade", True, "other"),
+    ("board.1", "soft shade", False, "card_out")])
+def test_a_card_under_a_passing_shadow_is_no_card_coming_to_rest(
+        demo: Simulation, window: Window, zone: str, before_is: str, shade_passing: bool, kind: str) -> None:
     """A deep shadow crossing the table darkens the burn pile faster than the light correction follows: the same card
-    a tenth darker is no burn. Under even light that change is something come to rest (a pale card on a grey felt
-    is the felt brighter by one factor). A white face leaving for the felt is darker by more than a tenth too, but
-    not by one factor in every colour: it is the card taken."""
+    a tenth darker is no burn. Its soft edge leaving a board slot brightens the felt there, one pixel more than the
+    next, each keeping its colour: no card taken. Under even light such changes are something come to rest or taken
+    (a pale card on a grey felt is the felt brighter, its colour kept). A white face leaving for the felt is darker
+    too, but its colour changes: it is the card taken."""
     perception = perception_for(demo)
     for frame, ts in window(0.0, 1.0):
         perception.process(frame, ts)
@@ -179,12 +181,16 @@ def test_a_card_under_a_passing_shadow_is_no_card_coming_to_rest(demo: Simulatio
     perception.view.settles.shade_passing = shade_passing
     rng = np.random.default_rng(3)
     side = 20
-    base = (180, 120, 60) if after_is == "shaded" else (235, 235, 235)  # a blue back / a white face
-    before = np.clip(np.array(base, np.float32) + rng.normal(0, 12, (side, side, 3)), 0, 255)
-    after = (np.tile(perception.look.felt_bgr.astype(np.float32), (side, side, 1)) if after_is == "felt"
-             else before * 0.89 + rng.normal(0, 2, before.shape))
-    settle = Settle(t=5.0, centre_mm=(0.0, 0.0), area_mm2=0.2 * CARD_W * CARD_H, zone=zone, held_s=0.3,
+    felt = np.tile(perception.look.felt_bgr.astype(np.float32), (side, side, 1))
+    if before_is == "soft shade":  # the felt under the shadow's edge, from half its light to three quarters
+        before = felt * np.linspace(0.5, 0.75, side, dtype=np.float32)[None, :, None] + rng.normal(0, 2, felt.shape)
+        after, cards = felt + rng.normal(0, 2, felt.shape), 0.4
+    else:
+        base = (180, 120, 60) if before_is == "back" else (235, 235, 235)  # a blue back / a white face
+        before = np.clip(np.array(base, np.float32) + rng.normal(0, 12, (side, side, 3)), 0, 255)
+        after, cards = (felt, 0.2) if before_is == "face" else (before * 0.89 + rng.normal(0, 2, before.shape), 0.2)
+    settle = Settle(t=5.0, centre_mm=(0.0, 0.0), area_mm2=cards * CARD_W * CARD_H, zone=zone, held_s=0.3,
                     box=(0, 0, side, side), mask=np.ones((side, side), bool),
-                    before=before.astype(np.uint8), after=np.clip(after, 0, 255).astype(np.uint8))
+                    before=np.clip(before, 0, 255).astype(np.uint8), after=np.clip(after, 0, 255).astype(np.uint8))
     (found,) = perception.view.settles.classify(settle, lambda: (np.zeros((1, 1, 3), np.uint8), perception.plane))
     assert found.what.value == kind

@@ -22,11 +22,13 @@ CHIP_READ_MM = 15.0  # a chip top is read inside this radius (its rim blends wit
 CHIP_READ_PX_PER_MM = 1.0  # enough to see a chip's body ring apart from its inlay and spots
 FACES_MIN = 0.3  # share of paper-light pixels from which a region may be face-up cards (a face template decides)
 # While a shadow passes over the felt (``felt_light``), its edge, which the light correction lags behind, changes what
-# lies there by one factor: the same pixels this much darker or brighter, within this share of their brightness (a
-# burn card darkened by a deep shadow: 5 %; a card settling or leaving: 50-60 %, a white face scaled to the felt's
-# green is no green). Under even light that is a card: a pale card on a grey felt is the felt brighter by one factor.
+# lies there by the light alone: the same pixels this much darker or brighter (a burn card darkened by a deep shadow:
+# 5 %), each pixel's colour unchanged (its shares of blue, green and red within ``CHROMA_ALONE``, summed; a soft edge
+# darkens one pixel more than the next). A card settling or leaving changes them: a white face against a green felt
+# by 0.3, a blue back by 0.45, a black chip by 0.3. Under even light that is a card: a pale card on a grey felt is the
+# felt brighter and its colour unchanged.
 LIGHT_STEP = 0.06
-LIGHT_ALONE = 0.1
+CHROMA_ALONE = 0.08
 UNREAD_FACE_MIN = 0.6  # of a card's area: a face-up region no face matches is a card only from this size (white
 # chip tops show the paper's colour; a card settles whole, and a piece of one is read on the card round it)
 
@@ -211,9 +213,10 @@ class SettleReader:
 
 
 def _light_alone(before: np.ndarray, after: np.ndarray) -> bool:
-    """The region's pixels (N x 3, BGR) changed by the light alone: all of them darker or brighter by one factor."""
+    """The region's pixels (N x 3, BGR) changed by the light alone: brighter or darker, each one's colour kept."""
     b, a = before.astype(np.float32), after.astype(np.float32)
-    gain = float(np.median(a.sum(axis=1) / np.maximum(b.sum(axis=1), 1.0)))
-    if abs(gain - 1.0) < LIGHT_STEP:
+    b_sum, a_sum = np.maximum(b.sum(axis=1), 1.0), np.maximum(a.sum(axis=1), 1.0)
+    if abs(float(np.median(a_sum / b_sum)) - 1.0) < LIGHT_STEP:
         return False
-    return float(np.median(np.abs(a - gain * b))) <= LIGHT_ALONE * float(np.median(a))
+    shift = np.abs(a / a_sum[:, None] - b / b_sum[:, None]).sum(axis=1)
+    return float(np.median(shift)) <= CHROMA_ALONE
