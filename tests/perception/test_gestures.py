@@ -320,9 +320,10 @@ def test_a_push_whose_tip_dips_behind_the_line_for_one_frame_is_one_motion() -> 
     assert [(e.motions, e.chips.value) for _, e in out if isinstance(e, BetMotion)] == [(1, 1000)]
 
 
-def _second_hole_card_with_the_hand_at(hand_mm: tuple[float, float]) -> list:
-    """Seat 3 gets a card, seat 1 gets one, then a sliver of card lands on seat 3's first card while seat 3's
-    hand rests at ``hand_mm``."""
+def _second_hole_card_with_the_hand_at(hand_mm: tuple[float, float], *, after_s: float = 0.35,
+                                       shaded: bool = False) -> list:
+    """Seat 3 gets a card, seat 1 gets one, then ``after_s`` later a sliver of card lands on seat 3's first card
+    while seat 3's hand rests at ``hand_mm``."""
     gestures = Gestures(LAYOUT, table="T1", hand_in_progress=False)
     card = tuple(float(v) for v in LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0))
     other = tuple(float(v) for v in LAYOUT.polygon("seat1.stack").mean(axis=0))
@@ -332,7 +333,8 @@ def _second_hole_card_with_the_hand_at(hand_mm: tuple[float, float]) -> list:
         out += gestures.arms(float(t), [resting])
     out += gestures.settled(Found(t=3.0, zone=f"seat{SEAT}.stack", what="card_in", centre=card))
     out += gestures.settled(Found(t=3.35, zone="seat1.stack", what="card_in", centre=other))
-    out += gestures.settled(Found(t=3.7, zone=f"seat{SEAT}.stack", what="card_on_card", centre=card))
+    out += gestures.settled(Found(t=3.35 + after_s, zone=f"seat{SEAT}.stack", what="card_on_card", centre=card,
+                                  shaded=shaded))
     return [e.seat for e in out if e.kind == "CardDealt"]
 
 
@@ -343,6 +345,17 @@ def test_a_second_hole_card_onto_the_first_counts_unless_the_players_hand_is_at_
     assert _second_hole_card_with_the_hand_at((float(away[0]), float(away[1]))) == [SEAT, 1, SEAT]
     # the player's own hand on the card: the sliver may be the card moved, not a second one
     assert _second_hole_card_with_the_hand_at((float(card[0]), float(card[1]))) == [SEAT, 1]
+
+
+def test_a_second_hole_card_settling_late_under_a_passing_shadow_still_counts() -> None:
+    """A shadow's edge crossing the card just landed is motion there: it settles 1.2 s after the card before, past
+    the deal's pace. Under a passing shadow that is still the deal; under even light the deal has stopped."""
+    card = LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0)
+    player = np.asarray(LAYOUT.seat(SEAT).player, float)
+    away = card + (player - card) / np.linalg.norm(player - card) * 300.0  # resting by the rail
+    hand = (float(away[0]), float(away[1]))
+    assert _second_hole_card_with_the_hand_at(hand, after_s=1.2, shaded=True) == [SEAT, 1, SEAT]
+    assert _second_hole_card_with_the_hand_at(hand, after_s=1.2, shaded=False) == [SEAT, 1]
 
 
 def _hand(palm: tuple[float, float]) -> Arm:

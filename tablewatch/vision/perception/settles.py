@@ -50,13 +50,15 @@ class SettleReader:
     def classify(self, s: Settle, source: IdentitySource) -> list[Found]:
         """What came to rest (or left): one finding, or one per card when face-up cards settle together."""
         found = self._classify_one(s, source)
+        found.shaded = self.shade_passing
         if found.what != SettleKind.CARD_IN or not found.face_up or s.area_mm2 < SEVERAL_CARDS * CARD_AREA:
             return [found]
         several = []
         for read, at in self._identify_several(s, source):
             zone = self.plane.layout.zone_at(*at)  # a board slot is each card's own; elsewhere the region's zone
             several.append(Found(t=found.t, zone=zone if board_slot(zone) is not None else found.zone,
-                                 what=SettleKind.CARD_IN, face_up=True, card=read.card, rival=read.rival, centre=at))
+                                 what=SettleKind.CARD_IN, face_up=True, card=read.card, rival=read.rival, centre=at,
+                                 shaded=found.shaded))
         return several or [found]
 
     def _classify_one(self, s: Settle, source: IdentitySource) -> Found:

@@ -92,8 +92,9 @@ class CardSettles:
         """A seat's second hole card pitched squarely onto its first changes only a sliver of the picture (a
         card on a card): during the deal, at a seat holding one card since the last round (a sliver sooner
         is the edge of that card itself), with the player's hand away from it, that sliver is the second card."""
+        pace = self.config.deal_pace_s + (self.config.shaded_pace_s if f.shaded else 0.0)
         return (self.state.hand_open and self.dealt.get(seat, 0) == 1
-                and f.t - self.last_dealt <= self.config.deal_pace_s
+                and f.t - self.last_dealt <= pace
                 and f.t - self.dealt_at.get(seat, -1e9) >= self.config.round_min_s
                 and not self._hand_near(seat, f.centre))
 

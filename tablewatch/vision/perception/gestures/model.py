@@ -52,6 +52,8 @@ class GestureConfig:
     cleared_s: float = 1.5  # board cards taken away within this of each other sweep the board
     cleared_slots: int = 2  # ... from at least this many slots: the hand is over
     deal_pace_s: float = 1.0  # hole cards come to rest this soon after one another while the deal goes on
+    shaded_pace_s: float = 1.0  # ... and this much later under a passing shadow, whose edge crossing a card that
+    # has just landed is motion there (a button's second card, pitched 0.35 s after the card before, settled 1.2 s)
     round_min_s: float = 0.5  # a seat's next card comes a round later: two cards to the others at the least
     hand_at_card_mm: float = 150.0  # a hand's tip this near a card may be touching it (a card is 88 mm long)
     pieces_s: float = 0.25  # parts of one card come to rest this soon after each other
@@ -88,6 +90,7 @@ class Found:
     rival: str | None = None  # the face the card may as well be: the camera did not tell the two apart
     chips: dict[int, int] = field(default_factory=dict)
     centre: tuple[float, float] = (0.0, 0.0)
+    shaded: bool = False  # a passing shadow was over the felt: its moving edge may have kept this from settling
 
     def __post_init__(self) -> None:
         self.what = SettleKind(self.what)
