@@ -188,7 +188,7 @@ def test_a_card_under_a_passing_shadow_is_no_card_coming_to_rest(
     else:
         base = (180, 120, 60) if before_is == "back" else (235, 235, 235)  # a blue back / a white face
         before = np.clip(np.array(base, np.float32) + rng.normal(0, 12, (side, side, 3)), 0, 255)
-        after, cards = (felt, 0.2) if before_is == "face" else (before * 0.89 + rng.normal(0, 2, before.shape), 0.2)
+        after, cards = felt if before_is == "face" else before * 0.89 + rng.normal(0, 2, before.shape), 0.2
     settle = Settle(t=5.0, centre_mm=(0.0, 0.0), area_mm2=cards * CARD_W * CARD_H, zone=zone, held_s=0.3,
                     box=(0, 0, side, side), mask=np.ones((side, side), bool),
                     before=np.clip(before, 0, 255).astype(np.uint8), after=np.clip(after, 0, 255).astype(np.uint8))

@@ -338,11 +338,17 @@ def _second_hole_card_with_the_hand_at(hand_mm: tuple[float, float], *, after_s:
     return [e.seat for e in out if e.kind == "CardDealt"]
 
 
-def test_a_second_hole_card_onto_the_first_counts_unless_the_players_hand_is_at_it() -> None:
+def _resting_by_the_rail() -> tuple[float, float]:
+    """Seat 3's hand 300 mm from its cards toward the player: away from them."""
     card = LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0)
     player = np.asarray(LAYOUT.seat(SEAT).player, float)
-    away = card + (player - card) / np.linalg.norm(player - card) * 300.0  # resting by the rail
-    assert _second_hole_card_with_the_hand_at((float(away[0]), float(away[1]))) == [SEAT, 1, SEAT]
+    away = card + (player - card) / np.linalg.norm(player - card) * 300.0
+    return float(away[0]), float(away[1])
+
+
+def test_a_second_hole_card_onto_the_first_counts_unless_the_players_hand_is_at_it() -> None:
+    card = LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0)
+    assert _second_hole_card_with_the_hand_at(_resting_by_the_rail()) == [SEAT, 1, SEAT]
     # the player's own hand on the card: the sliver may be the card moved, not a second one
     assert _second_hole_card_with_the_hand_at((float(card[0]), float(card[1]))) == [SEAT, 1]
 
@@ -350,10 +356,7 @@ def test_a_second_hole_card_onto_the_first_counts_unless_the_players_hand_is_at_
 def test_a_second_hole_card_settling_late_under_a_passing_shadow_still_counts() -> None:
     """A shadow's edge crossing the card just landed is motion there: it settles 1.2 s after the card before, past
     the deal's pace. Under a passing shadow that is still the deal; under even light the deal has stopped."""
-    card = LAYOUT.polygon(f"seat{SEAT}.stack").mean(axis=0)
-    player = np.asarray(LAYOUT.seat(SEAT).player, float)
-    away = card + (player - card) / np.linalg.norm(player - card) * 300.0  # resting by the rail
-    hand = (float(away[0]), float(away[1]))
+    hand = _resting_by_the_rail()
     assert _second_hole_card_with_the_hand_at(hand, after_s=1.2, shaded=True) == [SEAT, 1, SEAT]
     assert _second_hole_card_with_the_hand_at(hand, after_s=1.2, shaded=False) == [SEAT, 1]
 
